@@ -1,0 +1,174 @@
+//! The error model: one table of stable codes shared by every script, and the
+//! [`Error`] the driver returns.
+//!
+//! A script refuses with `redis.error_reply('REDVOTE_<CODE> <detail>')`;
+//! redis-rs hands that over as a server error whose `code()` is the code word,
+//! which [`Code::parse`] maps back. Nothing here parses message text.
+
+use std::fmt;
+
+/// Every error code a script can answer with (`REDVOTE_<NAME>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// Wrong number of keys or arguments, or a key that is not `<prefix>article:`.
+    Usage,
+    /// Empty, oversized (> 256 bytes) or control-character user.
+    InvalidUser,
+    /// An article reference that is not `N` or `article:N` (e.g. `1:x`, `{a}`).
+    InvalidId,
+    /// Empty, oversized or malformed title or link.
+    InvalidText,
+    /// A number that is malformed, negative, zero where 1.. is needed, or out of range.
+    InvalidNumber,
+    /// A vote other than `up`, `down` or `none`.
+    InvalidVote,
+    /// An order other than `score`, `time`, `hot` or `best`.
+    InvalidOrder,
+    /// A group name that is empty, oversized or could address another key.
+    InvalidGroup,
+    /// A setting that is unknown or out of range, or a stored setting that is corrupt.
+    InvalidConfig,
+    /// A setting that can no longer change (vote_score once articles exist).
+    ConfigLocked,
+    /// No such article.
+    UnknownArticle,
+    /// The article's voting window has closed.
+    VotingClosed,
+    /// Redis refused a command inside a script, or the script hit a bug.
+    Internal,
+}
+
+impl Code {
+    /// Every code, in declaration order.
+    pub const ALL: [Code; 13] = [
+        Code::Usage,
+        Code::InvalidUser,
+        Code::InvalidId,
+        Code::InvalidText,
+        Code::InvalidNumber,
+        Code::InvalidVote,
+        Code::InvalidOrder,
+        Code::InvalidGroup,
+        Code::InvalidConfig,
+        Code::ConfigLocked,
+        Code::UnknownArticle,
+        Code::VotingClosed,
+        Code::Internal,
+    ];
+
+    /// The wire form, e.g. `REDVOTE_UNKNOWN_ARTICLE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Usage => "REDVOTE_USAGE",
+            Code::InvalidUser => "REDVOTE_INVALID_USER",
+            Code::InvalidId => "REDVOTE_INVALID_ID",
+            Code::InvalidText => "REDVOTE_INVALID_TEXT",
+            Code::InvalidNumber => "REDVOTE_INVALID_NUMBER",
+            Code::InvalidVote => "REDVOTE_INVALID_VOTE",
+            Code::InvalidOrder => "REDVOTE_INVALID_ORDER",
+            Code::InvalidGroup => "REDVOTE_INVALID_GROUP",
+            Code::InvalidConfig => "REDVOTE_INVALID_CONFIG",
+            Code::ConfigLocked => "REDVOTE_CONFIG_LOCKED",
+            Code::UnknownArticle => "REDVOTE_UNKNOWN_ARTICLE",
+            Code::VotingClosed => "REDVOTE_VOTING_CLOSED",
+            Code::Internal => "REDVOTE_INTERNAL",
+        }
+    }
+
+    /// The code for a wire form, if it is one of ours.
+    pub fn parse(code: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a redvote call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A script refused the call; nothing was written.
+    #[error("{code} {detail}")]
+    Script {
+        /// The stable code.
+        code: Code,
+        /// The script's human-readable detail (names the offending value).
+        detail: String,
+    },
+    /// Redis could not be reached, or answered with an error of its own.
+    #[error("redis: {0}")]
+    Redis(redis::RedisError),
+    /// A script answered with a reply this driver does not understand
+    /// (a script from another redvote version, or a hand-edited one).
+    #[error("unexpected reply from lua/{script}.lua: {reason}")]
+    Reply {
+        /// The script's operation name.
+        script: &'static str,
+        /// What did not fit.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// The script's code, when a script refused the call.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            Error::Script { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+impl From<redis::RedisError> for Error {
+    fn from(err: redis::RedisError) -> Self {
+        match err.code().and_then(Code::parse) {
+            Some(code) => Error::Script {
+                code,
+                detail: err.detail().unwrap_or_default().to_string(),
+            },
+            None => Error::Redis(err),
+        }
+    }
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        for code in Code::ALL {
+            assert_eq!(Code::parse(code.as_str()), Some(code));
+        }
+        assert_eq!(Code::parse("ERR"), None);
+    }
+
+    /// Both ways: every code a script can raise is in the table, and every
+    /// code in the table (but the catch-all) is raised by some script.
+    #[test]
+    fn table_matches_the_scripts() {
+        let mut raised = std::collections::BTreeSet::new();
+        for s in crate::scripts::all() {
+            for (i, _) in s.source().match_indices("fail('") {
+                let rest = &s.source()[i + 6..];
+                let word = &rest[..rest.find('\'').unwrap()];
+                raised.insert(format!("REDVOTE_{word}"));
+            }
+        }
+        for code in &raised {
+            assert!(Code::parse(code).is_some(), "{code} raised by a script but missing from Code");
+        }
+        for code in Code::ALL {
+            if code != Code::Internal {
+                assert!(raised.contains(code.as_str()), "{code} is in Code but no script raises it");
+            }
+        }
+    }
+}

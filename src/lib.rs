@@ -1,0 +1,16 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod call;
+pub mod error;
+pub mod model;
+pub mod scripts;
+pub mod server;
+pub mod site;
+
+pub use call::Call;
+pub use error::{Code, Error, Result};
+pub use model::{Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome};
+pub use server::TempServer;
+pub use site::Site;
+pub mod seed;

@@ -1,0 +1,128 @@
+//! The Lua scripts, embedded from `lua/` at compile time.
+//!
+//! Every operation is one file `lua/<name>.lua` taking exactly one key, the
+//! site root `<prefix>article:`. Each becomes a [`redis::Script`], whose
+//! `invoke` sends `EVALSHA` and, on `NOSCRIPT`, loads the source and retries,
+//! so a server restart or a `SCRIPT FLUSH` is invisible to callers. The
+//! SHA1s listed here are the ones `redis-cli EVALSHA` takes.
+
+use std::sync::LazyLock;
+
+use include_dir::{include_dir, Dir};
+
+static LUA_DIR: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/lua");
+
+/// One embedded script: its operation name, its source and its SHA1.
+#[derive(Debug)]
+pub struct EmbeddedScript {
+    name: &'static str,
+    source: &'static str,
+    script: redis::Script,
+}
+
+impl EmbeddedScript {
+    /// Operation name: the file name without `.lua` (`vote`, `page`, ...).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The Lua source, as embedded.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// The SHA1 that `EVALSHA` and `SCRIPT LOAD` use for this script.
+    pub fn sha1(&self) -> &str {
+        self.script.get_hash()
+    }
+
+    /// The redis-rs script object (EVALSHA with NOSCRIPT recovery).
+    pub fn script(&self) -> &redis::Script {
+        &self.script
+    }
+}
+
+static SCRIPTS: LazyLock<Vec<EmbeddedScript>> = LazyLock::new(|| {
+    let mut all: Vec<EmbeddedScript> = LUA_DIR
+        .files()
+        .filter_map(|file| {
+            let name = file.path().to_str()?.strip_suffix(".lua")?;
+            let source = file.contents_utf8()?;
+            Some(EmbeddedScript {
+                name,
+                source,
+                script: redis::Script::new(source),
+            })
+        })
+        .collect();
+    all.sort_by_key(|s| s.name);
+    all
+});
+
+/// Every embedded script, sorted by name.
+pub fn all() -> &'static [EmbeddedScript] {
+    &SCRIPTS
+}
+
+/// The script of one operation, if there is one by that name.
+pub fn get(name: &str) -> Option<&'static EmbeddedScript> {
+    all().iter().find(|s| s.name == name)
+}
+
+/// The script of an operation the crate itself calls; its presence is
+/// checked by this module's tests, so a missing one is a build defect.
+pub(crate) fn builtin(name: &str) -> &'static EmbeddedScript {
+    get(name).unwrap_or_else(|| panic!("lua/{name}.lua is not embedded"))
+}
+
+/// `SCRIPT LOAD` every script on this connection; returns `(name, sha1)`.
+///
+/// Not needed for correctness (calls recover from NOSCRIPT by themselves):
+/// useful before `redis-cli EVALSHA` debugging or to warm a new server.
+pub fn load_all(con: &mut dyn redis::ConnectionLike) -> redis::RedisResult<Vec<(String, String)>> {
+    all()
+        .iter()
+        .map(|s| Ok((s.name.to_string(), s.script.load(con)?)))
+        .collect()
+}
+
+/// Async twin of [`load_all`].
+pub async fn load_all_async<C: redis::aio::ConnectionLike>(
+    con: &mut C,
+) -> redis::RedisResult<Vec<(String, String)>> {
+    let mut loaded = Vec::new();
+    for s in all() {
+        loaded.push((s.name.to_string(), s.script.load_async(con).await?));
+    }
+    Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The operations [`crate::Site`] calls.
+    const OPERATIONS: [&str; 7] = [
+        "article",
+        "configure",
+        "group_page",
+        "groups",
+        "page",
+        "post",
+        "vote",
+    ];
+
+    #[test]
+    fn every_operation_is_embedded_and_nothing_else() {
+        let names: Vec<&str> = all().iter().map(|s| s.name()).collect();
+        assert_eq!(names, OPERATIONS.to_vec());
+    }
+
+    #[test]
+    fn sha1_matches_redis_script_hash_of_the_source() {
+        for s in all() {
+            assert_eq!(s.sha1(), redis::Script::new(s.source()).get_hash());
+            assert_eq!(s.sha1().len(), 40);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! [`TempServer`]: a throwaway `redis-server` on a free loopback port.
+//!
+//! Used by `redvote demo` and `redvote bench` when no `--url` is given, and by
+//! the test suite: persistence off, its own temporary directory, `DEBUG`
+//! enabled (for `DEBUG DIGEST`), killed when dropped.
+
+use std::io;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// A running `redis-server` child process, killed on drop.
+#[derive(Debug)]
+pub struct TempServer {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+/// What to tell someone whose machine has no `redis-server`.
+pub const INSTALL_HINT: &str = "redis-server was not found on PATH; install it \
+    (Debian/Ubuntu: `sudo apt-get install -y redis-server`, macOS: `brew install redis`)";
+
+impl TempServer {
+    /// Start a server with persistence off and `DEBUG` enabled.
+    pub fn start() -> io::Result<TempServer> {
+        Self::start_with(&[])
+    }
+
+    /// Start a server with extra `redis-server` arguments (e.g.
+    /// `["--maxmemory", "1mb"]`).
+    pub fn start_with(extra: &[&str]) -> io::Result<TempServer> {
+        static SEQ: AtomicU32 = AtomicU32::new(0);
+        let mut last = None;
+        // A free port can be taken by someone else between our probe and the
+        // server's bind: retry on a fresh port a few times.
+        for _ in 0..5 {
+            let port = TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port();
+            let dir = std::env::temp_dir().join(format!(
+                "redvote-{}-{}",
+                std::process::id(),
+                SEQ.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&dir)?;
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+                .args(["--enable-debug-command", "yes"])
+                .arg("--dir")
+                .arg(&dir)
+                .args(["--logfile", "redis.log"])
+                .args(extra)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| match e.kind() {
+                    io::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT),
+                    _ => e,
+                })?;
+            let mut server = TempServer { child, port, dir };
+            match server.wait_ready(Duration::from_secs(10)) {
+                Ok(()) => return Ok(server),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("redis-server did not start")))
+    }
+
+    fn wait_ready(&mut self, limit: Duration) -> io::Result<()> {
+        let client = redis::Client::open(self.url()).map_err(io::Error::other)?;
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
+                return Err(io::Error::other(format!(
+                    "redis-server exited ({status}) on port {}: {}",
+                    self.port,
+                    log.lines().last().unwrap_or("")
+                )));
+            }
+            if let Ok(mut con) = client.get_connection() {
+                if redis::cmd("PING").query::<String>(&mut con).is_ok() {
+                    return Ok(());
+                }
+            }
+            if start.elapsed() > limit {
+                return Err(io::Error::other(format!(
+                    "redis-server on port {} did not answer PING within {limit:?}",
+                    self.port
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The loopback port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `redis://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// A client for this server.
+    pub fn client(&self) -> redis::Client {
+        redis::Client::open(self.url()).expect("a loopback URL is valid")
+    }
+}
+
+impl Drop for TempServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
