@@ -19,7 +19,7 @@ use crate::scripts::builtin;
 /// One voting site: a key prefix (empty by default, as in the seeds).
 ///
 /// Methods build a [`Call`]; nothing is sent until `run` / `run_async`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     prefix: String,
     root: String,
@@ -139,6 +139,13 @@ impl Site {
     /// Change the site's settings; returns them all.
     pub fn configure(&self, update: &ConfigUpdate) -> Call<Config> {
         self.call("configure", update.to_args(), read_config)
+    }
+}
+
+/// The seeds' layout: no prefix.
+impl Default for Site {
+    fn default() -> Self {
+        Site::new("")
     }
 }
 
