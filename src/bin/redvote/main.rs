@@ -1,1 +1,376 @@
-fn main() {}
+//! `redvote`: the command line over the library. Parse, call, print.
+//!
+//! Exit codes: 0 on success, 1 on any error (a one-line message on stderr
+//! naming the problem), 2 on a command line clap rejects.
+
+mod bench;
+mod demo;
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use redvote::{Article, ConfigUpdate, Order, Page, Ranking, Site, Vote};
+use serde::Serialize;
+
+/// The Redis the CLI talks to when neither --url nor REDVOTE_URL is given (the default).
+const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
+
+#[derive(Parser, Debug)]
+#[command(name = "redvote", version, about = "Atomic article voting and ranking in Redis")]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug, Clone)]
+pub struct Global {
+    /// Redis URL [default: redis://127.0.0.1:6379; demo and bench start a throwaway server instead]
+    #[arg(long, env = "REDVOTE_URL", global = true)]
+    pub url: Option<String>,
+    /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
+    #[arg(long, default_value = "", global = true)]
+    pub prefix: String,
+    /// Machine-readable JSON output
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+impl Global {
+    fn site(&self) -> Site {
+        Site::new(self.prefix.clone())
+    }
+
+    fn url(&self) -> &str {
+        self.url.as_deref().unwrap_or(DEFAULT_URL)
+    }
+
+    fn connect(&self) -> Result<redis::Connection> {
+        connect(self.url())
+    }
+}
+
+/// A sync connection, with an error that names the URL.
+pub fn connect(url: &str) -> Result<redis::Connection> {
+    redis::Client::open(url)
+        .and_then(|c| c.get_connection())
+        .with_context(|| format!("cannot connect to Redis at {url}"))
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Post an article; prints its id
+    Post(PostArgs),
+    /// Import an article with an explicit publish time (migration/backfill)
+    Import {
+        #[command(flatten)]
+        post: PostArgs,
+        /// Publish time, Unix seconds
+        #[arg(long)]
+        time: u64,
+    },
+    /// Upvote an article
+    Vote(VoteArgs),
+    /// Downvote an article
+    Downvote(VoteArgs),
+    /// Retract a vote
+    Unvote(VoteArgs),
+    /// Show one article, its score and rank (and a user's vote)
+    Article {
+        /// Article id: 7 or article:7
+        id: String,
+        /// Also show this user's vote
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// List a page of articles
+    Articles(PageArgs),
+    /// Group membership and group pages
+    #[command(subcommand)]
+    Group(GroupCommand),
+    /// Show or change the site's settings (stored in Redis)
+    Config {
+        /// Score of one net vote (fixed once the site has articles)
+        #[arg(long)]
+        vote_score: Option<u32>,
+        /// Voting window, seconds
+        #[arg(long)]
+        window: Option<u64>,
+        /// Default page size (1..100)
+        #[arg(long)]
+        page_size: Option<u32>,
+        /// Extra rankings, comma-separated subset of hot,best ("" for none)
+        #[arg(long)]
+        rankings: Option<String>,
+    },
+    /// List the embedded scripts and their SHA1s (for redis-cli EVALSHA)
+    Scripts,
+    /// SCRIPT LOAD every script; prints names and SHA1s
+    Load,
+    /// Run the site's whole flow (on a throwaway redis-server unless --url)
+    Demo,
+    /// Benchmark redvote against the seeds' client-side flow
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct PostArgs {
+    /// Poster
+    #[arg(long)]
+    user: String,
+    /// Title
+    #[arg(long)]
+    title: String,
+    /// Link
+    #[arg(long)]
+    link: String,
+}
+
+#[derive(Args, Debug)]
+struct VoteArgs {
+    /// Voter
+    #[arg(long)]
+    user: String,
+    /// Article id: 7 or article:7
+    id: String,
+}
+
+#[derive(Args, Debug)]
+struct PageArgs {
+    /// Order: score, time, hot or best
+    #[arg(long, default_value = "score")]
+    order: Order,
+    /// Page number, from 1
+    #[arg(long, default_value_t = 1)]
+    page: u32,
+    /// Articles per page (default: the site's page_size)
+    #[arg(long)]
+    per_page: Option<u32>,
+}
+
+#[derive(Subcommand, Debug)]
+enum GroupCommand {
+    /// Add an article to groups
+    Add {
+        /// Article id: 7 or article:7
+        id: String,
+        /// Group names
+        #[arg(required = true)]
+        groups: Vec<String>,
+    },
+    /// Remove an article from groups
+    Remove {
+        /// Article id: 7 or article:7
+        id: String,
+        /// Group names
+        #[arg(required = true)]
+        groups: Vec<String>,
+    },
+    /// List a page of a group's articles
+    Articles {
+        /// Group name
+        group: String,
+        #[command(flatten)]
+        page: PageArgs,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("redvote: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let g = &cli.global;
+    let site = g.site();
+    match cli.command {
+        Command::Post(p) => {
+            let id = site.post(&p.user, &p.title, &p.link).run(&mut g.connect()?)?;
+            print(g, &id, |id| id.to_string())
+        }
+        Command::Import { post: p, time } => {
+            let call = site.import(&p.user, &p.title, &p.link, time);
+            let id = call.run(&mut g.connect()?)?;
+            print(g, &id, |id| id.to_string())
+        }
+        Command::Vote(v) => vote(g, &site, v, Vote::Up),
+        Command::Downvote(v) => vote(g, &site, v, Vote::Down),
+        Command::Unvote(v) => vote(g, &site, v, Vote::None),
+        Command::Article { id, user } => {
+            let a = site.article(&id, user.as_deref()).run(&mut g.connect()?)?;
+            print(g, &a, show_article)
+        }
+        Command::Articles(p) => {
+            let page = site.page(p.order, p.page, p.per_page).run(&mut g.connect()?)?;
+            print_page(g, &page)
+        }
+        Command::Group(GroupCommand::Add { id, groups }) => {
+            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
+            let c = site.groups(&id, &names, &[]).run(&mut g.connect()?)?;
+            print(g, &c, |c| format!("joined {} group(s)", c.added))
+        }
+        Command::Group(GroupCommand::Remove { id, groups }) => {
+            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
+            let c = site.groups(&id, &[], &names).run(&mut g.connect()?)?;
+            print(g, &c, |c| format!("left {} group(s)", c.removed))
+        }
+        Command::Group(GroupCommand::Articles { group, page: p }) => {
+            let call = site.group_page(&group, p.order, p.page, p.per_page);
+            print_page(g, &call.run(&mut g.connect()?)?)
+        }
+        Command::Config {
+            vote_score,
+            window,
+            page_size,
+            rankings,
+        } => {
+            let rankings = rankings
+                .map(|r| {
+                    r.split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.parse::<Ranking>().map_err(anyhow::Error::msg))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .transpose()
+                .context("--rankings")?;
+            let update = ConfigUpdate {
+                vote_score,
+                window,
+                page_size,
+                rankings,
+            };
+            let config = site.configure(&update).run(&mut g.connect()?)?;
+            print(g, &config, |c| {
+                let rankings: Vec<&str> = c.rankings.iter().map(|r| r.as_str()).collect();
+                format!(
+                    "vote_score {}\nwindow {}\npage_size {}\nrankings {}",
+                    c.vote_score,
+                    c.window,
+                    c.page_size,
+                    rankings.join(",")
+                )
+            })
+        }
+        Command::Scripts => {
+            let list: Vec<ScriptLine> = redvote::scripts::all()
+                .iter()
+                .map(|s| ScriptLine {
+                    name: s.name().to_string(),
+                    sha1: s.sha1().to_string(),
+                })
+                .collect();
+            print(g, &list, show_scripts)
+        }
+        Command::Load => {
+            let loaded = redvote::scripts::load_all(&mut g.connect()?)?;
+            let list: Vec<ScriptLine> = loaded
+                .into_iter()
+                .map(|(name, sha1)| ScriptLine { name, sha1 })
+                .collect();
+            print(g, &list, show_scripts)
+        }
+        Command::Demo => demo::run(g),
+        Command::Bench(args) => bench::run(g, &args),
+    }
+}
+
+#[derive(Serialize)]
+struct ScriptLine {
+    name: String,
+    sha1: String,
+}
+
+fn show_scripts(list: &Vec<ScriptLine>) -> String {
+    let lines: Vec<String> = list.iter().map(|s| format!("{}\t{}", s.name, s.sha1)).collect();
+    lines.join("\n")
+}
+
+fn vote(g: &Global, site: &Site, v: VoteArgs, want: Vote) -> Result<()> {
+    let o = site.set_vote(&v.user, &v.id, want).run(&mut g.connect()?)?;
+    print(g, &o, |o| {
+        let what = if o.changed {
+            format!("vote {} (was {})", o.vote, o.previous)
+        } else {
+            format!("unchanged: already {}", o.vote)
+        };
+        format!(
+            "{what}: score {}, votes {}, downvotes {}",
+            score(o.score),
+            o.votes,
+            o.downvotes
+        )
+    })
+}
+
+/// Print `value` as JSON with --json, else as `human` renders it.
+fn print<T: Serialize>(g: &Global, value: &T, human: impl Fn(&T) -> String) -> Result<()> {
+    if g.json {
+        println!("{}", serde_json::to_string(value)?);
+    } else {
+        println!("{}", human(value));
+    }
+    Ok(())
+}
+
+/// A page prints as a JSON array of articles with --json.
+pub fn print_page(g: &Global, page: &Page) -> Result<()> {
+    print(g, &page.articles, |articles| {
+        let mut out = format!(
+            "page {} of {} ({} articles, by {})",
+            page.page,
+            page.total.div_ceil(page.per_page.max(1) as u64).max(1),
+            page.total,
+            page.order
+        );
+        let first = (page.page as u64 - 1) * page.per_page as u64;
+        for (i, a) in articles.iter().enumerate() {
+            out.push_str(&format!(
+                "\n{:>4}. [{}] {}  {}  (score {}, +{} -{}, by {})",
+                first + i as u64 + 1,
+                a.id,
+                a.title,
+                a.link,
+                score(a.score),
+                a.votes,
+                a.downvotes,
+                a.poster
+            ));
+        }
+        out
+    })
+}
+
+fn show_article(a: &Article) -> String {
+    let mut out = format!(
+        "id {}\ntitle {}\nlink {}\nposter {}\ntime {}\nvotes {}\ndownvotes {}\nscore {}\nrank {}",
+        a.id,
+        a.title,
+        a.link,
+        a.poster,
+        a.time,
+        a.votes,
+        a.downvotes,
+        score(a.score),
+        a.rank.map_or("-".to_string(), |r| r.to_string())
+    );
+    if let Some(v) = a.user_vote {
+        out.push_str(&format!("\nuser_vote {v}"));
+    }
+    for (k, v) in &a.extra {
+        out.push_str(&format!("\n{k} {v}"));
+    }
+    out
+}
+
+fn score(s: Option<f64>) -> String {
+    s.map_or("-".to_string(), |s| s.to_string())
+}
