@@ -144,10 +144,10 @@ struct PageArgs {
     #[arg(long, default_value = "score")]
     order: Order,
     /// Page number, from 1
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     page: u32,
     /// Articles per page (default: the site's page_size)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     per_page: Option<u32>,
 }
 
@@ -183,10 +183,26 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("redvote: {err:#}");
+            eprintln!("redvote: {}", one_line(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, each cause once (redis-rs repeats
+/// its io source in its own message).
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line.replace('\n', " ")
 }
 
 fn run(cli: Cli) -> Result<()> {
