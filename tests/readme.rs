@@ -1,0 +1,100 @@
+//! README.md's promises: its `redis-cli` examples run as written (against a
+//! server of the test's own) and its CLI synopsis matches the binary.
+
+mod common;
+
+use std::process::Command;
+
+use redis::Commands;
+
+const README: &str = include_str!("../README.md");
+
+/// The `redis-cli ...` lines of README's sh blocks, in order.
+fn redis_cli_lines() -> Vec<&'static str> {
+    let mut lines = Vec::new();
+    let mut in_sh = false;
+    for line in README.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if in_sh && line.starts_with("redis-cli ") {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+#[test]
+fn readme_redis_cli_examples_run() {
+    let server = common::server();
+    let mut con = common::con(&server);
+    let lines = redis_cli_lines();
+    assert!(lines.len() >= 8, "README lost its redis-cli examples: {lines:?}");
+
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote")).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    for line in &lines {
+        let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(&cmd)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("PATH", &path)
+            .env("REDVOTE_URL", server.url())
+            .output()
+            .expect("run sh");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        if line.contains(" 1:x") {
+            assert!(
+                stdout.starts_with("REDVOTE_INVALID_ID ") && stdout.contains("\"1:x\""),
+                "{cmd} should be refused: {stdout}"
+            );
+        } else {
+            assert!(!stdout.contains("REDVOTE_") && !stdout.contains("ERR"), "{cmd}: {stdout}");
+        }
+    }
+
+    // What the examples did, as README describes it: article 1 with the
+    // poster's and two more upvotes (one by EVALSHA), one downvote, two groups.
+    let votes: i64 = con.hget("article:1", "votes").unwrap();
+    let downvotes: i64 = con.hget("article:1", "downvotes").unwrap();
+    let time: f64 = con.zscore("time:", "article:1").unwrap();
+    let score: f64 = con.zscore("score:", "article:1").unwrap();
+    assert_eq!((votes, downvotes), (3, 1));
+    assert_eq!(score, time + 432.0 * 2.0);
+    let voters: Vec<String> = con.smembers("voted:1").unwrap();
+    assert_eq!(voters.len(), 3);
+    assert!(con.sismember::<_, _, bool>("group:redis", "article:1").unwrap());
+    assert!(con.sismember::<_, _, bool>("group:lua", "article:1").unwrap());
+}
+
+/// README's CLI synopsis: the text block that starts with `redvote [--url`.
+fn synopsis() -> &'static str {
+    let start = README.find("redvote [--url").expect("README has a CLI synopsis");
+    let end = README[start..].find("```").expect("synopsis block is closed");
+    &README[start..start + end]
+}
+
+#[test]
+fn readme_cli_synopsis_lists_every_subcommand() {
+    let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
+        .arg("--help")
+        .output()
+        .expect("run redvote --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    for command in [
+        "post", "import", "vote", "downvote", "unvote", "article", "articles", "group", "config",
+        "scripts", "load", "demo", "bench",
+    ] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(&format!("{command} "))),
+            "redvote --help lacks {command}"
+        );
+        let synopsis_words: Vec<&str> = synopsis()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .collect();
+        assert!(synopsis_words.contains(&command), "README synopsis lacks {command}");
+    }
+}
