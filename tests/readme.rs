@@ -30,10 +30,19 @@ fn readme_redis_cli_examples_run() {
     let server = common::server();
     let mut con = common::con(&server);
     let lines = redis_cli_lines();
-    assert!(lines.len() >= 8, "README lost its redis-cli examples: {lines:?}");
+    assert!(
+        lines.len() >= 8,
+        "README lost its redis-cli examples: {lines:?}"
+    );
 
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote")).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     for line in &lines {
         let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
         let out = Command::new("sh")
@@ -52,7 +61,10 @@ fn readme_redis_cli_examples_run() {
                 "{cmd} should be refused: {stdout}"
             );
         } else {
-            assert!(!stdout.contains("REDVOTE_") && !stdout.contains("ERR"), "{cmd}: {stdout}");
+            assert!(
+                !stdout.contains("REDVOTE_") && !stdout.contains("ERR"),
+                "{cmd}: {stdout}"
+            );
         }
     }
 
@@ -66,14 +78,22 @@ fn readme_redis_cli_examples_run() {
     assert_eq!(score, time + 432.0 * 2.0);
     let voters: Vec<String> = con.smembers("voted:1").unwrap();
     assert_eq!(voters.len(), 3);
-    assert!(con.sismember::<_, _, bool>("group:redis", "article:1").unwrap());
-    assert!(con.sismember::<_, _, bool>("group:lua", "article:1").unwrap());
+    assert!(con
+        .sismember::<_, _, bool>("group:redis", "article:1")
+        .unwrap());
+    assert!(con
+        .sismember::<_, _, bool>("group:lua", "article:1")
+        .unwrap());
 }
 
 /// README's CLI synopsis: the text block that starts with `redvote [--url`.
 fn synopsis() -> &'static str {
-    let start = README.find("redvote [--url").expect("README has a CLI synopsis");
-    let end = README[start..].find("```").expect("synopsis block is closed");
+    let start = README
+        .find("redvote [--url")
+        .expect("README has a CLI synopsis");
+    let end = README[start..]
+        .find("```")
+        .expect("synopsis block is closed");
     &README[start..start + end]
 }
 
@@ -89,12 +109,16 @@ fn readme_cli_synopsis_lists_every_subcommand() {
         "scripts", "load", "demo", "bench",
     ] {
         assert!(
-            help.lines().any(|l| l.trim_start().starts_with(&format!("{command} "))),
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{command} "))),
             "redvote --help lacks {command}"
         );
         let synopsis_words: Vec<&str> = synopsis()
             .split(|c: char| !c.is_ascii_alphanumeric())
             .collect();
-        assert!(synopsis_words.contains(&command), "README synopsis lacks {command}");
+        assert!(
+            synopsis_words.contains(&command),
+            "README synopsis lacks {command}"
+        );
     }
 }
