@@ -1,0 +1,274 @@
+//! The `redvote` binary end to end: exit codes, human and `--json` output,
+//! against a server of the test's own.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use redis::Commands;
+use serde_json::Value;
+
+fn redvote(url: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redvote"));
+    cmd.env_remove("REDVOTE_URL");
+    if let Some(url) = url {
+        cmd.arg("--url").arg(url);
+    }
+    cmd.args(args).output().expect("run redvote")
+}
+
+/// Run, require exit 0, return stdout.
+fn ok(url: Option<&str>, args: &[&str]) -> String {
+    let out = redvote(url, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn json(url: Option<&str>, args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = ok(url, &all);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {out}"))
+}
+
+#[test]
+fn full_flow_in_human_and_json_output() {
+    let server = common::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = common::con(&server);
+
+    assert_eq!(
+        ok(
+            u,
+            &[
+                "post",
+                "--user",
+                "user:1",
+                "--title",
+                "First",
+                "--link",
+                "https://a.example"
+            ]
+        ),
+        "1\n"
+    );
+    assert_eq!(
+        json(
+            u,
+            &[
+                "post",
+                "--user",
+                "user:2",
+                "--title",
+                "Second",
+                "--link",
+                "https://b.example"
+            ]
+        ),
+        2
+    );
+
+    let v = json(u, &["vote", "--user", "user:3", "2"]);
+    assert_eq!(v["changed"], true);
+    assert_eq!(v["previous"], "none");
+    assert_eq!(v["vote"], "up");
+    assert_eq!(v["votes"], 2);
+    let again = json(u, &["vote", "--user", "user:3", "article:2"]);
+    assert_eq!(again["changed"], false, "a repeated vote is not counted");
+    assert_eq!(again["votes"], 2);
+    let human = ok(u, &["downvote", "--user", "user:3", "2"]);
+    assert!(human.starts_with("vote down (was up)"), "{human}");
+    let down = json(u, &["article", "2", "--user", "user:3"]);
+    assert_eq!(down["votes"], 1);
+    assert_eq!(down["downvotes"], 1);
+    assert_eq!(down["user_vote"], "down");
+    let un = json(u, &["unvote", "--user", "user:3", "2"]);
+    assert_eq!(
+        (un["votes"].as_i64(), un["downvotes"].as_i64()),
+        (Some(1), Some(0))
+    );
+    json(u, &["vote", "--user", "user:3", "2"]);
+
+    // An article: the fields, id as a string, score = time + 432 x net votes.
+    let a = json(u, &["article", "2"]);
+    for field in ["id", "title", "link", "poster", "time", "votes", "score"] {
+        assert!(a.get(field).is_some(), "article lacks {field}: {a}");
+    }
+    assert_eq!(a["id"], "2");
+    assert_eq!(a["title"], "Second");
+    assert_eq!(a["poster"], "user:2");
+    assert_eq!(a["rank"], 1);
+    let time: f64 = con.zscore("time:", "article:2").unwrap();
+    assert_eq!(a["time"].as_f64(), Some(time));
+    assert_eq!(a["score"].as_f64(), Some(time + 2.0 * 432.0));
+
+    // Pages are arrays of articles, best first.
+    let page = json(u, &["articles"]);
+    let ids: Vec<&str> = page
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["2", "1"]);
+    let page = json(
+        u,
+        &[
+            "articles",
+            "--order",
+            "time",
+            "--per-page",
+            "1",
+            "--page",
+            "2",
+        ],
+    );
+    assert_eq!(page.as_array().unwrap().len(), 1);
+    assert_eq!(
+        page[0]["id"], "1",
+        "oldest on page 2 of 1-per-page by time (equal times sort by member, highest first)"
+    );
+    assert!(ok(u, &["articles"]).starts_with("page 1 of 1 (2 articles, by score)"));
+
+    // Groups.
+    let g = json(u, &["group", "add", "1", "redis", "lua"]);
+    assert_eq!(g["added"], 2);
+    let ga = json(u, &["group", "articles", "redis"]);
+    assert_eq!(ga.as_array().unwrap().len(), 1);
+    assert_eq!(ga[0]["id"], "1");
+    let g = json(u, &["group", "remove", "1", "lua"]);
+    assert_eq!(g["removed"], 1);
+    assert!(!con
+        .sismember::<_, _, bool>("group:lua", "article:1")
+        .unwrap());
+    assert_eq!(
+        json(u, &["group", "articles", "lua"])
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+
+    // Settings.
+    let c = json(u, &["config"]);
+    assert_eq!(c["vote_score"], 432);
+    assert_eq!(c["window"], 604800);
+    let c = json(u, &["config", "--page-size", "1", "--rankings", "hot,best"]);
+    assert_eq!(c["page_size"], 1);
+    assert_eq!(c["rankings"], serde_json::json!(["hot", "best"]));
+    assert_eq!(
+        json(u, &["articles"]).as_array().unwrap().len(),
+        1,
+        "page_size 1 applies to every client"
+    );
+    assert!(ok(u, &["config"]).contains("page_size 1\n"));
+}
+
+#[test]
+fn scripts_and_load_give_the_evalsha_names() {
+    let listed = ok(None, &["scripts"]);
+    let rows: Vec<(&str, &str)> = listed
+        .lines()
+        .map(|l| l.split_once('\t').unwrap())
+        .collect();
+    let expected: Vec<(&str, &str)> = redvote::scripts::all()
+        .iter()
+        .map(|s| (s.name(), s.sha1()))
+        .collect();
+    assert_eq!(rows, expected);
+    assert_eq!(rows.len(), 7);
+
+    let server = common::server();
+    let mut con = common::con(&server);
+    let loaded = json(Some(&server.url()), &["load"]);
+    assert_eq!(loaded.as_array().unwrap().len(), 7);
+    for s in redvote::scripts::all() {
+        let exists: Vec<bool> = redis::cmd("SCRIPT")
+            .arg("EXISTS")
+            .arg(s.sha1())
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(exists, [true], "{} not loaded", s.name());
+    }
+    // redis-cli EVALSHA works with a listed SHA once loaded.
+    let vote_sha = rows.iter().find(|(n, _)| *n == "vote").unwrap().1;
+    redvote::Site::default()
+        .post("user:1", "t", "https://x")
+        .run(&mut con)
+        .unwrap();
+    let reply: redis::Value = redis::cmd("EVALSHA")
+        .arg(vote_sha)
+        .arg(1)
+        .arg("article:")
+        .arg("user:2")
+        .arg("1")
+        .query(&mut con)
+        .unwrap();
+    assert!(
+        matches!(reply, redis::Value::Array(ref items) if items.len() == 6),
+        "{reply:?}"
+    );
+}
+
+#[test]
+fn prefix_and_env_url() {
+    let server = common::server();
+    let mut con = common::con(&server);
+    let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
+        .env("REDVOTE_URL", server.url())
+        .args([
+            "--prefix",
+            "{s1}:",
+            "post",
+            "--user",
+            "u",
+            "--title",
+            "t",
+            "--link",
+            "https://x",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let keys: Vec<String> = con.keys("*").unwrap();
+    assert!(!keys.is_empty());
+    assert!(keys.iter().all(|k| k.starts_with("{s1}:")), "{keys:?}");
+    let members: Vec<String> = con.zrange("{s1}:score:", 0, -1).unwrap();
+    assert_eq!(
+        members,
+        ["article:1"],
+        "members carry no prefix, as in the seeds"
+    );
+}
+
+#[test]
+fn demo_runs_on_its_own_throwaway_server() {
+    let human = ok(None, &["demo"]);
+    assert!(
+        human.starts_with("started a throwaway redis-server at redis://127.0.0.1:"),
+        "{human}"
+    );
+    assert!(human.contains("front page:"), "{human}");
+    let page = json(None, &["demo"]);
+    let articles = page.as_array().unwrap();
+    assert_eq!(articles.len(), 5);
+    let scores: Vec<f64> = articles
+        .iter()
+        .map(|a| a["score"].as_f64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "front page not best first: {scores:?}"
+    );
+    assert_eq!(articles[0]["votes"], 12);
+    assert_eq!(articles[0]["downvotes"], 1);
+}
