@@ -16,7 +16,7 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV     field, value, field, value, ... (none: only read)
+    ARGV[1..] field, value, field, value, ... (none: only read)
 
   Output: { "vote_score", v, "window", v, "page_size", v, "rankings", v }
           (effective values, defaults filled in)

@@ -152,3 +152,118 @@ impl Default for Site {
 fn strings<const N: usize>(items: [&str; N]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Ranking;
+
+    /// `(index, name, optional)` of every `ARGV[i]` line in a script header;
+    /// `usize::MAX` marks a variadic `ARGV[i..]`.
+    fn documented_argv(source: &str) -> (usize, Vec<(usize, String, bool)>) {
+        let header = &source[..source.find("]]").expect("header")];
+        let keys = header.matches("KEYS[").count();
+        let mut argv = Vec::new();
+        for line in header.lines().map(str::trim) {
+            let Some(rest) = line.strip_prefix("ARGV[") else {
+                continue;
+            };
+            let (index, rest) = rest.split_once(']').unwrap();
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let index = match index.strip_suffix("..") {
+                Some(i) => {
+                    argv.push((i.parse().unwrap(), "...".to_string(), true));
+                    usize::MAX
+                }
+                None => index.parse().unwrap(),
+            };
+            if index != usize::MAX {
+                let optional = words.get(1) == Some(&"optional") || rest.contains("optional");
+                argv.push((index, words[0].to_string(), optional));
+            }
+        }
+        (keys, argv)
+    }
+
+    fn check<T>(call: Call<T>, names: &[&str]) {
+        let script = call.script();
+        let (keys, argv) = documented_argv(script.source());
+        assert_eq!(
+            keys,
+            1,
+            "{}: the header documents one key, KEYS[1]",
+            script.name()
+        );
+        assert!(!call.key().is_empty());
+        let variadic = argv.iter().any(|(_, n, _)| n == "...");
+        let fixed: Vec<&(usize, String, bool)> =
+            argv.iter().filter(|(_, n, _)| n != "...").collect();
+        for (i, (index, name, _)) in fixed.iter().enumerate() {
+            assert_eq!(*index, i + 1, "{}: ARGV numbering", script.name());
+            if let Some(expected) = names.get(i) {
+                assert_eq!(name, expected, "{}: ARGV[{index}]", script.name());
+            }
+        }
+        let required = fixed.iter().filter(|(_, _, optional)| !optional).count();
+        assert!(
+            call.args().len() >= required,
+            "{}: {} args < {required} required",
+            script.name(),
+            call.args().len()
+        );
+        assert!(
+            variadic || call.args().len() <= fixed.len(),
+            "{}: {} args > {} documented",
+            script.name(),
+            call.args().len(),
+            fixed.len()
+        );
+    }
+
+    /// Every call the driver builds matches its script's documented header.
+    #[test]
+    fn calls_match_the_script_headers() {
+        let site = Site::new("{t}:");
+        check(site.post("u", "t", "l"), &["user", "title", "link"]);
+        check(
+            site.import("u", "t", "l", 1),
+            &["user", "title", "link", "time"],
+        );
+        check(site.vote("u", "1"), &["user", "article", "vote"]);
+        check(site.unvote("u", "1"), &["user", "article", "vote"]);
+        check(site.article("1", None), &["article", "user"]);
+        check(site.article("1", Some("u")), &["article", "user"]);
+        check(
+            site.page(Order::Score, 1, None),
+            &["order", "page", "per_page"],
+        );
+        check(
+            site.page(Order::Time, 1, Some(5)),
+            &["order", "page", "per_page"],
+        );
+        check(
+            site.group_page("g", Order::Hot, 2, Some(5)),
+            &["group", "order", "page", "per_page"],
+        );
+        check(site.groups("1", &["a", "b"], &["c"]), &["article"]);
+        check(site.config(), &[]);
+        let update = ConfigUpdate {
+            vote_score: Some(1),
+            window: Some(60),
+            page_size: Some(1),
+            rankings: Some(vec![Ranking::Hot]),
+        };
+        check(site.configure(&update), &[]);
+        assert_eq!(site.root_key(), "{t}:article:");
+    }
+
+    #[test]
+    fn calls_display_as_evalsha_command_lines() {
+        let call = Site::default().vote("user:1", "7");
+        let sha = crate::scripts::get("vote").unwrap().sha1();
+        assert_eq!(
+            call.to_string(),
+            format!("EVALSHA {sha} 1 \"article:\" \"user:1\" \"7\" \"up\"")
+        );
+    }
+}
