@@ -284,7 +284,7 @@ fn run(cli: Cli) -> Result<()> {
                     sha1: s.sha1().to_string(),
                 })
                 .collect();
-            print(g, &list, show_scripts)
+            print(g, &list, |l| show_scripts(l))
         }
         Command::Load => {
             let loaded = redvote::scripts::load_all(&mut g.connect()?)?;
@@ -292,7 +292,7 @@ fn run(cli: Cli) -> Result<()> {
                 .into_iter()
                 .map(|(name, sha1)| ScriptLine { name, sha1 })
                 .collect();
-            print(g, &list, show_scripts)
+            print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
         Command::Bench(args) => bench::run(g, &args),
@@ -305,7 +305,7 @@ struct ScriptLine {
     sha1: String,
 }
 
-fn show_scripts(list: &Vec<ScriptLine>) -> String {
+fn show_scripts(list: &[ScriptLine]) -> String {
     let lines: Vec<String> = list.iter().map(|s| format!("{}\t{}", s.name, s.sha1)).collect();
     lines.join("\n")
 }
