@@ -12,7 +12,10 @@ pub fn server() -> TempServer {
 
 /// A sync connection to `server`.
 pub fn con(server: &TempServer) -> redis::Connection {
-    server.client().get_connection().expect("connect to the test server")
+    server
+        .client()
+        .get_connection()
+        .expect("connect to the test server")
 }
 
 /// An async multiplexed connection to `server`.
@@ -26,7 +29,10 @@ pub async fn con_async(server: &TempServer) -> redis::aio::MultiplexedConnection
 
 /// `DEBUG DIGEST`: one hash of the whole data set (all zeros when empty).
 pub fn digest(con: &mut redis::Connection) -> String {
-    redis::cmd("DEBUG").arg("DIGEST").query(con).expect("DEBUG DIGEST")
+    redis::cmd("DEBUG")
+        .arg("DIGEST")
+        .query(con)
+        .expect("DEBUG DIGEST")
 }
 
 /// The server's clock, Unix seconds.
