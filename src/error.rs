@@ -35,13 +35,25 @@ pub enum Code {
     UnknownArticle,
     /// The article's voting window has closed.
     VotingClosed,
+    /// A board or option name that is empty, oversized or could address another key.
+    InvalidName,
+    /// No such campaign (never configured).
+    UnknownCampaign,
+    /// No such board in the campaign.
+    UnknownBoard,
+    /// No such option on the board.
+    UnknownOption,
+    /// A vote before the campaign's start or from its end on.
+    CampaignClosed,
+    /// A write that would take a score beyond the range doubles hold exactly.
+    OutOfRange,
     /// Redis refused a command inside a script, or the script hit a bug.
     Internal,
 }
 
 impl Code {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 13] = [
+    pub const ALL: [Code; 19] = [
         Code::Usage,
         Code::InvalidUser,
         Code::InvalidId,
@@ -54,6 +66,12 @@ impl Code {
         Code::ConfigLocked,
         Code::UnknownArticle,
         Code::VotingClosed,
+        Code::InvalidName,
+        Code::UnknownCampaign,
+        Code::UnknownBoard,
+        Code::UnknownOption,
+        Code::CampaignClosed,
+        Code::OutOfRange,
         Code::Internal,
     ];
 
@@ -72,6 +90,12 @@ impl Code {
             Code::ConfigLocked => "REDVOTE_CONFIG_LOCKED",
             Code::UnknownArticle => "REDVOTE_UNKNOWN_ARTICLE",
             Code::VotingClosed => "REDVOTE_VOTING_CLOSED",
+            Code::InvalidName => "REDVOTE_INVALID_NAME",
+            Code::UnknownCampaign => "REDVOTE_UNKNOWN_CAMPAIGN",
+            Code::UnknownBoard => "REDVOTE_UNKNOWN_BOARD",
+            Code::UnknownOption => "REDVOTE_UNKNOWN_OPTION",
+            Code::CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
+            Code::OutOfRange => "REDVOTE_OUT_OF_RANGE",
             Code::Internal => "REDVOTE_INTERNAL",
         }
     }
@@ -163,11 +187,17 @@ mod tests {
             }
         }
         for code in &raised {
-            assert!(Code::parse(code).is_some(), "{code} raised by a script but missing from Code");
+            assert!(
+                Code::parse(code).is_some(),
+                "{code} raised by a script but missing from Code"
+            );
         }
         for code in Code::ALL {
             if code != Code::Internal {
-                assert!(raised.contains(code.as_str()), "{code} is in Code but no script raises it");
+                assert!(
+                    raised.contains(code.as_str()),
+                    "{code} is in Code but no script raises it"
+                );
             }
         }
     }

@@ -102,8 +102,10 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] calls.
-    const OPERATIONS: [&str; 7] = [
+    const OPERATIONS: [&str; 9] = [
         "article",
+        "campaign_configure",
+        "campaign_vote",
         "configure",
         "group_page",
         "groups",
@@ -116,6 +118,36 @@ mod tests {
     fn every_operation_is_embedded_and_nothing_else() {
         let names: Vec<&str> = all().iter().map(|s| s.name()).collect();
         assert_eq!(names, OPERATIONS.to_vec());
+    }
+
+    /// Shared Lua lives once in `lua/lib/NAME.lua` and verbatim in every
+    /// script that needs it, between `-- @lib NAME` and `-- @end NAME`, so
+    /// that each script stays self-contained for `redis-cli --eval`.
+    #[test]
+    fn shared_blocks_match_their_lib_file() {
+        let lib_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lua/lib");
+        for entry in std::fs::read_dir(&lib_dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+            let lib = std::fs::read_to_string(&path).unwrap();
+            let (begin, end) = (format!("-- @lib {name}"), format!("-- @end {name}\n"));
+            assert!(
+                lib.starts_with(&begin) && lib.ends_with(&end),
+                "{path:?} must open with {begin:?} and close with {end:?}"
+            );
+            for s in all() {
+                if let Some(at) = s.source().find(&begin) {
+                    let block = &s.source()[at..];
+                    let block = &block[..block.find(&end).expect("block closed") + end.len()];
+                    assert_eq!(
+                        block,
+                        lib,
+                        "lua/{}.lua carries an outdated copy of lua/lib/{name}.lua",
+                        s.name()
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -181,12 +181,12 @@ fn scripts_and_load_give_the_evalsha_names() {
         .map(|s| (s.name(), s.sha1()))
         .collect();
     assert_eq!(rows, expected);
-    assert_eq!(rows.len(), 7);
+    assert!(rows.iter().any(|(n, _)| *n == "vote"));
 
     let server = common::server();
     let mut con = common::con(&server);
     let loaded = json(Some(&server.url()), &["load"]);
-    assert_eq!(loaded.as_array().unwrap().len(), 7);
+    assert_eq!(loaded.as_array().unwrap().len(), expected.len());
     for s in redvote::scripts::all() {
         let exists: Vec<bool> = redis::cmd("SCRIPT")
             .arg("EXISTS")

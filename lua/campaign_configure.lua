@@ -1,0 +1,182 @@
+#!lua
+--[[
+  campaign_configure: create or update a campaign, its boards, options,
+  weights and settings from one JSON document, all validated before the
+  first write, in one atomic call.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
+             key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
+    ARGV[1]  settings  JSON object, every member optional:
+      { "offset": "+08:00",            UTC offset of hour/day/week/month starts
+        "start": 1767225600,           Unix seconds; votes before are refused
+        "end": 1769904000,             Unix seconds; votes from then on are refused
+        "boards": { "<board>": {
+            "periods": ["hour", "day", "week", "month", "total"],   any subset
+            "ties": "name" | "competition" | "dense" | "first",
+            "carry": "0.1",            share of a vote's shown weight added to
+                                       the NEXT period's shown board, 0..1
+            "decimals": 2,             shown scores are kept and shown with this
+                                       many decimals (0..6)
+            "retention": { "hour": 172800, "day": 2678400, "week": 0, "month": 0 },
+                                       seconds a period board lives after its
+                                       period ends (0: forever)
+            "options": { "<option>": { "weight": 1, "data": { "name": "..." } } }
+        } } }
+    Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
+    spaces or control characters. Defaults for a new board: periods
+    ["total"], ties "competition", carry 0, decimals 2, retention 0; an
+    option's weight defaults to 1. At most 64 boards and 1000 options a call.
+
+  Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
+    <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
+    keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    (display data).
+
+  Output: { "boards", n, "options", n } (how many were created or updated)
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME.
+]]
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function integer(v, lo, hi, what)
+  local n = tonumber(v)
+  if type(v) == 'boolean' or not n or n ~= math.floor(n) or n < lo or n > hi then
+    fail('INVALID_CONFIG', what .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got ' .. tostring(v):sub(1, 40))
+  end
+  return n
+end
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_configure takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV ~= 1 then fail('USAGE', 'campaign_configure takes one JSON argument') end
+  local ns = root:sub(1, -9)
+  local ok, doc = pcall(cjson.decode, ARGV[1])
+  if not ok or type(doc) ~= 'table' then fail('INVALID_CONFIG', 'settings are not a JSON object') end
+
+  local campaign = {}
+  if doc.offset ~= nil then
+    local sign, hh, mm = tostring(doc.offset):match('^([%+%-])(%d%d):(%d%d)$')
+    if not sign or tonumber(hh) > 14 or tonumber(mm) > 59 then
+      fail('INVALID_CONFIG', 'offset must be +HH:MM or -HH:MM within 14 hours, got ' .. tostring(doc.offset):sub(1, 40))
+    end
+    local seconds = tonumber(hh) * 3600 + tonumber(mm) * 60
+    campaign[#campaign + 1] = 'offset'
+    campaign[#campaign + 1] = (sign == '-' and -seconds or seconds)
+  end
+  for _, field in ipairs({ 'start', 'end' }) do
+    if doc[field] ~= nil then
+      campaign[#campaign + 1] = field
+      campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
+    end
+  end
+  local start_at = tonumber(doc.start or rcall('HGET', root, 'start'))
+  local end_at = tonumber(doc['end'] or rcall('HGET', root, 'end'))
+  if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
+
+  local boards, nboards, noptions = {}, 0, 0
+  if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
+  for board, spec in pairs(doc.boards or {}) do
+    if not name_ok(board) then fail('INVALID_NAME', 'board name "' .. tostring(board):sub(1, 80) .. '"') end
+    if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
+    nboards = nboards + 1
+    if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
+    local exists = rcall('EXISTS', ns .. 'board:' .. board) == 1
+    local fields = {}
+    local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
+    if spec.periods ~= nil or not exists then
+      local seen, list = {}, {}
+      if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
+      for _, p in ipairs(spec.periods or { 'total' }) do
+        if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
+          fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
+        end
+        if not seen[p] then seen[p] = true; list[#list + 1] = p end
+      end
+      if #list == 0 then fail('INVALID_CONFIG', board .. ': periods must not be empty') end
+      set('periods', table.concat(list, ','))
+    end
+    if spec.ties ~= nil or not exists then
+      local ties = spec.ties or 'competition'
+      if ties ~= 'name' and ties ~= 'competition' and ties ~= 'dense' and ties ~= 'first' then
+        fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
+      end
+      set('ties', ties)
+    end
+    if spec.decimals ~= nil or not exists then set('decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
+    if spec.carry ~= nil or not exists then
+      local carry = tostring(spec.carry or '0')
+      if not (carry:find('^0%.%d+$') or carry:find('^1%.0+$') or carry == '0' or carry == '1') or #carry > 8 then
+        fail('INVALID_CONFIG', board .. ': carry must be a decimal in [0, 1] with at most 6 decimals, got ' .. carry:sub(1, 40))
+      end
+      set('carry', carry)
+    end
+    if spec.retention ~= nil and type(spec.retention) ~= 'table' then fail('INVALID_CONFIG', board .. ': retention must be an object') end
+    for p, seconds in pairs(spec.retention or {}) do
+      if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' then
+        fail('INVALID_CONFIG', board .. ': retention is per hour, day, week or month, got ' .. tostring(p):sub(1, 40))
+      end
+      set('keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
+    end
+    local weights, data = {}, {}
+    if spec.options ~= nil and type(spec.options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
+    for option, o in pairs(spec.options or {}) do
+      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
+      noptions = noptions + 1
+      if noptions > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
+      if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+        weights[#weights + 1] = option
+        weights[#weights + 1] = integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight')
+      end
+      if o.data ~= nil then
+        if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
+        local flat = {}
+        for k, v in pairs(o.data) do
+          if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
+            fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
+          end
+          flat[#flat + 1] = k
+          flat[#flat + 1] = tostring(v)
+        end
+        data[#data + 1] = { option, flat }
+      end
+    end
+    boards[#boards + 1] = { board, fields, weights, data }
+  end
+
+  -- validated: the writes start here
+  campaign[#campaign + 1] = 'updated'
+  campaign[#campaign + 1] = rcall('TIME')[1]
+  rcall('HSET', root, unpack(campaign))
+  for _, b in ipairs(boards) do
+    local board, fields, weights, data = b[1], b[2], b[3], b[4]
+    rcall('SADD', ns .. 'boards', board)
+    if #fields > 0 then rcall('HSET', ns .. 'board:' .. board, unpack(fields)) end
+    if #weights > 0 then rcall('HSET', ns .. 'weights:' .. board, unpack(weights)) end
+    for _, d in ipairs(data) do
+      local key = ns .. 'option:' .. board .. ':' .. d[1]
+      rcall('DEL', key)
+      if #d[2] > 0 then rcall('HSET', key, unpack(d[2])) end
+    end
+  end
+  return { 'boards', nboards, 'options', noptions }
+end
+
+-- Every refusal leaves through fail() before the first write; anything else
+-- (a Redis error, a Lua bug) is still answered as a stable code, never as a
+-- raw Lua error.
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+return redis.error_reply(res)

@@ -1,0 +1,89 @@
+-- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- master copy is lua/lib/periods.lua; scripts carry it verbatim between
+-- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local function civil(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = math.floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = math.floor(lt / 3600) * 3600
+    return string.format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return string.format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    local monday = days - (days + 3) % 7
+    local iso_year = civil(monday + 3)
+    local week = math.floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return string.format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    local first = days_from_civil(y, m, 1)
+    local next_first = m == 12 and days_from_civil(y + 1, 1, 1) or days_from_civil(y, m + 1, 1)
+    return string.format('month:%04d-%02d', y, m), first * 86400 - offset, next_first * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- @end periods
