@@ -10,7 +10,9 @@ pub mod site;
 
 pub use call::Call;
 pub use error::{Code, Error, Result};
-pub use model::{Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome};
+pub use model::{
+    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome,
+};
 pub use server::TempServer;
 pub use site::Site;
 pub mod seed;

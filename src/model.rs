@@ -295,7 +295,11 @@ pub(crate) fn read_article(v: Value) -> Shape<Article> {
         v => Some(int(v)? as u64),
     };
     let vote = text(&items[3])?;
-    a.user_vote = if vote.is_empty() { None } else { Some(vote.parse()?) };
+    a.user_vote = if vote.is_empty() {
+        None
+    } else {
+        Some(vote.parse()?)
+    };
     Ok(a)
 }
 

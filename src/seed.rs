@@ -48,7 +48,12 @@ pub fn post_article(
 
 /// `article_vote(conn, user, article)` at time `now`: ZSCORE, SADD, then
 /// ZINCRBY and HINCRBY, four round trips. Returns whether the vote counted.
-pub fn article_vote(con: &mut Connection, user: &str, article: &str, now: f64) -> RedisResult<bool> {
+pub fn article_vote(
+    con: &mut Connection,
+    user: &str,
+    article: &str,
+    now: f64,
+) -> RedisResult<bool> {
     let cutoff = now - ONE_WEEK_IN_SECONDS;
     let time: Option<f64> = con.zscore("time:", article)?;
     if time.unwrap_or(0.0) < cutoff {

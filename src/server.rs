@@ -57,7 +57,9 @@ impl TempServer {
                 .stderr(Stdio::null())
                 .spawn()
                 .map_err(|e| match e.kind() {
-                    io::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT),
+                    io::ErrorKind::NotFound => {
+                        io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT)
+                    }
                     _ => e,
                 })?;
             let mut server = TempServer { child, port, dir };

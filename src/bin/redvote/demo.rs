@@ -10,11 +10,31 @@ use crate::{connect, print_page, Global};
 
 /// (poster, title, link) of the demo's articles.
 const ARTICLES: [(&str, &str, &str); 5] = [
-    ("user:1", "Redis in Action, chapter 1", "https://example.com/ria-1"),
-    ("user:2", "Atomic votes with Lua", "https://example.com/lua-votes"),
-    ("user:3", "Ranking by time and votes", "https://example.com/ranking"),
-    ("user:4", "Wilson score, explained", "https://example.com/wilson"),
-    ("user:5", "Why round trips add up", "https://example.com/round-trips"),
+    (
+        "user:1",
+        "Redis in Action, chapter 1",
+        "https://example.com/ria-1",
+    ),
+    (
+        "user:2",
+        "Atomic votes with Lua",
+        "https://example.com/lua-votes",
+    ),
+    (
+        "user:3",
+        "Ranking by time and votes",
+        "https://example.com/ranking",
+    ),
+    (
+        "user:4",
+        "Wilson score, explained",
+        "https://example.com/wilson",
+    ),
+    (
+        "user:5",
+        "Why round trips add up",
+        "https://example.com/round-trips",
+    ),
 ];
 
 /// Run the demo.
@@ -47,7 +67,8 @@ pub fn run(g: &Global) -> Result<()> {
     // Article i gets i extra upvotes, so the ranking is easy to read.
     for (i, id) in ids.iter().enumerate() {
         for voter in 0..i * 3 {
-            site.vote(&format!("user:{}", 100 + voter), id).run(&mut con)?;
+            site.vote(&format!("user:{}", 100 + voter), id)
+                .run(&mut con)?;
         }
     }
     say("cast 30 upvotes: article:5 gets 12, article:4 9, article:3 6, article:2 3".to_string());
@@ -75,7 +96,12 @@ pub fn run(g: &Global) -> Result<()> {
     print_page(g, &site.page(Order::Score, 1, None).run(&mut con)?)?;
     if !g.json {
         println!("\ngroup redis:");
-        print_page(g, &site.group_page("redis", Order::Score, 1, None).run(&mut con)?)?;
+        print_page(
+            g,
+            &site
+                .group_page("redis", Order::Score, 1, None)
+                .run(&mut con)?,
+        )?;
     }
     Ok(())
 }
