@@ -21,7 +21,11 @@
             "retention": { "hour": 172800, "day": 2678400, "week": 0, "month": 0 },
                                        seconds a period board lives after its
                                        period ends (0: forever)
-            "options": { "<option>": { "weight": 1, "data": { "name": "..." } } }
+            "options": { "<option>": { "weight": 1, "data": { "name": "..." } } },
+            "remove": ["<option>", ...]   options to delete: from the board's
+                                       settings, every period board it kept,
+                                       the "first" side keys, its display data,
+                                       imported votes and participant counter
         } } }
     Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
     spaces or control characters. Defaults for a new board: periods
@@ -31,11 +35,12 @@
   Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
     <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
     keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
-    (display data).
+    (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
   Output: { "boards", n, "options", n } (how many were created or updated)
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME.
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
 ]]
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
@@ -150,7 +155,17 @@ local function main()
         data[#data + 1] = { option, flat }
       end
     end
-    boards[#boards + 1] = { board, fields, weights, data }
+    local remove = {}
+    if spec.remove ~= nil and type(spec.remove) ~= 'table' then fail('INVALID_CONFIG', board .. ': remove must be a list') end
+    for _, option in ipairs(spec.remove or {}) do
+      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
+      if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+        fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+      end
+      remove[#remove + 1] = option
+    end
+    boards[#boards + 1] = { board, fields, weights, data, remove }
   end
 
   -- validated: the writes start here
@@ -166,6 +181,23 @@ local function main()
       local key = ns .. 'option:' .. board .. ':' .. d[1]
       rcall('DEL', key)
       if #d[2] > 0 then rcall('HSET', key, unpack(d[2])) end
+    end
+    if #b[5] > 0 then
+      -- Period boards that have expired leave the index first (0: kept forever).
+      local index = ns .. 'periods:' .. board
+      rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
+      local periods = rcall('ZRANGE', index, 0, -1)
+      for _, option in ipairs(b[5]) do
+        for _, p in ipairs(periods) do
+          for _, kind in ipairs({ 'real:', 'shown:' }) do
+            rcall('ZREM', ns .. 'b:' .. board .. ':' .. kind .. p, option)
+            rcall('ZREM', ns .. 'f:' .. board .. ':' .. kind .. p, option)
+          end
+        end
+        rcall('HDEL', ns .. 'weights:' .. board, option)
+        rcall('HDEL', ns .. 'initial:' .. board, option)
+        rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+      end
     end
   end
   return { 'boards', nboards, 'options', noptions }

@@ -45,6 +45,8 @@ pub enum Code {
     UnknownOption,
     /// A vote before the campaign's start or from its end on.
     CampaignClosed,
+    /// A period name that is malformed, or a period the board does not keep.
+    InvalidPeriod,
     /// A write that would take a score beyond the range doubles hold exactly.
     OutOfRange,
     /// Redis refused a command inside a script, or the script hit a bug.
@@ -53,7 +55,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 19] = [
+    pub const ALL: [Code; 20] = [
         Code::Usage,
         Code::InvalidUser,
         Code::InvalidId,
@@ -71,6 +73,7 @@ impl Code {
         Code::UnknownBoard,
         Code::UnknownOption,
         Code::CampaignClosed,
+        Code::InvalidPeriod,
         Code::OutOfRange,
         Code::Internal,
     ];
@@ -95,6 +98,7 @@ impl Code {
             Code::UnknownBoard => "REDVOTE_UNKNOWN_BOARD",
             Code::UnknownOption => "REDVOTE_UNKNOWN_OPTION",
             Code::CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
+            Code::InvalidPeriod => "REDVOTE_INVALID_PERIOD",
             Code::OutOfRange => "REDVOTE_OUT_OF_RANGE",
             Code::Internal => "REDVOTE_INTERNAL",
         }

@@ -102,9 +102,14 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] calls.
-    const OPERATIONS: [&str; 9] = [
+    const OPERATIONS: [&str; 14] = [
         "article",
+        "campaign_around",
         "campaign_configure",
+        "campaign_import",
+        "campaign_participants",
+        "campaign_standing",
+        "campaign_top",
         "campaign_vote",
         "configure",
         "group_page",

@@ -1,0 +1,258 @@
+#!lua
+--[[
+  campaign_import: set the starting (imported) shown votes of options of one
+  board. Idempotent: the imported amount of each option is remembered in
+  <ns>initial:B, and a run adds only the difference to what was imported
+  before, so running an import twice gives the same state.
+
+  The difference goes to the board's shown "total" board (when kept) and to
+  the shown board of every other period it keeps that holds `time` (the
+  current ones): imported votes then rank from the start; real boards are
+  never touched.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2]  time    "" for the server's clock; Unix seconds on the test path
+    ARGV[3..] option, votes, option, votes, ...: 1..500 pairs; votes a
+             non-negative decimal with at most the board's decimals
+
+  Output: { options whose imported amount changed, options unchanged }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
+    REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION,
+    REDVOTE_OUT_OF_RANGE.
+]]
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+
+-- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- master copy is lua/lib/periods.lua; scripts carry it verbatim between
+-- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local function civil(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = math.floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = math.floor(lt / 3600) * 3600
+    return string.format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return string.format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    local monday = days - (days + 3) % 7
+    local iso_year = civil(monday + 3)
+    local week = math.floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return string.format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    local first = days_from_civil(y, m, 1)
+    local next_first = m == 12 and days_from_civil(y + 1, 1, 1) or days_from_civil(y, m + 1, 1)
+    return string.format('month:%04d-%02d', y, m), first * 86400 - offset, next_first * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- @end periods
+
+-- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
+-- block above it).
+local function name_ok(s)
+  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+
+-- The campaign's UTC offset; fails when the campaign does not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+
+-- "" for the server's clock, or explicit integer Unix seconds (test path).
+local function clock(at)
+  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
+  if not at:find('^%d+$') or #at > 12 then
+    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+  end
+  return tonumber(at)
+end
+
+-- A board's settings, or UNKNOWN_BOARD.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps = {}
+  for p in s[1]:gmatch('[^,]+') do keeps[p] = true end
+  return { name = board, keeps = keeps, ties = s[2] or 'competition', decimals = tonumber(s[3] or 2) }
+end
+
+-- The board key, its "first" side key and the period name for a period
+-- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
+-- or a named period such as "day:2026-03-17". shift = -1 gives the period
+-- before it. Refuses periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- @end campaign
+
+local EXACT = 9007199254740992 -- 2^53
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_import takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 4 or #ARGV % 2 ~= 0 or #ARGV > 1002 then
+    fail('USAGE', 'campaign_import takes board, time, then 1..500 option, votes pairs')
+  end
+  local ns = root:sub(1, -9)
+  local offset = campaign_offset(root)
+  local now = clock(ARGV[2])
+  local b = board_settings(ns, ARGV[1])
+  local scale = 10 ^ b.decimals
+  local first = b.ties == 'first'
+  local keys = {}
+  for _, p in ipairs({ 'hour', 'day', 'week', 'month', 'total' }) do
+    if b.keeps[p] then
+      local key, fkey = board_key(ns, b, 'shown', p, now, offset)
+      keys[#keys + 1] = { key, fkey }
+    end
+  end
+  local initial = ns .. 'initial:' .. b.name
+  local changes, unchanged, seen = {}, 0, {}
+  for i = 3, #ARGV, 2 do
+    local option, votes = ARGV[i], ARGV[i + 1]
+    check_name(option)
+    if rcall('HEXISTS', ns .. 'weights:' .. b.name, option) == 0 then
+      fail('UNKNOWN_OPTION', ns .. 'weights:' .. b.name .. ' has no option ' .. option)
+    end
+    if seen[option] then fail('USAGE', 'option ' .. option .. ' is imported twice in one call') end
+    seen[option] = true
+    local int, frac = votes:match('^(%d+)%.?(%d*)$')
+    if not int or #votes > 20 or #frac > b.decimals or (votes:find('%.') and #frac == 0) then
+      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. b.decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
+    end
+    local units = tonumber(int .. frac .. string.rep('0', b.decimals - #frac))
+    local before = math.floor(tonumber(rcall('HGET', initial, option) or '0') * scale + 0.5)
+    local delta = units - before
+    if delta == 0 then
+      unchanged = unchanged + 1
+    else
+      for _, k in ipairs(keys) do
+        local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
+        if math.abs(current + delta) >= EXACT or units >= EXACT then
+          fail('OUT_OF_RANGE', k[1] .. ' ' .. option .. ' would leave the exact range')
+        end
+      end
+      changes[#changes + 1] = { option, units, delta }
+    end
+  end
+
+  -- validated: the writes start here
+  local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
+  for n, c in ipairs(changes) do
+    local option, units, delta = c[1], c[2], c[3]
+    rcall('HSET', initial, option, string.format('%.' .. b.decimals .. 'f', units / scale))
+    for _, k in ipairs(keys) do
+      local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
+      rcall('ZADD', k[1], string.format('%.' .. b.decimals .. 'f', (current + delta) / scale), option)
+      if first then rcall('ZADD', k[2], seq + n, option) end
+    end
+  end
+  return { #changes, unchanged }
+end
+
+-- Every refusal leaves through fail() before the first write; anything else
+-- (a Redis error, a Lua bug) is still answered as a stable code, never as a
+-- raw Lua error.
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+return redis.error_reply(res)

@@ -1,0 +1,316 @@
+#!lua flags=no-writes
+--[[
+  campaign_top: one page of several boards of a campaign, for the current
+  period or a named one, real or shown, ranked by each board's tie rule, in
+  one call. Read-only.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  kind      "real" | "shown"
+    ARGV[2]  period    "hour" | "day" | "week" | "month" (the current one),
+                       "total", or a name: hour:2026-03-17T12, day:2026-03-17,
+                       week:2026-W12, month:2026-03
+    ARGV[3]  page      1-based page number, 1..1000000
+    ARGV[4]  per_page  1..100
+    ARGV[5]  time      "" for the server's clock; Unix seconds on the test path
+    ARGV[6..] boards   1..20 board names
+
+  Output: per board, in order: { board, period name, size (members),
+    { { member, score (string, the board's decimals), rank }, ... } }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
+]]
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+
+-- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- master copy is lua/lib/periods.lua; scripts carry it verbatim between
+-- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local function civil(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = math.floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = math.floor(lt / 3600) * 3600
+    return string.format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return string.format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    local monday = days - (days + 3) % 7
+    local iso_year = civil(monday + 3)
+    local week = math.floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return string.format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    local first = days_from_civil(y, m, 1)
+    local next_first = m == 12 and days_from_civil(y + 1, 1, 1) or days_from_civil(y, m + 1, 1)
+    return string.format('month:%04d-%02d', y, m), first * 86400 - offset, next_first * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- @end periods
+
+-- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
+-- block above it).
+local function name_ok(s)
+  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+
+-- The campaign's UTC offset; fails when the campaign does not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+
+-- "" for the server's clock, or explicit integer Unix seconds (test path).
+local function clock(at)
+  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
+  if not at:find('^%d+$') or #at > 12 then
+    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+  end
+  return tonumber(at)
+end
+
+-- A board's settings, or UNKNOWN_BOARD.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps = {}
+  for p in s[1]:gmatch('[^,]+') do keeps[p] = true end
+  return { name = board, keeps = keeps, ties = s[2] or 'competition', decimals = tonumber(s[3] or 2) }
+end
+
+-- The board key, its "first" side key and the period name for a period
+-- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
+-- or a named period such as "day:2026-03-17". shift = -1 gives the period
+-- before it. Refuses periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- @end campaign
+
+-- @lib ranks: ranking a board under its tie rule (shared block: the master
+-- copy is lua/lib/ranks.lua; needs rcall above it).
+--   name         Redis' order: equal scores by member, descending; rank = position
+--   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
+--   dense        equal scores share the rank, no gap (1, 2, 2, 3)
+--   first        equal scores ordered by who reached the score first: the
+--                side zset f:... holds, per member, the sequence number of
+--                the vote that brought it to its current score
+local function fmt(score, decimals)
+  return string.format('%.' .. decimals .. 'f', tonumber(score))
+end
+
+-- How many distinct scores are strictly above s (O(members above)).
+local function distinct_above(key, s)
+  local above = rcall('ZRANGEBYSCORE', key, '(' .. s, '+inf', 'WITHSCORES')
+  local n, last = 0, nil
+  for i = 2, #above, 2 do
+    if above[i] ~= last then n = n + 1; last = above[i] end
+  end
+  return n
+end
+
+-- The members scoring exactly s, earliest to reach s first.
+local function tie_group(key, fkey, s)
+  local members = rcall('ZRANGEBYSCORE', key, s, s)
+  if #members > 1 then
+    local seq = {}
+    for i = 1, #members, 500 do
+      local chunk = { unpack(members, i, math.min(i + 499, #members)) }
+      local got = rcall('ZMSCORE', fkey, unpack(chunk))
+      for j, m in ipairs(chunk) do seq[m] = tonumber(got[j]) or math.huge end
+    end
+    table.sort(members, function(a, b)
+      if seq[a] ~= seq[b] then return seq[a] < seq[b] end
+      return a > b
+    end)
+  end
+  return members
+end
+
+-- Positions start..stop (0-based) of the board in display order:
+-- { { member, score, rank }, ... }.
+local function ordered_window(key, fkey, ties, start, stop)
+  local raw = rcall('ZREVRANGE', key, start, stop, 'WITHSCORES')
+  local out = {}
+  if #raw == 0 then return out end
+  if ties == 'first' then
+    -- The window may cut tie groups: walk whole groups from the first one.
+    local s = raw[2]
+    local pos = rcall('ZCOUNT', key, '(' .. s, '+inf')
+    while pos <= stop do
+      for _, m in ipairs(tie_group(key, fkey, s)) do
+        if pos >= start and pos <= stop then out[#out + 1] = { m, s, pos + 1 } end
+        pos = pos + 1
+      end
+      local nxt = rcall('ZREVRANGEBYSCORE', key, '(' .. s, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      if #nxt == 0 then break end
+      s = nxt[2]
+    end
+    return out
+  end
+  local rank
+  for i = 1, #raw, 2 do
+    local m, s = raw[i], raw[i + 1]
+    local pos = start + (i - 1) / 2
+    if ties == 'name' then
+      rank = pos + 1
+    elseif i == 1 then
+      rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') + 1 or distinct_above(key, s) + 1
+    elseif s ~= raw[i - 1] then
+      rank = ties == 'competition' and pos + 1 or rank + 1
+    end
+    out[#out + 1] = { m, s, rank }
+  end
+  return out
+end
+
+-- A member's 0-based display position, rank and score; nil when absent.
+local function position(key, fkey, ties, member)
+  local s = rcall('ZSCORE', key, member)
+  if not s then return nil end
+  if ties == 'first' then
+    local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
+    for i, m in ipairs(tie_group(key, fkey, s)) do
+      if m == member then return above + i - 1, above + i, s end
+    end
+  end
+  local pos = rcall('ZREVRANK', key, member)
+  if ties == 'name' then return pos, pos + 1, s end
+  if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
+  return pos, distinct_above(key, s) + 1, s
+end
+-- @end ranks
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_top takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 6 or #ARGV > 25 then fail('USAGE', 'campaign_top takes kind, period, page, per_page, time, then 1..20 boards') end
+  local ns = root:sub(1, -9)
+  local kind, selector, page, per_page = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
+    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
+  end
+  if not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
+    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
+  end
+  local now = clock(ARGV[5])
+  local offset = campaign_offset(root)
+  local start = (tonumber(page) - 1) * tonumber(per_page)
+  local wanted = {}
+  for i = 6, #ARGV do
+    local b = board_settings(ns, ARGV[i])
+    local key, fkey, name = board_key(ns, b, kind, selector, now, offset)
+    wanted[#wanted + 1] = { b, key, fkey, name }
+  end
+  local reply = {}
+  for _, w in ipairs(wanted) do
+    local b, key, fkey, name = w[1], w[2], w[3], w[4]
+    local entries = ordered_window(key, fkey, b.ties, start, start + tonumber(per_page) - 1)
+    for _, e in ipairs(entries) do e[2] = fmt(e[2], kind == 'real' and 0 or b.decimals) end
+    reply[#reply + 1] = { b.name, name, rcall('ZCARD', key), entries }
+  end
+  return reply
+end
+
+-- Every refusal leaves through fail() before the first write; anything else
+-- (a Redis error, a Lua bug) is still answered as a stable code, never as a
+-- raw Lua error.
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+return redis.error_reply(res)

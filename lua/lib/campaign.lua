@@ -1,0 +1,63 @@
+-- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
+-- block above it).
+local function name_ok(s)
+  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+
+-- The campaign's UTC offset; fails when the campaign does not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+
+-- "" for the server's clock, or explicit integer Unix seconds (test path).
+local function clock(at)
+  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
+  if not at:find('^%d+$') or #at > 12 then
+    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+  end
+  return tonumber(at)
+end
+
+-- A board's settings, or UNKNOWN_BOARD.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps = {}
+  for p in s[1]:gmatch('[^,]+') do keeps[p] = true end
+  return { name = board, keeps = keeps, ties = s[2] or 'competition', decimals = tonumber(s[3] or 2) }
+end
+
+-- The board key, its "first" side key and the period name for a period
+-- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
+-- or a named period such as "day:2026-03-17". shift = -1 gives the period
+-- before it. Refuses periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- @end campaign

@@ -1,0 +1,93 @@
+-- @lib ranks: ranking a board under its tie rule (shared block: the master
+-- copy is lua/lib/ranks.lua; needs rcall above it).
+--   name         Redis' order: equal scores by member, descending; rank = position
+--   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
+--   dense        equal scores share the rank, no gap (1, 2, 2, 3)
+--   first        equal scores ordered by who reached the score first: the
+--                side zset f:... holds, per member, the sequence number of
+--                the vote that brought it to its current score
+local function fmt(score, decimals)
+  return string.format('%.' .. decimals .. 'f', tonumber(score))
+end
+
+-- How many distinct scores are strictly above s (O(members above)).
+local function distinct_above(key, s)
+  local above = rcall('ZRANGEBYSCORE', key, '(' .. s, '+inf', 'WITHSCORES')
+  local n, last = 0, nil
+  for i = 2, #above, 2 do
+    if above[i] ~= last then n = n + 1; last = above[i] end
+  end
+  return n
+end
+
+-- The members scoring exactly s, earliest to reach s first.
+local function tie_group(key, fkey, s)
+  local members = rcall('ZRANGEBYSCORE', key, s, s)
+  if #members > 1 then
+    local seq = {}
+    for i = 1, #members, 500 do
+      local chunk = { unpack(members, i, math.min(i + 499, #members)) }
+      local got = rcall('ZMSCORE', fkey, unpack(chunk))
+      for j, m in ipairs(chunk) do seq[m] = tonumber(got[j]) or math.huge end
+    end
+    table.sort(members, function(a, b)
+      if seq[a] ~= seq[b] then return seq[a] < seq[b] end
+      return a > b
+    end)
+  end
+  return members
+end
+
+-- Positions start..stop (0-based) of the board in display order:
+-- { { member, score, rank }, ... }.
+local function ordered_window(key, fkey, ties, start, stop)
+  local raw = rcall('ZREVRANGE', key, start, stop, 'WITHSCORES')
+  local out = {}
+  if #raw == 0 then return out end
+  if ties == 'first' then
+    -- The window may cut tie groups: walk whole groups from the first one.
+    local s = raw[2]
+    local pos = rcall('ZCOUNT', key, '(' .. s, '+inf')
+    while pos <= stop do
+      for _, m in ipairs(tie_group(key, fkey, s)) do
+        if pos >= start and pos <= stop then out[#out + 1] = { m, s, pos + 1 } end
+        pos = pos + 1
+      end
+      local nxt = rcall('ZREVRANGEBYSCORE', key, '(' .. s, '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      if #nxt == 0 then break end
+      s = nxt[2]
+    end
+    return out
+  end
+  local rank
+  for i = 1, #raw, 2 do
+    local m, s = raw[i], raw[i + 1]
+    local pos = start + (i - 1) / 2
+    if ties == 'name' then
+      rank = pos + 1
+    elseif i == 1 then
+      rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') + 1 or distinct_above(key, s) + 1
+    elseif s ~= raw[i - 1] then
+      rank = ties == 'competition' and pos + 1 or rank + 1
+    end
+    out[#out + 1] = { m, s, rank }
+  end
+  return out
+end
+
+-- A member's 0-based display position, rank and score; nil when absent.
+local function position(key, fkey, ties, member)
+  local s = rcall('ZSCORE', key, member)
+  if not s then return nil end
+  if ties == 'first' then
+    local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
+    for i, m in ipairs(tie_group(key, fkey, s)) do
+      if m == member then return above + i - 1, above + i, s end
+    end
+  end
+  local pos = rcall('ZREVRANK', key, member)
+  if ties == 'name' then return pos, pos + 1, s end
+  if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
+  return pos, distinct_above(key, s) + 1, s
+end
+-- @end ranks
