@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod call;
+pub mod campaign;
 pub mod error;
 pub mod model;
 pub mod scripts;
@@ -9,6 +10,7 @@ pub mod server;
 pub mod site;
 
 pub use call::Call;
+pub use campaign::{Campaign, CampaignSettings, Kind, Period, Ties};
 pub use error::{Code, Error, Result};
 pub use model::{
     Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome,

@@ -210,14 +210,14 @@ impl ConfigUpdate {
 /// Why a reply did not fit; the caller adds the script name.
 pub(crate) type Shape<T> = Result<T, String>;
 
-fn items(v: Value) -> Shape<Vec<Value>> {
+pub(crate) fn items(v: Value) -> Shape<Vec<Value>> {
     match v {
         Value::Array(items) => Ok(items),
         other => Err(format!("expected an array, got {other:?}")),
     }
 }
 
-fn text(v: &Value) -> Shape<String> {
+pub(crate) fn text(v: &Value) -> Shape<String> {
     match v {
         Value::BulkString(b) => Ok(String::from_utf8_lossy(b).into_owned()),
         Value::SimpleString(s) => Ok(s.clone()),
@@ -226,7 +226,7 @@ fn text(v: &Value) -> Shape<String> {
     }
 }
 
-fn int(v: &Value) -> Shape<i64> {
+pub(crate) fn int(v: &Value) -> Shape<i64> {
     match v {
         Value::Int(i) => Ok(*i),
         other => text(other)?
@@ -249,7 +249,7 @@ fn parse<T: FromStr<Err = String>>(v: &Value) -> Shape<T> {
     text(v)?.parse()
 }
 
-fn get(items: &[Value], i: usize) -> Shape<&Value> {
+pub(crate) fn get(items: &[Value], i: usize) -> Shape<&Value> {
     items
         .get(i)
         .ok_or_else(|| format!("reply has {} items, wanted at least {}", items.len(), i + 1))
