@@ -4,6 +4,7 @@
 //! naming the problem), 2 on a command line clap rejects.
 
 mod bench;
+mod campaign;
 mod demo;
 
 use std::process::ExitCode;
@@ -112,6 +113,8 @@ enum Command {
     Load,
     /// Run the site's whole flow (on a throwaway redis-server unless --url)
     Demo,
+    /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
+    Campaign(campaign::CampaignArgs),
     /// Benchmark redvote against the seeds' client-side flow
     Bench(bench::BenchArgs),
 }
@@ -295,6 +298,7 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
+        Command::Campaign(args) => campaign::run(g, &args),
         Command::Bench(args) => bench::run(g, &args),
     }
 }
@@ -328,7 +332,7 @@ fn vote(g: &Global, site: &Site, v: VoteArgs, want: Vote) -> Result<()> {
 }
 
 /// Print `value` as JSON with --json, else as `human` renders it.
-fn print<T: Serialize>(g: &Global, value: &T, human: impl Fn(&T) -> String) -> Result<()> {
+pub fn print<T: Serialize>(g: &Global, value: &T, human: impl Fn(&T) -> String) -> Result<()> {
     if g.json {
         println!("{}", serde_json::to_string(value)?);
     } else {

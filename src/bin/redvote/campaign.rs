@@ -1,0 +1,343 @@
+//! `redvote campaign NAME ...`: the campaign leaderboards from the command
+//! line. Parse, call the library, print (human or `--json`).
+
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry};
+use redvote::{Campaign, Kind};
+
+use crate::{print, Global};
+
+/// `redvote campaign NAME <command>`.
+#[derive(Args, Debug)]
+pub struct CampaignArgs {
+    /// Campaign name: keys live under the namespace {c:NAME}:
+    name: String,
+    /// Test/import path: act at this Unix time instead of the server's clock
+    #[arg(long)]
+    at: Option<u64>,
+    #[command(subcommand)]
+    command: CampaignCommand,
+}
+
+#[derive(Args, Debug)]
+struct View {
+    /// real (one per vote) or shown (weighted, imported, carried)
+    #[arg(long, default_value = "shown")]
+    kind: Kind,
+    /// hour, day, week, month (the current one), total, or a name such as day:2026-03-17
+    #[arg(long, default_value = "total")]
+    period: String,
+}
+
+#[derive(Subcommand, Debug)]
+enum CampaignCommand {
+    /// Create or update the campaign from a JSON settings document
+    Configure {
+        /// The settings file (JSON; see README), or - for stdin
+        file: String,
+    },
+    /// Vote for options: BOARD:OPTION pairs, all or nothing
+    Vote {
+        /// Voter
+        #[arg(long)]
+        user: String,
+        /// BOARD:OPTION pairs
+        #[arg(required = true)]
+        pairs: Vec<String>,
+    },
+    /// Import starting shown votes from a CSV (option,votes) or JSON ({"option": votes}) file
+    Import {
+        /// Board
+        board: String,
+        /// The file
+        file: String,
+        /// Options per atomic call
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
+    },
+    /// A page of one or more boards
+    Top {
+        /// Boards
+        #[arg(required = true)]
+        boards: Vec<String>,
+        #[command(flatten)]
+        view: View,
+        /// Page number, from 1
+        #[arg(long, default_value_t = 1)]
+        page: u32,
+        /// Entries per page (1..100)
+        #[arg(long, default_value_t = 10)]
+        per_page: u32,
+    },
+    /// Rank, score, the member ahead and the gap, last period's rank
+    Standing {
+        /// Board
+        board: String,
+        /// Members
+        #[arg(required = true)]
+        members: Vec<String>,
+        #[command(flatten)]
+        view: View,
+    },
+    /// The members around one member, its percentile and page
+    Around {
+        /// Board
+        board: String,
+        /// Member
+        member: String,
+        #[command(flatten)]
+        view: View,
+        /// Window size
+        #[arg(long, default_value_t = 5)]
+        window: u32,
+        /// Page size for the page count
+        #[arg(long, default_value_t = 10)]
+        per_page: u32,
+    },
+    /// Unique participants of the campaign and of options
+    Participants {
+        /// Board
+        board: String,
+        /// Options
+        options: Vec<String>,
+    },
+    /// Remove options from a board, with their scores on every period board
+    RemoveOptions {
+        /// Board
+        board: String,
+        /// Options
+        #[arg(required = true)]
+        options: Vec<String>,
+    },
+}
+
+/// Run one campaign command.
+pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
+    let mut campaign = Campaign::new(&args.name);
+    if let Some(t) = args.at {
+        campaign = campaign.at(t);
+    }
+    match &args.command {
+        CampaignCommand::Configure { file } => {
+            let text = if file == "-" {
+                std::io::read_to_string(std::io::stdin())?
+            } else {
+                std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?
+            };
+            let settings: CampaignSettings = serde_json::from_str(&text)
+                .with_context(|| format!("{file}: not campaign settings"))?;
+            let done = campaign.configure(&settings).run(&mut g.connect()?)?;
+            print(g, &done, |d| {
+                format!("configured {} board(s), {} option(s)", d.boards, d.options)
+            })
+        }
+        CampaignCommand::Vote { user, pairs } => {
+            let pairs = pairs
+                .iter()
+                .map(|p| {
+                    p.split_once(':')
+                        .with_context(|| format!("{p:?} is not BOARD:OPTION"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let ballots = campaign.vote(user, &pairs).run(&mut g.connect()?)?;
+            print(g, &ballots, |ballots| {
+                let lines: Vec<String> = ballots
+                    .iter()
+                    .map(|b| {
+                        let scores: Vec<String> = b
+                            .shown
+                            .iter()
+                            .map(|s| format!("{} {}", s.period, s.score))
+                            .collect();
+                        format!("{}:{}  {}", b.board, b.option, scores.join("  "))
+                    })
+                    .collect();
+                lines.join("\n")
+            })
+        }
+        CampaignCommand::Import { board, file, batch } => import(g, &campaign, board, file, *batch),
+        CampaignCommand::Top {
+            boards,
+            view,
+            page,
+            per_page,
+        } => {
+            let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+            let call = campaign.top(&names, view.kind, &view.period, *page, *per_page);
+            let pages = call.run(&mut g.connect()?)?;
+            print(g, &pages, |pages| {
+                pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
+            })
+        }
+        CampaignCommand::Standing {
+            board,
+            members,
+            view,
+        } => {
+            let names: Vec<&str> = members.iter().map(String::as_str).collect();
+            let call = campaign.standing(board, view.kind, &view.period, &names);
+            let standings = call.run(&mut g.connect()?)?;
+            print(g, &standings, |all| {
+                let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+                let num = |o: &Option<u64>| o.map_or("-".into(), |n| n.to_string());
+                let lines: Vec<String> = all
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{}  rank {}  score {}  ahead {} by {}  previous rank {} score {}",
+                            s.member,
+                            num(&s.rank),
+                            dash(&s.score),
+                            dash(&s.ahead),
+                            dash(&s.gap),
+                            num(&s.previous_rank),
+                            dash(&s.previous_score)
+                        )
+                    })
+                    .collect();
+                lines.join("\n")
+            })
+        }
+        CampaignCommand::Around {
+            board,
+            member,
+            view,
+            window,
+            per_page,
+        } => {
+            let call = campaign.around(board, view.kind, &view.period, member, *window, *per_page);
+            let around = call.run(&mut g.connect()?)?;
+            print(g, &around, |a| {
+                let mut out = format!(
+                    "{member}: rank {}, percentile {}, page {} of {} ({} members)",
+                    a.rank.map_or("-".into(), |r| r.to_string()),
+                    a.percentile.clone().unwrap_or_else(|| "-".into()),
+                    a.page.map_or("-".into(), |p| p.to_string()),
+                    a.pages,
+                    a.size
+                );
+                for e in &a.window {
+                    out.push('\n');
+                    out.push_str(&show_entry(e));
+                }
+                out
+            })
+        }
+        CampaignCommand::Participants { board, options } => {
+            let names: Vec<&str> = options.iter().map(String::as_str).collect();
+            let p = campaign
+                .participants(board, &names)
+                .run(&mut g.connect()?)?;
+            print(g, &p, |p| {
+                let mut out = format!("campaign {}", p.campaign);
+                for (o, n) in &p.options {
+                    out.push_str(&format!("\n{o} {n}"));
+                }
+                out
+            })
+        }
+        CampaignCommand::RemoveOptions { board, options } => {
+            let settings = CampaignSettings {
+                boards: BTreeMap::from([(
+                    board.clone(),
+                    BoardSettings {
+                        remove: options.clone(),
+                        ..Default::default()
+                    },
+                )]),
+                ..Default::default()
+            };
+            let done = campaign.configure(&settings).run(&mut g.connect()?)?;
+            print(g, &done, |_| {
+                format!("removed {} option(s) from {board}", options.len())
+            })
+        }
+    }
+}
+
+fn show_entry(e: &Entry) -> String {
+    format!("{:>4}. {}  {}", e.rank, e.member, e.score)
+}
+
+fn show_page(p: &BoardPage) -> String {
+    let mut out = format!("{} {} ({} members)", p.board, p.period, p.size);
+    for e in &p.entries {
+        out.push('\n');
+        out.push_str(&show_entry(e));
+    }
+    out
+}
+
+/// Rows of an import file: CSV lines `option,votes` (a header line whose
+/// second field is not a number is skipped) or a JSON object
+/// `{"option": votes}`.
+fn rows(file: &str, text: &str) -> Result<Vec<(String, String)>> {
+    if text.trim_start().starts_with('{') {
+        let map: BTreeMap<String, serde_json::Value> =
+            serde_json::from_str(text).with_context(|| format!("{file}: not a JSON object"))?;
+        return map
+            .into_iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::Number(n) => Ok((k, n.to_string())),
+                serde_json::Value::String(s) => Ok((k, s)),
+                other => bail!("{file}: {k}: votes must be a number, got {other}"),
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((option, votes)) = line.split_once(',') else {
+            bail!("{file}:{}: expected option,votes", n + 1);
+        };
+        let votes = votes.trim();
+        if n == 0 && votes.parse::<f64>().is_err() {
+            continue; // header
+        }
+        out.push((option.trim().to_string(), votes.to_string()));
+    }
+    Ok(out)
+}
+
+fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize) -> Result<()> {
+    if batch == 0 || batch > 500 {
+        bail!("--batch must be in 1..500");
+    }
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+    let rows = rows(file, &text)?;
+    let mut con = g.connect()?;
+    let bar = if g.json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(rows.len() as u64)
+    };
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} options").expect("template"));
+    let (mut changed, mut unchanged) = (0, 0);
+    // Each batch is one atomic call; the import as a whole is idempotent,
+    // so after an interruption running it again completes it.
+    for chunk in rows.chunks(batch) {
+        let pairs: Vec<(&str, &str)> = chunk
+            .iter()
+            .map(|(o, v)| (o.as_str(), v.as_str()))
+            .collect();
+        let done = campaign.import(board, &pairs).run(&mut con)?;
+        changed += done.changed;
+        unchanged += done.unchanged;
+        bar.inc(chunk.len() as u64);
+    }
+    bar.finish_and_clear();
+    let summary = redvote::campaign::Imported { changed, unchanged };
+    print(g, &summary, |s| {
+        format!(
+            "imported {} option(s), {} unchanged",
+            s.changed, s.unchanged
+        )
+    })
+}
