@@ -9,7 +9,7 @@ use redis::Commands;
 
 const README: &str = include_str!("../README.md");
 
-/// The `redis-cli ...` lines of README's sh blocks, in order.
+/// The `redis-cli ...` and `redvote ...` lines of README's sh blocks, in order.
 fn redis_cli_lines() -> Vec<&'static str> {
     let mut lines = Vec::new();
     let mut in_sh = false;
@@ -18,7 +18,7 @@ fn redis_cli_lines() -> Vec<&'static str> {
             in_sh = line == "```sh";
             continue;
         }
-        if in_sh && line.starts_with("redis-cli ") {
+        if in_sh && (line.starts_with("redis-cli ") || line.starts_with("redvote ")) {
             lines.push(line);
         }
     }
