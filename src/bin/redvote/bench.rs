@@ -1,10 +1,1789 @@
-//! `redvote bench` (being written).
+//! `redvote bench`: redvote's one-call operations against the seeds'
+//! client-side flow, on one Redis server, side by side.
+//!
+//! # What runs
+//!
+//! Against ONE server per run: a throwaway `redis-server` on a free loopback
+//! port (the default; FLUSHDB'd first, killed at the end), or `--url` (then
+//! the bench writes under `--prefix`, `redvote-bench:` when that is empty,
+//! refuses a prefix that already holds a site, and deletes the keys it
+//! created when it ends).
+//!
+//! Setup: `--articles` articles are posted with [`Site::post`]. Every vote of
+//! every scenario is a *new* upvote by a distinct user (`user:<n>`, `n`
+//! running over the whole run) on an article picked by a fixed hash of `n`,
+//! so each scenario does real writes spread over all articles.
+//!
+//! Vote scenarios, each at 1 connection (a sync `redis::Connection`, ops one
+//! after the other: pure latency, what one request handler sees) and with
+//! `--tasks` concurrent tokio tasks (throughput, what a busy backend sees):
+//!
+//! * **(a) seeds**: the seeds' client-side `article_vote`, ZSCORE `time:`,
+//!   SADD `voted:ID`, ZINCRBY `score:`, HINCRBY `article:ID votes`: 4 round
+//!   trips, not atomic (two clients can interleave: it is the baseline, not
+//!   a recommendation). The 1-connection run calls
+//!   [`redvote::seed::article_vote`] itself when the prefix is empty;
+//!   otherwise, and for the tasks, a twin in this file sends the same
+//!   commands with prefixed keys (members stay `article:ID`). The tasks share
+//!   one multiplexed connection, as a redis-rs backend would (`--dedicated`:
+//!   one connection each).
+//! * **(b) watch**: the same vote made safe the classic way, i.e. what you
+//!   would write without scripts: WATCH `voted:ID`, ZSCORE `time:`,
+//!   SISMEMBER `voted:ID`, then MULTI SADD ZINCRBY HINCRBY EXEC as one
+//!   pipelined request, retried when EXEC aborts because another client voted
+//!   on the article in between: 4 round trips per attempt. WATCH state
+//!   belongs to a connection, so each task has its own connection here,
+//!   always. Aborted attempts are counted as `retries`.
+//! * **(c) redvote**: [`Site::vote`], one EVALSHA of `lua/vote.lua`, atomic.
+//!   The tasks share one multiplexed connection like (a) (`--dedicated`: one
+//!   each); a second row (`own`) always gives each task its own connection,
+//!   one request in flight on each, like redis-benchmark (with
+//!   `--dedicated` both rows measure that same setup).
+//!
+//! Page scenarios (`--pages` reads each, page `i % pages + 1` of `score:`,
+//! 25 articles): the seeds' `get_articles` (ZREVRANGE, then one HGETALL per
+//! article: 26 round trips) against
+//! [`Site::page`]`(Order::Score, p, Some(25))` (one EVALSHA of
+//! `lua/page.lua`), at 1 connection and with the tasks.
+//!
+//! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
+//! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
+//! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
+//! runs against the same server, on an article of its own site
+//! `<prefix>ceiling:` (so the checked articles and pages stay as they are),
+//! `--ops` requests in all: the server's own speed for the same script with
+//! a minimal C client (`-P 1`, its default: one request in flight per
+//! connection). (c) with the tasks is reported as a ratio of it, both shared
+//! and `own` (the like-for-like one).
+//!
+//! Interleaving: the run is cut into `--rounds` rounds (default 10, at most
+//! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
+//! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
+//! or noisy machine a slow spell then hits every scenario a little instead
+//! of one scenario a lot, which keeps the ratios steady. Every scenario
+//! opens its connections once, before the first round, and keeps them.
+//!
+//! Each op's latency goes into an HDR histogram (microseconds, from just
+//! before the op's first request to its last reply); throughput is ops over
+//! the sum of the slices' wall times. The ceiling's throughput is its
+//! requests over the sum of `requests / rps` of its slices (redis-benchmark
+//! times in whole milliseconds: a slice it reports as `inf` requests/s is
+//! left out of the rate); its p50 is the median of the slices' p50s and its
+//! p99 the highest slice p99. Beside them: the median PING round trip,
+//! sampled at every round (the floor under every round trip: a 1-connection
+//! op costs about round trips x RTT + server work, so the 1-connection
+//! ratios grow with the RTT), and the server's CPU time per op (INFO cpu
+//! before and after each slice, network I/O included: what bounds
+//! throughput once the server is the bottleneck).
+//!
+//! # Checks
+//!
+//! A benchmark that measures failures is worthless, so: every op's reply is
+//! checked (each vote must count as a new upvote, each page must hold the
+//! expected articles) and any error aborts the bench (exit 1); after every
+//! vote scenario every article is read back and must satisfy
+//! `votes == |voted:ID|` and `score == time + 432 * votes`, and the sum of
+//! `votes` must equal the posts plus every vote cast so far; both page flows
+//! must read the same page 1. The ceiling's article must have gained (all
+//! but 1%, for random-user collisions) the votes redis-benchmark sent.
+//!
+//! # JSON (`--json`): one object, on one line
+//!
+//! * `redis_version` (string), `ping_p50_us` (median PING round trip on a
+//!   sync connection, 200 sampled at each round), `server` (`host:port` or
+//!   socket path), `throwaway` (bool), `prefix` (string), `articles`, `ops`
+//!   (votes per vote scenario), `pages` (reads per page scenario), `tasks`,
+//!   `threads` (tokio worker threads), `dedicated` (bool), `seconds` (whole
+//!   run), `rounds`.
+//! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
+//!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
+//!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
+//!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`), `op`
+//!   (`vote` | `page`), `flow` (`seeds` | `watch` | `redvote`), `label`,
+//!   `tasks`, `concurrent` (bool: false for the 1-connection rows, whose
+//!   `tasks` is 1), `connections` (TCP connections used), `shared` (bool:
+//!   the tasks multiplex one connection), `ops`, `seconds`, `ops_per_sec`,
+//!   `p50_us`, `p99_us`, `max_us`, `mean_us`, `round_trips_per_op` (float,
+//!   retried attempts included), `retries`, `server_cpu_us_per_op` (float or
+//!   null), all summed over the rounds.
+//! * `ceiling`: `ran` (bool), `skipped` (reason string or null), `command`
+//!   (string or null), `clients`, `requests`, `ops_per_sec`, `p50_us`,
+//!   `p99_us`, `server_cpu_us_per_op` (numbers, null when not run).
+//! * `ratios`: array, in this order, of objects with `id`
+//!   (`vote_redvote_over_seeds_1`, `vote_redvote_over_watch_1`,
+//!   `vote_redvote_over_seeds_tasks`, `vote_redvote_over_watch_tasks`,
+//!   `page_redvote_over_seeds_1`, `page_redvote_over_seeds_tasks`,
+//!   `vote_redvote_tasks_over_redis_benchmark`,
+//!   `vote_redvote_own_over_redis_benchmark`), `label`, `value` (throughput
+//!   ratio, null when not measured), `target` (the minimum wanted, or null),
+//!   `pass` (bool; null without a target or a value). Targets are reported,
+//!   not enforced: missing one does not fail the run.
+//! * `checks`: `ok` (always true: a failed check is an error, exit 1),
+//!   `articles`, `votes_cast`, `votes_found`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, ensure, Context, Result};
 use clap::Args;
+use hdrhistogram::Histogram;
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncCommands, Commands, ConnectionAddr};
+use redvote::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
+use redvote::{Order, Site, TempServer, Vote, VoteOutcome};
+use serde::Serialize;
 
 /// Benchmark options.
 #[derive(Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Votes per vote scenario [default: 20000, 1000 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub ops: Option<u64>,
+    /// Page reads per page scenario [default: ops / 10, at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub pages: Option<u64>,
+    /// A small run: 1000 votes and 100 page reads per scenario
+    #[arg(long, conflicts_with = "ops")]
+    pub quick: bool,
+    /// Concurrent tasks in the concurrent scenarios (and redis-benchmark -c)
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub tasks: u64,
+    /// Articles posted first; the votes are spread over them
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub articles: u64,
+    /// Give every task its own connection in (a) and (c) too [default: the
+    /// tasks share one multiplexed connection, as a redis-rs backend does]
+    #[arg(long)]
+    pub dedicated: bool,
+    /// Tokio worker threads for the concurrent scenarios (redis-benchmark
+    /// uses one thread)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub threads: u64,
+    /// Skip the redis-benchmark ceiling
+    #[arg(long)]
+    pub no_redis_benchmark: bool,
+    /// Interleave the scenarios in this many rounds (each runs a slice of
+    /// every scenario), so a slow spell of the machine hits all of them; at
+    /// most one round per 500 votes
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub rounds: u64,
+}
 
-pub fn run(_g: &crate::Global, _args: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("bench is not written yet")
+/// Articles per page, as in the seeds.
+const PER_PAGE: u32 = 25;
+/// (b) gives up on a vote after this many aborted transactions.
+const MAX_WATCH_ATTEMPTS: u64 = 1000;
+/// Prefix used with `--url` when `--prefix` is empty (never the seeds' keys).
+const URL_PREFIX: &str = "redvote-bench:";
+/// PINGs timed at the start of every round.
+const PINGS_PER_ROUND: u64 = 200;
+/// A reply slower than this fails the bench instead of hanging it.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `redvote bench`: run every scenario against one server (throwaway unless
+/// `--url`), check the data, print the table and ratios (or the JSON object).
+pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
+    let started = Instant::now();
+    let ops = args.ops.unwrap_or(if args.quick { 1000 } else { 20_000 });
+    let pages = args.pages.unwrap_or((ops / 10).max(1));
+    let tasks = args.tasks as usize;
+    // Slices of at least 500 votes: smaller ones measure little but noise.
+    let rounds = args.rounds.min(ops / 500).max(1);
+
+    // One server for the whole run; a throwaway one lives until `run` returns.
+    let temp = match g.url {
+        None => Some(TempServer::start().context("cannot start a throwaway redis-server")?),
+        Some(_) => None,
+    };
+    let url = match (&temp, &g.url) {
+        (Some(server), _) => server.url(),
+        (None, Some(url)) => url.clone(),
+        (None, None) => unreachable!("a throwaway server is started when there is no URL"),
+    };
+    let client =
+        redis::Client::open(url.as_str()).with_context(|| format!("invalid Redis URL {url}"))?;
+    let mut admin = crate::connect(&url)?;
+
+    let prefix = match (&temp, g.prefix.is_empty()) {
+        (None, true) => URL_PREFIX.to_string(),
+        _ => g.prefix.clone(),
+    };
+    let site = Site::new(prefix.clone());
+    if temp.is_some() {
+        redis::cmd("FLUSHDB").exec(&mut admin)?;
+    } else {
+        let root = site.root_key().to_string();
+        let busy: u64 = redis::cmd("EXISTS")
+            .arg(&root)
+            .arg(format!("{prefix}time:"))
+            .arg(format!("{prefix}score:"))
+            .arg(ceiling_site(&prefix).root_key())
+            .query(&mut admin)?;
+        ensure!(
+            busy == 0,
+            "prefix {prefix:?} already holds a site at {url}; the bench posts articles and votes, \
+             so give it an unused --prefix (e.g. --prefix bench:)"
+        );
+    }
+    // (a) and (b) add the seeds' VOTE_SCORE per vote: the site must use it too.
+    let vote_score = site.config().run(&mut admin)?.vote_score;
+    ensure!(
+        f64::from(vote_score) == VOTE_SCORE,
+        "the site under {prefix:?} has vote_score {vote_score}; the seeds' flows add {VOTE_SCORE}"
+    );
+    let version = redis_version(&mut admin)?;
+
+    let mut bench = Bench {
+        ctx: Arc::new(Ctx::new(site, Vec::new())),
+        client,
+        admin,
+        next_user: 0,
+        votes_cast: 0,
+        posts: 0,
+        votes_found: 0,
+        threads: args.threads as usize,
+        pings: Measure::new()?,
+    };
+    let plan = Plan {
+        ops,
+        pages,
+        tasks,
+        rounds,
+    };
+    let result = bench.all(args, plan, &temp, &url);
+    // With --url, remove what the bench wrote (its prefix was empty at start).
+    if temp.is_none() {
+        let cleaned = bench.cleanup();
+        if result.is_ok() {
+            cleaned?;
+        }
+    }
+    let (rows, ceiling, checks) = result?;
+    let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
+
+    let ratios = ratios(&rows, &ceiling);
+    let report = Report {
+        redis_version: version,
+        ping_p50_us,
+        server: server_name(&bench.client),
+        throwaway: temp.is_some(),
+        prefix,
+        articles: args.articles,
+        ops,
+        pages,
+        tasks: args.tasks,
+        threads: args.threads,
+        dedicated: args.dedicated,
+        rounds,
+        seconds: round(started.elapsed().as_secs_f64(), 3),
+        rows,
+        ceiling,
+        ratios,
+        checks,
+    };
+    if g.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_human(&report);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The run
+
+/// Everything an op needs, shared by the tasks.
+struct Ctx {
+    site: Site,
+    /// The prefix is empty: the 1-connection (a) and seeds page call the
+    /// library's `redvote::seed` functions themselves.
+    seeds_layout: bool,
+    time_key: String,
+    score_key: String,
+    articles: Vec<ArticleKeys>,
+}
+
+/// One posted article's names, built once.
+struct ArticleKeys {
+    /// `7`
+    id: String,
+    /// `article:7` (sorted-set member, no prefix)
+    member: String,
+    /// `<prefix>article:7`
+    hash: String,
+    /// `<prefix>voted:7`
+    voted: String,
+}
+
+impl ArticleKeys {
+    fn new(prefix: &str, id: u64) -> Self {
+        ArticleKeys {
+            id: id.to_string(),
+            member: format!("article:{id}"),
+            hash: format!("{prefix}article:{id}"),
+            voted: format!("{prefix}voted:{id}"),
+        }
+    }
+}
+
+impl Ctx {
+    fn new(site: Site, ids: Vec<u64>) -> Self {
+        let prefix = site.prefix().to_string();
+        Ctx {
+            seeds_layout: prefix.is_empty(),
+            time_key: format!("{prefix}time:"),
+            score_key: format!("{prefix}score:"),
+            articles: ids
+                .iter()
+                .map(|&id| ArticleKeys::new(&prefix, id))
+                .collect(),
+            site,
+        }
+    }
+
+    /// Pages of `PER_PAGE` in `score:`.
+    fn page_count(&self) -> u64 {
+        (self.articles.len() as u64).div_ceil(PER_PAGE as u64)
+    }
+
+    /// The inputs of op `i` of a scenario whose users start at `base`:
+    /// user `user:<base + i>` on an article picked by a hash of that number
+    /// (fixed, spread evenly), page `i % pages + 1`.
+    fn input(&self, base: u64, i: u64) -> Input {
+        let n = base + i;
+        Input {
+            user: format!("user:{n}"),
+            article: (splitmix64(n) % self.articles.len() as u64) as usize,
+            page: self.input_page(i),
+            now: unix_now(),
+        }
+    }
+
+    /// The page op `i` of a page scenario reads: `i % pages + 1`.
+    fn input_page(&self, i: u64) -> u32 {
+        (i % self.page_count()) as u32 + 1
+    }
+
+    /// Articles page `page` must hold.
+    fn page_len(&self, page: u32) -> usize {
+        let before = (page as usize - 1) * PER_PAGE as usize;
+        self.articles
+            .len()
+            .saturating_sub(before)
+            .min(PER_PAGE as usize)
+    }
+}
+
+struct Input {
+    user: String,
+    article: usize,
+    page: u32,
+    /// Client clock, the seeds' `time.time()`.
+    now: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Seeds,
+    Watch,
+    Redvote,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Vote,
+    Page,
+}
+
+/// One scenario: what, how, how much.
+#[derive(Clone, Copy, Debug)]
+struct Scenario {
+    op: Op,
+    flow: Flow,
+    /// False: one sync connection, ops in sequence (`tasks` is 1); true:
+    /// `tasks` tokio tasks.
+    concurrent: bool,
+    tasks: usize,
+    /// With tasks: one multiplexed connection for all of them.
+    shared: bool,
+    ops: u64,
+    /// The last part of the row id: `1`, `tasks` or `own`.
+    suffix: &'static str,
+}
+
+impl Scenario {
+    fn id(&self) -> String {
+        let op = match self.op {
+            Op::Vote => "vote",
+            Op::Page => "page",
+        };
+        format!("{op}_{}_{}", self.flow_name(), self.suffix)
+    }
+
+    fn flow_name(&self) -> &'static str {
+        match self.flow {
+            Flow::Seeds => "seeds",
+            Flow::Watch => "watch",
+            Flow::Redvote => "redvote",
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        match (self.op, self.flow) {
+            (Op::Vote, Flow::Seeds) => "vote (a) seeds client-side",
+            (Op::Vote, Flow::Watch) => "vote (b) WATCH/MULTI/EXEC",
+            (Op::Vote, Flow::Redvote) => "vote (c) redvote EVALSHA",
+            (Op::Page, Flow::Seeds) => "page seeds ZREVRANGE+HGETALLs",
+            (Op::Page, _) => "page redvote EVALSHA",
+        }
+    }
+
+    /// Round trips per op on average (`retries` more attempts of (b) cost
+    /// 4 each).
+    fn round_trips(&self, ctx: &Ctx, retries: u64) -> f64 {
+        match (self.op, self.flow) {
+            (Op::Vote, Flow::Seeds) => 4.0,
+            (Op::Vote, Flow::Watch) => 4.0 * (self.ops + retries) as f64 / self.ops as f64,
+            // ZREVRANGE, then one HGETALL per article of the page read.
+            (Op::Page, Flow::Seeds) => {
+                let hgetalls: u64 = (0..self.ops)
+                    .map(|i| ctx.page_len(ctx.input_page(i)) as u64)
+                    .sum();
+                1.0 + hgetalls as f64 / self.ops as f64
+            }
+            _ => 1.0,
+        }
+    }
+}
+
+/// A scenario's connections.
+enum Cons {
+    /// The 1-connection scenarios.
+    Sync(redis::Connection),
+    /// One handle per task.
+    Tasks(Vec<MultiplexedConnection>),
+}
+
+/// How much to run: votes and page reads per scenario, concurrent tasks,
+/// interleaved rounds.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    ops: u64,
+    pages: u64,
+    tasks: usize,
+    rounds: u64,
+}
+
+struct Bench {
+    ctx: Arc<Ctx>,
+    client: redis::Client,
+    /// Setup, checks and cleanup.
+    admin: redis::Connection,
+    /// Users are `user:<n>`, `n` never reused in a run: every vote is new.
+    next_user: u64,
+    /// Votes counted by the scenarios so far.
+    votes_cast: u64,
+    /// Articles posted (each starts with the poster's vote).
+    posts: u64,
+    /// The votes the last check found on the articles.
+    votes_found: u64,
+    threads: usize,
+    /// PING round trips, sampled at every round.
+    pings: Measure,
+}
+
+impl Bench {
+    fn all(
+        &mut self,
+        args: &BenchArgs,
+        plan: Plan,
+        temp: &Option<TempServer>,
+        url: &str,
+    ) -> Result<(Vec<Row>, Ceiling, Checks)> {
+        let Plan {
+            ops,
+            pages,
+            tasks,
+            rounds,
+        } = plan;
+        let site = self.ctx.site.clone();
+        // Warm the script cache so no op pays a NOSCRIPT round trip.
+        redvote::scripts::load_all(&mut self.admin)?;
+        let mut ids = Vec::with_capacity(args.articles as usize);
+        for i in 1..=args.articles {
+            let call = site.post(
+                &format!("author:{i}"),
+                &format!("Bench article {i}"),
+                &format!("https://example.com/{i}"),
+            );
+            ids.push(call.run(&mut self.admin).context("posting the articles")?);
+            self.posts += 1;
+        }
+        self.ctx = Arc::new(Ctx::new(site, ids));
+        self.check("setup")?;
+
+        let many = |op, flow, shared, ops| Scenario {
+            op,
+            flow,
+            concurrent: true,
+            tasks,
+            shared,
+            ops,
+            suffix: "tasks",
+        };
+        let one = |op, flow, ops| Scenario {
+            op,
+            flow,
+            concurrent: false,
+            tasks: 1,
+            shared: false,
+            ops,
+            suffix: "1",
+        };
+        let shared = !args.dedicated;
+        let scenarios = [
+            one(Op::Vote, Flow::Seeds, ops),
+            many(Op::Vote, Flow::Seeds, shared, ops),
+            one(Op::Vote, Flow::Watch, ops),
+            // WATCH is per connection: one per task, always.
+            many(Op::Vote, Flow::Watch, false, ops),
+            one(Op::Vote, Flow::Redvote, ops),
+            many(Op::Vote, Flow::Redvote, shared, ops),
+            // Like for like with redis-benchmark -c <tasks> -P 1: one
+            // connection per task, one request in flight on each.
+            Scenario {
+                suffix: "own",
+                ..many(Op::Vote, Flow::Redvote, false, ops)
+            },
+            one(Op::Page, Flow::Seeds, pages),
+            one(Op::Page, Flow::Redvote, pages),
+            many(Op::Page, Flow::Seeds, shared, pages),
+            many(Op::Page, Flow::Redvote, shared, pages),
+        ];
+
+        // The ceiling runs a slice per round too, after the scenarios' slices.
+        let mut ceiling = if args.no_redis_benchmark {
+            Err("--no-redis-benchmark".to_string())
+        } else {
+            self.ceiling_start(tasks, temp)?
+        };
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(self.threads)
+            .enable_all()
+            .build()?;
+        // Each scenario's users start at its own base: user numbers are
+        // never reused, so every vote is new.
+        let mut bases = Vec::with_capacity(scenarios.len());
+        for s in &scenarios {
+            bases.push(self.next_user);
+            self.next_user += s.ops;
+        }
+        // Interleaved rounds: round r runs the r-th slice of every scenario,
+        // one scenario after the other, so a slow spell of the machine
+        // (shared CPUs, noisy loopback) spreads over all of them instead of
+        // skewing one scenario and every ratio built on it.
+        let mut totals = scenarios
+            .iter()
+            .map(|_| Measure::new())
+            .collect::<Result<Vec<_>>>()?;
+        // Each scenario's connections, opened once and kept over the rounds,
+        // as a backend keeps its own.
+        let mut cons = Vec::with_capacity(scenarios.len());
+        for s in &scenarios {
+            cons.push(if s.concurrent {
+                Cons::Tasks(runtime.block_on(self.connect_tasks(s))?)
+            } else {
+                Cons::Sync(self.client.get_connection()?)
+            });
+        }
+        for round in 0..rounds {
+            self.ping(PINGS_PER_ROUND)?;
+            for (k, s) in scenarios.iter().enumerate() {
+                let (lo, hi) = (s.ops * round / rounds, s.ops * (round + 1) / rounds);
+                if lo == hi {
+                    continue;
+                }
+                let cpu_before = server_cpu(&mut self.admin)?;
+                let mut m = match &mut cons[k] {
+                    Cons::Tasks(tasks) => {
+                        runtime.block_on(self.run_tasks(tasks, *s, bases[k], lo, hi))
+                    }
+                    Cons::Sync(con) => self.run_sequential(con, *s, bases[k], lo, hi),
+                }
+                .with_context(|| format!("scenario {} (round {})", s.id(), round + 1))?;
+                let cpu_after = server_cpu(&mut self.admin)?;
+                m.server_cpu = cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0));
+                if s.op == Op::Vote {
+                    self.votes_cast += hi - lo;
+                    self.check(&format!("{} (round {})", s.id(), round + 1))?;
+                }
+                totals[k].add(&m)?;
+            }
+            if let Ok(run) = &mut ceiling {
+                let (lo, hi) = (ops * round / rounds, ops * (round + 1) / rounds);
+                if hi > lo {
+                    self.ceiling_slice(run, hi - lo, url)?;
+                }
+            }
+        }
+        let rows = scenarios
+            .iter()
+            .zip(totals)
+            .map(|(s, m)| Row::new(s, &self.ctx, m))
+            .collect();
+        self.check_pages_agree()?;
+        let checks = Checks {
+            ok: true,
+            articles: self.ctx.articles.len() as u64,
+            votes_cast: self.votes_cast,
+            votes_found: self.votes_found,
+        };
+
+        let ceiling = match ceiling {
+            Ok(run) => self.ceiling_finish(run)?,
+            Err(reason) => Ceiling::skipped(&reason, tasks, ops),
+        };
+        Ok((rows, ceiling, checks))
+    }
+
+    /// `n` PINGs on the sync admin connection, timed into `pings`: the
+    /// floor under every round trip the flows pay, sampled every round
+    /// (loopback latency drifts on a shared machine).
+    fn ping(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            let t = Instant::now();
+            redis::cmd("PING").exec(&mut self.admin)?;
+            self.pings.record(t.elapsed());
+        }
+        Ok(())
+    }
+
+    /// Ops `lo..hi` of a 1-connection scenario: a sync connection, one op
+    /// after the other.
+    fn run_sequential(
+        &self,
+        con: &mut redis::Connection,
+        s: Scenario,
+        base: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Measure> {
+        let ctx = &*self.ctx;
+        let mut m = Measure::new()?;
+        let start = Instant::now();
+        for i in lo..hi {
+            let input = ctx.input(base, i);
+            let t = Instant::now();
+            m.retries += op_sync(ctx, con, s, &input)?;
+            m.record(t.elapsed());
+        }
+        m.elapsed = start.elapsed();
+        Ok(m)
+    }
+
+    /// One connection handle per task: clones of one multiplexed connection
+    /// when the scenario shares it, else a connection each.
+    async fn connect_tasks(&self, s: &Scenario) -> Result<Vec<MultiplexedConnection>> {
+        let config = redis::AsyncConnectionConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(RESPONSE_TIMEOUT));
+        let mut cons: Vec<MultiplexedConnection> = Vec::with_capacity(s.tasks);
+        for i in 0..s.tasks {
+            if s.shared && i > 0 {
+                cons.push(cons[0].clone());
+            } else {
+                let con = self
+                    .client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .with_context(|| format!("connecting the tasks of {}", s.id()))?;
+                cons.push(con);
+            }
+        }
+        Ok(cons)
+    }
+
+    /// Ops `lo..hi` of a concurrent scenario: `s.tasks` tokio tasks take op
+    /// numbers from a shared counter until it reaches `hi` (or one fails,
+    /// which stops all).
+    async fn run_tasks(
+        &self,
+        cons: &[MultiplexedConnection],
+        s: Scenario,
+        base: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Measure> {
+        let next = Arc::new(AtomicU64::new(lo));
+        let start = Instant::now();
+        let handles: Vec<_> = cons
+            .iter()
+            .map(|con| {
+                // A handle to the task's connection (the shared one, or its
+                // own, which no other task touches: WATCH stays per task).
+                let mut con = con.clone();
+                let ctx = Arc::clone(&self.ctx);
+                let next = Arc::clone(&next);
+                tokio::spawn(async move {
+                    let mut m = Measure::new()?;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= hi {
+                            return Ok::<Measure, anyhow::Error>(m);
+                        }
+                        let input = ctx.input(base, i);
+                        let t = Instant::now();
+                        match op_async(&ctx, &mut con, s, &input).await {
+                            Ok(retries) => m.retries += retries,
+                            Err(e) => {
+                                next.store(hi, Ordering::Relaxed); // stop the others
+                                return Err(e);
+                            }
+                        }
+                        m.record(t.elapsed());
+                    }
+                })
+            })
+            .collect();
+        let mut total = Measure::new()?;
+        let mut first_error = None;
+        for handle in handles {
+            match handle.await.context("a bench task panicked")? {
+                Ok(m) => total.add(&m)?,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        total.elapsed = start.elapsed();
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    /// Every article must satisfy `votes == |voted:ID|` and `score == time +
+    /// 432 * votes`, and all votes must add up to the posts plus every vote
+    /// the scenarios cast so far.
+    fn check(&mut self, after: &str) -> Result<()> {
+        let ctx = &*self.ctx;
+        let con = &mut self.admin;
+        let mut times = redis::pipe();
+        let mut scores = redis::pipe();
+        let mut votes = redis::pipe();
+        let mut voters = redis::pipe();
+        for a in &ctx.articles {
+            times.zscore(&ctx.time_key, &a.member);
+            scores.zscore(&ctx.score_key, &a.member);
+            votes.hget(&a.hash, "votes");
+            voters.scard(&a.voted);
+        }
+        let times: Vec<Option<f64>> = times.query(con)?;
+        let scores: Vec<Option<f64>> = scores.query(con)?;
+        let votes: Vec<Option<u64>> = votes.query(con)?;
+        let voters: Vec<u64> = voters.query(con)?;
+        let mut sum = 0;
+        for (i, a) in ctx.articles.iter().enumerate() {
+            let (Some(time), Some(score), Some(v)) = (times[i], scores[i], votes[i]) else {
+                bail!(
+                    "check after {after}: {} lost its time, score or votes",
+                    a.hash
+                );
+            };
+            ensure!(
+                v == voters[i],
+                "check after {after}: {} has votes {v} but {} holds {} voters",
+                a.hash,
+                a.voted,
+                voters[i]
+            );
+            let want = time + VOTE_SCORE * v as f64;
+            ensure!(
+                (score - want).abs() < 1e-3,
+                "check after {after}: {} has score {score}, want time + 432 x votes = {want}",
+                a.member
+            );
+            sum += v;
+        }
+        let want = self.posts + self.votes_cast;
+        ensure!(
+            sum == want,
+            "check after {after}: the articles hold {sum} votes, want {} posts + {} votes cast = {want}",
+            self.posts,
+            self.votes_cast
+        );
+        self.votes_found = sum;
+        Ok(())
+    }
+
+    /// Both page flows must read the same first page.
+    fn check_pages_agree(&mut self) -> Result<()> {
+        let ctx = &*self.ctx;
+        let seeds: Vec<String> = seeds_page_sync(ctx, &mut self.admin, 1)?
+            .into_iter()
+            .map(|a| a.get("id").cloned().unwrap_or_default())
+            .collect();
+        let redvote: Vec<String> = ctx
+            .site
+            .page(Order::Score, 1, Some(PER_PAGE))
+            .run(&mut self.admin)?
+            .articles
+            .into_iter()
+            .map(|a| format!("article:{}", a.id))
+            .collect();
+        ensure!(
+            seeds == redvote,
+            "page 1 differs: seeds {seeds:?}, redvote {redvote:?}"
+        );
+        Ok(())
+    }
+
+    /// Get the redis-benchmark ceiling ready: its address options, its own
+    /// site `<prefix>ceiling:` (so the checked articles and pages stay as
+    /// they are) with one article, the vote script loaded. `Ok(Err(reason))`
+    /// when it cannot run.
+    fn ceiling_start(
+        &mut self,
+        clients: usize,
+        temp: &Option<TempServer>,
+    ) -> Result<std::result::Result<CeilingRun, String>> {
+        let target = match temp {
+            Some(server) => vec![
+                "-h".into(),
+                "127.0.0.1".into(),
+                "-p".into(),
+                server.port().to_string(),
+            ],
+            None => match benchmark_target(&self.client) {
+                Ok(target) => target,
+                Err(reason) => return Ok(Err(reason)),
+            },
+        };
+        let probe = std::process::Command::new("redis-benchmark")
+            .arg("--version")
+            .stdin(std::process::Stdio::null())
+            .output();
+        match probe {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Err("redis-benchmark not found on PATH".into()))
+            }
+            Err(e) => return Err(e).context("cannot run redis-benchmark"),
+        }
+        let site = ceiling_site(self.ctx.site.prefix());
+        let id = site
+            .post(
+                "author:ceiling",
+                "Ceiling article",
+                "https://example.com/ceiling",
+            )
+            .run(&mut self.admin)?;
+        let script = redvote::scripts::get("vote").context("lua/vote.lua is not embedded")?;
+        script.script().load(&mut self.admin)?;
+        let command = vec![
+            "EVALSHA".into(),
+            script.sha1().into(),
+            "1".into(),
+            site.root_key().into(),
+            // The user; ceiling_slice makes it `bench:<slice>:__rand_int__`.
+            "bench:<slice>:__rand_int__".into(),
+            id.to_string(),
+            "up".into(),
+        ];
+        Ok(Ok(CeilingRun {
+            site,
+            id,
+            target,
+            command,
+            clients,
+            slices: 0,
+            requests: 0,
+            timed_requests: 0,
+            seconds: 0.0,
+            p50s_ms: Vec::new(),
+            p99_max_ms: 0.0,
+            server_cpu: Some(0.0),
+        }))
+    }
+
+    /// One slice of the ceiling: `redis-benchmark -n <n>`, its rps and
+    /// latencies folded into `run`.
+    fn ceiling_slice(&mut self, run: &mut CeilingRun, n: u64, url: &str) -> Result<()> {
+        // Users unique to the slice: redis-benchmark seeds its random numbers
+        // from the clock and its pid, and two runs can draw the same users
+        // (seen: a whole slice of repeated, uncounted votes).
+        let mut command = run.command.clone();
+        command[4] = format!("bench:{}:__rand_int__", run.slices);
+        run.slices += 1;
+        let mut cmd = std::process::Command::new("redis-benchmark");
+        cmd.args(&run.target)
+            .args(["-c", &run.clients.to_string(), "-n", &n.to_string()])
+            .args(["-r", "1000000000", "-q", "--csv"])
+            .args(&command)
+            .stdin(std::process::Stdio::null());
+        let cpu_before = server_cpu(&mut self.admin)?;
+        let out = cmd.output().context("cannot run redis-benchmark")?;
+        let cpu_after = server_cpu(&mut self.admin)?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            out.status.success(),
+            "redis-benchmark against {url} failed ({}): {}",
+            out.status,
+            stderr.trim()
+        );
+        let (rps, p50_ms, p99_ms) = parse_benchmark_csv(&stdout)
+            .with_context(|| format!("cannot read redis-benchmark's output: {stdout:?}"))?;
+        ensure!(rps > 0.0, "redis-benchmark reported {rps} requests/s");
+        run.requests += n;
+        // It times in whole milliseconds: a slice done within one reports
+        // "inf" and has no usable time.
+        if rps.is_finite() {
+            run.timed_requests += n;
+            run.seconds += n as f64 / rps;
+        }
+        run.p50s_ms.push(p50_ms);
+        run.p99_max_ms = run.p99_max_ms.max(p99_ms);
+        run.server_cpu = run
+            .server_cpu
+            .zip(cpu_before.zip(cpu_after))
+            .map(|(sum, (b, a))| sum + (a - b).max(0.0));
+        Ok(())
+    }
+
+    /// Check that redis-benchmark's requests were real votes and sum up.
+    fn ceiling_finish(&mut self, mut run: CeilingRun) -> Result<Ceiling> {
+        let requests = run.requests;
+        // Random users may collide (12-digit numbers): allow 1%.
+        let votes: u64 = self
+            .admin
+            .hget(format!("{}{}", run.site.root_key(), run.id), "votes")?;
+        let counted = votes.saturating_sub(1);
+        ensure!(
+            counted <= requests && counted + requests / 100 >= requests,
+            "redis-benchmark sent {requests} votes but its article counted {counted}"
+        );
+        run.p50s_ms.sort_by(f64::total_cmp);
+        let p50_ms = run.p50s_ms.get(run.p50s_ms.len() / 2).copied();
+        let ran = requests > 0;
+        let timed = run.timed_requests > 0 && run.seconds > 0.0;
+        Ok(Ceiling {
+            ran,
+            skipped: None,
+            command: Some(format!(
+                "redis-benchmark {} -c {} -n <slice> -r 1000000000 -q --csv {}",
+                run.target.join(" "),
+                run.clients,
+                run.command.join(" ")
+            )),
+            clients: run.clients,
+            requests,
+            ops_per_sec: timed.then(|| round(run.timed_requests as f64 / run.seconds, 1)),
+            p50_us: p50_ms.map(|ms| ms * 1000.0),
+            p99_us: ran.then_some(run.p99_max_ms * 1000.0),
+            server_cpu_us_per_op: run
+                .server_cpu
+                .filter(|_| ran)
+                .map(|cpu| round(cpu * 1e6 / requests as f64, 1)),
+        })
+    }
+
+    /// With `--url`: delete the keys the bench created under its prefix and
+    /// the ceiling's (both were empty when it started).
+    fn cleanup(&mut self) -> Result<()> {
+        let prefix = self.ctx.site.prefix().to_string();
+        let mut keys = Vec::new();
+        for site in [Site::new(prefix.clone()), ceiling_site(&prefix)] {
+            let p = site.prefix();
+            let last: Option<u64> = self.admin.get(site.root_key())?;
+            for k in ["article:", "time:", "score:", "hot:", "best:"] {
+                keys.push(format!("{p}{k}"));
+            }
+            for id in 1..=last.unwrap_or(0) {
+                for k in ["article:", "voted:", "downvoted:"] {
+                    keys.push(format!("{p}{k}{id}"));
+                }
+            }
+        }
+        for chunk in keys.chunks(1000) {
+            redis::cmd("UNLINK").arg(chunk).exec(&mut self.admin)?;
+        }
+        Ok(())
+    }
+}
+
+/// The ceiling's own site, beside the bench's: `<prefix>ceiling:`.
+fn ceiling_site(prefix: &str) -> Site {
+    Site::new(format!("{prefix}ceiling:"))
+}
+
+/// The redis-benchmark ceiling while it runs, one slice per round.
+struct CeilingRun {
+    site: Site,
+    id: u64,
+    /// `-h host -p port` (or `-s path`, `--dbnum n`).
+    target: Vec<String>,
+    /// `EVALSHA <sha> 1 <root> bench:__rand_int__ <id> up`.
+    command: Vec<String>,
+    clients: usize,
+    /// Slices run so far.
+    slices: u64,
+    /// Requests sent so far; those of the slices with a usable rps, and the
+    /// time they took at that rps.
+    requests: u64,
+    timed_requests: u64,
+    seconds: f64,
+    p50s_ms: Vec<f64>,
+    p99_max_ms: f64,
+    server_cpu: Option<f64>,
+}
+
+// ---------------------------------------------------------------------------
+// One op of each flow, sync (1 connection) and async (tasks). Each returns
+// its retries (aborted transactions, (b) only) and fails on anything but the
+// expected result.
+
+fn op_sync(ctx: &Ctx, con: &mut redis::Connection, s: Scenario, input: &Input) -> Result<u64> {
+    let a = &ctx.articles[input.article];
+    match (s.op, s.flow) {
+        (Op::Vote, Flow::Seeds) => {
+            let counted = if ctx.seeds_layout {
+                redvote::seed::article_vote(con, &input.user, &a.member, input.now)?
+            } else {
+                seeds_vote_sync(ctx, con, a, &input.user, input.now)?
+            };
+            ensure!(
+                counted,
+                "the seeds' vote of {} on {} did not count",
+                input.user,
+                a.member
+            );
+            Ok(0)
+        }
+        (Op::Vote, Flow::Watch) => watch_vote_sync(ctx, con, a, &input.user, input.now),
+        (Op::Vote, Flow::Redvote) => {
+            check_outcome(&ctx.site.vote(&input.user, &a.id).run(con)?, input, a)
+        }
+        (Op::Page, Flow::Seeds) => {
+            let got = seeds_page_sync(ctx, con, input.page)?;
+            check_seeds_page(ctx, &got, input.page)
+        }
+        (Op::Page, _) => {
+            let page = ctx
+                .site
+                .page(Order::Score, input.page, Some(PER_PAGE))
+                .run(con)?;
+            check_page(ctx, page.articles.len(), input.page)
+        }
+    }
+}
+
+async fn op_async(
+    ctx: &Ctx,
+    con: &mut MultiplexedConnection,
+    s: Scenario,
+    input: &Input,
+) -> Result<u64> {
+    let a = &ctx.articles[input.article];
+    match (s.op, s.flow) {
+        (Op::Vote, Flow::Seeds) => {
+            let counted = seeds_vote_async(ctx, con, a, &input.user, input.now).await?;
+            ensure!(
+                counted,
+                "the seeds' vote of {} on {} did not count",
+                input.user,
+                a.member
+            );
+            Ok(0)
+        }
+        (Op::Vote, Flow::Watch) => watch_vote_async(ctx, con, a, &input.user, input.now).await,
+        (Op::Vote, Flow::Redvote) => {
+            let outcome = ctx.site.vote(&input.user, &a.id).run_async(con).await?;
+            check_outcome(&outcome, input, a)
+        }
+        (Op::Page, Flow::Seeds) => {
+            let got = seeds_page_async(ctx, con, input.page).await?;
+            check_seeds_page(ctx, &got, input.page)
+        }
+        (Op::Page, _) => {
+            let call = ctx.site.page(Order::Score, input.page, Some(PER_PAGE));
+            let page = call.run_async(con).await?;
+            check_page(ctx, page.articles.len(), input.page)
+        }
+    }
+}
+
+fn check_outcome(o: &VoteOutcome, input: &Input, a: &ArticleKeys) -> Result<u64> {
+    ensure!(
+        o.changed && o.previous == Vote::None && o.vote == Vote::Up,
+        "redvote's vote of {} on {} was not a new upvote: {o:?}",
+        input.user,
+        a.member
+    );
+    Ok(0)
+}
+
+type SeedArticle = std::collections::HashMap<String, String>;
+
+fn check_seeds_page(ctx: &Ctx, got: &[SeedArticle], page: u32) -> Result<u64> {
+    ensure!(
+        got.iter().all(|a| a.contains_key("title")),
+        "the seeds' page {page} holds an article without a title"
+    );
+    check_page(ctx, got.len(), page)
+}
+
+fn check_page(ctx: &Ctx, len: usize, page: u32) -> Result<u64> {
+    let want = ctx.page_len(page);
+    ensure!(len == want, "page {page} holds {len} articles, want {want}");
+    Ok(0)
+}
+
+/// The seeds' `article_vote` with prefixed keys (members stay
+/// `article:ID`): ZSCORE, SADD, ZINCRBY, HINCRBY.
+fn seeds_vote_sync(
+    ctx: &Ctx,
+    con: &mut redis::Connection,
+    a: &ArticleKeys,
+    user: &str,
+    now: f64,
+) -> Result<bool> {
+    let time: Option<f64> = con.zscore(&ctx.time_key, &a.member)?;
+    if time.unwrap_or(0.0) < now - ONE_WEEK_IN_SECONDS {
+        return Ok(false);
+    }
+    let added: i64 = con.sadd(&a.voted, user)?;
+    if added == 1 {
+        let _: () = con.zincr(&ctx.score_key, &a.member, VOTE_SCORE)?;
+        let _: () = con.hincr(&a.hash, "votes", 1)?;
+    }
+    Ok(added == 1)
+}
+
+/// Async twin of the seeds' `article_vote`, command for command.
+async fn seeds_vote_async(
+    ctx: &Ctx,
+    con: &mut MultiplexedConnection,
+    a: &ArticleKeys,
+    user: &str,
+    now: f64,
+) -> Result<bool> {
+    let time: Option<f64> = con.zscore(&ctx.time_key, &a.member).await?;
+    if time.unwrap_or(0.0) < now - ONE_WEEK_IN_SECONDS {
+        return Ok(false);
+    }
+    let added: i64 = con.sadd(&a.voted, user).await?;
+    if added == 1 {
+        let _: () = con.zincr(&ctx.score_key, &a.member, VOTE_SCORE).await?;
+        let _: () = con.hincr(&a.hash, "votes", 1).await?;
+    }
+    Ok(added == 1)
+}
+
+/// The transaction (b) sends: MULTI SADD ZINCRBY HINCRBY EXEC, one request.
+fn watch_transaction(ctx: &Ctx, a: &ArticleKeys, user: &str) -> redis::Pipeline {
+    let mut p = redis::pipe();
+    p.atomic()
+        .sadd(&a.voted, user)
+        .zincr(&ctx.score_key, &a.member, VOTE_SCORE)
+        .hincr(&a.hash, "votes", 1);
+    p
+}
+
+/// What (b) found before MULTI; anything but `Open` is a failed op here.
+fn watch_refusal(
+    time: Option<f64>,
+    voted: bool,
+    now: f64,
+    user: &str,
+    a: &ArticleKeys,
+) -> Option<String> {
+    if time.unwrap_or(0.0) < now - ONE_WEEK_IN_SECONDS {
+        Some(format!("voting on {} is closed", a.member))
+    } else if voted {
+        Some(format!("{user} already voted on {}", a.member))
+    } else {
+        None
+    }
+}
+
+/// (b), sync: WATCH voted:ID, ZSCORE, SISMEMBER, MULTI..EXEC; again while
+/// EXEC aborts. Returns the aborted attempts.
+fn watch_vote_sync(
+    ctx: &Ctx,
+    con: &mut redis::Connection,
+    a: &ArticleKeys,
+    user: &str,
+    now: f64,
+) -> Result<u64> {
+    for attempt in 0..MAX_WATCH_ATTEMPTS {
+        redis::cmd("WATCH").arg(&a.voted).exec(con)?;
+        let time: Option<f64> = con.zscore(&ctx.time_key, &a.member)?;
+        let voted: bool = con.sismember(&a.voted, user)?;
+        if let Some(why) = watch_refusal(time, voted, now, user, a) {
+            redis::cmd("UNWATCH").exec(con)?;
+            bail!("WATCH vote refused: {why}");
+        }
+        let done: Option<(i64, f64, i64)> = watch_transaction(ctx, a, user).query(con)?;
+        match done {
+            Some((1, _, _)) => return Ok(attempt),
+            Some(other) => bail!(
+                "WATCH vote of {user} on {}: SADD answered {other:?}",
+                a.member
+            ),
+            None => continue, // another client changed voted:ID: retry
+        }
+    }
+    bail!(
+        "WATCH vote of {user} on {} aborted {MAX_WATCH_ATTEMPTS} times",
+        a.member
+    )
+}
+
+/// (b), async, on a connection no other task uses (WATCH is per connection).
+async fn watch_vote_async(
+    ctx: &Ctx,
+    con: &mut MultiplexedConnection,
+    a: &ArticleKeys,
+    user: &str,
+    now: f64,
+) -> Result<u64> {
+    for attempt in 0..MAX_WATCH_ATTEMPTS {
+        redis::cmd("WATCH").arg(&a.voted).exec_async(con).await?;
+        let time: Option<f64> = con.zscore(&ctx.time_key, &a.member).await?;
+        let voted: bool = con.sismember(&a.voted, user).await?;
+        if let Some(why) = watch_refusal(time, voted, now, user, a) {
+            redis::cmd("UNWATCH").exec_async(con).await?;
+            bail!("WATCH vote refused: {why}");
+        }
+        let done: Option<(i64, f64, i64)> =
+            watch_transaction(ctx, a, user).query_async(con).await?;
+        match done {
+            Some((1, _, _)) => return Ok(attempt),
+            Some(other) => bail!(
+                "WATCH vote of {user} on {}: SADD answered {other:?}",
+                a.member
+            ),
+            None => continue,
+        }
+    }
+    bail!(
+        "WATCH vote of {user} on {} aborted {MAX_WATCH_ATTEMPTS} times",
+        a.member
+    )
+}
+
+/// The seeds' `get_articles(conn, page)` by score: the library's own
+/// function for the seeds' layout, else the same commands with prefixed keys.
+fn seeds_page_sync(ctx: &Ctx, con: &mut redis::Connection, page: u32) -> Result<Vec<SeedArticle>> {
+    if ctx.seeds_layout {
+        return Ok(redvote::seed::get_articles(con, page as isize, "score:")?);
+    }
+    let start = (page as isize - 1) * PER_PAGE as isize;
+    let ids: Vec<String> = con.zrevrange(&ctx.score_key, start, start + PER_PAGE as isize - 1)?;
+    let mut articles = Vec::with_capacity(ids.len());
+    for id in ids {
+        let mut data: SeedArticle = con.hgetall(format!("{}{id}", ctx.site.prefix()))?;
+        data.insert("id".to_string(), id);
+        articles.push(data);
+    }
+    Ok(articles)
+}
+
+/// Async twin of the seeds' `get_articles`: ZREVRANGE, then one HGETALL
+/// after the other.
+async fn seeds_page_async(
+    ctx: &Ctx,
+    con: &mut MultiplexedConnection,
+    page: u32,
+) -> Result<Vec<SeedArticle>> {
+    let start = (page as isize - 1) * PER_PAGE as isize;
+    let ids: Vec<String> = con
+        .zrevrange(&ctx.score_key, start, start + PER_PAGE as isize - 1)
+        .await?;
+    let mut articles = Vec::with_capacity(ids.len());
+    for id in ids {
+        let mut data: SeedArticle = con.hgetall(format!("{}{id}", ctx.site.prefix())).await?;
+        data.insert("id".to_string(), id);
+        articles.push(data);
+    }
+    Ok(articles)
+}
+
+// ---------------------------------------------------------------------------
+// Measurements and the report
+
+/// Latencies (µs) and retries of one scenario, its wall time and the
+/// server's CPU time (user + sys seconds) meanwhile.
+struct Measure {
+    hist: Histogram<u64>,
+    retries: u64,
+    elapsed: Duration,
+    server_cpu: Option<f64>,
+}
+
+impl Measure {
+    fn new() -> Result<Measure> {
+        Ok(Measure {
+            hist: Histogram::new_with_bounds(1, 3_600_000_000, 3)?,
+            retries: 0,
+            elapsed: Duration::ZERO,
+            server_cpu: Some(0.0),
+        })
+    }
+
+    fn record(&mut self, latency: Duration) {
+        let us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.hist.saturating_record(us.max(1));
+    }
+
+    /// Fold in another slice's (or task's) latencies, retries, wall time
+    /// and server CPU.
+    fn add(&mut self, other: &Measure) -> Result<()> {
+        self.hist.add(&other.hist)?;
+        self.retries += other.retries;
+        self.elapsed += other.elapsed;
+        self.server_cpu = self.server_cpu.zip(other.server_cpu).map(|(a, b)| a + b);
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct Report {
+    redis_version: String,
+    ping_p50_us: u64,
+    server: String,
+    throwaway: bool,
+    prefix: String,
+    articles: u64,
+    ops: u64,
+    pages: u64,
+    tasks: u64,
+    threads: u64,
+    dedicated: bool,
+    rounds: u64,
+    seconds: f64,
+    rows: Vec<Row>,
+    ceiling: Ceiling,
+    ratios: Vec<Ratio>,
+    checks: Checks,
+}
+
+#[derive(Serialize)]
+struct Row {
+    id: String,
+    op: &'static str,
+    flow: &'static str,
+    label: &'static str,
+    tasks: usize,
+    concurrent: bool,
+    connections: usize,
+    shared: bool,
+    ops: u64,
+    seconds: f64,
+    ops_per_sec: f64,
+    p50_us: u64,
+    p99_us: u64,
+    max_us: u64,
+    mean_us: f64,
+    round_trips_per_op: f64,
+    retries: u64,
+    server_cpu_us_per_op: Option<f64>,
+}
+
+impl Row {
+    fn new(s: &Scenario, ctx: &Ctx, m: Measure) -> Row {
+        let seconds = m.elapsed.as_secs_f64();
+        Row {
+            id: s.id(),
+            op: match s.op {
+                Op::Vote => "vote",
+                Op::Page => "page",
+            },
+            flow: s.flow_name(),
+            label: s.label(),
+            tasks: s.tasks,
+            concurrent: s.concurrent,
+            connections: if s.shared { 1 } else { s.tasks },
+            shared: s.shared,
+            ops: s.ops,
+            seconds: round(seconds, 6),
+            ops_per_sec: round(s.ops as f64 / seconds.max(1e-9), 1),
+            p50_us: m.hist.value_at_quantile(0.5),
+            p99_us: m.hist.value_at_quantile(0.99),
+            max_us: m.hist.max(),
+            mean_us: round(m.hist.mean(), 1),
+            round_trips_per_op: round(s.round_trips(ctx, m.retries), 3),
+            retries: m.retries,
+            server_cpu_us_per_op: m.server_cpu.map(|cpu| round(cpu * 1e6 / s.ops as f64, 1)),
+        }
+    }
+
+    fn connections_text(&self) -> String {
+        match (self.concurrent, self.shared) {
+            (false, _) => "1 sync".to_string(),
+            (true, true) => "1 shared".to_string(),
+            (true, false) => format!("{} own", self.tasks),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Ceiling {
+    ran: bool,
+    skipped: Option<String>,
+    command: Option<String>,
+    clients: usize,
+    requests: u64,
+    ops_per_sec: Option<f64>,
+    p50_us: Option<f64>,
+    p99_us: Option<f64>,
+    server_cpu_us_per_op: Option<f64>,
+}
+
+impl Ceiling {
+    fn skipped(reason: &str, clients: usize, requests: u64) -> Ceiling {
+        Ceiling {
+            ran: false,
+            skipped: Some(reason.to_string()),
+            command: None,
+            clients,
+            requests,
+            ops_per_sec: None,
+            p50_us: None,
+            p99_us: None,
+            server_cpu_us_per_op: None,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Ratio {
+    id: &'static str,
+    label: String,
+    value: Option<f64>,
+    target: Option<f64>,
+    pass: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct Checks {
+    ok: bool,
+    articles: u64,
+    votes_cast: u64,
+    votes_found: u64,
+}
+
+/// Throughput ratios, with the targets redvote is meant to meet.
+fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
+    let rps = |id: &str| rows.iter().find(|r| r.id == id).map(|r| r.ops_per_sec);
+    let tasks = rows.iter().map(|r| r.tasks).max().unwrap_or(1);
+    let shared = rows
+        .iter()
+        .any(|r| r.id == "vote_redvote_tasks" && r.shared);
+    let ratio = |id: &'static str,
+                 label: String,
+                 num: Option<f64>,
+                 den: Option<f64>,
+                 target: Option<f64>| {
+        let value = match (num, den) {
+            (Some(n), Some(d)) if d > 0.0 => Some(round(n / d, 3)),
+            _ => None,
+        };
+        let pass = match (value, target) {
+            (Some(v), Some(t)) => Some(v >= t),
+            _ => None,
+        };
+        Ratio {
+            id,
+            label,
+            value,
+            target,
+            pass,
+        }
+    };
+    let c1 = rps("vote_redvote_1");
+    let cn = rps("vote_redvote_tasks");
+    vec![
+        ratio(
+            "vote_redvote_over_seeds_1",
+            "vote (c)/(a), 1 connection".into(),
+            c1,
+            rps("vote_seeds_1"),
+            Some(3.0),
+        ),
+        ratio(
+            "vote_redvote_over_watch_1",
+            "vote (c)/(b), 1 connection".into(),
+            c1,
+            rps("vote_watch_1"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_over_seeds_tasks",
+            format!("vote (c)/(a), {tasks} tasks"),
+            cn,
+            rps("vote_seeds_tasks"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_over_watch_tasks",
+            format!("vote (c)/(b), {tasks} tasks"),
+            cn,
+            rps("vote_watch_tasks"),
+            None,
+        ),
+        ratio(
+            "page_redvote_over_seeds_1",
+            "page redvote/seeds, 1 connection".into(),
+            rps("page_redvote_1"),
+            rps("page_seeds_1"),
+            Some(10.0),
+        ),
+        ratio(
+            "page_redvote_over_seeds_tasks",
+            format!("page redvote/seeds, {tasks} tasks"),
+            rps("page_redvote_tasks"),
+            rps("page_seeds_tasks"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_tasks_over_redis_benchmark",
+            format!(
+                "vote (c) {tasks} tasks, {} / redis-benchmark -c {}",
+                if shared { "1 shared conn" } else { "own conns" },
+                ceiling.clients
+            ),
+            cn,
+            ceiling.ops_per_sec,
+            Some(0.8),
+        ),
+        ratio(
+            "vote_redvote_own_over_redis_benchmark",
+            format!(
+                "vote (c) {tasks} tasks, own conns / redis-benchmark -c {}",
+                ceiling.clients
+            ),
+            rps("vote_redvote_own"),
+            ceiling.ops_per_sec,
+            Some(0.8),
+        ),
+    ]
+}
+
+fn print_human(r: &Report) {
+    let place = if r.throwaway {
+        "throwaway server"
+    } else {
+        "server"
+    };
+    println!(
+        "redvote bench: redis {} ({place} {}, PING round trip p50 {} µs), prefix {:?}",
+        r.redis_version, r.server, r.ping_p50_us, r.prefix
+    );
+    println!(
+        "{} articles; {} votes and {} page reads per scenario in {} interleaved rounds; {} tasks on {} tokio thread(s)",
+        r.articles, r.ops, r.pages, r.rounds, r.tasks, r.threads
+    );
+    println!();
+    let line = |label: &str,
+                tasks: String,
+                conns: String,
+                ops: String,
+                rps: f64,
+                p50: String,
+                p99: String,
+                rt: String,
+                retries: String,
+                cpu: Option<f64>| {
+        let cpu = cpu.map_or("-".to_string(), |c| format!("{c:.0}"));
+        println!(
+            "{label:<31} {tasks:>5} {conns:>8} {ops:>7} {rps:>8.0} {p50:>7} {p99:>7} {rt:>5} {retries:>7} {cpu:>9}"
+        );
+    };
+    println!(
+        "{:<31} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>5} {:>7} {:>9}",
+        "scenario",
+        "tasks",
+        "conns",
+        "ops",
+        "ops/s",
+        "p50 µs",
+        "p99 µs",
+        "RT/op",
+        "retries",
+        "srv µs/op"
+    );
+    for row in &r.rows {
+        line(
+            row.label,
+            row.tasks.to_string(),
+            row.connections_text(),
+            row.ops.to_string(),
+            row.ops_per_sec,
+            row.p50_us.to_string(),
+            row.p99_us.to_string(),
+            trim_float(row.round_trips_per_op),
+            row.retries.to_string(),
+            row.server_cpu_us_per_op,
+        );
+    }
+    let c = &r.ceiling;
+    match (c.ops_per_sec, c.p50_us, c.p99_us) {
+        (Some(rps), Some(p50), Some(p99)) => line(
+            "ceiling redis-benchmark EVALSHA",
+            c.clients.to_string(),
+            format!("{} own", c.clients),
+            c.requests.to_string(),
+            rps,
+            format!("{p50:.0}"),
+            format!("{p99:.0}"),
+            "1".to_string(),
+            "-".to_string(),
+            c.server_cpu_us_per_op,
+        ),
+        _ => println!(
+            "{:<31} skipped: {}",
+            "ceiling redis-benchmark",
+            c.skipped.as_deref().unwrap_or("not run")
+        ),
+    }
+    println!();
+    let how = if r.dedicated {
+        "every task has its own connection in every scenario (--dedicated)"
+    } else {
+        "(a), (c) and the page reads share one multiplexed connection (a redis-rs \
+         backend's way); (b) has one connection per task (WATCH is per connection)"
+    };
+    println!("conns: 1 sync = one redis::Connection, ops in sequence; with tasks, {how}.");
+    println!(
+        "RT/op: round trips per op (retried WATCH attempts included); srv µs/op: the server's \
+         CPU time (INFO cpu) per op, network I/O included."
+    );
+    if let Some(command) = &c.command {
+        println!("ceiling: {command}");
+    }
+    println!();
+    println!("ratios (throughput):");
+    let width = r.ratios.iter().map(|x| x.label.len()).max().unwrap_or(0);
+    for x in &r.ratios {
+        let value = x.value.map_or("-".to_string(), |v| format!("{v:.2}x"));
+        let verdict = match (x.target, x.pass) {
+            (Some(t), Some(true)) => format!("target >= {}x  PASS", trim_float(t)),
+            (Some(t), Some(false)) => format!("target >= {}x  BELOW TARGET", trim_float(t)),
+            (Some(t), None) => format!("target >= {}x  not measured", trim_float(t)),
+            (None, _) => String::new(),
+        };
+        let text = format!("  {:<width$}  {:>7}   {verdict}", x.label, value);
+        println!("{}", text.trim_end());
+    }
+    println!();
+    println!(
+        "checks: OK: {} articles hold {} votes = {} posts + {} votes cast; every article's \
+         votes == |voted:ID| and score == time + 432 x votes",
+        r.checks.articles, r.checks.votes_found, r.checks.articles, r.checks.votes_cast
+    );
+    println!("total {:.1} s", r.seconds);
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers
+
+/// `redis_version` from INFO server.
+fn redis_version(con: &mut redis::Connection) -> Result<String> {
+    let info: String = redis::cmd("INFO").arg("server").query(con)?;
+    Ok(info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("unknown")
+        .trim()
+        .to_string())
+}
+
+/// The server process's CPU time so far (`used_cpu_user + used_cpu_sys` of
+/// INFO cpu), seconds; None if INFO does not tell.
+fn server_cpu(con: &mut redis::Connection) -> Result<Option<f64>> {
+    let info: String = redis::cmd("INFO").arg("cpu").query(con)?;
+    let field = |name: &str| {
+        info.lines().find_map(|l| {
+            l.strip_prefix(name)?
+                .strip_prefix(':')?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+    };
+    Ok(field("used_cpu_user")
+        .zip(field("used_cpu_sys"))
+        .map(|(u, s)| u + s))
+}
+
+/// `host:port` or the socket path, for the report (never the credentials).
+fn server_name(client: &redis::Client) -> String {
+    match client.get_connection_info().addr() {
+        ConnectionAddr::Tcp(host, port) => format!("{host}:{port}"),
+        ConnectionAddr::TcpTls { host, port, .. } => format!("{host}:{port} (tls)"),
+        ConnectionAddr::Unix(path) => path.display().to_string(),
+        #[allow(unreachable_patterns)]
+        _ => "?".to_string(),
+    }
+}
+
+/// redis-benchmark's address options for a `--url` server, or why the
+/// ceiling cannot run against it.
+fn benchmark_target(client: &redis::Client) -> std::result::Result<Vec<String>, String> {
+    let info = client.get_connection_info();
+    let settings = info.redis_settings();
+    if settings.username().is_some() || settings.password().is_some() {
+        return Err("the URL carries credentials; not passing them to redis-benchmark".into());
+    }
+    let mut target = match info.addr() {
+        ConnectionAddr::Tcp(host, port) => {
+            vec!["-h".into(), host.clone(), "-p".into(), port.to_string()]
+        }
+        ConnectionAddr::Unix(path) => vec!["-s".into(), path.display().to_string()],
+        #[allow(unreachable_patterns)]
+        _ => return Err("TLS URLs are not supported for the ceiling".into()),
+    };
+    if settings.db() != 0 {
+        target.extend(["--dbnum".into(), settings.db().to_string()]);
+    }
+    Ok(target)
+}
+
+/// rps, p50 and p99 (ms) from `redis-benchmark -q --csv`: a header line,
+/// then `"<test>","<rps>","<avg>","<min>","<p50>","<p95>","<p99>","<max>"`.
+fn parse_benchmark_csv(out: &str) -> Option<(f64, f64, f64)> {
+    let line = out.lines().find(|l| l.starts_with("\"EVALSHA"))?;
+    let fields: Vec<&str> = line.trim().trim_matches('"').split("\",\"").collect();
+    let num = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    Some((num(1)?, num(4)?, num(6)?))
+}
+
+/// A fixed, well-spread hash (splitmix64) to pick each vote's article.
+fn splitmix64(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (x * scale).round() / scale
+}
+
+/// `4`, `26`, `4.02`: no trailing zeros.
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -18,7 +18,11 @@ use serde::Serialize;
 const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
 
 #[derive(Parser, Debug)]
-#[command(name = "redvote", version, about = "Atomic article voting and ranking in Redis")]
+#[command(
+    name = "redvote",
+    version,
+    about = "Atomic article voting and ranking in Redis"
+)]
 struct Cli {
     #[command(flatten)]
     global: Global,
@@ -213,7 +217,9 @@ fn run(cli: Cli) -> Result<()> {
     let site = g.site();
     match cli.command {
         Command::Post(p) => {
-            let id = site.post(&p.user, &p.title, &p.link).run(&mut g.connect()?)?;
+            let id = site
+                .post(&p.user, &p.title, &p.link)
+                .run(&mut g.connect()?)?;
             print(g, &id, |id| id.to_string())
         }
         Command::Import { post: p, time } => {
@@ -229,7 +235,9 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &a, show_article)
         }
         Command::Articles(p) => {
-            let page = site.page(p.order, p.page, p.per_page).run(&mut g.connect()?)?;
+            let page = site
+                .page(p.order, p.page, p.per_page)
+                .run(&mut g.connect()?)?;
             print_page(g, &page)
         }
         Command::Group(GroupCommand::Add { id, groups }) => {
@@ -310,7 +318,10 @@ struct ScriptLine {
 }
 
 fn show_scripts(list: &[ScriptLine]) -> String {
-    let lines: Vec<String> = list.iter().map(|s| format!("{}\t{}", s.name, s.sha1)).collect();
+    let lines: Vec<String> = list
+        .iter()
+        .map(|s| format!("{}\t{}", s.name, s.sha1))
+        .collect();
     lines.join("\n")
 }
 
