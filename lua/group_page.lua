@@ -63,13 +63,12 @@ local function main()
   end
   local start = (page - 1) * per_page
   local reply = { rcall('ZCARD', set), per_page }
-  for _, member in ipairs(rcall('ZREVRANGE', set, start, start + per_page - 1)) do
+  local members = rcall('ZREVRANGE', set, start, start + per_page - 1)
+  if #members == 0 then return reply end
+  local scores = rcall('ZMSCORE', prefix .. 'score:', unpack(members))
+  for i, member in ipairs(members) do
     local id = member:match('^article:(%d+)$')
-    reply[#reply + 1] = {
-      id or member,
-      rcall('ZSCORE', prefix .. 'score:', member),
-      id and rcall('HGETALL', prefix .. member) or {},
-    }
+    reply[#reply + 1] = { id or member, scores[i], id and rcall('HGETALL', prefix .. member) or {} }
   end
   return reply
 end

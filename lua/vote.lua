@@ -81,10 +81,14 @@ local function main()
   local sets = { up = prefix .. 'voted:' .. id, down = prefix .. 'downvoted:' .. id }
   local fields = { up = 'votes', down = 'downvotes' }
   local sign = { up = 1, down = -1 }
+  -- votes / downvotes equal the sizes of voted:ID / downvoted:ID (this
+  -- script keeps them together), so no downvotes means no downvoter to look for.
+  local counts = rcall('HMGET', article, 'votes', 'downvotes')
+  local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
   local was = 'none'
   if rcall('SISMEMBER', sets.up, user) == 1 then
     was = 'up'
-  elseif rcall('SISMEMBER', sets.down, user) == 1 then
+  elseif tally.down > 0 and rcall('SISMEMBER', sets.down, user) == 1 then
     was = 'down'
   end
 
@@ -97,12 +101,14 @@ local function main()
     if was ~= 'none' then
       rcall('SREM', sets[was], user)
       rcall('HINCRBY', article, fields[was], -1)
+      tally[was] = tally[was] - 1
       delta = delta - sign[was]
     end
     if want ~= 'none' then
       rcall('SADD', sets[want], user)
       rcall('EXPIREAT', sets[want], math.ceil(closes))
       rcall('HINCRBY', article, fields[want], 1)
+      tally[want] = tally[want] + 1
       delta = delta + sign[want]
     end
     score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
@@ -110,8 +116,7 @@ local function main()
     score = rcall('ZSCORE', prefix .. 'score:', member)
   end
 
-  local counts = rcall('HMGET', article, 'votes', 'downvotes')
-  local up, down = tonumber(counts[1]) or 0, tonumber(counts[2]) or 0
+  local up, down = tally.up, tally.down
   if changed == 1 then
     if rankings:find('hot', 1, true) then
       rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
