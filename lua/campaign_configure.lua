@@ -11,6 +11,18 @@
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
         "end": 1769904000,             Unix seconds; votes from then on are refused
+        "limits": [                    rate limits checked by every vote (replaces
+                                       the list; [] removes them), at most 32:
+          { "name": "user-minute",     1..64 bytes, unique
+            "by": ["user"],            non-empty subset of user, option, channel, device
+            "window": "minute",        second, minute, hour, day, week, month, campaign
+            "limit": 5,                votes per window, 1..1000000000
+            "extra": { "partner": 5 } },   extra allowance per channel (optional)
+          { "name": "smooth", "by": ["user"],
+            "rolling": { "limit": 5, "per": 60, "burst": 5 } } ],  GCRA: limit per
+                                       `per` seconds, `burst` (default limit) at once
+        "deny": { "users": [...], "channels": [...] },   refused outright (replaces
+                                       each list given)
         "boards": { "<board>": {
             "periods": ["hour", "day", "week", "month", "total"],   any subset
             "ties": "name" | "competition" | "dense" | "first",
@@ -33,7 +45,8 @@
     option's weight defaults to 1. At most 64 boards and 1000 options a call.
 
   Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
-    <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
+    <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
+    <ns>deny:channels; <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
     keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
@@ -86,6 +99,71 @@ local function main()
   local start_at = tonumber(doc.start or rcall('HGET', root, 'start'))
   local end_at = tonumber(doc['end'] or rcall('HGET', root, 'end'))
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
+
+  if doc.limits ~= nil then
+    if type(doc.limits) ~= 'table' or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
+    local rules, names = {}, {}
+    local dims = { user = true, option = true, channel = true, device = true }
+    local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
+    for i, r in ipairs(doc.limits) do
+      if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
+      local name = r.name
+      if type(name) ~= 'string' or not name_ok(name) or names[name] then
+        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like)')
+      end
+      names[name] = true
+      local what = 'limit rule ' .. name
+      if type(r.by) ~= 'table' or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
+      local by, seen = {}, {}
+      for _, d in ipairs(r.by) do
+        if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
+        seen[d] = true
+        by[#by + 1] = d
+      end
+      local rule = { name = name, by = by }
+      if r.rolling ~= nil then
+        if type(r.rolling) ~= 'table' or r.window ~= nil or r.limit ~= nil then
+          fail('INVALID_CONFIG', what .. ': a rolling rule has rolling = { limit, per, burst } and no window or limit')
+        end
+        rule.rolling = true
+        rule.limit = integer(r.rolling.limit, 1, 1000000, what .. ': rolling.limit')
+        rule.per = integer(r.rolling.per, 1, 315360000, what .. ': rolling.per')
+        rule.burst = integer(r.rolling.burst or rule.limit, 1, 1000000, what .. ': rolling.burst')
+      else
+        if not windows[r.window] then
+          fail('INVALID_CONFIG', what .. ': window must be second, minute, hour, day, week, month or campaign, got ' .. tostring(r.window):sub(1, 40))
+        end
+        rule.window = r.window
+        rule.limit = integer(r.limit, 1, 1000000000, what .. ': limit')
+      end
+      if r.extra ~= nil then
+        if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
+        rule.extra = {}
+        for channel, n in pairs(r.extra) do
+          if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
+          rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
+        end
+      end
+      rules[#rules + 1] = rule
+    end
+    campaign[#campaign + 1] = 'limits'
+    campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
+  end
+  local deny = {}
+  if doc.deny ~= nil then
+    if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
+    for list, values in pairs(doc.deny) do
+      if (list ~= 'users' and list ~= 'channels') or type(values) ~= 'table' or #values > 10000 then
+        fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
+      end
+      for _, v in ipairs(values) do
+        if type(v) ~= 'string' or #v == 0 or #v > 256 or v:find('%c') then
+          fail('INVALID_CONFIG', 'deny.' .. list .. ' entries are 1..256 bytes without control characters')
+        end
+      end
+      deny[#deny + 1] = { list, values }
+    end
+  end
 
   local boards, nboards, noptions = {}, 0, 0
   if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
@@ -172,6 +250,10 @@ local function main()
   campaign[#campaign + 1] = 'updated'
   campaign[#campaign + 1] = rcall('TIME')[1]
   rcall('HSET', root, unpack(campaign))
+  for _, d in ipairs(deny) do
+    rcall('DEL', ns .. 'deny:' .. d[1])
+    for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
+  end
   for _, b in ipairs(boards) do
     local board, fields, weights, data = b[1], b[2], b[3], b[4]
     rcall('SADD', ns .. 'boards', board)

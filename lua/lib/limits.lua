@@ -1,0 +1,108 @@
+-- @lib limits: rate limits, checked inside the vote before its first write
+-- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
+-- and the periods block above it).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+local function limit_subject(rule, ctx, board, option)
+  local parts = {}
+  for _, dim in ipairs(rule.by) do
+    local v = (dim == 'option') and (board .. '/' .. option) or ctx[dim]
+    parts[#parts + 1] = #v .. ':' .. v
+  end
+  return table.concat(parts, '|')
+end
+
+-- The window holding `now`: id and end (first second after; nil: none).
+local function limit_window(rule, now, offset, campaign_end)
+  local w = rule.window
+  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'minute' then
+    local m = math.floor(now / 60)
+    return 'm' .. m, (m + 1) * 60
+  end
+  if w == 'campaign' then return 'campaign', campaign_end end
+  local name, _, finish = period(w, now, offset)
+  return name, finish
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused).
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local checks, by_key = {}, {}
+  for _, rule in ipairs(rules) do
+    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
+    for _, pair in ipairs(pairs) do
+      local id, finish = 'rolling', nil
+      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
+      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
+      local check = by_key[key]
+      if not check then
+        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish }
+        by_key[key] = check
+        checks[#checks + 1] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `clock` is now in seconds with fractions (rolling rules).
+local function limit_evaluate(checks, now, clock)
+  local remaining, refused, retry = {}, nil, 0
+  for _, c in ipairs(checks) do
+    local left, wait
+    if c.rule.rolling then
+      local interval = c.rule.per / c.rule.limit
+      local tat = math.max(tonumber(rcall('GET', c.key) or 0), clock)
+      c.new_tat = tat + c.need * interval
+      local allow_at = c.new_tat - c.allowance * interval
+      left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
+      if clock < allow_at then wait = math.ceil(allow_at - clock) end
+    else
+      local used = tonumber(rcall('GET', c.key) or 0)
+      left = c.allowance - used
+      if used + c.need > c.allowance then
+        wait = c.finish and (c.finish - now) or -1
+      end
+    end
+    local name = c.rule.name
+    remaining[name] = math.max(0, math.min(remaining[name] or left, left))
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+
+-- Spend: only after every check passed.
+local function limit_spend(checks)
+  for _, c in ipairs(checks) do
+    if c.rule.rolling then
+      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
+    else
+      rcall('INCRBY', c.key, c.need)
+      if c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    end
+  end
+end
+-- @end limits
