@@ -35,7 +35,10 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
 -- January 4th), month:2026-03, total. Dates are H. Hinnant's
 -- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local civil_memo = {}
 local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
   local z = days + 719468
   local era = math.floor(z / 146097)
   local doe = z - era * 146097
@@ -46,6 +49,7 @@ local function civil(days)
   local m = mp < 10 and mp + 3 or mp - 9
   local y = yoe + era * 400
   if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
   return y, m, d
 end
 
@@ -149,11 +153,36 @@ end
 -- A board's settings, or UNKNOWN_BOARD.
 local function board_settings(ns, board)
   check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals')
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
   if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-  local keeps = {}
-  for p in s[1]:gmatch('[^,]+') do keeps[p] = true end
-  return { name = board, keeps = keeps, ties = s[2] or 'competition', decimals = tonumber(s[3] or 2) }
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+
+-- Record the period boards a write touched in <ns>periods:B (members
+-- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
+-- find every board; a board seen for the first time gets its expiry (the
+-- board and its "first" side key). `touched` is a list of
+-- { member, expire_at or false }.
+local function track_periods(ns, board, touched)
+  local index = ns .. 'periods:' .. board
+  for _, t in ipairs(touched) do
+    if rcall('ZADD', index, 'NX', t[2] or 0, t[1]) == 1 and t[2] then
+      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+    end
+  end
 end
 
 -- The board key, its "first" side key and the period name for a period

@@ -78,12 +78,14 @@ local function main()
   if #ARGV ~= 1 then fail('USAGE', 'campaign_configure takes one JSON argument') end
   local ns = root:sub(1, -9)
   local ok, doc = pcall(cjson.decode, ARGV[1])
-  if not ok or type(doc) ~= 'table' then fail('INVALID_CONFIG', 'settings are not a JSON object') end
+  if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
+    fail('INVALID_CONFIG', 'settings are not a JSON object')
+  end
 
   local campaign = {}
   if doc.offset ~= nil then
     local sign, hh, mm = tostring(doc.offset):match('^([%+%-])(%d%d):(%d%d)$')
-    if not sign or tonumber(hh) > 14 or tonumber(mm) > 59 then
+    if not sign or tonumber(mm) > 59 or tonumber(hh) * 60 + tonumber(mm) > 14 * 60 then
       fail('INVALID_CONFIG', 'offset must be +HH:MM or -HH:MM within 14 hours, got ' .. tostring(doc.offset):sub(1, 40))
     end
     local seconds = tonumber(hh) * 3600 + tonumber(mm) * 60
@@ -254,6 +256,11 @@ local function main()
     rcall('DEL', ns .. 'deny:' .. d[1])
     for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
   end
+  if #deny > 0 then
+    -- The vote looks at the deny lists only when one is non-empty.
+    local any = rcall('EXISTS', ns .. 'deny:users', ns .. 'deny:channels') > 0
+    rcall('HSET', root, 'denying', any and '1' or '0')
+  end
   for _, b in ipairs(boards) do
     local board, fields, weights, data = b[1], b[2], b[3], b[4]
     rcall('SADD', ns .. 'boards', board)
@@ -268,17 +275,20 @@ local function main()
       -- Period boards that have expired leave the index first (0: kept forever).
       local index = ns .. 'periods:' .. board
       rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
-      local periods = rcall('ZRANGE', index, 0, -1)
+      local boards_of = rcall('ZRANGE', index, 0, -1) -- "real:P" / "shown:P"
       for _, option in ipairs(b[5]) do
-        for _, p in ipairs(periods) do
-          for _, kind in ipairs({ 'real:', 'shown:' }) do
-            rcall('ZREM', ns .. 'b:' .. board .. ':' .. kind .. p, option)
-            rcall('ZREM', ns .. 'f:' .. board .. ':' .. kind .. p, option)
-          end
+        for _, p in ipairs(boards_of) do
+          rcall('ZREM', ns .. 'b:' .. board .. ':' .. p, option)
+          rcall('ZREM', ns .. 'f:' .. board .. ':' .. p, option)
         end
         rcall('HDEL', ns .. 'weights:' .. board, option)
         rcall('HDEL', ns .. 'initial:' .. board, option)
         rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+      end
+      -- A board emptied by the removal is gone: forget it, so that a later
+      -- vote re-creating it sets its expiry again.
+      for _, p in ipairs(boards_of) do
+        if rcall('EXISTS', ns .. 'b:' .. board .. ':' .. p) == 0 then rcall('ZREM', index, p) end
       end
     end
   end

@@ -14,23 +14,38 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  user   1..256 bytes, no control characters
     ARGV[2]  time   "" for the server's TIME; integer Unix seconds only on the
-                    test/import path (the driver's vote_at)
-    ARGV[3..] board, option, board, option, ...: 1..50 pairs
+                    test/import path (the driver's Campaign::at)
+    ARGV[3]  channel  traffic source for rate limits ("" none), a name
+    ARGV[4]  device   device type for rate limits ("" none), e.g. pc, mobile
+    ARGV[5]  cost     what the vote spends of each rate limit, 1..1000 ("" = 1)
+    ARGV[6..] board, option, board, option, ...: 1..50 pairs
 
   Keys written (P = a period name such as day:2026-03-17, or total):
     <ns>b:B:real:P, <ns>b:B:shown:P   zsets, member O (EXPIREAT end of P +
-                                      the board's retention for P, if any)
+                                      the board's retention for P, if any);
+                                      real: ZINCRBY, shown: ZADD of the exact
+                                      decimal
     <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
                                       O -> the sequence number of the vote that
                                       brought O to its current score (same TTL)
-    <ns>periods:B                     zset: every P the board has written ->
-                                      its expiry time (0: kept forever)
+    <ns>periods:B                     zset: every board written, as "real:P" /
+                                      "shown:P" -> its expiry (0: kept forever);
+                                      a board gets its EXPIREAT when first seen
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
+    <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
 
   Precision: shown scores are kept as exact decimals with the board's
   `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is
-  stored as 0.3; a write that would take a score beyond 2^53 units is refused.
+  stored as 0.3. The exact range is 2^53 units (of 10^-decimals) for
+  decimals 0 and 2^51 units otherwise; a write beyond it is refused.
+
+  Rate limits: the campaign's rules (see campaign_configure.lua and
+  lua/lib/limits.lua) and deny lists are checked after every argument and
+  before the first write; a refusal spends nothing and answers
+  REDVOTE_RATE_LIMITED {"rule": ..., "retry_after": seconds (-1: not in this
+  campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
+  pairs count against the limits pair by pair, all or nothing.
 
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps.
@@ -38,7 +53,7 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
     REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
-    REDVOTE_INVALID_CONFIG.
+    REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
 ]]
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
@@ -51,7 +66,10 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
 -- January 4th), month:2026-03, total. Dates are H. Hinnant's
 -- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local civil_memo = {}
 local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
   local z = days + 719468
   local era = math.floor(z / 146097)
   local doe = z - era * 146097
@@ -62,6 +80,7 @@ local function civil(days)
   local m = mp < 10 and mp + 3 or mp - 9
   local y = yoe + era * 400
   if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
   return y, m, d
 end
 
@@ -133,131 +152,360 @@ local function parse_period(name, offset)
 end
 -- @end periods
 
-local EXACT = 9007199254740992 -- 2^53
+-- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
+-- block above it).
+local function name_ok(s)
+  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+
+-- The campaign's UTC offset; fails when the campaign does not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+
+-- "" for the server's clock, or explicit integer Unix seconds (test path).
+local function clock(at)
+  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
+  if not at:find('^%d+$') or #at > 12 then
+    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+  end
+  return tonumber(at)
+end
+
+-- A board's settings, or UNKNOWN_BOARD.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+
+-- Record the period boards a write touched in <ns>periods:B (members
+-- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
+-- find every board; a board seen for the first time gets its expiry (the
+-- board and its "first" side key). `touched` is a list of
+-- { member, expire_at or false }.
+local function track_periods(ns, board, touched)
+  local index = ns .. 'periods:' .. board
+  for _, t in ipairs(touched) do
+    if rcall('ZADD', index, 'NX', t[2] or 0, t[1]) == 1 and t[2] then
+      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+    end
+  end
+end
+
+-- The board key, its "first" side key and the period name for a period
+-- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
+-- or a named period such as "day:2026-03-17". shift = -1 gives the period
+-- before it. Refuses periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- @end campaign
+
+-- @lib limits: rate limits, checked inside the vote before its first write
+-- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
+-- and the periods block above it).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+local function limit_subject(rule, ctx, board, option)
+  local parts = {}
+  for _, dim in ipairs(rule.by) do
+    local v = (dim == 'option') and (board .. '/' .. option) or ctx[dim]
+    parts[#parts + 1] = #v .. ':' .. v
+  end
+  return table.concat(parts, '|')
+end
+
+-- The window holding `now`: id and end (first second after; nil: none).
+local function limit_window(rule, now, offset, campaign_end)
+  local w = rule.window
+  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'minute' then
+    local m = math.floor(now / 60)
+    return 'm' .. m, (m + 1) * 60
+  end
+  if w == 'campaign' then return 'campaign', campaign_end end
+  local name, _, finish = period(w, now, offset)
+  return name, finish
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused).
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local checks, by_key = {}, {}
+  for _, rule in ipairs(rules) do
+    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
+    for _, pair in ipairs(pairs) do
+      local id, finish = 'rolling', nil
+      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
+      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
+      local check = by_key[key]
+      if not check then
+        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish }
+        by_key[key] = check
+        checks[#checks + 1] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `clock` is now in seconds with fractions (rolling rules).
+local function limit_evaluate(checks, now, clock)
+  local remaining, refused, retry = {}, nil, 0
+  for _, c in ipairs(checks) do
+    local left, wait
+    if c.rule.rolling then
+      local interval = c.rule.per / c.rule.limit
+      local tat = math.max(tonumber(rcall('GET', c.key) or 0), clock)
+      c.new_tat = tat + c.need * interval
+      local allow_at = c.new_tat - c.allowance * interval
+      left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
+      if clock < allow_at then wait = math.ceil(allow_at - clock) end
+    else
+      local used = tonumber(rcall('GET', c.key) or 0)
+      left = c.allowance - used
+      if used + c.need > c.allowance then
+        wait = c.finish and (c.finish - now) or -1
+      end
+    end
+    c.left = math.max(0, left)
+    if c.rule.rolling then
+      c.reset_in = math.max(0, math.ceil(tonumber(rcall('GET', c.key) or 0) - clock))
+    else
+      c.reset_in = c.finish and (c.finish - now) or -1
+    end
+    local name = c.rule.name
+    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+
+-- Spend: only after every check passed.
+local function limit_spend(checks)
+  for _, c in ipairs(checks) do
+    if c.rule.rolling then
+      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
+    else
+      rcall('INCRBY', c.key, c.need)
+      if c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    end
+  end
+end
+-- @end limits
+
+-- Exact range of a score kept in units of 10^-decimals: a double holds
+-- every integer below 2^53, but a decimal fraction stays exact (its nearest
+-- double rounds back to it with a step below one unit) only below 2^51 units.
+local function exact_limit(decimals)
+  return decimals == 0 and 9007199254740992 or 2251799813685248
+end
 
 local function main()
   local root = KEYS[1]
   if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
     fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
   end
-  if #ARGV < 4 or #ARGV % 2 ~= 0 then fail('USAGE', 'campaign_vote takes user, time, then board, option pairs') end
-  if #ARGV > 102 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
+  if #ARGV < 7 or #ARGV % 2 ~= 1 then fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, then board, option pairs') end
+  if #ARGV > 105 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
   local ns = root:sub(1, -9)
-  local user, at = ARGV[1], ARGV[2]
+  local user, at, channel, device, cost = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
   if #user == 0 or #user > 256 or user:find('%c') then
     fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
   end
-  local now
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+  if cost == '' then cost = '1' end
+  if not cost:find('^[1-9]%d*$') or #cost > 4 or tonumber(cost) > 1000 then
+    fail('INVALID_NUMBER', 'cost must be an integer in 1..1000, got "' .. cost:sub(1, 80) .. '"')
+  end
+  cost = tonumber(cost)
+  local now, precise
   if at == '' then
-    now = tonumber(rcall('TIME')[1])
-  elseif at:find('^%d+$') and #at <= 12 then
-    now = tonumber(at)
+    local t = rcall('TIME')
+    now = tonumber(t[1])
+    precise = now + tonumber(t[2]) / 1000000
   else
-    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+    now = clock(at)
+    precise = now
   end
 
-  local c = rcall('HMGET', root, 'offset', 'start', 'end')
-  if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
+  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = tonumber(c[1] or 0)
   if c[2] and now < tonumber(c[2]) then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if c[3] and now >= tonumber(c[3]) then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
   -- Every board's settings once, every option's weight.
   local boards, pairs_ = {}, {}
-  for i = 3, #ARGV, 2 do
+  for i = 6, #ARGV, 2 do
     local board, option = ARGV[i], ARGV[i + 1]
-    for _, name in ipairs({ board, option }) do
-      if #name == 0 or #name > 64 or name:find('[%c%s:{}%*%?%[%]\\,]') then
-        fail('INVALID_NAME', '"' .. name:sub(1, 80) .. '" is not a board or option name')
-      end
-    end
-    if not boards[board] then
-      local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'carry', 'decimals',
-        'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-      if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-      local carry = tonumber(s[3] or '0')
-      local decimals = tonumber(s[4] or '2')
-      if not carry or not decimals then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
-      local periods = {}
-      for p in s[1]:gmatch('[^,]+') do periods[#periods + 1] = p end
-      boards[board] = {
-        periods = periods, first = s[2] == 'first', decimals = decimals,
-        carry_millionths = math.floor(carry * 1000000 + 0.5),
-        keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
-      }
-    end
+    check_name(option)
+    boards[board] = boards[board] or board_settings(ns, board)
     local weight = tonumber(rcall('HGET', ns .. 'weights:' .. board, option))
     if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
 
-  -- Rate limits (next issue) are checked here: before the first write, so a
-  -- refused vote changes nothing.
-
-  -- Plan every write as exact integer units (10^-decimals) and check the range.
-  local plan, order = {}, {}
-  local touched, touched_order = {}, {}
-  local function add(board, pname, key, first_key, member, units, scale, expire_at)
-    local id = key .. '\0' .. member
-    local entry = plan[id]
-    if not touched[board .. ':' .. pname] then
-      touched[board .. ':' .. pname] = true
-      touched_order[#touched_order + 1] = { board, pname, expire_at or 0 }
+  -- Deny lists and rate limits: before the first write, so a refused vote
+  -- changes nothing and two concurrent votes cannot both take the last slot.
+  if c[5] == '1' then
+    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
+    if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
+      fail('DENIED', 'channel ' .. channel .. ' may not vote')
     end
+  end
+  local checks
+  if c[4] and c[4] ~= '[]' then
+    local ok, rules = pcall(cjson.decode, c[4])
+    if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+    local refusal = limit_evaluate(checks, now, precise)
+    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
+  end
+
+  -- Plan every write. Shown scores are exact integer units of 10^-decimals,
+  -- read first so the range is checked before any write; real boards only
+  -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
+  local plan, order, touched = {}, {}, {}
+  local function add(b, member_of_index, key, first_key, option, units, scale, expire_at)
+    local id = key .. '\0' .. option
+    local entry = plan[id]
     if not entry then
-      local current = tonumber(rcall('ZSCORE', key, member) or '0')
-      entry = { key = key, first_key = first_key, member = member, scale = scale, expire_at = expire_at,
-        units = math.floor(current * 10 ^ scale + 0.5) }
+      entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
+      if not entry.incr then
+        entry.units = math.floor(tonumber(rcall('ZSCORE', key, option) or '0') * 10 ^ scale + 0.5)
+      end
       plan[id] = entry
       order[#order + 1] = entry
+      local t = touched[b.name]
+      if not t then t = {}; touched[b.name] = t end
+      if not t[member_of_index] then
+        t[member_of_index] = true
+        t[#t + 1] = { member_of_index, expire_at or false }
+      end
     end
     entry.units = entry.units + units
-    if entry.units >= EXACT or entry.units <= -EXACT then
-      fail('OUT_OF_RANGE', key .. ' ' .. member .. ' would leave the exact range (2^53 units of 10^-' .. scale .. ')')
+    if not entry.incr and math.abs(entry.units) >= exact_limit(scale) then
+      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. exact_limit(scale) .. ' units of 10^-' .. scale .. ')')
     end
   end
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
-    local base = ns .. 'b:' .. pair.board .. ':'
-    local side = ns .. 'f:' .. pair.board .. ':'
+    local first = b.ties == 'first'
     shown_at[n] = {}
     for _, kind in ipairs(b.periods) do
       local name, _, finish = period(kind, now, offset)
       local keep = b.keep[kind] or 0
       local expire_at = (finish and keep > 0) and (finish + keep) or nil
-      local first = b.first
-      add(pair.board, name, base .. 'real:' .. name, first and side .. 'real:' .. name, pair.option, 1, 0, expire_at)
-      add(pair.board, name, base .. 'shown:' .. name, first and side .. 'shown:' .. name, pair.option,
-        pair.weight * 10 ^ b.decimals, b.decimals, expire_at)
-      shown_at[n][#shown_at[n] + 1] = { name, base .. 'shown:' .. name }
+      for _, which in ipairs({ 'real:', 'shown:' }) do
+        local key = ns .. 'b:' .. b.name .. ':' .. which .. name
+        local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
+        if which == 'real:' then
+          add(b, which .. name, key, first_key, pair.option, 1, nil, expire_at)
+        else
+          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expire_at)
+          shown_at[n][#shown_at[n] + 1] = { name, key }
+        end
+      end
       if finish and b.carry_millionths > 0 then
         local next_name, _, next_finish = period(kind, finish, offset)
         local carried = math.floor(pair.weight * b.carry_millionths * 10 ^ b.decimals / 1000000 + 0.5)
         if carried > 0 then
-          add(pair.board, next_name, base .. 'shown:' .. next_name, first and side .. 'shown:' .. next_name, pair.option, carried,
-            b.decimals, keep > 0 and (next_finish + keep) or nil)
+          add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
+            first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
+            keep > 0 and (next_finish + keep) or nil)
         end
       end
     end
   end
 
   -- validated: the writes start here
-  local seq = rcall('INCRBY', ns .. 'seq', #order) - #order
+  local seq = 0
+  for _, b in pairs(boards) do
+    if b.ties == 'first' then seq = rcall('INCRBY', ns .. 'seq', #order) - #order; break end
+  end
   for i, e in ipairs(order) do
-    e.text = string.format('%.' .. e.scale .. 'f', e.units / 10 ^ e.scale)
-    rcall('ZADD', e.key, e.text, e.member)
-    if e.first_key then rcall('ZADD', e.first_key, seq + i, e.member) end
-    if e.expire_at then
-      rcall('EXPIREAT', e.key, e.expire_at)
-      if e.first_key then rcall('EXPIREAT', e.first_key, e.expire_at) end
+    if e.incr then
+      e.text = rcall('ZINCRBY', e.key, e.units, e.option)
+    else
+      e.text = string.format('%.' .. e.scale .. 'f', e.units / 10 ^ e.scale)
+      rcall('ZADD', e.key, e.text, e.option)
     end
+    if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
   end
-  for _, t in ipairs(touched_order) do
-    rcall('ZADD', ns .. 'periods:' .. t[1], t[3], t[2])
-  end
+  if checks then limit_spend(checks) end
+  for board, t in pairs(touched) do track_periods(ns, board, t) end
+  local participants = {}
   for _, pair in ipairs(pairs_) do
-    rcall('PFADD', ns .. 'hll:' .. pair.board .. ':' .. pair.option, user)
+    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
+    if not participants[hll] then
+      participants[hll] = true
+      rcall('PFADD', hll, user)
+    end
   end
   rcall('PFADD', ns .. 'hll', user)
 

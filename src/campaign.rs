@@ -109,6 +109,7 @@ word_enum!(Ties { Name => "name", Competition => "competition", Dense => "dense"
 /// absent ones left as they are (new boards get the documented defaults).
 /// Serialized as the JSON document `campaign_configure.lua` takes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CampaignSettings {
     /// UTC offset where hours, days, weeks and months start: `"+08:00"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,13 +120,104 @@ pub struct CampaignSettings {
     /// Votes from this Unix time on are refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
+    /// Rate limits checked by every vote; replaces the list (`Some(vec![])` removes them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Vec<LimitRule>>,
+    /// Users and channels refused outright; each list given replaces the stored one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny: Option<DenyLists>,
     /// Boards to create or update.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boards: BTreeMap<String, BoardSettings>,
 }
 
+/// A dimension a rate limit counts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dimension {
+    /// The voting user.
+    User,
+    /// The voted option (board and option).
+    Option,
+    /// The vote's traffic source.
+    Channel,
+    /// The vote's device type.
+    Device,
+}
+
+/// The window of a fixed-window rate limit (calendar-aligned in the
+/// campaign's offset), or the whole campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Window {
+    /// One second.
+    Second,
+    /// One minute.
+    Minute,
+    /// One hour.
+    Hour,
+    /// One day.
+    Day,
+    /// One ISO week.
+    Week,
+    /// One month.
+    Month,
+    /// The whole campaign ("one vote per user per campaign").
+    Campaign,
+}
+
+/// One rate-limit rule: either `window` + `limit` (fixed window) or
+/// `rolling` (GCRA).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitRule {
+    /// Unique rule name (reported in refusals).
+    pub name: String,
+    /// What it counts per: any non-empty combination.
+    pub by: Vec<Dimension>,
+    /// Fixed window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+    /// Votes per fixed window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// Rolling window (GCRA): no burst at a window edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling: Option<Rolling>,
+    /// Extra allowance per channel (a partner channel: +5).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, u64>,
+}
+
+/// A GCRA rolling limit: `limit` votes per `per` seconds, evenly spaced,
+/// with up to `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rolling {
+    /// Votes per `per` seconds.
+    pub limit: u64,
+    /// Seconds.
+    pub per: u64,
+    /// Votes at once (default: `limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u64>,
+}
+
+/// Deny lists; a list given replaces the stored one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DenyLists {
+    /// Users refused outright.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<Vec<String>>,
+    /// Channels refused outright.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<String>>,
+}
+
 /// One board's settings; absent fields are left as they are.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BoardSettings {
     /// Periods kept (default for a new board: `[total]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,6 +245,7 @@ pub struct BoardSettings {
 
 /// One option's settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OptionSettings {
     /// "One vote counts N" on the shown boards (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,6 +363,53 @@ pub struct Imported {
     pub unchanged: u64,
 }
 
+/// Who votes, for rate limits: the user and the vote's context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Voter<'a> {
+    /// The user (1..256 bytes).
+    pub user: &'a str,
+    /// Traffic source (a partner channel may have extra allowance).
+    pub channel: Option<&'a str>,
+    /// Device type (`pc`, `mobile`, ...), counted apart by rules `by` device.
+    pub device: Option<&'a str>,
+    /// What the vote spends of each limit (1..=1000).
+    pub cost: u32,
+}
+
+impl<'a> Voter<'a> {
+    /// A voter with no channel or device, spending 1.
+    pub fn new(user: &'a str) -> Self {
+        Voter {
+            user,
+            channel: None,
+            device: None,
+            cost: 1,
+        }
+    }
+
+    /// user, time, channel, device, cost: the first ARGV of the vote.
+    fn args(&self, time: String) -> Vec<String> {
+        vec![
+            self.user.to_string(),
+            time,
+            self.channel.unwrap_or_default().to_string(),
+            self.device.unwrap_or_default().to_string(),
+            self.cost.to_string(),
+        ]
+    }
+}
+
+/// What one rate-limit counter leaves a voter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitLeft {
+    /// The rule.
+    pub rule: String,
+    /// Votes it still allows now.
+    pub remaining: i64,
+    /// Seconds until its window resets (-1: never within the campaign).
+    pub reset_in: i64,
+}
+
 /// One campaign: its namespace and, on the test/import path only, a fixed
 /// clock.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -339,7 +479,13 @@ impl Campaign {
 
     /// `user` votes for each (board, option) pair, all or nothing.
     pub fn vote(&self, user: &str, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
-        let mut args = vec![user.to_string(), self.time_arg()];
+        self.vote_by(&Voter::new(user), pairs)
+    }
+
+    /// A vote with its rate-limit context (channel, device, cost). A refusal
+    /// is [`crate::Error::RateLimited`] or `Code::Denied`; nothing is written.
+    pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
+        let mut args = voter.args(self.time_arg());
         for (board, option) in pairs {
             args.push(board.to_string());
             args.push(option.to_string());
@@ -485,6 +631,42 @@ impl Campaign {
                 window: entries(get(&a, 5)?.clone())?,
             })
         })
+    }
+
+    /// How many votes each rate-limit rule leaves `voter` now, spending
+    /// nothing; rules that count per option need the `pairs` to look at.
+    pub fn limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<LimitLeft>> {
+        let mut args = vec!["peek".to_string()];
+        args.extend(voter.args(self.time_arg()).into_iter().take(4));
+        for (board, option) in pairs {
+            args.push(board.to_string());
+            args.push(option.to_string());
+        }
+        self.call("campaign_limits", args, |v| {
+            items(v)?
+                .into_iter()
+                .map(|r| {
+                    let r = items(r)?;
+                    Ok(LimitLeft {
+                        rule: text(get(&r, 0)?)?,
+                        remaining: int(get(&r, 1)?)?,
+                        reset_in: int(get(&r, 2)?)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Admin: delete `voter`'s counters of every rule that counts per user
+    /// (the current windows and rolling state). Returns how many were deleted.
+    pub fn reset_limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<u64> {
+        let mut args = vec!["reset".to_string()];
+        args.extend(voter.args(self.time_arg()).into_iter().take(4));
+        for (board, option) in pairs {
+            args.push(board.to_string());
+            args.push(option.to_string());
+        }
+        self.call("campaign_limits", args, |v| Ok(int(&v)? as u64))
     }
 
     /// Unique participants of the campaign and of `options` of `board`.

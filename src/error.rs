@@ -47,6 +47,10 @@ pub enum Code {
     CampaignClosed,
     /// A period name that is malformed, or a period the board does not keep.
     InvalidPeriod,
+    /// A rate limit refused the vote (see [`Error::RateLimited`]).
+    RateLimited,
+    /// The user or channel is on the campaign's deny list.
+    Denied,
     /// A write that would take a score beyond the range doubles hold exactly.
     OutOfRange,
     /// Redis refused a command inside a script, or the script hit a bug.
@@ -55,7 +59,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 22] = [
         Code::Usage,
         Code::InvalidUser,
         Code::InvalidId,
@@ -74,6 +78,8 @@ impl Code {
         Code::UnknownOption,
         Code::CampaignClosed,
         Code::InvalidPeriod,
+        Code::RateLimited,
+        Code::Denied,
         Code::OutOfRange,
         Code::Internal,
     ];
@@ -99,6 +105,8 @@ impl Code {
             Code::UnknownOption => "REDVOTE_UNKNOWN_OPTION",
             Code::CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
             Code::InvalidPeriod => "REDVOTE_INVALID_PERIOD",
+            Code::RateLimited => "REDVOTE_RATE_LIMITED",
+            Code::Denied => "REDVOTE_DENIED",
             Code::OutOfRange => "REDVOTE_OUT_OF_RANGE",
             Code::Internal => "REDVOTE_INTERNAL",
         }
@@ -127,6 +135,9 @@ pub enum Error {
         /// The script's human-readable detail (names the offending value).
         detail: String,
     },
+    /// A campaign vote was refused by a rate limit; nothing was spent or written.
+    #[error("{}", .0)]
+    RateLimited(RateLimited),
     /// Redis could not be reached, or answered with an error of its own.
     #[error("redis: {0}")]
     Redis(redis::RedisError),
@@ -146,13 +157,52 @@ impl Error {
     pub fn code(&self) -> Option<Code> {
         match self {
             Error::Script { code, .. } => Some(*code),
+            Error::RateLimited(_) => Some(Code::RateLimited),
             _ => None,
         }
     }
 }
 
+/// Which rate limit refused a vote, what every rule leaves, and when a vote
+/// would pass. Carried by `REDVOTE_RATE_LIMITED` as a JSON detail.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RateLimited {
+    /// The (first) rule that refused.
+    pub rule: String,
+    /// Seconds until a vote would pass; -1 when not within the campaign
+    /// (a whole-campaign limit is used up).
+    pub retry_after: i64,
+    /// Votes each rule still allows this voter now.
+    pub remaining: std::collections::BTreeMap<String, i64>,
+}
+
+impl fmt::Display for RateLimited {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "REDVOTE_RATE_LIMITED rule {} refused the vote",
+            self.rule
+        )?;
+        match self.retry_after {
+            -1 => write!(f, " for the rest of the campaign")?,
+            s => write!(f, "; retry after {s} s")?,
+        }
+        let left: Vec<String> = self
+            .remaining
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        write!(f, " (remaining: {})", left.join(", "))
+    }
+}
+
 impl From<redis::RedisError> for Error {
     fn from(err: redis::RedisError) -> Self {
+        if err.code() == Some(Code::RateLimited.as_str()) {
+            if let Ok(refusal) = serde_json::from_str(err.detail().unwrap_or_default()) {
+                return Error::RateLimited(refusal);
+            }
+        }
         match err.code().and_then(Code::parse) {
             Some(code) => Error::Script {
                 code,

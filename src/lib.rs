@@ -11,7 +11,7 @@ pub mod site;
 
 pub use call::Call;
 pub use campaign::{Campaign, CampaignSettings, Kind, Period, Ties};
-pub use error::{Code, Error, Result};
+pub use error::{Code, Error, RateLimited, Result};
 pub use model::{
     Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome,
 };

@@ -102,11 +102,12 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] calls.
-    const OPERATIONS: [&str; 14] = [
+    const OPERATIONS: [&str; 15] = [
         "article",
         "campaign_around",
         "campaign_configure",
         "campaign_import",
+        "campaign_limits",
         "campaign_participants",
         "campaign_standing",
         "campaign_top",

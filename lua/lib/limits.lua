@@ -83,8 +83,14 @@ local function limit_evaluate(checks, now, clock)
         wait = c.finish and (c.finish - now) or -1
       end
     end
+    c.left = math.max(0, left)
+    if c.rule.rolling then
+      c.reset_in = math.max(0, math.ceil(tonumber(rcall('GET', c.key) or 0) - clock))
+    else
+      c.reset_in = c.finish and (c.finish - now) or -1
+    end
     local name = c.rule.name
-    remaining[name] = math.max(0, math.min(remaining[name] or left, left))
+    remaining[name] = math.min(remaining[name] or c.left, c.left)
     if wait then
       refused = refused or name
       if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end

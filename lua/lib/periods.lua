@@ -6,7 +6,10 @@
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
 -- January 4th), month:2026-03, total. Dates are H. Hinnant's
 -- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local civil_memo = {}
 local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
   local z = days + 719468
   local era = math.floor(z / 146097)
   local doe = z - era * 146097
@@ -17,6 +20,7 @@ local function civil(days)
   local m = mp < 10 and mp + 3 or mp - 9
   local y = yoe + era * 400
   if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
   return y, m, d
 end
 

@@ -46,6 +46,35 @@
 //! [`Site::page`]`(Order::Score, p, Some(25))` (one EVALSHA of
 //! `lua/page.lua`), at 1 connection and with the tasks.
 //!
+//! Campaign scenarios (`--campaign-ops` votes each, default `ops / 4`): a
+//! campaign leaderboard vote (seed 002). Setup: the campaign
+//! `{<prefix>c:bench}:` (namespace of [`Campaign::with_namespace`]) at offset
+//! `+08:00`, one board `stars` keeping all 5 periods (hour, day, week,
+//! month, total), ties `competition`, carry `0.1`, 100 options `opt1` ..
+//! `opt100` of weight 2. Every vote is by a distinct user on an option picked
+//! by a fixed hash, so one vote writes, for each period P: +1 on
+//! `<ns>b:stars:real:P`, +2 on `<ns>b:stars:shown:P`, +0.2 (carry) on
+//! `<ns>b:stars:shown:<next P>` (not for total), then the user into the
+//! option's and the campaign's HyperLogLogs: 5 + 5 + 4 + 2 = 16 writes.
+//!
+//! * **(a) seed**: the seed's approach, one command per write: the keys are
+//!   computed client-side (period names at +08:00 from the client clock, the
+//!   same civil-date arithmetic as the Lua; checked against
+//!   `campaign_vote.lua` at setup), then 5 ZINCRBY real + 5 ZINCRBY shown +
+//!   4 ZINCRBY carry + 2 PFADD, under its own namespace
+//!   `{<prefix>c:bench-seed}:` (same key layout, so the checks are exact).
+//!   `concurrent` rows send the 16 commands at once, the seed's "parallel
+//!   goroutines": `join_all` of 16 `query_async` on one multiplexed
+//!   connection, which redis-rs pipelines on the wire (about 1 round trip,
+//!   16 commands); the 1-connection row is one such connection with the
+//!   votes in sequence (`conns` = `1 async`). The `sequential` row sends the
+//!   16 commands one after the other on a sync connection (16 round trips).
+//!   The tasks share one multiplexed connection (`--dedicated`: one each).
+//! * **(c) redvote**: [`Campaign::vote`]`(user, &[("stars", option)])`, one
+//!   EVALSHA of `lua/campaign_vote.lua` (atomic; it also keeps the
+//!   `periods:stars` index), at 1 sync connection, with the tasks sharing
+//!   one multiplexed connection, and (`own`) one connection per task.
+//!
 //! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
 //! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
 //! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
@@ -86,6 +115,14 @@
 //! `votes` must equal the posts plus every vote cast so far; both page flows
 //! must read the same page 1. The ceiling's article must have gained (all
 //! but 1%, for random-user collisions) the votes redis-benchmark sent.
+//! Campaign: every redvote ballot must name the board, the option and 5
+//! periods, every seed command must succeed; after every campaign slice each
+//! side's `real:total` board must sum to the votes that side cast and its
+//! `shown:total` to twice that; at the end, for each side and each period
+//! kind, the real boards of that kind (all periods written, found by SCAN)
+//! must sum to the votes, the shown boards to 2 x votes (total) or 2.2 x
+//! votes (hour, day, week, month: weight plus carry), and the campaign's and
+//! the options' HyperLogLogs must count the voters (within 3% + 2).
 //!
 //! # JSON (`--json`): one object, on one line
 //!
@@ -95,17 +132,29 @@
 //!   (votes per vote scenario), `pages` (reads per page scenario), `tasks`,
 //!   `threads` (tokio worker threads), `dedicated` (bool), `seconds` (whole
 //!   run), `rounds`.
+//! * `campaign`: the campaign section's setup: `ops` (votes per campaign
+//!   scenario), `redvote_namespace`, `seed_namespace`, `board`, `options`,
+//!   `weight`, `carry` (string), `offset` (string), `periods` (array of
+//!   strings), `writes_per_vote` (16).
 //! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
 //!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
 //!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
-//!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`), `op`
-//!   (`vote` | `page`), `flow` (`seeds` | `watch` | `redvote`), `label`,
-//!   `tasks`, `concurrent` (bool: false for the 1-connection rows, whose
-//!   `tasks` is 1), `connections` (TCP connections used), `shared` (bool:
-//!   the tasks multiplex one connection), `ops`, `seconds`, `ops_per_sec`,
-//!   `p50_us`, `p99_us`, `max_us`, `mean_us`, `round_trips_per_op` (float,
-//!   retried attempts included), `retries`, `server_cpu_us_per_op` (float or
-//!   null), all summed over the rounds.
+//!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
+//!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
+//!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
+//!   `campaign_redvote_own`), `op` (`vote` | `page` | `campaign`), `flow`
+//!   (`seeds` | `seeds_sequential` | `watch` | `redvote`; the campaign's
+//!   `seeds` sends its 16 commands concurrently, `seeds_sequential` one after
+//!   the other), `label`, `tasks`, `concurrent` (bool: false for the
+//!   1-connection rows, whose `tasks` is 1), `connections` (TCP connections
+//!   used), `shared` (bool: the tasks multiplex one connection), `client`
+//!   (`sync`: a `redis::Connection`; `async`: multiplexed connections, which
+//!   `campaign_seeds_1` uses with one connection and votes in sequence),
+//!   `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`, `max_us`,
+//!   `mean_us`, `round_trips_per_op` (float, retried attempts included;
+//!   commands sent concurrently count as one), `commands_per_op` (float,
+//!   Redis commands sent per op, MULTI/EXEC included), `retries`,
+//!   `server_cpu_us_per_op` (float or null), all summed over the rounds.
 //! * `ceiling`: `ran` (bool), `skipped` (reason string or null), `command`
 //!   (string or null), `clients`, `requests`, `ops_per_sec`, `p50_us`,
 //!   `p99_us`, `server_cpu_us_per_op` (numbers, null when not run).
@@ -114,15 +163,24 @@
 //!   `vote_redvote_over_seeds_tasks`, `vote_redvote_over_watch_tasks`,
 //!   `page_redvote_over_seeds_1`, `page_redvote_over_seeds_tasks`,
 //!   `vote_redvote_tasks_over_redis_benchmark`,
-//!   `vote_redvote_own_over_redis_benchmark`), `label`, `value` (throughput
+//!   `vote_redvote_own_over_redis_benchmark`,
+//!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
+//!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
+//!   `campaign_redvote_over_seeds_sequential_1`,
+//!   `campaign_redvote_over_seeds_tasks`), `label`, `value` (throughput
 //!   ratio, null when not measured), `target` (the minimum wanted, or null),
 //!   `pass` (bool; null without a target or a value). Targets are reported,
 //!   not enforced: missing one does not fail the run.
 //! * `checks`: `ok` (always true: a failed check is an error, exit 1),
-//!   `articles`, `votes_cast`, `votes_found`.
+//!   `articles`, `votes_cast`, `votes_found`, `campaign`: `redvote` and
+//!   `seed`, each with `votes` (cast by that side's scenarios),
+//!   `real_total` and `shown_total` (sums of the `total` boards),
+//!   `participants` (PFCOUNT of the campaign's HyperLogLog; redvote's also
+//!   holds the setup's probe voter) and `boards` (period boards found).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, ensure, Context, Result};
@@ -130,8 +188,11 @@ use clap::Args;
 use hdrhistogram::Histogram;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Commands, ConnectionAddr};
+use redvote::campaign::{Ballot, BoardSettings, OptionSettings};
 use redvote::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
-use redvote::{Order, Site, TempServer, Vote, VoteOutcome};
+use redvote::{
+    Campaign, CampaignSettings, Order, Period, Site, TempServer, Ties, Vote, VoteOutcome,
+};
 use serde::Serialize;
 
 /// Benchmark options.
@@ -143,7 +204,11 @@ pub struct BenchArgs {
     /// Page reads per page scenario [default: ops / 10, at least 1]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub pages: Option<u64>,
-    /// A small run: 1000 votes and 100 page reads per scenario
+    /// Votes per campaign scenario [default: ops / 4, at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub campaign_ops: Option<u64>,
+    /// A small run: 1000 votes, 100 page reads and 250 campaign votes per
+    /// scenario
     #[arg(long, conflicts_with = "ops")]
     pub quick: bool,
     /// Concurrent tasks in the concurrent scenarios (and redis-benchmark -c)
@@ -180,6 +245,29 @@ const URL_PREFIX: &str = "redvote-bench:";
 const PINGS_PER_ROUND: u64 = 200;
 /// A reply slower than this fails the bench instead of hanging it.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The campaign section's board, its options (`opt1` ..), their weight and
+/// the board's carry-over, the campaign's UTC offset (text and seconds).
+const CAMPAIGN_BOARD: &str = "stars";
+const CAMPAIGN_OPTIONS: usize = 100;
+const CAMPAIGN_WEIGHT: u32 = 2;
+const CAMPAIGN_CARRY: &str = "0.1";
+const CAMPAIGN_CARRY_VALUE: f64 = 0.1;
+const CAMPAIGN_OFFSET: &str = "+08:00";
+const CAMPAIGN_OFFSET_SECONDS: i64 = 8 * 3600;
+/// A second board of the redvote campaign, for the setup's period check
+/// (its votes stay off the checked board).
+const PROBE_BOARD: &str = "probe";
+/// The periods the board keeps, in the order the vote reply lists them.
+const PERIODS: [Period; 5] = [
+    Period::Hour,
+    Period::Day,
+    Period::Week,
+    Period::Month,
+    Period::Total,
+];
+/// Commands of the seed's campaign vote: 5 ZINCRBY real + 5 ZINCRBY shown +
+/// 4 ZINCRBY carry + 2 PFADD.
+const SEED_WRITES: usize = 16;
 
 /// `redvote bench`: run every scenario against one server (throwaway unless
 /// `--url`), check the data, print the table and ratios (or the JSON object).
@@ -187,6 +275,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
     let started = Instant::now();
     let ops = args.ops.unwrap_or(if args.quick { 1000 } else { 20_000 });
     let pages = args.pages.unwrap_or((ops / 10).max(1));
+    let campaign_ops = args.campaign_ops.unwrap_or((ops / 4).max(1));
     let tasks = args.tasks as usize;
     // Slices of at least 500 votes: smaller ones measure little but noise.
     let rounds = args.rounds.min(ops / 500).max(1);
@@ -225,6 +314,20 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
             "prefix {prefix:?} already holds a site at {url}; the bench posts articles and votes, \
              so give it an unused --prefix (e.g. --prefix bench:)"
         );
+        let names = CampaignNames::new(&prefix);
+        let busy: u64 = redis::cmd("EXISTS")
+            .arg(names.redvote.root_key())
+            .arg(format!("{}boards", names.redvote.namespace()))
+            .arg(format!("{}hll", names.seed_ns))
+            .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns))
+            .query(&mut admin)?;
+        ensure!(
+            busy == 0,
+            "the bench's campaign namespaces {:?} and {:?} are in use at {url}; give the bench \
+             an unused --prefix (e.g. --prefix bench:)",
+            names.redvote.namespace(),
+            names.seed_ns
+        );
     }
     // (a) and (b) add the seeds' VOTE_SCORE per vote: the site must use it too.
     let vote_score = site.config().run(&mut admin)?.vote_score;
@@ -242,12 +345,14 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         votes_cast: 0,
         posts: 0,
         votes_found: 0,
+        campaign_votes: [0, 0],
         threads: args.threads as usize,
         pings: Measure::new()?,
     };
     let plan = Plan {
         ops,
         pages,
+        campaign_ops,
         tasks,
         rounds,
     };
@@ -263,6 +368,19 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
     let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
 
     let ratios = ratios(&rows, &ceiling);
+    let names = &bench.ctx.campaign;
+    let campaign = CampaignInfo {
+        ops: campaign_ops,
+        redvote_namespace: names.redvote.namespace().to_string(),
+        seed_namespace: names.seed_ns.clone(),
+        board: CAMPAIGN_BOARD,
+        options: CAMPAIGN_OPTIONS,
+        weight: CAMPAIGN_WEIGHT,
+        carry: CAMPAIGN_CARRY,
+        offset: CAMPAIGN_OFFSET,
+        periods: PERIODS.iter().map(|p| p.as_str()).collect(),
+        writes_per_vote: SEED_WRITES,
+    };
     let report = Report {
         redis_version: version,
         ping_p50_us,
@@ -277,6 +395,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         dedicated: args.dedicated,
         rounds,
         seconds: round(started.elapsed().as_secs_f64(), 3),
+        campaign,
         rows,
         ceiling,
         ratios,
@@ -302,6 +421,8 @@ struct Ctx {
     time_key: String,
     score_key: String,
     articles: Vec<ArticleKeys>,
+    /// The campaign section's names and the seed's key cache.
+    campaign: CampaignNames,
 }
 
 /// One posted article's names, built once.
@@ -338,6 +459,7 @@ impl Ctx {
                 .iter()
                 .map(|&id| ArticleKeys::new(&prefix, id))
                 .collect(),
+            campaign: CampaignNames::new(&prefix),
             site,
         }
     }
@@ -352,9 +474,11 @@ impl Ctx {
     /// (fixed, spread evenly), page `i % pages + 1`.
     fn input(&self, base: u64, i: u64) -> Input {
         let n = base + i;
+        let hash = splitmix64(n);
         Input {
             user: format!("user:{n}"),
-            article: (splitmix64(n) % self.articles.len() as u64) as usize,
+            article: (hash % self.articles.len() as u64) as usize,
+            option: (hash % CAMPAIGN_OPTIONS as u64) as usize,
             page: self.input_page(i),
             now: unix_now(),
         }
@@ -378,14 +502,125 @@ impl Ctx {
 struct Input {
     user: String,
     article: usize,
+    /// Index into the campaign's options.
+    option: usize,
     page: u32,
     /// Client clock, the seeds' `time.time()`.
     now: f64,
 }
 
+/// The campaign section: the redvote campaign, the seed's namespace, the
+/// option names, and the seed's keys for the current hour.
+struct CampaignNames {
+    /// `{<prefix>c:bench}:`
+    redvote: Campaign,
+    /// `{<prefix>c:bench-seed}:`
+    seed_ns: String,
+    /// `opt1` .. `opt100`
+    options: Vec<String>,
+    /// The seed's period keys, recomputed when the hour changes.
+    seed_keys: Mutex<Arc<SeedKeys>>,
+}
+
+impl CampaignNames {
+    fn new(prefix: &str) -> Self {
+        let seed_ns = format!("{{{prefix}c:bench-seed}}:");
+        let seed_keys = Mutex::new(Arc::new(SeedKeys::new(&seed_ns, unix_now() as i64)));
+        CampaignNames {
+            redvote: Campaign::with_namespace(format!("{{{prefix}c:bench}}:")),
+            options: (1..=CAMPAIGN_OPTIONS).map(|i| format!("opt{i}")).collect(),
+            seed_ns,
+            seed_keys,
+        }
+    }
+
+    /// The seed's keys at Unix second `now` (cached for the hour: every
+    /// period boundary at a whole-hour offset is an hour boundary).
+    fn seed_keys(&self, now: i64) -> Arc<SeedKeys> {
+        let mut cached = self.seed_keys.lock().unwrap_or_else(|e| e.into_inner());
+        if !(cached.from..cached.until).contains(&now) {
+            *cached = Arc::new(SeedKeys::new(&self.seed_ns, now));
+        }
+        Arc::clone(&cached)
+    }
+
+    /// The namespace of a side (0: redvote, 1: seed).
+    fn ns(&self, side: usize) -> &str {
+        if side == 0 {
+            self.redvote.namespace()
+        } else {
+            &self.seed_ns
+        }
+    }
+}
+
+/// The keys one seed vote writes in the hour `from..until`, computed
+/// client-side as the seed does.
+struct SeedKeys {
+    from: i64,
+    until: i64,
+    /// (key, increment) of the 14 ZINCRBYs: real +1 and shown +weight for
+    /// each period, shown +weight x carry for each next period.
+    zincrby: Vec<(String, f64)>,
+    /// `<ns>hll:stars:` (the option follows) and `<ns>hll`.
+    option_hll: String,
+    campaign_hll: String,
+}
+
+impl SeedKeys {
+    fn new(ns: &str, now: i64) -> Self {
+        let offset = CAMPAIGN_OFFSET_SECONDS;
+        let board = format!("{ns}b:{CAMPAIGN_BOARD}:");
+        let weight = f64::from(CAMPAIGN_WEIGHT);
+        let mut zincrby = Vec::with_capacity(14);
+        for kind in PERIODS {
+            let (name, _) = period_at(kind, now, offset);
+            zincrby.push((format!("{board}real:{name}"), 1.0));
+            zincrby.push((format!("{board}shown:{name}"), weight));
+        }
+        for kind in PERIODS {
+            if let (_, Some(end)) = period_at(kind, now, offset) {
+                let (next, _) = period_at(kind, end, offset);
+                zincrby.push((
+                    format!("{board}shown:{next}"),
+                    weight * CAMPAIGN_CARRY_VALUE,
+                ));
+            }
+        }
+        let local = now + offset;
+        let from = local.div_euclid(3600) * 3600 - offset;
+        SeedKeys {
+            from,
+            until: from + 3600,
+            zincrby,
+            option_hll: format!("{ns}hll:{CAMPAIGN_BOARD}:"),
+            campaign_hll: format!("{ns}hll"),
+        }
+    }
+
+    /// The seed's 16 commands for `user` voting for `option`.
+    fn commands(&self, option: &str, user: &str) -> Vec<redis::Cmd> {
+        let mut cmds = Vec::with_capacity(SEED_WRITES);
+        for (key, by) in &self.zincrby {
+            let mut c = redis::cmd("ZINCRBY");
+            c.arg(key).arg(*by).arg(option);
+            cmds.push(c);
+        }
+        let mut c = redis::cmd("PFADD");
+        c.arg(format!("{}{option}", self.option_hll)).arg(user);
+        cmds.push(c);
+        let mut c = redis::cmd("PFADD");
+        c.arg(&self.campaign_hll).arg(user);
+        cmds.push(c);
+        cmds
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
     Seeds,
+    /// The campaign seed's 16 commands one after the other.
+    SeedsSequential,
     Watch,
     Redvote,
 }
@@ -394,6 +629,8 @@ enum Flow {
 enum Op {
     Vote,
     Page,
+    /// A campaign leaderboard vote.
+    Campaign,
 }
 
 /// One scenario: what, how, how much.
@@ -407,6 +644,9 @@ struct Scenario {
     tasks: usize,
     /// With tasks: one multiplexed connection for all of them.
     shared: bool,
+    /// Without tasks: one multiplexed (async) connection instead of a sync
+    /// one, ops still in sequence (the campaign seed's concurrent commands).
+    async_con: bool,
     ops: u64,
     /// The last part of the row id: `1`, `tasks` or `own`.
     suffix: &'static str,
@@ -414,16 +654,21 @@ struct Scenario {
 
 impl Scenario {
     fn id(&self) -> String {
-        let op = match self.op {
+        format!("{}_{}_{}", self.op_name(), self.flow_name(), self.suffix)
+    }
+
+    fn op_name(&self) -> &'static str {
+        match self.op {
             Op::Vote => "vote",
             Op::Page => "page",
-        };
-        format!("{op}_{}_{}", self.flow_name(), self.suffix)
+            Op::Campaign => "campaign",
+        }
     }
 
     fn flow_name(&self) -> &'static str {
         match self.flow {
             Flow::Seeds => "seeds",
+            Flow::SeedsSequential => "seeds_sequential",
             Flow::Watch => "watch",
             Flow::Redvote => "redvote",
         }
@@ -431,29 +676,47 @@ impl Scenario {
 
     fn label(&self) -> &'static str {
         match (self.op, self.flow) {
-            (Op::Vote, Flow::Seeds) => "vote (a) seeds client-side",
+            (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => "vote (a) seeds client-side",
             (Op::Vote, Flow::Watch) => "vote (b) WATCH/MULTI/EXEC",
             (Op::Vote, Flow::Redvote) => "vote (c) redvote EVALSHA",
-            (Op::Page, Flow::Seeds) => "page seeds ZREVRANGE+HGETALLs",
+            (Op::Page, Flow::Seeds | Flow::SeedsSequential) => "page seeds ZREVRANGE+HGETALLs",
             (Op::Page, _) => "page redvote EVALSHA",
+            (Op::Campaign, Flow::Seeds) => "campaign (a) seed 16 concurrent",
+            (Op::Campaign, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
+            (Op::Campaign, _) => "campaign (c) redvote EVALSHA",
         }
     }
 
     /// Round trips per op on average (`retries` more attempts of (b) cost
-    /// 4 each).
+    /// 4 each); commands sent together count as one.
     fn round_trips(&self, ctx: &Ctx, retries: u64) -> f64 {
         match (self.op, self.flow) {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 4.0 * (self.ops + retries) as f64 / self.ops as f64,
-            // ZREVRANGE, then one HGETALL per article of the page read.
-            (Op::Page, Flow::Seeds) => {
-                let hgetalls: u64 = (0..self.ops)
-                    .map(|i| ctx.page_len(ctx.input_page(i)) as u64)
-                    .sum();
-                1.0 + hgetalls as f64 / self.ops as f64
-            }
+            (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
+            (Op::Campaign, Flow::SeedsSequential) => SEED_WRITES as f64,
             _ => 1.0,
         }
+    }
+
+    /// Redis commands sent per op on average: (b) sends WATCH, ZSCORE,
+    /// SISMEMBER, MULTI, SADD, ZINCRBY, HINCRBY, EXEC per attempt.
+    fn commands(&self, ctx: &Ctx, retries: u64) -> f64 {
+        match (self.op, self.flow) {
+            (Op::Vote, Flow::Seeds) => 4.0,
+            (Op::Vote, Flow::Watch) => 8.0 * (self.ops + retries) as f64 / self.ops as f64,
+            (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
+            (Op::Campaign, Flow::Seeds | Flow::SeedsSequential) => SEED_WRITES as f64,
+            _ => 1.0,
+        }
+    }
+
+    /// The seeds' page: ZREVRANGE, then one HGETALL per article read.
+    fn page_seeds_commands(&self, ctx: &Ctx) -> f64 {
+        let hgetalls: u64 = (0..self.ops)
+            .map(|i| ctx.page_len(ctx.input_page(i)) as u64)
+            .sum();
+        1.0 + hgetalls as f64 / self.ops as f64
     }
 }
 
@@ -471,6 +734,7 @@ enum Cons {
 struct Plan {
     ops: u64,
     pages: u64,
+    campaign_ops: u64,
     tasks: usize,
     rounds: u64,
 }
@@ -488,6 +752,8 @@ struct Bench {
     posts: u64,
     /// The votes the last check found on the articles.
     votes_found: u64,
+    /// Campaign votes cast by each side: [redvote, seed].
+    campaign_votes: [u64; 2],
     threads: usize,
     /// PING round trips, sampled at every round.
     pings: Measure,
@@ -504,6 +770,7 @@ impl Bench {
         let Plan {
             ops,
             pages,
+            campaign_ops,
             tasks,
             rounds,
         } = plan;
@@ -522,6 +789,7 @@ impl Bench {
         }
         self.ctx = Arc::new(Ctx::new(site, ids));
         self.check("setup")?;
+        self.campaign_setup()?;
 
         let many = |op, flow, shared, ops| Scenario {
             op,
@@ -529,6 +797,7 @@ impl Bench {
             concurrent: true,
             tasks,
             shared,
+            async_con: false,
             ops,
             suffix: "tasks",
         };
@@ -538,6 +807,7 @@ impl Bench {
             concurrent: false,
             tasks: 1,
             shared: false,
+            async_con: false,
             ops,
             suffix: "1",
         };
@@ -560,6 +830,21 @@ impl Bench {
             one(Op::Page, Flow::Redvote, pages),
             many(Op::Page, Flow::Seeds, shared, pages),
             many(Op::Page, Flow::Redvote, shared, pages),
+            // The campaign section: the seed's 16 commands one after the
+            // other, then all at once on one multiplexed connection, ...
+            one(Op::Campaign, Flow::SeedsSequential, campaign_ops),
+            Scenario {
+                async_con: true,
+                ..one(Op::Campaign, Flow::Seeds, campaign_ops)
+            },
+            many(Op::Campaign, Flow::Seeds, shared, campaign_ops),
+            // ... against one EVALSHA.
+            one(Op::Campaign, Flow::Redvote, campaign_ops),
+            many(Op::Campaign, Flow::Redvote, shared, campaign_ops),
+            Scenario {
+                suffix: "own",
+                ..many(Op::Campaign, Flow::Redvote, false, campaign_ops)
+            },
         ];
 
         // The ceiling runs a slice per round too, after the scenarios' slices.
@@ -592,7 +877,7 @@ impl Bench {
         // as a backend keeps its own.
         let mut cons = Vec::with_capacity(scenarios.len());
         for s in &scenarios {
-            cons.push(if s.concurrent {
+            cons.push(if s.concurrent || s.async_con {
                 Cons::Tasks(runtime.block_on(self.connect_tasks(s))?)
             } else {
                 Cons::Sync(self.client.get_connection()?)
@@ -615,9 +900,20 @@ impl Bench {
                 .with_context(|| format!("scenario {} (round {})", s.id(), round + 1))?;
                 let cpu_after = server_cpu(&mut self.admin)?;
                 m.server_cpu = cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0));
-                if s.op == Op::Vote {
-                    self.votes_cast += hi - lo;
-                    self.check(&format!("{} (round {})", s.id(), round + 1))?;
+                match s.op {
+                    Op::Vote => {
+                        self.votes_cast += hi - lo;
+                        self.check(&format!("{} (round {})", s.id(), round + 1))?;
+                    }
+                    Op::Campaign => {
+                        let side = usize::from(s.flow != Flow::Redvote);
+                        self.campaign_votes[side] += hi - lo;
+                        self.check_campaign_totals(
+                            side,
+                            &format!("{} (round {})", s.id(), round + 1),
+                        )?;
+                    }
+                    Op::Page => {}
                 }
                 totals[k].add(&m)?;
             }
@@ -634,11 +930,16 @@ impl Bench {
             .map(|(s, m)| Row::new(s, &self.ctx, m))
             .collect();
         self.check_pages_agree()?;
+        let campaign = CampaignChecks {
+            redvote: self.check_campaign(0)?,
+            seed: self.check_campaign(1)?,
+        };
         let checks = Checks {
             ok: true,
             articles: self.ctx.articles.len() as u64,
             votes_cast: self.votes_cast,
             votes_found: self.votes_found,
+            campaign,
         };
 
         let ceiling = match ceiling {
@@ -816,6 +1117,175 @@ impl Bench {
         );
         self.votes_found = sum;
         Ok(())
+    }
+
+    /// Configure the redvote campaign (the seed's namespace needs no
+    /// settings: its client knows them), then check the seed's client-side
+    /// period names against `campaign_vote.lua`'s: at now, at the first
+    /// second of each next period (the carry's target) and at New Year and
+    /// 29 February across the offset, on the probe board.
+    fn campaign_setup(&mut self) -> Result<()> {
+        let campaign = self.ctx.campaign.redvote.clone();
+        let all = PERIODS.to_vec();
+        let board = |options: &[String]| BoardSettings {
+            periods: Some(all.clone()),
+            ties: Some(Ties::Competition),
+            carry: Some(CAMPAIGN_CARRY.to_string()),
+            options: options
+                .iter()
+                .map(|o| {
+                    let option = OptionSettings {
+                        weight: Some(CAMPAIGN_WEIGHT),
+                        data: None,
+                    };
+                    (o.clone(), option)
+                })
+                .collect(),
+            ..BoardSettings::default()
+        };
+        let settings = CampaignSettings {
+            offset: Some(CAMPAIGN_OFFSET.to_string()),
+            boards: BTreeMap::from([
+                (
+                    CAMPAIGN_BOARD.to_string(),
+                    board(&self.ctx.campaign.options),
+                ),
+                (PROBE_BOARD.to_string(), board(&["opt1".to_string()])),
+            ]),
+            ..CampaignSettings::default()
+        };
+        campaign
+            .configure(&settings)
+            .run(&mut self.admin)
+            .context("configuring the bench campaign")?;
+        let now = unix_now() as i64;
+        let mut times = vec![now, 1_798_732_799, 1_798_732_800, 1_835_366_400];
+        for kind in PERIODS {
+            if let (_, Some(end)) = period_at(kind, now, CAMPAIGN_OFFSET_SECONDS) {
+                times.push(end);
+            }
+        }
+        for t in times {
+            let ballots = campaign
+                .at(t as u64)
+                .vote("probe", &[(PROBE_BOARD, "opt1")])
+                .run(&mut self.admin)
+                .context("the campaign's probe vote")?;
+            let lua: Vec<&str> = ballots
+                .iter()
+                .flat_map(|b| b.shown.iter().map(|p| p.period.as_str()))
+                .collect();
+            let rust: Vec<String> = PERIODS
+                .iter()
+                .map(|&k| period_at(k, t, CAMPAIGN_OFFSET_SECONDS).0)
+                .collect();
+            ensure!(
+                lua == rust,
+                "the seed's period names at {t} are {rust:?}, campaign_vote.lua's {lua:?}"
+            );
+        }
+        Ok(())
+    }
+
+    /// After a campaign slice: `side`'s (0: redvote, 1: seed) `real:total`
+    /// board sums to its votes, its `shown:total` board to twice that.
+    fn check_campaign_totals(&mut self, side: usize, after: &str) -> Result<()> {
+        let ns = self.ctx.campaign.ns(side).to_string();
+        let votes = self.campaign_votes[side] as f64;
+        for (kind, want) in [
+            ("real", votes),
+            ("shown", votes * f64::from(CAMPAIGN_WEIGHT)),
+        ] {
+            let key = format!("{ns}b:{CAMPAIGN_BOARD}:{kind}:total");
+            let sum = zset_sum(&mut self.admin, &key)?;
+            ensure!(
+                close(sum, want),
+                "campaign check after {after}: {key} sums to {sum}, want {want}"
+            );
+        }
+        Ok(())
+    }
+
+    /// After the rounds: every period board of `side`, found by SCAN, per
+    /// kind: real boards sum to the votes, shown boards to weight x votes
+    /// plus the carry (none into total); the HyperLogLogs count the voters.
+    fn check_campaign(&mut self, side: usize) -> Result<CampaignCheck> {
+        let names = &self.ctx.campaign;
+        let ns = names.ns(side).to_string();
+        let who = if side == 0 { "redvote" } else { "seed" };
+        let votes = self.campaign_votes[side];
+        let boards = scan_keys(&mut self.admin, &format!("{ns}b:{CAMPAIGN_BOARD}:"))?;
+        // (real or shown, period kind) -> sum over that kind's boards.
+        let mut sums: BTreeMap<(String, String), f64> = BTreeMap::new();
+        for key in &boards {
+            let rest = &key[ns.len() + CAMPAIGN_BOARD.len() + 3..];
+            let (kind, period) = rest
+                .split_once(':')
+                .with_context(|| format!("unexpected campaign key {key}"))?;
+            let period_kind = period.split(':').next().unwrap_or(period);
+            *sums
+                .entry((kind.to_string(), period_kind.to_string()))
+                .or_default() += zset_sum(&mut self.admin, key)?;
+        }
+        let weight = f64::from(CAMPAIGN_WEIGHT);
+        let v = votes as f64;
+        for period in PERIODS {
+            let p = period.as_str().to_string();
+            let carry = if period == Period::Total {
+                0.0
+            } else {
+                weight * CAMPAIGN_CARRY_VALUE
+            };
+            for (kind, want) in [("real", v), ("shown", v * (weight + carry))] {
+                let got = sums.get(&(kind.to_string(), p.clone())).copied();
+                let got = got.unwrap_or(0.0);
+                ensure!(
+                    close(got, want),
+                    "campaign check ({who}): the {kind} {p} boards sum to {got}, want {want} \
+                     for {votes} votes"
+                );
+            }
+        }
+        ensure!(
+            sums.len() == 2 * PERIODS.len(),
+            "campaign check ({who}): unexpected boards {:?}",
+            sums.keys().collect::<Vec<_>>()
+        );
+        // HyperLogLogs: approximate counts (redvote's campaign HLL also
+        // holds the setup's probe voter).
+        let probe = u64::from(side == 0);
+        let participants: u64 = redis::cmd("PFCOUNT")
+            .arg(format!("{ns}hll"))
+            .query(&mut self.admin)?;
+        let mut pipe = redis::pipe();
+        for o in &names.options {
+            pipe.cmd("PFCOUNT")
+                .arg(format!("{ns}hll:{CAMPAIGN_BOARD}:{o}"));
+        }
+        let per_option: Vec<u64> = pipe.query(&mut self.admin)?;
+        let option_sum: u64 = per_option.iter().sum();
+        for (what, got, want) in [
+            ("the campaign's", participants, votes + probe),
+            ("the options'", option_sum, votes),
+        ] {
+            let slack = want as f64 * 0.03 + 2.0;
+            ensure!(
+                (got as f64 - want as f64).abs() <= slack,
+                "campaign check ({who}): {what} HyperLogLogs count {got} voters, want about {want}"
+            );
+        }
+        let total = |kind: &str| {
+            sums.get(&(kind.to_string(), "total".to_string()))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Ok(CampaignCheck {
+            votes,
+            real_total: round(total("real"), 2),
+            shown_total: round(total("shown"), 2),
+            participants,
+            boards: boards.len() as u64,
+        })
     }
 
     /// Both page flows must read the same first page.
@@ -1007,11 +1477,58 @@ impl Bench {
                 }
             }
         }
+        // The campaigns' namespaces (unused when the bench started).
+        for side in 0..2 {
+            let ns = self.ctx.campaign.ns(side).to_string();
+            keys.extend(scan_keys(&mut self.admin, &ns)?);
+        }
         for chunk in keys.chunks(1000) {
             redis::cmd("UNLINK").arg(chunk).exec(&mut self.admin)?;
         }
         Ok(())
     }
+}
+
+/// Every key starting with `prefix` (SCAN MATCH, glob characters escaped).
+fn scan_keys(con: &mut redis::Connection, prefix: &str) -> Result<Vec<String>> {
+    let mut pattern = String::with_capacity(prefix.len() + 1);
+    for c in prefix.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('*');
+    let mut keys = Vec::new();
+    let mut cursor = 0u64;
+    loop {
+        let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .query(con)?;
+        keys.extend(batch);
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+    keys.sort();
+    keys.dedup();
+    Ok(keys)
+}
+
+/// The sum of a zset's scores.
+fn zset_sum(con: &mut redis::Connection, key: &str) -> Result<f64> {
+    let members: Vec<(String, f64)> = con.zrange_withscores(key, 0, -1)?;
+    Ok(members.iter().map(|(_, score)| score).sum())
+}
+
+/// Equal up to float noise (the seed's ZINCRBY 0.2 accumulates some).
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-6 * want.abs() + 1e-6
 }
 
 /// The ceiling's own site, beside the bench's: `<prefix>ceiling:`.
@@ -1048,7 +1565,7 @@ struct CeilingRun {
 fn op_sync(ctx: &Ctx, con: &mut redis::Connection, s: Scenario, input: &Input) -> Result<u64> {
     let a = &ctx.articles[input.article];
     match (s.op, s.flow) {
-        (Op::Vote, Flow::Seeds) => {
+        (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => {
             let counted = if ctx.seeds_layout {
                 redvote::seed::article_vote(con, &input.user, &a.member, input.now)?
             } else {
@@ -1077,6 +1594,25 @@ fn op_sync(ctx: &Ctx, con: &mut redis::Connection, s: Scenario, input: &Input) -
                 .run(con)?;
             check_page(ctx, page.articles.len(), input.page)
         }
+        (Op::Campaign, Flow::Redvote) => {
+            let option = &ctx.campaign.options[input.option];
+            let ballots = ctx
+                .campaign
+                .redvote
+                .vote(&input.user, &[(CAMPAIGN_BOARD, option)])
+                .run(con)?;
+            check_ballots(&ballots, input, option)
+        }
+        (Op::Campaign, Flow::SeedsSequential) => {
+            let option = &ctx.campaign.options[input.option];
+            let keys = ctx.campaign.seed_keys(input.now as i64);
+            for cmd in keys.commands(option, &input.user) {
+                cmd.query::<redis::Value>(con)
+                    .context("a seed campaign command")?;
+            }
+            Ok(0)
+        }
+        (Op::Campaign, _) => bail!("{} runs on a multiplexed connection", s.id()),
     }
 }
 
@@ -1088,7 +1624,7 @@ async fn op_async(
 ) -> Result<u64> {
     let a = &ctx.articles[input.article];
     match (s.op, s.flow) {
-        (Op::Vote, Flow::Seeds) => {
+        (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => {
             let counted = seeds_vote_async(ctx, con, a, &input.user, input.now).await?;
             ensure!(
                 counted,
@@ -1112,7 +1648,46 @@ async fn op_async(
             let page = call.run_async(con).await?;
             check_page(ctx, page.articles.len(), input.page)
         }
+        (Op::Campaign, Flow::Redvote) => {
+            let option = &ctx.campaign.options[input.option];
+            let call = ctx
+                .campaign
+                .redvote
+                .vote(&input.user, &[(CAMPAIGN_BOARD, option)]);
+            check_ballots(&call.run_async(con).await?, input, option)
+        }
+        (Op::Campaign, Flow::Seeds) => {
+            // The seed's "parallel goroutines": all 16 commands in flight at
+            // once; the multiplexed connection pipelines them on the wire.
+            let option = &ctx.campaign.options[input.option];
+            let keys = ctx.campaign.seed_keys(input.now as i64);
+            let cmds = keys.commands(option, &input.user);
+            let replies = futures::future::join_all(cmds.iter().map(|cmd| {
+                let mut con = con.clone();
+                async move { cmd.query_async::<redis::Value>(&mut con).await }
+            }))
+            .await;
+            for reply in replies {
+                reply.context("a seed campaign command")?;
+            }
+            Ok(0)
+        }
+        (Op::Campaign, _) => bail!("{} runs on a sync connection", s.id()),
     }
+}
+
+/// redvote's campaign vote must answer one ballot for the board and option
+/// with a shown score in each of the 5 periods.
+fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> Result<u64> {
+    ensure!(
+        ballots.len() == 1
+            && ballots[0].board == CAMPAIGN_BOARD
+            && ballots[0].option == option
+            && ballots[0].shown.len() == PERIODS.len(),
+        "redvote's campaign vote of {} for {option} answered {ballots:?}",
+        input.user
+    );
+    Ok(0)
 }
 
 fn check_outcome(o: &VoteOutcome, input: &Input, a: &ArticleKeys) -> Result<u64> {
@@ -1365,10 +1940,26 @@ struct Report {
     dedicated: bool,
     rounds: u64,
     seconds: f64,
+    campaign: CampaignInfo,
     rows: Vec<Row>,
     ceiling: Ceiling,
     ratios: Vec<Ratio>,
     checks: Checks,
+}
+
+/// The campaign section's setup, for the report.
+#[derive(Serialize)]
+struct CampaignInfo {
+    ops: u64,
+    redvote_namespace: String,
+    seed_namespace: String,
+    board: &'static str,
+    options: usize,
+    weight: u32,
+    carry: &'static str,
+    offset: &'static str,
+    periods: Vec<&'static str>,
+    writes_per_vote: usize,
 }
 
 #[derive(Serialize)]
@@ -1381,6 +1972,7 @@ struct Row {
     concurrent: bool,
     connections: usize,
     shared: bool,
+    client: &'static str,
     ops: u64,
     seconds: f64,
     ops_per_sec: f64,
@@ -1389,6 +1981,7 @@ struct Row {
     max_us: u64,
     mean_us: f64,
     round_trips_per_op: f64,
+    commands_per_op: f64,
     retries: u64,
     server_cpu_us_per_op: Option<f64>,
 }
@@ -1398,16 +1991,18 @@ impl Row {
         let seconds = m.elapsed.as_secs_f64();
         Row {
             id: s.id(),
-            op: match s.op {
-                Op::Vote => "vote",
-                Op::Page => "page",
-            },
+            op: s.op_name(),
             flow: s.flow_name(),
             label: s.label(),
             tasks: s.tasks,
             concurrent: s.concurrent,
             connections: if s.shared { 1 } else { s.tasks },
             shared: s.shared,
+            client: if s.concurrent || s.async_con {
+                "async"
+            } else {
+                "sync"
+            },
             ops: s.ops,
             seconds: round(seconds, 6),
             ops_per_sec: round(s.ops as f64 / seconds.max(1e-9), 1),
@@ -1416,6 +2011,7 @@ impl Row {
             max_us: m.hist.max(),
             mean_us: round(m.hist.mean(), 1),
             round_trips_per_op: round(s.round_trips(ctx, m.retries), 3),
+            commands_per_op: round(s.commands(ctx, m.retries), 3),
             retries: m.retries,
             server_cpu_us_per_op: m.server_cpu.map(|cpu| round(cpu * 1e6 / s.ops as f64, 1)),
         }
@@ -1423,7 +2019,7 @@ impl Row {
 
     fn connections_text(&self) -> String {
         match (self.concurrent, self.shared) {
-            (false, _) => "1 sync".to_string(),
+            (false, _) => format!("1 {}", self.client),
             (true, true) => "1 shared".to_string(),
             (true, false) => format!("{} own", self.tasks),
         }
@@ -1474,6 +2070,23 @@ struct Checks {
     articles: u64,
     votes_cast: u64,
     votes_found: u64,
+    campaign: CampaignChecks,
+}
+
+#[derive(Serialize)]
+struct CampaignChecks {
+    redvote: CampaignCheck,
+    seed: CampaignCheck,
+}
+
+/// What the end-of-run check found on one side of the campaign section.
+#[derive(Serialize)]
+struct CampaignCheck {
+    votes: u64,
+    real_total: f64,
+    shown_total: f64,
+    participants: u64,
+    boards: u64,
 }
 
 /// Throughput ratios, with the targets redvote is meant to meet.
@@ -1570,6 +2183,27 @@ fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
             ceiling.ops_per_sec,
             Some(0.8),
         ),
+        ratio(
+            "campaign_redvote_over_seeds_1",
+            "campaign (c)/(a) 16 concurrent, 1 connection".into(),
+            rps("campaign_redvote_1"),
+            rps("campaign_seeds_1"),
+            Some(3.0),
+        ),
+        ratio(
+            "campaign_redvote_over_seeds_sequential_1",
+            "campaign (c)/(a) 16 sequential, 1 connection".into(),
+            rps("campaign_redvote_1"),
+            rps("campaign_seeds_sequential_1"),
+            None,
+        ),
+        ratio(
+            "campaign_redvote_over_seeds_tasks",
+            format!("campaign (c)/(a) 16 concurrent, {tasks} tasks"),
+            rps("campaign_redvote_tasks"),
+            rps("campaign_seeds_tasks"),
+            None,
+        ),
     ]
 }
 
@@ -1616,7 +2250,21 @@ fn print_human(r: &Report) {
         "retries",
         "srv µs/op"
     );
-    for row in &r.rows {
+    for (i, row) in r.rows.iter().enumerate() {
+        if row.op == "campaign" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("campaign") {
+            let c = &r.campaign;
+            println!(
+                "-- campaign vote: board {:?}, {} options of weight {}, periods {} at {}, \
+                 carry {}: {} writes a vote",
+                c.board,
+                c.options,
+                c.weight,
+                c.periods.join("/"),
+                c.offset,
+                c.carry,
+                c.writes_per_vote
+            );
+        }
         line(
             row.label,
             row.tasks.to_string(),
@@ -1662,6 +2310,15 @@ fn print_human(r: &Report) {
         "RT/op: round trips per op (retried WATCH attempts included); srv µs/op: the server's \
          CPU time (INFO cpu) per op, network I/O included."
     );
+    println!(
+        "campaign: {} votes per scenario. (a) seed = the seed's one command per write, keys \
+         computed client-side: 5 ZINCRBY real + 5 ZINCRBY shown + 4 ZINCRBY carry + 2 PFADD; \
+         \"16 concurrent\" sends them all at once (the seed's parallel goroutines: join_all on a \
+         multiplexed connection, pipelined on the wire, so RT/op 1; 1 async = one such \
+         connection, votes in sequence), \"16 sequential\" one after the other on a sync \
+         connection. (c) = one EVALSHA of campaign_vote.lua (atomic).",
+        r.campaign.ops
+    );
     if let Some(command) = &c.command {
         println!("ceiling: {command}");
     }
@@ -1685,6 +2342,22 @@ fn print_human(r: &Report) {
          votes == |voted:ID| and score == time + 432 x votes",
         r.checks.articles, r.checks.votes_found, r.checks.articles, r.checks.votes_cast
     );
+    for (who, c) in [
+        ("redvote", &r.checks.campaign.redvote),
+        ("seed", &r.checks.campaign.seed),
+    ] {
+        println!(
+            "checks: OK: campaign {who}: {} votes; real total {}, shown total {} (= {} x real); \
+             every period kind's real boards sum to the votes, shown to weight + carry; {} \
+             boards; {} participants (HyperLogLog)",
+            c.votes,
+            trim_float(c.real_total),
+            trim_float(c.shown_total),
+            r.campaign.weight,
+            c.boards,
+            c.participants
+        );
+    }
     println!("total {:.1} s", r.seconds);
 }
 
@@ -1760,6 +2433,73 @@ fn parse_benchmark_csv(out: &str) -> Option<(f64, f64, f64)> {
     let fields: Vec<&str> = line.trim().trim_matches('"').split("\",\"").collect();
     let num = |i: usize| fields.get(i)?.parse::<f64>().ok();
     Some((num(1)?, num(4)?, num(6)?))
+}
+
+/// The period of `kind` holding Unix second `t` at UTC offset `offset`
+/// seconds, as `campaign_vote.lua` names it (`hour:2026-03-17T12`,
+/// `day:2026-03-17`, `week:2026-W12`, `month:2026-03`, `total`), and its end
+/// (the first second of the next period; None for total). H. Hinnant's
+/// civil-date algorithms, like the Lua.
+fn period_at(kind: Period, t: i64, offset: i64) -> (String, Option<i64>) {
+    let local = t + offset;
+    let days = local.div_euclid(86_400);
+    let (y, m, d) = civil(days);
+    match kind {
+        Period::Total => ("total".to_string(), None),
+        Period::Hour => {
+            let start = local.div_euclid(3600) * 3600;
+            let hour = (start - days * 86_400) / 3600;
+            (
+                format!("hour:{y:04}-{m:02}-{d:02}T{hour:02}"),
+                Some(start + 3600 - offset),
+            )
+        }
+        Period::Day => (
+            format!("day:{y:04}-{m:02}-{d:02}"),
+            Some((days + 1) * 86_400 - offset),
+        ),
+        Period::Week => {
+            let monday = days - (days + 3).rem_euclid(7);
+            let (iso_year, _, _) = civil(monday + 3);
+            let week = (monday + 3 - days_from_civil(iso_year, 1, 1)).div_euclid(7) + 1;
+            (
+                format!("week:{iso_year:04}-W{week:02}"),
+                Some((monday + 7) * 86_400 - offset),
+            )
+        }
+        Period::Month => {
+            let next = if m == 12 {
+                days_from_civil(y + 1, 1, 1)
+            } else {
+                days_from_civil(y, m + 1, 1)
+            };
+            (format!("month:{y:04}-{m:02}"), Some(next * 86_400 - offset))
+        }
+    }
+}
+
+/// Days since 1970-01-01 to (year, month, day).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// (year, month, day) to days since 1970-01-01.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
 /// A fixed, well-spread hash (splitmix64) to pick each vote's article.

@@ -1,0 +1,388 @@
+#!lua
+--[[
+  campaign_limits: look at or reset one voter's rate-limit counters.
+  "peek" spends nothing: how many votes each rule leaves this voter now and
+  when its window resets. "reset" (admin) deletes the voter's counters of
+  every rule that counts per user (current windows and rolling state).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  mode     "peek" | "reset"
+    ARGV[2]  user
+    ARGV[3]  time     "" for the server's clock; Unix seconds on the test path
+    ARGV[4]  channel  "" none
+    ARGV[5]  device   "" none
+    ARGV[6..] board, option pairs: the options to look at for rules that
+             count per option (without pairs those rules are left out)
+
+  Output: peek: { { rule, remaining, reset_in (seconds, -1: never) }, ... },
+          one entry per counter, in rule order
+          reset: the number of counters deleted
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
+]]
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+
+-- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- master copy is lua/lib/periods.lua; scripts carry it verbatim between
+-- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local civil_memo = {}
+local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = math.floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = math.floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = math.floor(lt / 3600) * 3600
+    return string.format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return string.format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    local monday = days - (days + 3) % 7
+    local iso_year = civil(monday + 3)
+    local week = math.floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return string.format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    local first = days_from_civil(y, m, 1)
+    local next_first = m == 12 and days_from_civil(y + 1, 1, 1) or days_from_civil(y, m + 1, 1)
+    return string.format('month:%04d-%02d', y, m), first * 86400 - offset, next_first * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- @end periods
+
+-- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
+-- block above it).
+local function name_ok(s)
+  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+
+-- The campaign's UTC offset; fails when the campaign does not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+
+-- "" for the server's clock, or explicit integer Unix seconds (test path).
+local function clock(at)
+  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
+  if not at:find('^%d+$') or #at > 12 then
+    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
+  end
+  return tonumber(at)
+end
+
+-- A board's settings, or UNKNOWN_BOARD.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+
+-- Record the period boards a write touched in <ns>periods:B (members
+-- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
+-- find every board; a board seen for the first time gets its expiry (the
+-- board and its "first" side key). `touched` is a list of
+-- { member, expire_at or false }.
+local function track_periods(ns, board, touched)
+  local index = ns .. 'periods:' .. board
+  for _, t in ipairs(touched) do
+    if rcall('ZADD', index, 'NX', t[2] or 0, t[1]) == 1 and t[2] then
+      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+    end
+  end
+end
+
+-- The board key, its "first" side key and the period name for a period
+-- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
+-- or a named period such as "day:2026-03-17". shift = -1 gives the period
+-- before it. Refuses periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- @end campaign
+
+-- @lib limits: rate limits, checked inside the vote before its first write
+-- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
+-- and the periods block above it).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+local function limit_subject(rule, ctx, board, option)
+  local parts = {}
+  for _, dim in ipairs(rule.by) do
+    local v = (dim == 'option') and (board .. '/' .. option) or ctx[dim]
+    parts[#parts + 1] = #v .. ':' .. v
+  end
+  return table.concat(parts, '|')
+end
+
+-- The window holding `now`: id and end (first second after; nil: none).
+local function limit_window(rule, now, offset, campaign_end)
+  local w = rule.window
+  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'minute' then
+    local m = math.floor(now / 60)
+    return 'm' .. m, (m + 1) * 60
+  end
+  if w == 'campaign' then return 'campaign', campaign_end end
+  local name, _, finish = period(w, now, offset)
+  return name, finish
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused).
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local checks, by_key = {}, {}
+  for _, rule in ipairs(rules) do
+    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
+    for _, pair in ipairs(pairs) do
+      local id, finish = 'rolling', nil
+      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
+      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
+      local check = by_key[key]
+      if not check then
+        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish }
+        by_key[key] = check
+        checks[#checks + 1] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `clock` is now in seconds with fractions (rolling rules).
+local function limit_evaluate(checks, now, clock)
+  local remaining, refused, retry = {}, nil, 0
+  for _, c in ipairs(checks) do
+    local left, wait
+    if c.rule.rolling then
+      local interval = c.rule.per / c.rule.limit
+      local tat = math.max(tonumber(rcall('GET', c.key) or 0), clock)
+      c.new_tat = tat + c.need * interval
+      local allow_at = c.new_tat - c.allowance * interval
+      left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
+      if clock < allow_at then wait = math.ceil(allow_at - clock) end
+    else
+      local used = tonumber(rcall('GET', c.key) or 0)
+      left = c.allowance - used
+      if used + c.need > c.allowance then
+        wait = c.finish and (c.finish - now) or -1
+      end
+    end
+    c.left = math.max(0, left)
+    if c.rule.rolling then
+      c.reset_in = math.max(0, math.ceil(tonumber(rcall('GET', c.key) or 0) - clock))
+    else
+      c.reset_in = c.finish and (c.finish - now) or -1
+    end
+    local name = c.rule.name
+    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+
+-- Spend: only after every check passed.
+local function limit_spend(checks)
+  for _, c in ipairs(checks) do
+    if c.rule.rolling then
+      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
+    else
+      rcall('INCRBY', c.key, c.need)
+      if c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    end
+  end
+end
+-- @end limits
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_limits takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 105 then
+    fail('USAGE', 'campaign_limits takes mode, user, time, channel, device, then board, option pairs')
+  end
+  local ns = root:sub(1, -9)
+  local mode, user, channel, device = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
+  if mode ~= 'peek' and mode ~= 'reset' then fail('USAGE', 'mode must be peek or reset, got "' .. mode:sub(1, 40) .. '"') end
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  for _, v in ipairs({ channel, device }) do
+    if v ~= '' then check_name(v) end
+  end
+  local now = clock(ARGV[3])
+  local offset = campaign_offset(root)
+  local c = rcall('HMGET', root, 'limits', 'end')
+  local ok, rules = pcall(cjson.decode, c[1] or '[]')
+  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local pairs_ = {}
+  for i = 6, #ARGV, 2 do
+    check_name(ARGV[i])
+    check_name(ARGV[i + 1])
+    pairs_[#pairs_ + 1] = { board = ARGV[i], option = ARGV[i + 1] }
+  end
+  local wanted = {}
+  for _, rule in ipairs(rules) do
+    local per_option = false
+    for _, d in ipairs(rule.by) do per_option = per_option or d == 'option' end
+    local per_user = false
+    for _, d in ipairs(rule.by) do per_user = per_user or d == 'user' end
+    if (mode == 'peek' and (#pairs_ > 0 or not per_option)) or (mode == 'reset' and per_user) then
+      wanted[#wanted + 1] = rule
+    end
+  end
+  local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
+  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, tonumber(c[2]))
+  if mode == 'reset' then
+    local keys = {}
+    for _, check in ipairs(checks) do keys[#keys + 1] = check.key end
+    if #keys == 0 then return 0 end
+    return rcall('DEL', unpack(keys))
+  end
+  limit_evaluate(checks, now, now)
+  local reply = {}
+  for _, check in ipairs(checks) do
+    reply[#reply + 1] = { check.rule.name, check.left, check.reset_in }
+  end
+  return reply
+end
+
+-- Every refusal leaves through fail() before the first write; anything else
+-- (a Redis error, a Lua bug) is still answered as a stable code, never as a
+-- raw Lua error.
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+return redis.error_reply(res)
