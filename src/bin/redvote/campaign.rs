@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry};
+use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry, Voter};
 use redvote::{Campaign, Kind};
 
 use crate::{print, Global};
@@ -33,6 +33,44 @@ struct View {
     period: String,
 }
 
+/// Who votes, for rate limits.
+#[derive(Args, Debug)]
+struct VoterArgs {
+    /// Voter
+    #[arg(long)]
+    user: String,
+    /// Traffic source (channel) of the vote
+    #[arg(long)]
+    channel: Option<String>,
+    /// Device type of the vote (pc, mobile, ...)
+    #[arg(long)]
+    device: Option<String>,
+    /// What the vote spends of each rate limit
+    #[arg(long, default_value_t = 1)]
+    cost: u32,
+}
+
+impl VoterArgs {
+    fn voter(&self) -> Voter<'_> {
+        Voter {
+            user: &self.user,
+            channel: self.channel.as_deref(),
+            device: self.device.as_deref(),
+            cost: self.cost,
+        }
+    }
+}
+
+fn split_pairs(pairs: &[String]) -> Result<Vec<(&str, &str)>> {
+    pairs
+        .iter()
+        .map(|p| {
+            p.split_once(':')
+                .with_context(|| format!("{p:?} is not BOARD:OPTION"))
+        })
+        .collect()
+}
+
 #[derive(Subcommand, Debug)]
 enum CampaignCommand {
     /// Create or update the campaign from a JSON settings document
@@ -40,14 +78,25 @@ enum CampaignCommand {
         /// The settings file (JSON; see README), or - for stdin
         file: String,
     },
-    /// Vote for options: BOARD:OPTION pairs, all or nothing
+    /// Vote for options: BOARD:OPTION pairs, all or nothing (rate limits apply)
     Vote {
-        /// Voter
-        #[arg(long)]
-        user: String,
+        #[command(flatten)]
+        voter: VoterArgs,
         /// BOARD:OPTION pairs
         #[arg(required = true)]
         pairs: Vec<String>,
+    },
+    /// How many votes each rate limit leaves a voter now (spends nothing)
+    Limits {
+        #[command(flatten)]
+        voter: VoterArgs,
+        /// BOARD:OPTION pairs, for rules that count per option
+        pairs: Vec<String>,
+    },
+    /// Admin: reset a user's rate-limit counters
+    ResetLimits {
+        #[command(flatten)]
+        voter: VoterArgs,
     },
     /// Import starting shown votes from a CSV (option,votes) or JSON ({"option": votes}) file
     Import {
@@ -135,15 +184,10 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 format!("configured {} board(s), {} option(s)", d.boards, d.options)
             })
         }
-        CampaignCommand::Vote { user, pairs } => {
-            let pairs = pairs
-                .iter()
-                .map(|p| {
-                    p.split_once(':')
-                        .with_context(|| format!("{p:?} is not BOARD:OPTION"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let ballots = campaign.vote(user, &pairs).run(&mut g.connect()?)?;
+        CampaignCommand::Vote { voter, pairs } => {
+            let pairs = split_pairs(pairs)?;
+            let call = campaign.vote_by(&voter.voter(), &pairs);
+            let ballots = call.run(&mut g.connect()?)?;
             print(g, &ballots, |ballots| {
                 let lines: Vec<String> = ballots
                     .iter()
@@ -158,6 +202,30 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                     .collect();
                 lines.join("\n")
             })
+        }
+        CampaignCommand::Limits { voter, pairs } => {
+            let pairs = split_pairs(pairs)?;
+            let left = campaign
+                .limits(&voter.voter(), &pairs)
+                .run(&mut g.connect()?)?;
+            print(g, &left, |left| {
+                let lines: Vec<String> = left
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{}  remaining {}  resets in {} s",
+                            l.rule, l.remaining, l.reset_in
+                        )
+                    })
+                    .collect();
+                lines.join("\n")
+            })
+        }
+        CampaignCommand::ResetLimits { voter } => {
+            let n = campaign
+                .reset_limits(&voter.voter(), &[])
+                .run(&mut g.connect()?)?;
+            print(g, &n, |n| format!("reset {n} counter(s)"))
         }
         CampaignCommand::Import { board, file, batch } => import(g, &campaign, board, file, *batch),
         CampaignCommand::Top {
