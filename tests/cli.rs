@@ -272,3 +272,148 @@ fn demo_runs_on_its_own_throwaway_server() {
     assert_eq!(articles[0]["votes"], 12);
     assert_eq!(articles[0]["downvotes"], 1);
 }
+
+/// `redvote campaign ...` end to end: settings file, JSON import, votes with
+/// a channel and device, every query in --json, a rate-limit refusal's exit
+/// code and message, option removal.
+#[test]
+fn campaign_commands_end_to_end() {
+    let server = common::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let dir = std::env::temp_dir().join(format!("redvote-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"offset": "+08:00",
+            "limits": [{"name": "per-user", "by": ["user"], "window": "campaign", "limit": 2}],
+            "boards": {"stars": {"periods": ["day", "total"],
+                                 "options": {"a": {"weight": 3}, "b": {}, "c": {}}}}}"#,
+    )
+    .unwrap();
+    let initial = dir.join("initial.json");
+    std::fs::write(&initial, r#"{"a": 10, "b": "20.5"}"#).unwrap();
+    let (s, i) = (settings.to_str().unwrap(), initial.to_str().unwrap());
+
+    let done = json(u, &["campaign", "spring", "configure", s]);
+    assert_eq!(
+        (done["boards"].as_u64(), done["options"].as_u64()),
+        (Some(1), Some(3))
+    );
+    let imported = json(u, &["campaign", "spring", "import", "stars", i]);
+    assert_eq!(imported["changed"], 2);
+    let again = json(u, &["campaign", "spring", "import", "stars", i]);
+    assert_eq!(
+        (again["changed"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(2))
+    );
+
+    let ballots = json(
+        u,
+        &[
+            "campaign",
+            "spring",
+            "vote",
+            "--user",
+            "u1",
+            "--channel",
+            "web",
+            "--device",
+            "pc",
+            "stars:a",
+            "stars:c",
+        ],
+    );
+    assert_eq!(ballots.as_array().unwrap().len(), 2);
+    let total = ballots[0]["shown"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        total,
+        serde_json::json!({"period": "total", "score": "13.00"})
+    );
+
+    // The campaign-wide limit of 2 is spent: the next vote is refused, names
+    // the rule, exits 1 and writes nothing.
+    let out = redvote(
+        u,
+        &["campaign", "spring", "vote", "--user", "u1", "stars:b"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("redvote: REDVOTE_RATE_LIMITED rule per-user refused the vote for the rest of the campaign"), "{stderr}");
+    let left = json(u, &["campaign", "spring", "limits", "--user", "u1"]);
+    assert_eq!(left[0]["remaining"], 0);
+    json(u, &["campaign", "spring", "reset-limits", "--user", "u1"]);
+    json(
+        u,
+        &["campaign", "spring", "vote", "--user", "u1", "stars:b"],
+    );
+
+    let top = json(u, &["campaign", "spring", "top", "stars"]);
+    let entries: Vec<(String, String, u64)> = top[0]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["member"].as_str().unwrap().into(),
+                e["score"].as_str().unwrap().into(),
+                e["rank"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("b".into(), "21.50".into(), 1),
+            ("a".into(), "13.00".into(), 2),
+            ("c".into(), "1.00".into(), 3)
+        ]
+    );
+    let real = json(
+        u,
+        &[
+            "campaign", "spring", "top", "stars", "--kind", "real", "--period", "day",
+        ],
+    );
+    assert_eq!(real[0]["size"], 3);
+    let standing = json(u, &["campaign", "spring", "standing", "stars", "a"]);
+    assert_eq!(
+        (
+            standing[0]["rank"].as_u64(),
+            standing[0]["ahead"].as_str(),
+            standing[0]["gap"].as_str()
+        ),
+        (Some(2), Some("b"), Some("8.50"))
+    );
+    let around = json(
+        u,
+        &[
+            "campaign", "spring", "around", "stars", "c", "--window", "2",
+        ],
+    );
+    assert_eq!(around["rank"], 3);
+    assert_eq!(around["percentile"], "0.00");
+    assert_eq!(around["window"].as_array().unwrap().len(), 2);
+    let people = json(
+        u,
+        &["campaign", "spring", "participants", "stars", "a", "b"],
+    );
+    assert_eq!(people["campaign"], 1);
+
+    json(u, &["campaign", "spring", "remove-options", "stars", "c"]);
+    let top = json(u, &["campaign", "spring", "top", "stars"]);
+    assert_eq!(top[0]["size"], 2);
+    let out = redvote(
+        u,
+        &["campaign", "spring", "vote", "--user", "u2", "stars:c"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REDVOTE_UNKNOWN_OPTION"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
