@@ -1461,3 +1461,31 @@ async fn the_async_api_gives_the_sync_results() {
         .unwrap_err();
     assert_eq!(err.code(), Some(Code::UnknownArticle));
 }
+
+/// The async API over a `ConnectionManager` (reconnecting), including the
+/// NOSCRIPT recovery after `SCRIPT FLUSH`.
+#[tokio::test]
+async fn connection_manager_runs_calls_and_recovers_from_script_flush() {
+    let server = common::server();
+    let mut manager = redis::aio::ConnectionManager::new(server.client())
+        .await
+        .expect("connection manager");
+    let site = Site::default();
+    let id = site
+        .post("user:1", "t", "https://x")
+        .run_async(&mut manager)
+        .await
+        .unwrap();
+    let _: () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut manager)
+        .await
+        .unwrap();
+    let outcome = site
+        .vote("user:2", &id.to_string())
+        .run_async(&mut manager)
+        .await
+        .unwrap();
+    assert!(outcome.changed);
+    assert_eq!(outcome.votes, 2);
+}
