@@ -179,10 +179,16 @@ end
 -- { member, expire_at or false }.
 local function track_periods(ns, board, touched)
   local index = ns .. 'periods:' .. board
-  for _, t in ipairs(touched) do
-    if rcall('ZADD', index, 'NX', t[2] or 0, t[1]) == 1 and t[2] then
-      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
+  for i, t in ipairs(touched) do
+    if not known[i] then
+      rcall('ZADD', index, t[2] or 0, t[1])
+      if t[2] then
+        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+      end
     end
   end
 end
