@@ -62,6 +62,14 @@ local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
 
+-- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
+local function is_list(t)
+  if type(t) ~= 'table' then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
 local function integer(v, lo, hi, what)
   local n = tonumber(v)
   if type(v) == 'boolean' or not n or n ~= math.floor(n) or n < lo or n > hi then
@@ -103,19 +111,32 @@ local function main()
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
 
   if doc.limits ~= nil then
-    if type(doc.limits) ~= 'table' or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
+    if not is_list(doc.limits) or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
     local rules, names = {}, {}
     local dims = { user = true, option = true, channel = true, device = true }
     local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
     for i, r in ipairs(doc.limits) do
       if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
+      for k, v in pairs(r) do
+        local known = { name = 'string', by = 'table', window = 'string', limit = 'number', rolling = 'table', extra = 'table' }
+        if not known[k] or type(v) ~= known[k] then
+          fail('INVALID_CONFIG', 'limit rule ' .. i .. ': unknown field or wrong type: ' .. tostring(k):sub(1, 40))
+        end
+      end
+      if r.rolling then
+        for k, v in pairs(r.rolling) do
+          if (k ~= 'limit' and k ~= 'per' and k ~= 'burst') or type(v) ~= 'number' then
+            fail('INVALID_CONFIG', 'limit rule ' .. i .. ': rolling takes numbers limit, per, burst; got ' .. tostring(k):sub(1, 40))
+          end
+        end
+      end
       local name = r.name
       if type(name) ~= 'string' or not name_ok(name) or names[name] then
         fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like)')
       end
       names[name] = true
       local what = 'limit rule ' .. name
-      if type(r.by) ~= 'table' or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
+      if not is_list(r.by) or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
       local by, seen = {}, {}
       for _, d in ipairs(r.by) do
         if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
@@ -155,7 +176,7 @@ local function main()
   if doc.deny ~= nil then
     if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
     for list, values in pairs(doc.deny) do
-      if (list ~= 'users' and list ~= 'channels') or type(values) ~= 'table' or #values > 10000 then
+      if (list ~= 'users' and list ~= 'channels') or not is_list(values) or #values > 10000 then
         fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
       end
       for _, v in ipairs(values) do

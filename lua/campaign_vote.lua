@@ -259,6 +259,8 @@ end
 --                  expires when the window ends (a burst at a window edge can
 --                  reach twice the limit over a short span);
 --   campaign       one counter for the whole campaign (expires at its end);
+--                  a refusal by it, or by a window that ends after the
+--                  campaign does, has retry_after -1 (not within the campaign);
 --   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
 --                  votes per `per` seconds spaced evenly, `burst` at once;
 --                  no edge bursts; one key per subject holding the
@@ -269,8 +271,11 @@ end
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
-    local v = (dim == 'option') and (board .. '/' .. option) or ctx[dim]
-    parts[#parts + 1] = #v .. ':' .. v
+    if dim == 'option' then
+      parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
+    else
+      parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
+    end
   end
   return table.concat(parts, '|')
 end
@@ -301,7 +306,9 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
       local check = by_key[key]
       if not check then
-        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish }
+        -- A window that outlives the campaign never resets within it.
+        local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish, never = never }
         by_key[key] = check
         checks[#checks + 1] = check
       end
@@ -329,14 +336,14 @@ local function limit_evaluate(checks, now, clock)
       local used = tonumber(rcall('GET', c.key) or 0)
       left = c.allowance - used
       if used + c.need > c.allowance then
-        wait = c.finish and (c.finish - now) or -1
+        wait = (c.never or not c.finish) and -1 or (c.finish - now)
       end
     end
     c.left = math.max(0, left)
     if c.rule.rolling then
       c.reset_in = math.max(0, math.ceil(tonumber(rcall('GET', c.key) or 0) - clock))
     else
-      c.reset_in = c.finish and (c.finish - now) or -1
+      c.reset_in = (c.never or not c.finish) and -1 or (c.finish - now)
     end
     local name = c.rule.name
     remaining[name] = math.min(remaining[name] or c.left, c.left)

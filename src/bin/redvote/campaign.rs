@@ -97,6 +97,8 @@ enum CampaignCommand {
     ResetLimits {
         #[command(flatten)]
         voter: VoterArgs,
+        /// BOARD:OPTION pairs, for per-user rules that also count per option
+        pairs: Vec<String>,
     },
     /// Import starting shown votes from a CSV (option,votes) or JSON ({"option": votes}) file
     Import {
@@ -221,9 +223,10 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 lines.join("\n")
             })
         }
-        CampaignCommand::ResetLimits { voter } => {
+        CampaignCommand::ResetLimits { voter, pairs } => {
+            let pairs = split_pairs(pairs)?;
             let n = campaign
-                .reset_limits(&voter.voter(), &[])
+                .reset_limits(&voter.voter(), &pairs)
                 .run(&mut g.connect()?)?;
             print(g, &n, |n| format!("reset {n} counter(s)"))
         }
