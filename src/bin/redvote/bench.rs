@@ -75,6 +75,37 @@
 //!   `periods:stars` index), at 1 sync connection, with the tasks sharing
 //!   one multiplexed connection, and (`own`) one connection per task.
 //!
+//! Rate-limit scenarios (`--limits-ops` votes each, default `ops / 4`): the
+//! cost of the rate limits, as the same vote with 0, 4 and 8 rules. Setup:
+//! three campaigns `{<prefix>c:bench-limits0}:`, `..limits4}:` and
+//! `..limits8}:`, configured identically but for their `limits`: offset
+//! `+08:00`, one board `stars` keeping `day` and `total` (a light base vote,
+//! so the limits' share shows: 2 real + 2 shown writes and 2 PFADDs), ties
+//! `competition`, no carry, options `opt1` .. `opt100` of weight 1. Rules
+//! (every vote is by a new user, so the per-user rules keep realistic limits,
+//! as `docs/spring2026.json`, and never refuse; option and channel rules get
+//! 1e9, which no bench reaches):
+//!
+//! * 4 rules: `user-minute` (user, minute, 5), `user-hour` (user, hour, 10),
+//!   `option-second` (option, second, 1e9), `user-device-day` (user x
+//!   device, day, 20);
+//! * 8 rules: those 4, then `channel-day` (channel, day, 1e9),
+//!   `user-channel-day` (user x channel, day, 20, extra `partner` +5),
+//!   `option-hour` (option, hour, 1e9) and `user-rolling` (user, GCRA: 5
+//!   per 60 s, burst 5).
+//!
+//! Each vote is [`Campaign::vote_by`] with a [`Voter`] of its own user
+//! (`user:<n>`, as above), channel `web` or `partner` and device `pc` or
+//! `mobile` (picked by the same hash as the option), cost 1, for
+//! (`stars`, option): every dimension is exercised, one EVALSHA of
+//! `lua/campaign_vote.lua` on the same arguments in all three campaigns. At
+//! 1 sync connection and with the tasks sharing one multiplexed connection
+//! (`--dedicated`: one each). The cost of the limits is reported as
+//! throughput ratios ops/s(0 rules) / ops/s(4 rules) and ops/s(0) /
+//! ops/s(8), at 1 connection and with the tasks (target: 4 rules cost at most
+//! 1.5x the unlimited vote, i.e. that ratio <= 1.5), and the server's CPU per
+//! vote with the rules over without (the tasks' rows).
+//!
 //! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
 //! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
 //! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
@@ -89,8 +120,11 @@
 //! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
 //! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
 //! or noisy machine a slow spell then hits every scenario a little instead
-//! of one scenario a lot, which keeps the ratios steady. Every scenario
-//! opens its connections once, before the first round, and keeps them.
+//! of one scenario a lot, which keeps the ratios steady. The rate-limit
+//! scenarios run in two groups of three (0, 4, 8 rules at 1 connection, then
+//! with the tasks), each rotated by one every round, so none of them always
+//! runs first or last. Every scenario opens its connections once, before
+//! the first round, and keeps them.
 //!
 //! Each op's latency goes into an HDR histogram (microseconds, from just
 //! before the op's first request to its last reply); throughput is ops over
@@ -123,6 +157,18 @@
 //! must sum to the votes, the shown boards to 2 x votes (total) or 2.2 x
 //! votes (hour, day, week, month: weight plus carry), and the campaign's and
 //! the options' HyperLogLogs must count the voters (within 3% + 2).
+//! Rate limits: at setup, a peek ([`Campaign::limits`]) for a fresh voter on
+//! `partner` must list each campaign's rules in order, each leaving its
+//! whole allowance (extra included); every vote must pass (a
+//! `REDVOTE_RATE_LIMITED` refusal, or any error, fails the bench) and answer
+//! one ballot with the day and total scores; after every slice each
+//! campaign's `real:total` and `shown:total` boards must sum to the votes
+//! cast on it; at the end, for each campaign, the real and shown boards of
+//! each period kind (found by SCAN) must sum to its votes, the unlimited
+//! campaign must hold no rate-limit counter, and, when all its votes fell
+//! on one day (at +08:00) that is still the server's day, the counters of
+//! each of its day rules must sum to its votes (every rule was checked and
+//! spent by every vote).
 //!
 //! # JSON (`--json`): one object, on one line
 //!
@@ -136,16 +182,27 @@
 //!   scenario), `redvote_namespace`, `seed_namespace`, `board`, `options`,
 //!   `weight`, `carry` (string), `offset` (string), `periods` (array of
 //!   strings), `writes_per_vote` (16).
+//! * `limits`: the rate-limit section's setup: `ops` (votes per rate-limit
+//!   scenario), `board`, `options`, `weight`, `offset` (string), `periods`,
+//!   `channels`, `devices` (arrays of strings), `target` (1.5: the most
+//!   ops/s(0 rules) / ops/s(4 rules) wanted), `campaigns`: array of
+//!   `rules` (0, 4, 8), `namespace`, `limits` (the rules as
+//!   `Campaign::configure` takes them: `name`, `by`, `window` + `limit` or
+//!   `rolling` {`limit`, `per`, `burst`}, `extra`).
 //! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
 //!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
 //!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
 //!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
 //!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
 //!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
-//!   `campaign_redvote_own`), `op` (`vote` | `page` | `campaign`), `flow`
-//!   (`seeds` | `seeds_sequential` | `watch` | `redvote`; the campaign's
-//!   `seeds` sends its 16 commands concurrently, `seeds_sequential` one after
-//!   the other), `label`, `tasks`, `concurrent` (bool: false for the
+//!   `campaign_redvote_own`, `limits_rules0_1`, `limits_rules4_1`,
+//!   `limits_rules8_1`, `limits_rules0_tasks`, `limits_rules4_tasks`,
+//!   `limits_rules8_tasks`), `op` (`vote` | `page` | `campaign` | `limits`),
+//!   `flow` (`seeds` | `seeds_sequential` | `watch` | `redvote`; the
+//!   campaign's `seeds` sends its 16 commands concurrently,
+//!   `seeds_sequential` one after the other), `rules` (rate-limit rules each
+//!   vote checks: 0, 4 or 8 on the `limits` rows, null on the others),
+//!   `label`, `tasks`, `concurrent` (bool: false for the
 //!   1-connection rows, whose `tasks` is 1), `connections` (TCP connections
 //!   used), `shared` (bool: the tasks multiplex one connection), `client`
 //!   (`sync`: a `redis::Connection`; `async`: multiplexed connections, which
@@ -167,16 +224,33 @@
 //!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
 //!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
 //!   `campaign_redvote_over_seeds_sequential_1`,
-//!   `campaign_redvote_over_seeds_tasks`), `label`, `value` (throughput
-//!   ratio, null when not measured), `target` (the minimum wanted, or null),
-//!   `pass` (bool; null without a target or a value). Targets are reported,
-//!   not enforced: missing one does not fail the run.
+//!   `campaign_redvote_over_seeds_tasks`, then the limits' costs:
+//!   `limits_4_over_0_1` (target 1.5: ops/s of `limits_rules0_1` over
+//!   `limits_rules4_1`), `limits_8_over_0_1`, `limits_4_over_0_tasks`
+//!   (target 1.5: `limits_rules0_tasks` over `limits_rules4_tasks`),
+//!   `limits_8_over_0_tasks`, `limits_4_over_0_server_cpu` and
+//!   `limits_8_over_0_server_cpu` (`server_cpu_us_per_op` of
+//!   `limits_rules4_tasks`, `limits_rules8_tasks` over
+//!   `limits_rules0_tasks`)), `label`, `value` (the ratio, null when not
+//!   measured), `goal` (`at_least`: a throughput ratio, higher is better,
+//!   `target` is the minimum wanted; `at_most`: a cost, lower is better,
+//!   `target` is the maximum wanted), `target` (number or null), `pass`
+//!   (bool: `value >= target` or, for `at_most`, `value <= target`; null
+//!   without a target or a value). Targets are reported, not enforced:
+//!   missing one does not fail the run.
 //! * `checks`: `ok` (always true: a failed check is an error, exit 1),
 //!   `articles`, `votes_cast`, `votes_found`, `campaign`: `redvote` and
 //!   `seed`, each with `votes` (cast by that side's scenarios),
 //!   `real_total` and `shown_total` (sums of the `total` boards),
 //!   `participants` (PFCOUNT of the campaign's HyperLogLog; redvote's also
-//!   holds the setup's probe voter) and `boards` (period boards found).
+//!   holds the setup's probe voter) and `boards` (period boards found);
+//!   `limits`: array (0, 4, 8 rules) of `rules`, `votes` (cast on that
+//!   campaign, every one passed), `real_total` and `shown_total` (sums of
+//!   its `total` boards), `boards` (period boards found), `counters`
+//!   (rate-limit counter keys alive at the end) and `day_counters` (object:
+//!   each day rule -> the sum of its counters, equal to `votes`; `{}` for
+//!   the unlimited campaign; null when the votes spread over two days or the
+//!   day ended before the check, which then compares nothing).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -188,7 +262,9 @@ use clap::Args;
 use hdrhistogram::Histogram;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Commands, ConnectionAddr};
-use redvote::campaign::{Ballot, BoardSettings, OptionSettings};
+use redvote::campaign::{
+    Ballot, BoardSettings, Dimension, LimitRule, OptionSettings, Rolling, Voter, Window,
+};
 use redvote::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
 use redvote::{
     Campaign, CampaignSettings, Order, Period, Site, TempServer, Ties, Vote, VoteOutcome,
@@ -207,8 +283,12 @@ pub struct BenchArgs {
     /// Votes per campaign scenario [default: ops / 4, at least 1]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub campaign_ops: Option<u64>,
-    /// A small run: 1000 votes, 100 page reads and 250 campaign votes per
-    /// scenario
+    /// Votes per rate-limit scenario (0, 4 and 8 rules) [default: ops / 4,
+    /// at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub limits_ops: Option<u64>,
+    /// A small run: 1000 votes, 100 page reads, 250 campaign votes and 250
+    /// rate-limited votes per scenario
     #[arg(long, conflicts_with = "ops")]
     pub quick: bool,
     /// Concurrent tasks in the concurrent scenarios (and redis-benchmark -c)
@@ -268,6 +348,20 @@ const PERIODS: [Period; 5] = [
 /// Commands of the seed's campaign vote: 5 ZINCRBY real + 5 ZINCRBY shown +
 /// 4 ZINCRBY carry + 2 PFADD.
 const SEED_WRITES: usize = 16;
+/// The rate-limit section: the rules of its three campaigns (identical but
+/// for their limits), their board (the campaign section's `opt1` ..
+/// `opt100`, at weight 1, no carry) and the periods it keeps.
+const LIMIT_RULE_COUNTS: [usize; 3] = [0, 4, 8];
+const LIMITS_BOARD: &str = "stars";
+const LIMITS_WEIGHT: u32 = 1;
+const LIMITS_PERIODS: [Period; 2] = [Period::Day, Period::Total];
+/// The rate-limit votes' channels and devices (picked by a hash of the user).
+const LIMITS_CHANNELS: [&str; 2] = ["web", "partner"];
+const LIMITS_DEVICES: [&str; 2] = ["pc", "mobile"];
+/// "4 rules cost <= 1.5x": ops/s with 0 rules over ops/s with 4 rules.
+const LIMITS_TARGET: f64 = 1.5;
+/// Limits no bench vote can reach (the most `campaign_configure` takes).
+const NEVER: u64 = 1_000_000_000;
 
 /// `redvote bench`: run every scenario against one server (throwaway unless
 /// `--url`), check the data, print the table and ratios (or the JSON object).
@@ -276,6 +370,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
     let ops = args.ops.unwrap_or(if args.quick { 1000 } else { 20_000 });
     let pages = args.pages.unwrap_or((ops / 10).max(1));
     let campaign_ops = args.campaign_ops.unwrap_or((ops / 4).max(1));
+    let limits_ops = args.limits_ops.unwrap_or((ops / 4).max(1));
     let tasks = args.tasks as usize;
     // Slices of at least 500 votes: smaller ones measure little but noise.
     let rounds = args.rounds.min(ops / 500).max(1);
@@ -315,18 +410,26 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
              so give it an unused --prefix (e.g. --prefix bench:)"
         );
         let names = CampaignNames::new(&prefix);
-        let busy: u64 = redis::cmd("EXISTS")
+        let limits = limits_campaigns(&prefix);
+        let mut exists = redis::cmd("EXISTS");
+        exists
             .arg(names.redvote.root_key())
             .arg(format!("{}boards", names.redvote.namespace()))
             .arg(format!("{}hll", names.seed_ns))
-            .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns))
-            .query(&mut admin)?;
+            .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns));
+        for c in &limits {
+            exists
+                .arg(c.root_key())
+                .arg(format!("{}boards", c.namespace()));
+        }
+        let busy: u64 = exists.query(&mut admin)?;
         ensure!(
             busy == 0,
-            "the bench's campaign namespaces {:?} and {:?} are in use at {url}; give the bench \
-             an unused --prefix (e.g. --prefix bench:)",
+            "the bench's campaign namespaces {:?}, {:?} or {:?} are in use at {url}; give the \
+             bench an unused --prefix (e.g. --prefix bench:)",
             names.redvote.namespace(),
-            names.seed_ns
+            names.seed_ns,
+            limits.iter().map(|c| c.namespace()).collect::<Vec<_>>()
         );
     }
     // (a) and (b) add the seeds' VOTE_SCORE per vote: the site must use it too.
@@ -346,6 +449,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         posts: 0,
         votes_found: 0,
         campaign_votes: [0, 0],
+        limits_votes: [0; 3],
         threads: args.threads as usize,
         pings: Measure::new()?,
     };
@@ -353,6 +457,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         ops,
         pages,
         campaign_ops,
+        limits_ops,
         tasks,
         rounds,
     };
@@ -381,6 +486,26 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         periods: PERIODS.iter().map(|p| p.as_str()).collect(),
         writes_per_vote: SEED_WRITES,
     };
+    let limits = LimitsInfo {
+        ops: limits_ops,
+        board: LIMITS_BOARD,
+        options: CAMPAIGN_OPTIONS,
+        weight: LIMITS_WEIGHT,
+        offset: CAMPAIGN_OFFSET,
+        periods: LIMITS_PERIODS.iter().map(|p| p.as_str()).collect(),
+        channels: LIMITS_CHANNELS.to_vec(),
+        devices: LIMITS_DEVICES.to_vec(),
+        target: LIMITS_TARGET,
+        campaigns: LIMIT_RULE_COUNTS
+            .iter()
+            .zip(&bench.ctx.limits)
+            .map(|(&rules, c)| LimitsCampaign {
+                rules,
+                namespace: c.namespace().to_string(),
+                limits: limit_rules(rules),
+            })
+            .collect(),
+    };
     let report = Report {
         redis_version: version,
         ping_p50_us,
@@ -396,6 +521,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         rounds,
         seconds: round(started.elapsed().as_secs_f64(), 3),
         campaign,
+        limits,
         rows,
         ceiling,
         ratios,
@@ -423,6 +549,8 @@ struct Ctx {
     articles: Vec<ArticleKeys>,
     /// The campaign section's names and the seed's key cache.
     campaign: CampaignNames,
+    /// The rate-limit section's campaigns (0, 4 and 8 rules).
+    limits: Vec<Campaign>,
 }
 
 /// One posted article's names, built once.
@@ -460,6 +588,7 @@ impl Ctx {
                 .map(|&id| ArticleKeys::new(&prefix, id))
                 .collect(),
             campaign: CampaignNames::new(&prefix),
+            limits: limits_campaigns(&prefix),
             site,
         }
     }
@@ -470,8 +599,9 @@ impl Ctx {
     }
 
     /// The inputs of op `i` of a scenario whose users start at `base`:
-    /// user `user:<base + i>` on an article picked by a hash of that number
-    /// (fixed, spread evenly), page `i % pages + 1`.
+    /// user `user:<base + i>` on an article (an option, a channel, a device)
+    /// picked by a hash of that number (fixed, spread evenly), page
+    /// `i % pages + 1`.
     fn input(&self, base: u64, i: u64) -> Input {
         let n = base + i;
         let hash = splitmix64(n);
@@ -479,6 +609,8 @@ impl Ctx {
             user: format!("user:{n}"),
             article: (hash % self.articles.len() as u64) as usize,
             option: (hash % CAMPAIGN_OPTIONS as u64) as usize,
+            channel: LIMITS_CHANNELS[(hash >> 40) as usize % LIMITS_CHANNELS.len()],
+            device: LIMITS_DEVICES[(hash >> 48) as usize % LIMITS_DEVICES.len()],
             page: self.input_page(i),
             now: unix_now(),
         }
@@ -504,9 +636,24 @@ struct Input {
     article: usize,
     /// Index into the campaign's options.
     option: usize,
+    /// The rate-limit votes' channel and device.
+    channel: &'static str,
+    device: &'static str,
     page: u32,
     /// Client clock, the seeds' `time.time()`.
     now: f64,
+}
+
+impl Input {
+    /// The rate-limit votes' voter: the user, its channel and device, cost 1.
+    fn voter(&self) -> Voter<'_> {
+        Voter {
+            user: &self.user,
+            channel: Some(self.channel),
+            device: Some(self.device),
+            cost: 1,
+        }
+    }
 }
 
 /// The campaign section: the redvote campaign, the seed's namespace, the
@@ -616,6 +763,112 @@ impl SeedKeys {
     }
 }
 
+/// The rules of the rate-limit campaign with `n` (0, 4 or 8) rules. Every
+/// bench vote is by a new user, so the per-user rules keep realistic limits
+/// (as `docs/spring2026.json`) and still never refuse; the option and
+/// channel rules get limits no bench reaches.
+fn limit_rules(n: usize) -> Vec<LimitRule> {
+    let fixed = |name: &str, by: &[Dimension], window: Window, limit: u64| LimitRule {
+        name: name.to_string(),
+        by: by.to_vec(),
+        window: Some(window),
+        limit: Some(limit),
+        rolling: None,
+        extra: BTreeMap::new(),
+    };
+    let (user, option) = (Dimension::User, Dimension::Option);
+    let mut rules = vec![
+        // 4 rules.
+        fixed("user-minute", &[user], Window::Minute, 5),
+        fixed("user-hour", &[user], Window::Hour, 10),
+        fixed("option-second", &[option], Window::Second, NEVER),
+        fixed(
+            "user-device-day",
+            &[user, Dimension::Device],
+            Window::Day,
+            20,
+        ),
+        // 8 rules.
+        fixed("channel-day", &[Dimension::Channel], Window::Day, NEVER),
+        LimitRule {
+            extra: BTreeMap::from([(LIMITS_CHANNELS[1].to_string(), 5)]),
+            ..fixed(
+                "user-channel-day",
+                &[user, Dimension::Channel],
+                Window::Day,
+                20,
+            )
+        },
+        fixed("option-hour", &[option], Window::Hour, NEVER),
+        LimitRule {
+            name: "user-rolling".to_string(),
+            by: vec![user],
+            window: None,
+            limit: None,
+            rolling: Some(Rolling {
+                limit: 5,
+                per: 60,
+                burst: Some(5),
+            }),
+            extra: BTreeMap::new(),
+        },
+    ];
+    rules.truncate(n);
+    rules
+}
+
+/// What `rule` allows a fresh voter on `channel`: its limit (a rolling
+/// rule: its burst) plus the channel's extra allowance.
+fn allowance(rule: &LimitRule, channel: &str) -> u64 {
+    let base = match (&rule.rolling, rule.limit) {
+        (Some(r), _) => r.burst.unwrap_or(r.limit),
+        (None, limit) => limit.unwrap_or(0),
+    };
+    base + rule.extra.get(channel).copied().unwrap_or(0)
+}
+
+/// `user-channel-day 20/day +5 partner`, `user-rolling GCRA 5 per 60 s
+/// burst 5`: a rule in a few words (`1e9`: never reached).
+fn describe_rule(rule: &LimitRule) -> String {
+    let amount = |n: u64| {
+        if n >= NEVER {
+            "1e9".to_string()
+        } else {
+            n.to_string()
+        }
+    };
+    let mut text = match (&rule.rolling, rule.window, rule.limit) {
+        (Some(r), _, _) => format!(
+            "{} GCRA {} per {} s burst {}",
+            rule.name,
+            r.limit,
+            r.per,
+            r.burst.unwrap_or(r.limit)
+        ),
+        (None, Some(w), Some(limit)) => {
+            let window = serde_json::to_value(w)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            format!("{} {}/{window}", rule.name, amount(limit))
+        }
+        _ => rule.name.clone(),
+    };
+    for (channel, n) in &rule.extra {
+        text.push_str(&format!(" +{n} {channel}"));
+    }
+    text
+}
+
+/// The rate-limit section's campaigns, one per entry of
+/// `LIMIT_RULE_COUNTS`: `{<prefix>c:bench-limits<rules>}:`.
+fn limits_campaigns(prefix: &str) -> Vec<Campaign> {
+    LIMIT_RULE_COUNTS
+        .iter()
+        .map(|n| Campaign::with_namespace(format!("{{{prefix}c:bench-limits{n}}}:")))
+        .collect()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
     Seeds,
@@ -631,6 +884,9 @@ enum Op {
     Page,
     /// A campaign leaderboard vote.
     Campaign,
+    /// A rate-limited campaign vote on the `k`-th campaign of the rate-limit
+    /// section (`LIMIT_RULE_COUNTS[k]` rules).
+    Limits(usize),
 }
 
 /// One scenario: what, how, how much.
@@ -654,7 +910,18 @@ struct Scenario {
 
 impl Scenario {
     fn id(&self) -> String {
-        format!("{}_{}_{}", self.op_name(), self.flow_name(), self.suffix)
+        match self.op {
+            Op::Limits(k) => format!("limits_rules{}_{}", LIMIT_RULE_COUNTS[k], self.suffix),
+            _ => format!("{}_{}_{}", self.op_name(), self.flow_name(), self.suffix),
+        }
+    }
+
+    /// The rate-limit rules every vote checks (None outside that section).
+    fn rules(&self) -> Option<usize> {
+        match self.op {
+            Op::Limits(k) => Some(LIMIT_RULE_COUNTS[k]),
+            _ => None,
+        }
     }
 
     fn op_name(&self) -> &'static str {
@@ -662,6 +929,7 @@ impl Scenario {
             Op::Vote => "vote",
             Op::Page => "page",
             Op::Campaign => "campaign",
+            Op::Limits(_) => "limits",
         }
     }
 
@@ -684,6 +952,11 @@ impl Scenario {
             (Op::Campaign, Flow::Seeds) => "campaign (a) seed 16 concurrent",
             (Op::Campaign, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
             (Op::Campaign, _) => "campaign (c) redvote EVALSHA",
+            (Op::Limits(k), _) => [
+                "limits 0 rules EVALSHA",
+                "limits 4 rules EVALSHA",
+                "limits 8 rules EVALSHA",
+            ][k],
         }
     }
 
@@ -735,8 +1008,34 @@ struct Plan {
     ops: u64,
     pages: u64,
     campaign_ops: u64,
+    limits_ops: u64,
     tasks: usize,
     rounds: u64,
+}
+
+/// The order of the scenarios in round `round`: as listed, except that each
+/// group of rate-limit scenarios (0, 4 and 8 rules at the same connections)
+/// is rotated by one every round, so none of them always runs first (right
+/// after a different kind of scenario) or last.
+fn round_order(scenarios: &[Scenario], round: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    let mut i = 0;
+    while i < scenarios.len() {
+        let mut j = i;
+        while j < scenarios.len()
+            && matches!(scenarios[j].op, Op::Limits(_))
+            && scenarios[j].suffix == scenarios[i].suffix
+        {
+            j += 1;
+        }
+        if j > i {
+            order[i..j].rotate_left(round as usize % (j - i));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    order
 }
 
 struct Bench {
@@ -754,6 +1053,8 @@ struct Bench {
     votes_found: u64,
     /// Campaign votes cast by each side: [redvote, seed].
     campaign_votes: [u64; 2],
+    /// Votes cast on each rate-limit campaign (0, 4 and 8 rules).
+    limits_votes: [u64; 3],
     threads: usize,
     /// PING round trips, sampled at every round.
     pings: Measure,
@@ -771,6 +1072,7 @@ impl Bench {
             ops,
             pages,
             campaign_ops,
+            limits_ops,
             tasks,
             rounds,
         } = plan;
@@ -790,6 +1092,7 @@ impl Bench {
         self.ctx = Arc::new(Ctx::new(site, ids));
         self.check("setup")?;
         self.campaign_setup()?;
+        self.limits_setup()?;
 
         let many = |op, flow, shared, ops| Scenario {
             op,
@@ -845,6 +1148,14 @@ impl Bench {
                 suffix: "own",
                 ..many(Op::Campaign, Flow::Redvote, false, campaign_ops)
             },
+            // The rate-limit section: the same vote with 0, 4 and 8 rules
+            // (each group of three runs in a rotated order every round).
+            one(Op::Limits(0), Flow::Redvote, limits_ops),
+            one(Op::Limits(1), Flow::Redvote, limits_ops),
+            one(Op::Limits(2), Flow::Redvote, limits_ops),
+            many(Op::Limits(0), Flow::Redvote, shared, limits_ops),
+            many(Op::Limits(1), Flow::Redvote, shared, limits_ops),
+            many(Op::Limits(2), Flow::Redvote, shared, limits_ops),
         ];
 
         // The ceiling runs a slice per round too, after the scenarios' slices.
@@ -885,7 +1196,8 @@ impl Bench {
         }
         for round in 0..rounds {
             self.ping(PINGS_PER_ROUND)?;
-            for (k, s) in scenarios.iter().enumerate() {
+            for k in round_order(&scenarios, round) {
+                let s = &scenarios[k];
                 let (lo, hi) = (s.ops * round / rounds, s.ops * (round + 1) / rounds);
                 if lo == hi {
                     continue;
@@ -913,6 +1225,10 @@ impl Bench {
                             &format!("{} (round {})", s.id(), round + 1),
                         )?;
                     }
+                    Op::Limits(c) => {
+                        self.limits_votes[c] += hi - lo;
+                        self.check_limits_totals(c, &format!("{} (round {})", s.id(), round + 1))?;
+                    }
                     Op::Page => {}
                 }
                 totals[k].add(&m)?;
@@ -934,12 +1250,16 @@ impl Bench {
             redvote: self.check_campaign(0)?,
             seed: self.check_campaign(1)?,
         };
+        let limits = (0..LIMIT_RULE_COUNTS.len())
+            .map(|k| self.check_limits(k))
+            .collect::<Result<Vec<_>>>()?;
         let checks = Checks {
             ok: true,
             articles: self.ctx.articles.len() as u64,
             votes_cast: self.votes_cast,
             votes_found: self.votes_found,
             campaign,
+            limits,
         };
 
         let ceiling = match ceiling {
@@ -1288,6 +1608,181 @@ impl Bench {
         })
     }
 
+    /// Configure the rate-limit section's campaigns, identical but for their
+    /// limits (offset +08:00, one board keeping day and total, the options
+    /// at weight 1), then peek at each one's rules for a fresh voter on the
+    /// `partner` channel: they must be the configured ones, in order, each
+    /// leaving its whole allowance (extra included).
+    fn limits_setup(&mut self) -> Result<()> {
+        let options = &self.ctx.campaign.options;
+        for (k, campaign) in self.ctx.limits.iter().enumerate() {
+            let rules = limit_rules(LIMIT_RULE_COUNTS[k]);
+            let board = BoardSettings {
+                periods: Some(LIMITS_PERIODS.to_vec()),
+                ties: Some(Ties::Competition),
+                options: options
+                    .iter()
+                    .map(|o| {
+                        let option = OptionSettings {
+                            weight: Some(LIMITS_WEIGHT),
+                            data: None,
+                        };
+                        (o.clone(), option)
+                    })
+                    .collect(),
+                ..BoardSettings::default()
+            };
+            let settings = CampaignSettings {
+                offset: Some(CAMPAIGN_OFFSET.to_string()),
+                limits: Some(rules.clone()),
+                boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
+                ..CampaignSettings::default()
+            };
+            campaign
+                .configure(&settings)
+                .run(&mut self.admin)
+                .with_context(|| format!("configuring the {}-rule campaign", rules.len()))?;
+            let channel = LIMITS_CHANNELS[1];
+            let voter = Voter {
+                user: "bench:limits-probe",
+                channel: Some(channel),
+                device: Some(LIMITS_DEVICES[1]),
+                cost: 1,
+            };
+            let got: Vec<(String, i64)> = campaign
+                .limits(&voter, &[(LIMITS_BOARD, "opt1")])
+                .run(&mut self.admin)
+                .context("peeking at the rate-limit campaign's rules")?
+                .into_iter()
+                .map(|l| (l.rule, l.remaining))
+                .collect();
+            let want: Vec<(String, i64)> = rules
+                .iter()
+                .map(|r| (r.name.clone(), allowance(r, channel) as i64))
+                .collect();
+            ensure!(
+                got == want,
+                "the {}-rule campaign leaves a fresh voter {got:?}, want {want:?}",
+                rules.len()
+            );
+        }
+        Ok(())
+    }
+
+    /// After a rate-limit slice: campaign `k`'s `real:total` board sums to
+    /// its votes, its `shown:total` board to weight x that.
+    fn check_limits_totals(&mut self, k: usize, after: &str) -> Result<()> {
+        let ns = self.ctx.limits[k].namespace().to_string();
+        let votes = self.limits_votes[k] as f64;
+        for (kind, want) in [("real", votes), ("shown", votes * f64::from(LIMITS_WEIGHT))] {
+            let key = format!("{ns}b:{LIMITS_BOARD}:{kind}:total");
+            let sum = zset_sum(&mut self.admin, &key)?;
+            ensure!(
+                close(sum, want),
+                "limits check after {after}: {key} sums to {sum}, want {want}"
+            );
+        }
+        Ok(())
+    }
+
+    /// After the rounds, for rate-limit campaign `k`: every board (found by
+    /// SCAN) of each period kind sums to the votes (real and shown, weight
+    /// 1); the unlimited campaign has no rate-limit counter; and when every
+    /// vote fell on one day that is still the server's day, each day rule's
+    /// counters sum to the votes (every rule was checked and spent).
+    fn check_limits(&mut self, k: usize) -> Result<LimitsCheck> {
+        let ns = self.ctx.limits[k].namespace().to_string();
+        let rules = LIMIT_RULE_COUNTS[k];
+        let who = format!("{rules} rules");
+        let votes = self.limits_votes[k];
+        let boards = scan_keys(&mut self.admin, &format!("{ns}b:{LIMITS_BOARD}:"))?;
+        let mut sums: BTreeMap<(String, String), f64> = BTreeMap::new();
+        let mut days = std::collections::BTreeSet::new();
+        for key in &boards {
+            let rest = &key[ns.len() + LIMITS_BOARD.len() + 3..];
+            let (kind, period) = rest
+                .split_once(':')
+                .with_context(|| format!("unexpected limits campaign key {key}"))?;
+            let period_kind = period.split(':').next().unwrap_or(period);
+            if period_kind == "day" {
+                days.insert(period.to_string());
+            }
+            *sums
+                .entry((kind.to_string(), period_kind.to_string()))
+                .or_default() += zset_sum(&mut self.admin, key)?;
+        }
+        let v = votes as f64;
+        for period in LIMITS_PERIODS {
+            let p = period.as_str().to_string();
+            for (kind, want) in [("real", v), ("shown", v * f64::from(LIMITS_WEIGHT))] {
+                let got = sums.get(&(kind.to_string(), p.clone())).copied();
+                let got = got.unwrap_or(0.0);
+                ensure!(
+                    close(got, want),
+                    "limits check ({who}): the {kind} {p} boards sum to {got}, want {want} \
+                     for {votes} votes"
+                );
+            }
+        }
+        ensure!(
+            sums.len() == 2 * LIMITS_PERIODS.len(),
+            "limits check ({who}): unexpected boards {:?}",
+            sums.keys().collect::<Vec<_>>()
+        );
+        let counters = scan_keys(&mut self.admin, &format!("{ns}rl:"))?;
+        if rules == 0 {
+            ensure!(
+                counters.is_empty(),
+                "limits check ({who}): the unlimited campaign holds rate-limit counters {:?}",
+                &counters[..counters.len().min(5)]
+            );
+        }
+        let mut day_counters = BTreeMap::new();
+        for rule in limit_rules(rules) {
+            if rule.window != Some(Window::Day) {
+                continue;
+            }
+            let prefix = format!("{ns}rl:{}:", rule.name);
+            let keys: Vec<&String> = counters.iter().filter(|k| k.starts_with(&prefix)).collect();
+            let mut sum = 0u64;
+            for chunk in keys.chunks(1000) {
+                let values: Vec<Option<u64>> =
+                    redis::cmd("MGET").arg(chunk).query(&mut self.admin)?;
+                sum += values.iter().flatten().sum::<u64>();
+            }
+            day_counters.insert(rule.name, sum);
+        }
+        // The counters expire when their day ends: compare them only when the
+        // votes fell on one day and the server is still in it (TIME after the
+        // reads, so they were all read before it ended).
+        let (secs, _): (i64, i64) = redis::cmd("TIME").query(&mut self.admin)?;
+        let today = period_at(Period::Day, secs, CAMPAIGN_OFFSET_SECONDS).0;
+        let one_day = days.len() == 1 && days.contains(&today);
+        if one_day {
+            for (rule, sum) in &day_counters {
+                ensure!(
+                    *sum == votes,
+                    "limits check ({who}): the {rule} counters of {today} sum to {sum}, want \
+                     the {votes} votes"
+                );
+            }
+        }
+        let total = |kind: &str| {
+            sums.get(&(kind.to_string(), "total".to_string()))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Ok(LimitsCheck {
+            rules,
+            votes,
+            real_total: round(total("real"), 2),
+            shown_total: round(total("shown"), 2),
+            boards: boards.len() as u64,
+            counters: counters.len() as u64,
+            day_counters: one_day.then_some(day_counters),
+        })
+    }
+
     /// Both page flows must read the same first page.
     fn check_pages_agree(&mut self) -> Result<()> {
         let ctx = &*self.ctx;
@@ -1478,8 +1973,11 @@ impl Bench {
             }
         }
         // The campaigns' namespaces (unused when the bench started).
-        for side in 0..2 {
-            let ns = self.ctx.campaign.ns(side).to_string();
+        let mut namespaces: Vec<String> = (0..2)
+            .map(|side| self.ctx.campaign.ns(side).to_string())
+            .collect();
+        namespaces.extend(self.ctx.limits.iter().map(|c| c.namespace().to_string()));
+        for ns in namespaces {
             keys.extend(scan_keys(&mut self.admin, &ns)?);
         }
         for chunk in keys.chunks(1000) {
@@ -1613,6 +2111,13 @@ fn op_sync(ctx: &Ctx, con: &mut redis::Connection, s: Scenario, input: &Input) -
             Ok(0)
         }
         (Op::Campaign, _) => bail!("{} runs on a multiplexed connection", s.id()),
+        (Op::Limits(k), _) => {
+            let option = &ctx.campaign.options[input.option];
+            let reply = ctx.limits[k]
+                .vote_by(&input.voter(), &[(LIMITS_BOARD, option)])
+                .run(con);
+            check_limited(reply, k, input, option)
+        }
     }
 }
 
@@ -1673,6 +2178,14 @@ async fn op_async(
             Ok(0)
         }
         (Op::Campaign, _) => bail!("{} runs on a sync connection", s.id()),
+        (Op::Limits(k), _) => {
+            let option = &ctx.campaign.options[input.option];
+            let reply = ctx.limits[k]
+                .vote_by(&input.voter(), &[(LIMITS_BOARD, option)])
+                .run_async(con)
+                .await;
+            check_limited(reply, k, input, option)
+        }
     }
 }
 
@@ -1685,6 +2198,37 @@ fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> Result<u64>
             && ballots[0].option == option
             && ballots[0].shown.len() == PERIODS.len(),
         "redvote's campaign vote of {} for {option} answered {ballots:?}",
+        input.user
+    );
+    Ok(0)
+}
+
+/// A rate-limited vote must pass (a refusal fails the bench: its limits are
+/// meant never to refuse) and answer one ballot for the board and option
+/// with a shown score in each of its periods.
+fn check_limited(
+    reply: redvote::Result<Vec<Ballot>>,
+    k: usize,
+    input: &Input,
+    option: &str,
+) -> Result<u64> {
+    let rules = LIMIT_RULE_COUNTS[k];
+    let ballots = match reply {
+        Err(redvote::Error::RateLimited(refusal)) => bail!(
+            "the {rules}-rule campaign refused the vote of {} (channel {}, device {}) for \
+             {option}: {refusal}; the bench's limits must never refuse a vote",
+            input.user,
+            input.channel,
+            input.device
+        ),
+        reply => reply.with_context(|| format!("a vote on the {rules}-rule campaign"))?,
+    };
+    ensure!(
+        ballots.len() == 1
+            && ballots[0].board == LIMITS_BOARD
+            && ballots[0].option == option
+            && ballots[0].shown.len() == LIMITS_PERIODS.len(),
+        "the {rules}-rule campaign's vote of {} for {option} answered {ballots:?}",
         input.user
     );
     Ok(0)
@@ -1941,6 +2485,7 @@ struct Report {
     rounds: u64,
     seconds: f64,
     campaign: CampaignInfo,
+    limits: LimitsInfo,
     rows: Vec<Row>,
     ceiling: Ceiling,
     ratios: Vec<Ratio>,
@@ -1962,11 +2507,36 @@ struct CampaignInfo {
     writes_per_vote: usize,
 }
 
+/// The rate-limit section's setup, for the report.
+#[derive(Serialize)]
+struct LimitsInfo {
+    ops: u64,
+    board: &'static str,
+    options: usize,
+    weight: u32,
+    offset: &'static str,
+    periods: Vec<&'static str>,
+    channels: Vec<&'static str>,
+    devices: Vec<&'static str>,
+    target: f64,
+    campaigns: Vec<LimitsCampaign>,
+}
+
+/// One campaign of the rate-limit section.
+#[derive(Serialize)]
+struct LimitsCampaign {
+    rules: usize,
+    namespace: String,
+    limits: Vec<LimitRule>,
+}
+
 #[derive(Serialize)]
 struct Row {
     id: String,
     op: &'static str,
     flow: &'static str,
+    /// Rate-limit rules each vote checks (rate-limit rows only, else null).
+    rules: Option<usize>,
     label: &'static str,
     tasks: usize,
     concurrent: bool,
@@ -1993,6 +2563,7 @@ impl Row {
             id: s.id(),
             op: s.op_name(),
             flow: s.flow_name(),
+            rules: s.rules(),
             label: s.label(),
             tasks: s.tasks,
             concurrent: s.concurrent,
@@ -2060,6 +2631,9 @@ struct Ratio {
     id: &'static str,
     label: String,
     value: Option<f64>,
+    /// `at_least`: higher is better, `target` is a minimum (throughput
+    /// ratios); `at_most`: lower is better, `target` is a maximum (costs).
+    goal: &'static str,
     target: Option<f64>,
     pass: Option<bool>,
 }
@@ -2071,6 +2645,24 @@ struct Checks {
     votes_cast: u64,
     votes_found: u64,
     campaign: CampaignChecks,
+    limits: Vec<LimitsCheck>,
+}
+
+/// What the end-of-run check found on one campaign of the rate-limit
+/// section.
+#[derive(Serialize)]
+struct LimitsCheck {
+    rules: usize,
+    votes: u64,
+    real_total: f64,
+    shown_total: f64,
+    boards: u64,
+    /// Rate-limit counter keys at the end (the fixed windows' and rolling
+    /// state still alive).
+    counters: u64,
+    /// Day rule -> the sum of its counters (each equal to `votes`); null
+    /// when the votes spread over two days or the day ended before the check.
+    day_counters: Option<BTreeMap<String, u64>>,
 }
 
 #[derive(Serialize)]
@@ -2096,16 +2688,23 @@ fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
     let shared = rows
         .iter()
         .any(|r| r.id == "vote_redvote_tasks" && r.shared);
-    let ratio = |id: &'static str,
-                 label: String,
-                 num: Option<f64>,
-                 den: Option<f64>,
-                 target: Option<f64>| {
+    let cpu = |id: &str| {
+        rows.iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.server_cpu_us_per_op)
+    };
+    let make = |id: &'static str,
+                label: String,
+                num: Option<f64>,
+                den: Option<f64>,
+                goal: &'static str,
+                target: Option<f64>| {
         let value = match (num, den) {
             (Some(n), Some(d)) if d > 0.0 => Some(round(n / d, 3)),
             _ => None,
         };
         let pass = match (value, target) {
+            (Some(v), Some(t)) if goal == "at_most" => Some(v <= t),
             (Some(v), Some(t)) => Some(v >= t),
             _ => None,
         };
@@ -2113,10 +2712,15 @@ fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
             id,
             label,
             value,
+            goal,
             target,
             pass,
         }
     };
+    // Throughput ratios: higher is better.
+    let ratio = |id, label, num, den, target| make(id, label, num, den, "at_least", target);
+    // Costs: lower is better.
+    let cost = |id, label, num, den, target| make(id, label, num, den, "at_most", target);
     let c1 = rps("vote_redvote_1");
     let cn = rps("vote_redvote_tasks");
     vec![
@@ -2204,6 +2808,52 @@ fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
             rps("campaign_seeds_tasks"),
             None,
         ),
+        // The limits' cost: how much slower the vote gets with the rules,
+        // ops/s without them over ops/s with them.
+        cost(
+            "limits_4_over_0_1",
+            "limits cost 4 rules/0, 1 connection".into(),
+            rps("limits_rules0_1"),
+            rps("limits_rules4_1"),
+            Some(LIMITS_TARGET),
+        ),
+        cost(
+            "limits_8_over_0_1",
+            "limits cost 8 rules/0, 1 connection".into(),
+            rps("limits_rules0_1"),
+            rps("limits_rules8_1"),
+            None,
+        ),
+        cost(
+            "limits_4_over_0_tasks",
+            format!("limits cost 4 rules/0, {tasks} tasks"),
+            rps("limits_rules0_tasks"),
+            rps("limits_rules4_tasks"),
+            Some(LIMITS_TARGET),
+        ),
+        cost(
+            "limits_8_over_0_tasks",
+            format!("limits cost 8 rules/0, {tasks} tasks"),
+            rps("limits_rules0_tasks"),
+            rps("limits_rules8_tasks"),
+            None,
+        ),
+        // The server's side of it: its CPU per vote with the rules over
+        // without (the tasks' rows, where the server is busy).
+        cost(
+            "limits_4_over_0_server_cpu",
+            format!("limits srv µs/op 4 rules/0, {tasks} tasks"),
+            cpu("limits_rules4_tasks"),
+            cpu("limits_rules0_tasks"),
+            None,
+        ),
+        cost(
+            "limits_8_over_0_server_cpu",
+            format!("limits srv µs/op 8 rules/0, {tasks} tasks"),
+            cpu("limits_rules8_tasks"),
+            cpu("limits_rules0_tasks"),
+            None,
+        ),
     ]
 }
 
@@ -2265,6 +2915,20 @@ fn print_human(r: &Report) {
                 c.writes_per_vote
             );
         }
+        if row.op == "limits" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("limits") {
+            let l = &r.limits;
+            println!(
+                "-- rate limits: 3 campaigns identical but for their limits: board {:?}, {} \
+                 options of weight {}, periods {} at {}; new users, channel {}, device {}",
+                l.board,
+                l.options,
+                l.weight,
+                l.periods.join("/"),
+                l.offset,
+                l.channels.join("|"),
+                l.devices.join("|")
+            );
+        }
         line(
             row.label,
             row.tasks.to_string(),
@@ -2319,21 +2983,59 @@ fn print_human(r: &Report) {
          connection. (c) = one EVALSHA of campaign_vote.lua (atomic).",
         r.campaign.ops
     );
+    let rules_of = |n: usize| {
+        r.limits
+            .campaigns
+            .iter()
+            .find(|c| c.rules == n)
+            .map(|c| &c.limits[..])
+            .unwrap_or_default()
+    };
+    let (four, eight) = (rules_of(4), rules_of(8));
+    let extra: Vec<String> = eight
+        .iter()
+        .filter(|x| !four.contains(x))
+        .map(describe_rule)
+        .collect();
+    println!(
+        "limits: {} votes per scenario, one EVALSHA of campaign_vote.lua each, every one by a \
+         new user (so no rule may refuse: a refusal fails the bench). 4 rules: {}; 8 rules: \
+         those + {}.",
+        r.limits.ops,
+        four.iter()
+            .map(describe_rule)
+            .collect::<Vec<_>>()
+            .join(", "),
+        extra.join(", ")
+    );
     if let Some(command) = &c.command {
         println!("ceiling: {command}");
     }
     println!();
-    println!("ratios (throughput):");
-    let width = r.ratios.iter().map(|x| x.label.len()).max().unwrap_or(0);
+    println!(
+        "ratios (throughput: redvote's ops/s over the other's; limits cost: ops/s with 0 rules \
+         over ops/s with 4 or 8, srv µs/op with them over without):"
+    );
+    let width = r
+        .ratios
+        .iter()
+        .map(|x| x.label.chars().count())
+        .max()
+        .unwrap_or(0);
     for x in &r.ratios {
         let value = x.value.map_or("-".to_string(), |v| format!("{v:.2}x"));
+        let sign = if x.goal == "at_most" { "<=" } else { ">=" };
         let verdict = match (x.target, x.pass) {
-            (Some(t), Some(true)) => format!("target >= {}x  PASS", trim_float(t)),
-            (Some(t), Some(false)) => format!("target >= {}x  BELOW TARGET", trim_float(t)),
-            (Some(t), None) => format!("target >= {}x  not measured", trim_float(t)),
+            (Some(t), Some(true)) => format!("target {sign} {}x  PASS", trim_float(t)),
+            (Some(t), Some(false)) if x.goal == "at_most" => {
+                format!("target {sign} {}x  ABOVE TARGET", trim_float(t))
+            }
+            (Some(t), Some(false)) => format!("target {sign} {}x  BELOW TARGET", trim_float(t)),
+            (Some(t), None) => format!("target {sign} {}x  not measured", trim_float(t)),
             (None, _) => String::new(),
         };
-        let text = format!("  {:<width$}  {:>7}   {verdict}", x.label, value);
+        let pad = width - x.label.chars().count();
+        let text = format!("  {}{:pad$}  {:>7}   {verdict}", x.label, "", value);
         println!("{}", text.trim_end());
     }
     println!();
@@ -2356,6 +3058,28 @@ fn print_human(r: &Report) {
             r.campaign.weight,
             c.boards,
             c.participants
+        );
+    }
+    for c in &r.checks.limits {
+        let counters = match &c.day_counters {
+            Some(sums) if !sums.is_empty() => format!(
+                "; day counters {}",
+                sums.iter()
+                    .map(|(rule, n)| format!("{rule} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(_) => String::new(),
+            None => "; day counters not compared (the day changed)".to_string(),
+        };
+        println!(
+            "checks: OK: limits {} rules: {} votes, every one passed; real total {}, shown total \
+             {}, day boards likewise; {} counter keys{counters}",
+            c.rules,
+            c.votes,
+            trim_float(c.real_total),
+            trim_float(c.shown_total),
+            c.counters
         );
     }
     println!("total {:.1} s", r.seconds);
