@@ -323,28 +323,30 @@ end
 -- `clock` is now in seconds with fractions (rolling rules).
 local function limit_evaluate(checks, now, clock)
   local remaining, refused, retry = {}, nil, 0
-  for _, c in ipairs(checks) do
+  local keys = {}
+  for i, c in ipairs(checks) do keys[i] = c.key end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every counter
+  for i, c in ipairs(checks) do
+    local stored = values[i] and tonumber(values[i]) or nil -- MGET gives false when absent
+    c.existed = stored ~= nil
     local left, wait
     if c.rule.rolling then
       local interval = c.rule.per / c.rule.limit
-      local tat = math.max(tonumber(rcall('GET', c.key) or 0), clock)
+      local tat = math.max(stored or 0, clock)
       c.new_tat = tat + c.need * interval
       local allow_at = c.new_tat - c.allowance * interval
       left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
       if clock < allow_at then wait = math.ceil(allow_at - clock) end
+      c.reset_in = math.max(0, math.ceil((stored or 0) - clock))
     else
-      local used = tonumber(rcall('GET', c.key) or 0)
+      local used = stored or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
         wait = (c.never or not c.finish) and -1 or (c.finish - now)
       end
-    end
-    c.left = math.max(0, left)
-    if c.rule.rolling then
-      c.reset_in = math.max(0, math.ceil(tonumber(rcall('GET', c.key) or 0) - clock))
-    else
       c.reset_in = (c.never or not c.finish) and -1 or (c.finish - now)
     end
+    c.left = math.max(0, left)
     local name = c.rule.name
     remaining[name] = math.min(remaining[name] or c.left, c.left)
     if wait then
@@ -356,14 +358,18 @@ local function limit_evaluate(checks, now, clock)
   return nil, remaining
 end
 
--- Spend: only after every check passed.
+-- Spend: only after every check passed; one write a counter (a new counter
+-- is created with its expiry, an existing one already has it).
 local function limit_spend(checks)
   for _, c in ipairs(checks) do
     if c.rule.rolling then
       rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
-    else
+    elseif c.existed then
       rcall('INCRBY', c.key, c.need)
-      if c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    elseif c.finish then
+      rcall('SET', c.key, c.need, 'EXAT', c.finish)
+    else
+      rcall('SET', c.key, c.need)
     end
   end
 end
