@@ -30,6 +30,11 @@
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
+-- @lib rankings: the extra rankings a site may keep beside score: (shared
+-- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
+-- Both are functions of the article's counts and time only, so they change
+-- only when a vote does.
+
 -- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
 local function hot(up, down, time)
   local s = up - down
@@ -45,6 +50,18 @@ local function best(up, down)
   local p = up / n
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
+
+-- Write an article's entries in the rankings the site keeps (`rankings`:
+-- the config value, e.g. "hot,best").
+local function write_rankings(prefix, rankings, member, up, down, time)
+  if rankings:find('hot', 1, true) then
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
+  end
+  if rankings:find('best', 1, true) then
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
+  end
+end
+-- @end rankings
 
 local function main()
   local root = KEYS[1]
@@ -118,12 +135,7 @@ local function main()
 
   local up, down = tally.up, tally.down
   if changed == 1 then
-    if rankings:find('hot', 1, true) then
-      rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
-    end
-    if rankings:find('best', 1, true) then
-      rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
-    end
+    write_rankings(prefix, rankings, member, up, down, time)
   end
   return { changed, was, want, score, up, down }
 end

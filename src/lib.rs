@@ -13,7 +13,7 @@ pub use call::Call;
 pub use campaign::{Campaign, CampaignSettings, Kind, Period, Ties};
 pub use error::{Code, Error, RateLimited, Result};
 pub use model::{
-    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Vote, VoteOutcome,
+    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Vote, VoteOutcome,
 };
 pub use server::TempServer;
 pub use site::Site;

@@ -144,6 +144,15 @@ pub struct VoteOutcome {
     pub downvotes: i64,
 }
 
+/// What a [`crate::Site::rerank`] batch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reranked {
+    /// Articles ranked in this batch.
+    pub ranked: u64,
+    /// Where the next batch starts; 0 when this one reached the end.
+    pub next: u64,
+}
+
 /// What a group change did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupChange {
@@ -380,6 +389,15 @@ pub(crate) fn read_config(v: Value) -> Shape<Config> {
         window: num("window")?,
         page_size: num("page_size")? as u32,
         rankings,
+    })
+}
+
+/// `rerank.lua`: `{ ranked, next }`.
+pub(crate) fn read_reranked(v: Value) -> Shape<Reranked> {
+    let items = items(v)?;
+    Ok(Reranked {
+        ranked: int(get(&items, 0)?)? as u64,
+        next: int(get(&items, 1)?)? as u64,
     })
 }
 

@@ -102,7 +102,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] calls.
-    const OPERATIONS: [&str; 15] = [
+    const OPERATIONS: [&str; 16] = [
         "article",
         "campaign_around",
         "campaign_configure",
@@ -117,6 +117,7 @@ mod tests {
         "groups",
         "page",
         "post",
+        "rerank",
         "vote",
     ];
 

@@ -11,8 +11,8 @@
 
 use crate::call::Call;
 use crate::model::{
-    read_article, read_config, read_groups, read_id, read_page, read_vote, Article, Config,
-    ConfigUpdate, GroupChange, Order, Page, Vote, VoteOutcome,
+    read_article, read_config, read_groups, read_id, read_page, read_reranked, read_vote, Article,
+    Config, ConfigUpdate, GroupChange, Order, Page, Reranked, Vote, VoteOutcome,
 };
 use crate::scripts::builtin;
 
@@ -129,6 +129,18 @@ impl Site {
         args.extend(add.iter().map(|g| format!("+{g}")));
         args.extend(remove.iter().map(|g| format!("-{g}")));
         self.call("groups", args, read_groups)
+    }
+
+    /// Write the `hot:`/`best:` entries of up to `count` articles (1..=1000)
+    /// from position `start` of `time:` (oldest first): for a site that
+    /// switched those rankings on after articles were posted. Call again
+    /// with [`Reranked::next`] until it is 0.
+    pub fn rerank(&self, start: u64, count: u32) -> Call<Reranked> {
+        self.call(
+            "rerank",
+            vec![start.to_string(), count.to_string()],
+            read_reranked,
+        )
     }
 
     /// The site's settings (defaults for those never set).

@@ -111,6 +111,12 @@ enum Command {
         #[arg(long)]
         rankings: Option<String>,
     },
+    /// Rank every article in hot:/best: (after switching those rankings on)
+    Rerank {
+        /// Articles per atomic call (1..1000)
+        #[arg(long, default_value_t = 500)]
+        batch: u32,
+    },
     /// List the embedded scripts and their SHA1s (for redis-cli EVALSHA)
     Scripts,
     /// SCRIPT LOAD every script; prints names and SHA1s
@@ -286,6 +292,19 @@ fn run(cli: Cli) -> Result<()> {
                     rankings.join(",")
                 )
             })
+        }
+        Command::Rerank { batch } => {
+            let mut con = g.connect()?;
+            let (mut start, mut ranked) = (0, 0);
+            loop {
+                let done = site.rerank(start, batch).run(&mut con)?;
+                ranked += done.ranked;
+                if done.next == 0 {
+                    break;
+                }
+                start = done.next;
+            }
+            print(g, &ranked, |n| format!("ranked {n} article(s)"))
         }
         Command::Scripts => {
             let list: Vec<ScriptLine> = redvote::scripts::all()

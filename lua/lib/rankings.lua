@@ -1,0 +1,32 @@
+-- @lib rankings: the extra rankings a site may keep beside score: (shared
+-- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
+-- Both are functions of the article's counts and time only, so they change
+-- only when a vote does.
+
+-- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
+local function hot(up, down, time)
+  local s = up - down
+  local sign = (s > 0 and 1) or (s < 0 and -1) or 0
+  return sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
+end
+
+-- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
+local function best(up, down)
+  local n = up + down
+  if n <= 0 then return 0 end
+  local z = 1.281551565545
+  local p = up / n
+  return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+end
+
+-- Write an article's entries in the rankings the site keeps (`rankings`:
+-- the config value, e.g. "hot,best").
+local function write_rankings(prefix, rankings, member, up, down, time)
+  if rankings:find('hot', 1, true) then
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
+  end
+  if rankings:find('best', 1, true) then
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
+  end
+end
+-- @end rankings
