@@ -336,13 +336,14 @@ local function limit_evaluate(checks, now, clock)
       c.new_tat = tat + c.need * interval
       local allow_at = c.new_tat - c.allowance * interval
       left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
-      if clock < allow_at then wait = math.ceil(allow_at - clock) end
+      if clock < allow_at then wait = c.need > c.allowance and -1 or math.ceil(allow_at - clock) end
       c.reset_in = math.max(0, math.ceil((stored or 0) - clock))
     else
       local used = stored or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
-        wait = (c.never or not c.finish) and -1 or (c.finish - now)
+        -- More than a whole window allows can never pass: -1 as well.
+        wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
       end
       c.reset_in = (c.never or not c.finish) and -1 or (c.finish - now)
     end

@@ -170,7 +170,8 @@ pub struct RateLimited {
     /// The (first) rule that refused.
     pub rule: String,
     /// Seconds until a vote would pass; -1 when not within the campaign
-    /// (a whole-campaign limit is used up).
+    /// (a whole-campaign limit is used up, or the vote asks for more than a
+    /// whole window allows).
     pub retry_after: i64,
     /// Votes each rule still allows this voter now.
     pub remaining: std::collections::BTreeMap<String, i64>,
