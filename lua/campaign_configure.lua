@@ -72,7 +72,7 @@ end
 
 local function integer(v, lo, hi, what)
   local n = tonumber(v)
-  if type(v) == 'boolean' or not n or n ~= math.floor(n) or n < lo or n > hi then
+  if type(v) ~= 'number' or n ~= math.floor(n) or n < lo or n > hi then
     fail('INVALID_CONFIG', what .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got ' .. tostring(v):sub(1, 40))
   end
   return n

@@ -2973,3 +2973,31 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         });
     }
 }
+
+/// Numbers in the settings document are JSON numbers: a numeric string is a
+/// malformed document, refused with nothing written.
+#[test]
+fn configure_refuses_numbers_given_as_strings() {
+    let server = common::server();
+    let mut con = common::con(&server);
+    let root = Campaign::new("strings").root_key().to_string();
+    raw(
+        &mut con,
+        "campaign_configure",
+        &root,
+        &[r#"{"boards": {"B": {"options": {"x": {}}}}}"#],
+    )
+    .unwrap();
+    let before = common::digest(&mut con);
+    for doc in [
+        r#"{"start": "5"}"#,
+        r#"{"boards": {"B": {"decimals": "2"}}}"#,
+        r#"{"boards": {"B": {"retention": {"hour": "3600"}}}}"#,
+        r#"{"boards": {"B": {"options": {"x": {"weight": "2"}}}}}"#,
+        r#"{"limits": [{"name": "u", "by": ["user"], "window": "day", "limit": "5"}]}"#,
+    ] {
+        let err = raw(&mut con, "campaign_configure", &root, &[doc]).unwrap_err();
+        assert_eq!(err.code(), Some(Code::InvalidConfig), "{doc}: {err}");
+    }
+    assert_eq!(common::digest(&mut con), before);
+}
