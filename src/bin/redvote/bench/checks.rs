@@ -1,0 +1,402 @@
+//! The consistency checks, read back from the server with the admin
+//! connection: every article's votes and score after each vote slice, both
+//! page flows' page 1, each campaign side's and each rate-limit campaign's
+//! boards after each slice and at the end (HyperLogLogs, rate-limit
+//! counters), and what the end-of-run checks found, for the report. A
+//! failed check is an error: the bench exits 1.
+
+use std::collections::BTreeMap;
+
+use anyhow::{bail, ensure, Context, Result};
+use redis::Commands;
+use redvote::campaign::Window;
+use redvote::seed::VOTE_SCORE;
+use redvote::{Order, Period};
+use serde::Serialize;
+
+use super::article::{seeds_page_sync, PER_PAGE};
+use super::campaign::{
+    period_at, CAMPAIGN_BOARD, CAMPAIGN_CARRY_VALUE, CAMPAIGN_OFFSET_SECONDS, CAMPAIGN_WEIGHT,
+    PERIODS,
+};
+use super::limits::{limit_rules, LIMITS_BOARD, LIMITS_PERIODS, LIMITS_WEIGHT, LIMIT_RULE_COUNTS};
+use super::measure::round;
+use super::Bench;
+
+impl Bench {
+    /// Every article must satisfy `votes == |voted:ID|` and `score == time +
+    /// 432 * votes`, and all votes must add up to the posts plus every vote
+    /// the scenarios cast so far.
+    pub(super) fn check(&mut self, after: &str) -> Result<()> {
+        let ctx = &*self.ctx;
+        let con = &mut self.admin;
+        let mut times = redis::pipe();
+        let mut scores = redis::pipe();
+        let mut votes = redis::pipe();
+        let mut voters = redis::pipe();
+        for a in &ctx.articles {
+            times.zscore(&ctx.time_key, &a.member);
+            scores.zscore(&ctx.score_key, &a.member);
+            votes.hget(&a.hash, "votes");
+            voters.scard(&a.voted);
+        }
+        let times: Vec<Option<f64>> = times.query(con)?;
+        let scores: Vec<Option<f64>> = scores.query(con)?;
+        let votes: Vec<Option<u64>> = votes.query(con)?;
+        let voters: Vec<u64> = voters.query(con)?;
+        let mut sum = 0;
+        for (i, a) in ctx.articles.iter().enumerate() {
+            let (Some(time), Some(score), Some(v)) = (times[i], scores[i], votes[i]) else {
+                bail!(
+                    "check after {after}: {} lost its time, score or votes",
+                    a.hash
+                );
+            };
+            ensure!(
+                v == voters[i],
+                "check after {after}: {} has votes {v} but {} holds {} voters",
+                a.hash,
+                a.voted,
+                voters[i]
+            );
+            let want = time + VOTE_SCORE * v as f64;
+            ensure!(
+                (score - want).abs() < 1e-3,
+                "check after {after}: {} has score {score}, want time + 432 x votes = {want}",
+                a.member
+            );
+            sum += v;
+        }
+        let want = self.posts + self.votes_cast;
+        ensure!(
+            sum == want,
+            "check after {after}: the articles hold {sum} votes, want {} posts + {} votes cast = {want}",
+            self.posts,
+            self.votes_cast
+        );
+        self.votes_found = sum;
+        Ok(())
+    }
+
+    /// After a campaign slice: `side`'s (0: redvote, 1: seed) `real:total`
+    /// board sums to its votes, its `shown:total` board to twice that.
+    pub(super) fn check_campaign_totals(&mut self, side: usize, after: &str) -> Result<()> {
+        let ns = self.ctx.campaign.ns(side).to_string();
+        let votes = self.campaign_votes[side] as f64;
+        for (kind, want) in [
+            ("real", votes),
+            ("shown", votes * f64::from(CAMPAIGN_WEIGHT)),
+        ] {
+            let key = format!("{ns}b:{CAMPAIGN_BOARD}:{kind}:total");
+            let sum = zset_sum(&mut self.admin, &key)?;
+            ensure!(
+                close(sum, want),
+                "campaign check after {after}: {key} sums to {sum}, want {want}"
+            );
+        }
+        Ok(())
+    }
+
+    /// After the rounds: every period board of `side`, found by SCAN, per
+    /// kind: real boards sum to the votes, shown boards to weight x votes
+    /// plus the carry (none into total); the HyperLogLogs count the voters.
+    pub(super) fn check_campaign(&mut self, side: usize) -> Result<CampaignCheck> {
+        let names = &self.ctx.campaign;
+        let ns = names.ns(side).to_string();
+        let who = if side == 0 { "redvote" } else { "seed" };
+        let votes = self.campaign_votes[side];
+        let boards = scan_keys(&mut self.admin, &format!("{ns}b:{CAMPAIGN_BOARD}:"))?;
+        // (real or shown, period kind) -> sum over that kind's boards.
+        let mut sums: BTreeMap<(String, String), f64> = BTreeMap::new();
+        for key in &boards {
+            let rest = &key[ns.len() + CAMPAIGN_BOARD.len() + 3..];
+            let (kind, period) = rest
+                .split_once(':')
+                .with_context(|| format!("unexpected campaign key {key}"))?;
+            let period_kind = period.split(':').next().unwrap_or(period);
+            *sums
+                .entry((kind.to_string(), period_kind.to_string()))
+                .or_default() += zset_sum(&mut self.admin, key)?;
+        }
+        let weight = f64::from(CAMPAIGN_WEIGHT);
+        let v = votes as f64;
+        for period in PERIODS {
+            let p = period.as_str().to_string();
+            let carry = if period == Period::Total {
+                0.0
+            } else {
+                weight * CAMPAIGN_CARRY_VALUE
+            };
+            for (kind, want) in [("real", v), ("shown", v * (weight + carry))] {
+                let got = sums.get(&(kind.to_string(), p.clone())).copied();
+                let got = got.unwrap_or(0.0);
+                ensure!(
+                    close(got, want),
+                    "campaign check ({who}): the {kind} {p} boards sum to {got}, want {want} \
+                     for {votes} votes"
+                );
+            }
+        }
+        ensure!(
+            sums.len() == 2 * PERIODS.len(),
+            "campaign check ({who}): unexpected boards {:?}",
+            sums.keys().collect::<Vec<_>>()
+        );
+        // HyperLogLogs: approximate counts (redvote's campaign HLL also
+        // holds the setup's probe voter).
+        let probe = u64::from(side == 0);
+        let participants: u64 = redis::cmd("PFCOUNT")
+            .arg(format!("{ns}hll"))
+            .query(&mut self.admin)?;
+        let mut pipe = redis::pipe();
+        for o in &names.options {
+            pipe.cmd("PFCOUNT")
+                .arg(format!("{ns}hll:{CAMPAIGN_BOARD}:{o}"));
+        }
+        let per_option: Vec<u64> = pipe.query(&mut self.admin)?;
+        let option_sum: u64 = per_option.iter().sum();
+        for (what, got, want) in [
+            ("the campaign's", participants, votes + probe),
+            ("the options'", option_sum, votes),
+        ] {
+            let slack = want as f64 * 0.03 + 2.0;
+            ensure!(
+                (got as f64 - want as f64).abs() <= slack,
+                "campaign check ({who}): {what} HyperLogLogs count {got} voters, want about {want}"
+            );
+        }
+        let total = |kind: &str| {
+            sums.get(&(kind.to_string(), "total".to_string()))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Ok(CampaignCheck {
+            votes,
+            real_total: round(total("real"), 2),
+            shown_total: round(total("shown"), 2),
+            participants,
+            boards: boards.len() as u64,
+        })
+    }
+
+    /// After a rate-limit slice: campaign `k`'s `real:total` board sums to
+    /// its votes, its `shown:total` board to weight x that.
+    pub(super) fn check_limits_totals(&mut self, k: usize, after: &str) -> Result<()> {
+        let ns = self.ctx.limits[k].namespace().to_string();
+        let votes = self.limits_votes[k] as f64;
+        for (kind, want) in [("real", votes), ("shown", votes * f64::from(LIMITS_WEIGHT))] {
+            let key = format!("{ns}b:{LIMITS_BOARD}:{kind}:total");
+            let sum = zset_sum(&mut self.admin, &key)?;
+            ensure!(
+                close(sum, want),
+                "limits check after {after}: {key} sums to {sum}, want {want}"
+            );
+        }
+        Ok(())
+    }
+
+    /// After the rounds, for rate-limit campaign `k`: every board (found by
+    /// SCAN) of each period kind sums to the votes (real and shown, weight
+    /// 1); the unlimited campaign has no rate-limit counter; and when every
+    /// vote fell on one day that is still the server's day, each day rule's
+    /// counters sum to the votes (every rule was checked and spent).
+    pub(super) fn check_limits(&mut self, k: usize) -> Result<LimitsCheck> {
+        let ns = self.ctx.limits[k].namespace().to_string();
+        let rules = LIMIT_RULE_COUNTS[k];
+        let who = format!("{rules} rules");
+        let votes = self.limits_votes[k];
+        let boards = scan_keys(&mut self.admin, &format!("{ns}b:{LIMITS_BOARD}:"))?;
+        let mut sums: BTreeMap<(String, String), f64> = BTreeMap::new();
+        let mut days = std::collections::BTreeSet::new();
+        for key in &boards {
+            let rest = &key[ns.len() + LIMITS_BOARD.len() + 3..];
+            let (kind, period) = rest
+                .split_once(':')
+                .with_context(|| format!("unexpected limits campaign key {key}"))?;
+            let period_kind = period.split(':').next().unwrap_or(period);
+            if period_kind == "day" {
+                days.insert(period.to_string());
+            }
+            *sums
+                .entry((kind.to_string(), period_kind.to_string()))
+                .or_default() += zset_sum(&mut self.admin, key)?;
+        }
+        let v = votes as f64;
+        for period in LIMITS_PERIODS {
+            let p = period.as_str().to_string();
+            for (kind, want) in [("real", v), ("shown", v * f64::from(LIMITS_WEIGHT))] {
+                let got = sums.get(&(kind.to_string(), p.clone())).copied();
+                let got = got.unwrap_or(0.0);
+                ensure!(
+                    close(got, want),
+                    "limits check ({who}): the {kind} {p} boards sum to {got}, want {want} \
+                     for {votes} votes"
+                );
+            }
+        }
+        ensure!(
+            sums.len() == 2 * LIMITS_PERIODS.len(),
+            "limits check ({who}): unexpected boards {:?}",
+            sums.keys().collect::<Vec<_>>()
+        );
+        let counters = scan_keys(&mut self.admin, &format!("{ns}rl:"))?;
+        if rules == 0 {
+            ensure!(
+                counters.is_empty(),
+                "limits check ({who}): the unlimited campaign holds rate-limit counters {:?}",
+                &counters[..counters.len().min(5)]
+            );
+        }
+        let mut day_counters = BTreeMap::new();
+        for rule in limit_rules(rules) {
+            if rule.window != Some(Window::Day) {
+                continue;
+            }
+            let prefix = format!("{ns}rl:{}:", rule.name);
+            let keys: Vec<&String> = counters.iter().filter(|k| k.starts_with(&prefix)).collect();
+            let mut sum = 0u64;
+            for chunk in keys.chunks(1000) {
+                let values: Vec<Option<u64>> =
+                    redis::cmd("MGET").arg(chunk).query(&mut self.admin)?;
+                sum += values.iter().flatten().sum::<u64>();
+            }
+            day_counters.insert(rule.name, sum);
+        }
+        // The counters expire when their day ends: compare them only when the
+        // votes fell on one day and the server is still in it (TIME after the
+        // reads, so they were all read before it ended).
+        let (secs, _): (i64, i64) = redis::cmd("TIME").query(&mut self.admin)?;
+        let today = period_at(Period::Day, secs, CAMPAIGN_OFFSET_SECONDS).0;
+        let one_day = days.len() == 1 && days.contains(&today);
+        if one_day {
+            for (rule, sum) in &day_counters {
+                ensure!(
+                    *sum == votes,
+                    "limits check ({who}): the {rule} counters of {today} sum to {sum}, want \
+                     the {votes} votes"
+                );
+            }
+        }
+        let total = |kind: &str| {
+            sums.get(&(kind.to_string(), "total".to_string()))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Ok(LimitsCheck {
+            rules,
+            votes,
+            real_total: round(total("real"), 2),
+            shown_total: round(total("shown"), 2),
+            boards: boards.len() as u64,
+            counters: counters.len() as u64,
+            day_counters: one_day.then_some(day_counters),
+        })
+    }
+
+    /// Both page flows must read the same first page.
+    pub(super) fn check_pages_agree(&mut self) -> Result<()> {
+        let ctx = &*self.ctx;
+        let seeds: Vec<String> = seeds_page_sync(ctx, &mut self.admin, 1)?
+            .into_iter()
+            .map(|a| a.get("id").cloned().unwrap_or_default())
+            .collect();
+        let redvote: Vec<String> = ctx
+            .site
+            .page(Order::Score, 1, Some(PER_PAGE))
+            .run(&mut self.admin)?
+            .articles
+            .into_iter()
+            .map(|a| format!("article:{}", a.id))
+            .collect();
+        ensure!(
+            seeds == redvote,
+            "page 1 differs: seeds {seeds:?}, redvote {redvote:?}"
+        );
+        Ok(())
+    }
+}
+
+/// Every key starting with `prefix` (SCAN MATCH, glob characters escaped).
+pub(super) fn scan_keys(con: &mut redis::Connection, prefix: &str) -> Result<Vec<String>> {
+    let mut pattern = String::with_capacity(prefix.len() + 1);
+    for c in prefix.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('*');
+    let mut keys = Vec::new();
+    let mut cursor = 0u64;
+    loop {
+        let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .query(con)?;
+        keys.extend(batch);
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+    keys.sort();
+    keys.dedup();
+    Ok(keys)
+}
+
+/// The sum of a zset's scores.
+fn zset_sum(con: &mut redis::Connection, key: &str) -> Result<f64> {
+    let members: Vec<(String, f64)> = con.zrange_withscores(key, 0, -1)?;
+    Ok(members.iter().map(|(_, score)| score).sum())
+}
+
+/// Equal up to float noise (the seed's ZINCRBY 0.2 accumulates some).
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-6 * want.abs() + 1e-6
+}
+
+#[derive(Serialize)]
+pub(super) struct Checks {
+    pub(super) ok: bool,
+    pub(super) articles: u64,
+    pub(super) votes_cast: u64,
+    pub(super) votes_found: u64,
+    pub(super) campaign: CampaignChecks,
+    pub(super) limits: Vec<LimitsCheck>,
+}
+
+/// What the end-of-run check found on one campaign of the rate-limit
+/// section.
+#[derive(Serialize)]
+pub(super) struct LimitsCheck {
+    pub(super) rules: usize,
+    pub(super) votes: u64,
+    pub(super) real_total: f64,
+    pub(super) shown_total: f64,
+    boards: u64,
+    /// Rate-limit counter keys at the end (the fixed windows' and rolling
+    /// state still alive).
+    pub(super) counters: u64,
+    /// Day rule -> the sum of its counters (each equal to `votes`); null
+    /// when the votes spread over two days or the day ended before the check.
+    pub(super) day_counters: Option<BTreeMap<String, u64>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct CampaignChecks {
+    pub(super) redvote: CampaignCheck,
+    pub(super) seed: CampaignCheck,
+}
+
+/// What the end-of-run check found on one side of the campaign section.
+#[derive(Serialize)]
+pub(super) struct CampaignCheck {
+    pub(super) votes: u64,
+    pub(super) real_total: f64,
+    pub(super) shown_total: f64,
+    pub(super) participants: u64,
+    pub(super) boards: u64,
+}

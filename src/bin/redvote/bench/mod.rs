@@ -1,0 +1,957 @@
+//! `redvote bench`: redvote's one-call operations against the seeds'
+//! client-side flow, on one Redis server, side by side.
+//!
+//! # What runs
+//!
+//! Against ONE server per run: a throwaway `redis-server` on a free loopback
+//! port (the default; FLUSHDB'd first, killed at the end), or `--url` (then
+//! the bench writes under `--prefix`, `redvote-bench:` when that is empty,
+//! refuses a prefix that already holds a site, and deletes the keys it
+//! created when it ends).
+//!
+//! Setup: `--articles` articles are posted with [`Site::post`]. Every vote of
+//! every scenario is a *new* upvote by a distinct user (`user:<n>`, `n`
+//! running over the whole run) on an article picked by a fixed hash of `n`,
+//! so each scenario does real writes spread over all articles.
+//!
+//! Vote scenarios, each at 1 connection (a sync `redis::Connection`, ops one
+//! after the other: pure latency, what one request handler sees) and with
+//! `--tasks` concurrent tokio tasks (throughput, what a busy backend sees):
+//!
+//! * **(a) seeds**: the seeds' client-side `article_vote`, ZSCORE `time:`,
+//!   SADD `voted:ID`, ZINCRBY `score:`, HINCRBY `article:ID votes`: 4 round
+//!   trips, not atomic (two clients can interleave: it is the baseline, not
+//!   a recommendation). The 1-connection run calls
+//!   [`redvote::seed::article_vote`] itself when the prefix is empty;
+//!   otherwise, and for the tasks, a twin in `article.rs` sends the same
+//!   commands with prefixed keys (members stay `article:ID`). The tasks share
+//!   one multiplexed connection, as a redis-rs backend would (`--dedicated`:
+//!   one connection each).
+//! * **(b) watch**: the same vote made safe the classic way, i.e. what you
+//!   would write without scripts: WATCH `voted:ID`, ZSCORE `time:`,
+//!   SISMEMBER `voted:ID`, then MULTI SADD ZINCRBY HINCRBY EXEC as one
+//!   pipelined request, retried when EXEC aborts because another client voted
+//!   on the article in between: 4 round trips per attempt. WATCH state
+//!   belongs to a connection, so each task has its own connection here,
+//!   always. Aborted attempts are counted as `retries`.
+//! * **(c) redvote**: [`Site::vote`], one EVALSHA of `lua/vote.lua`, atomic.
+//!   The tasks share one multiplexed connection like (a) (`--dedicated`: one
+//!   each); a second row (`own`) always gives each task its own connection,
+//!   one request in flight on each, like redis-benchmark (with
+//!   `--dedicated` both rows measure that same setup).
+//!
+//! Page scenarios (`--pages` reads each, page `i % pages + 1` of `score:`,
+//! 25 articles): the seeds' `get_articles` (ZREVRANGE, then one HGETALL per
+//! article: 26 round trips) against
+//! [`Site::page`]`(Order::Score, p, Some(25))` (one EVALSHA of
+//! `lua/page.lua`), at 1 connection and with the tasks.
+//!
+//! Campaign scenarios (`--campaign-ops` votes each, default `ops / 4`): a
+//! campaign leaderboard vote (seed 002). Setup: the campaign
+//! `{<prefix>c:bench}:` (namespace of [`Campaign::with_namespace`]) at offset
+//! `+08:00`, one board `stars` keeping all 5 periods (hour, day, week,
+//! month, total), ties `competition`, carry `0.1`, 100 options `opt1` ..
+//! `opt100` of weight 2. Every vote is by a distinct user on an option picked
+//! by a fixed hash, so one vote writes, for each period P: +1 on
+//! `<ns>b:stars:real:P`, +2 on `<ns>b:stars:shown:P`, +0.2 (carry) on
+//! `<ns>b:stars:shown:<next P>` (not for total), then the user into the
+//! option's and the campaign's HyperLogLogs: 5 + 5 + 4 + 2 = 16 writes.
+//!
+//! * **(a) seed**: the seed's approach, one command per write: the keys are
+//!   computed client-side (period names at +08:00 from the client clock, the
+//!   same civil-date arithmetic as the Lua; checked against
+//!   `campaign_vote.lua` at setup), then 5 ZINCRBY real + 5 ZINCRBY shown +
+//!   4 ZINCRBY carry + 2 PFADD, under its own namespace
+//!   `{<prefix>c:bench-seed}:` (same key layout, so the checks are exact).
+//!   `concurrent` rows send the 16 commands at once, the seed's "parallel
+//!   goroutines": `join_all` of 16 `query_async` on one multiplexed
+//!   connection, which redis-rs pipelines on the wire (about 1 round trip,
+//!   16 commands); the 1-connection row is one such connection with the
+//!   votes in sequence (`conns` = `1 async`). The `sequential` row sends the
+//!   16 commands one after the other on a sync connection (16 round trips).
+//!   The tasks share one multiplexed connection (`--dedicated`: one each).
+//! * **(c) redvote**: [`Campaign::vote`]`(user, &[("stars", option)])`, one
+//!   EVALSHA of `lua/campaign_vote.lua` (atomic; it also keeps the
+//!   `periods:stars` index), at 1 sync connection, with the tasks sharing
+//!   one multiplexed connection, and (`own`) one connection per task.
+//!
+//! Rate-limit scenarios (`--limits-ops` votes each, default `ops / 4`): the
+//! cost of the rate limits, as the same vote with 0, 4 and 8 rules. Setup:
+//! three campaigns `{<prefix>c:bench-limits0}:`, `..limits4}:` and
+//! `..limits8}:`, configured identically but for their `limits`: offset
+//! `+08:00`, one board `stars` keeping `day` and `total` (a light base vote,
+//! so the limits' share shows: 2 real + 2 shown writes and 2 PFADDs), ties
+//! `competition`, no carry, options `opt1` .. `opt100` of weight 1. Rules
+//! (every vote is by a new user, so the per-user rules keep realistic limits,
+//! as `docs/spring2026.json`, and never refuse; option and channel rules get
+//! 1e9, which no bench reaches):
+//!
+//! * 4 rules: `user-minute` (user, minute, 5), `user-hour` (user, hour, 10),
+//!   `option-second` (option, second, 1e9), `user-device-day` (user x
+//!   device, day, 20);
+//! * 8 rules: those 4, then `channel-day` (channel, day, 1e9),
+//!   `user-channel-day` (user x channel, day, 20, extra `partner` +5),
+//!   `option-hour` (option, hour, 1e9) and `user-rolling` (user, GCRA: 5
+//!   per 60 s, burst 5).
+//!
+//! Each vote is [`Campaign::vote_by`] with a [`Voter`] of its own user
+//! (`user:<n>`, as above), channel `web` or `partner` and device `pc` or
+//! `mobile` (picked by the same hash as the option), cost 1, for
+//! (`stars`, option): every dimension is exercised, one EVALSHA of
+//! `lua/campaign_vote.lua` on the same arguments in all three campaigns. At
+//! 1 sync connection and with the tasks sharing one multiplexed connection
+//! (`--dedicated`: one each). The cost of the limits is reported as
+//! throughput ratios ops/s(0 rules) / ops/s(4 rules) and ops/s(0) /
+//! ops/s(8), at 1 connection and with the tasks (target: 4 rules cost at most
+//! 1.5x the unlimited vote, i.e. that ratio <= 1.5), and the server's CPU per
+//! vote with the rules over without (the tasks' rows).
+//!
+//! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
+//! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
+//! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
+//! runs against the same server, on an article of its own site
+//! `<prefix>ceiling:` (so the checked articles and pages stay as they are),
+//! `--ops` requests in all: the server's own speed for the same script with
+//! a minimal C client (`-P 1`, its default: one request in flight per
+//! connection). (c) with the tasks is reported as a ratio of it, both shared
+//! and `own` (the like-for-like one).
+//!
+//! Interleaving: the run is cut into `--rounds` rounds (default 10, at most
+//! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
+//! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
+//! or noisy machine a slow spell then hits every scenario a little instead
+//! of one scenario a lot, which keeps the ratios steady. The rate-limit
+//! scenarios run in two groups of three (0, 4, 8 rules at 1 connection, then
+//! with the tasks), each rotated by one every round, so none of them always
+//! runs first or last. Every scenario opens its connections once, before
+//! the first round, and keeps them.
+//!
+//! Each op's latency goes into an HDR histogram (microseconds, from just
+//! before the op's first request to its last reply); throughput is ops over
+//! the sum of the slices' wall times. The ceiling's throughput is its
+//! requests over the sum of `requests / rps` of its slices (redis-benchmark
+//! times in whole milliseconds: a slice it reports as `inf` requests/s is
+//! left out of the rate); its p50 is the median of the slices' p50s and its
+//! p99 the highest slice p99. Beside them: the median PING round trip,
+//! sampled at every round (the floor under every round trip: a 1-connection
+//! op costs about round trips x RTT + server work, so the 1-connection
+//! ratios grow with the RTT), and the server's CPU time per op (INFO cpu
+//! before and after each slice, network I/O included: what bounds
+//! throughput once the server is the bottleneck).
+//!
+//! # Checks
+//!
+//! A benchmark that measures failures is worthless, so: every op's reply is
+//! checked (each vote must count as a new upvote, each page must hold the
+//! expected articles) and any error aborts the bench (exit 1); after every
+//! vote scenario every article is read back and must satisfy
+//! `votes == |voted:ID|` and `score == time + 432 * votes`, and the sum of
+//! `votes` must equal the posts plus every vote cast so far; both page flows
+//! must read the same page 1. The ceiling's article must have gained (all
+//! but 1%, for random-user collisions) the votes redis-benchmark sent.
+//! Campaign: every redvote ballot must name the board, the option and 5
+//! periods, every seed command must succeed; after every campaign slice each
+//! side's `real:total` board must sum to the votes that side cast and its
+//! `shown:total` to twice that; at the end, for each side and each period
+//! kind, the real boards of that kind (all periods written, found by SCAN)
+//! must sum to the votes, the shown boards to 2 x votes (total) or 2.2 x
+//! votes (hour, day, week, month: weight plus carry), and the campaign's and
+//! the options' HyperLogLogs must count the voters (within 3% + 2).
+//! Rate limits: at setup, a peek ([`Campaign::limits`]) for a fresh voter on
+//! `partner` must list each campaign's rules in order, each leaving its
+//! whole allowance (extra included); every vote must pass (a
+//! `REDVOTE_RATE_LIMITED` refusal, or any error, fails the bench) and answer
+//! one ballot with the day and total scores; after every slice each
+//! campaign's `real:total` and `shown:total` boards must sum to the votes
+//! cast on it; at the end, for each campaign, the real and shown boards of
+//! each period kind (found by SCAN) must sum to its votes, the unlimited
+//! campaign must hold no rate-limit counter, and, when all its votes fell
+//! on one day (at +08:00) that is still the server's day, the counters of
+//! each of its day rules must sum to its votes (every rule was checked and
+//! spent by every vote).
+//!
+//! # JSON (`--json`): one object, on one line
+//!
+//! * `redis_version` (string), `ping_p50_us` (median PING round trip on a
+//!   sync connection, 200 sampled at each round), `server` (`host:port` or
+//!   socket path), `throwaway` (bool), `prefix` (string), `articles`, `ops`
+//!   (votes per vote scenario), `pages` (reads per page scenario), `tasks`,
+//!   `threads` (tokio worker threads), `dedicated` (bool), `seconds` (whole
+//!   run), `rounds`.
+//! * `campaign`: the campaign section's setup: `ops` (votes per campaign
+//!   scenario), `redvote_namespace`, `seed_namespace`, `board`, `options`,
+//!   `weight`, `carry` (string), `offset` (string), `periods` (array of
+//!   strings), `writes_per_vote` (16).
+//! * `limits`: the rate-limit section's setup: `ops` (votes per rate-limit
+//!   scenario), `board`, `options`, `weight`, `offset` (string), `periods`,
+//!   `channels`, `devices` (arrays of strings), `target` (1.5: the most
+//!   ops/s(0 rules) / ops/s(4 rules) wanted), `campaigns`: array of
+//!   `rules` (0, 4, 8), `namespace`, `limits` (the rules as
+//!   `Campaign::configure` takes them: `name`, `by`, `window` + `limit` or
+//!   `rolling` {`limit`, `per`, `burst`}, `extra`).
+//! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
+//!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
+//!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
+//!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
+//!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
+//!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
+//!   `campaign_redvote_own`, `limits_rules0_1`, `limits_rules4_1`,
+//!   `limits_rules8_1`, `limits_rules0_tasks`, `limits_rules4_tasks`,
+//!   `limits_rules8_tasks`), `op` (`vote` | `page` | `campaign` | `limits`),
+//!   `flow` (`seeds` | `seeds_sequential` | `watch` | `redvote`; the
+//!   campaign's `seeds` sends its 16 commands concurrently,
+//!   `seeds_sequential` one after the other), `rules` (rate-limit rules each
+//!   vote checks: 0, 4 or 8 on the `limits` rows, null on the others),
+//!   `label`, `tasks`, `concurrent` (bool: false for the
+//!   1-connection rows, whose `tasks` is 1), `connections` (TCP connections
+//!   used), `shared` (bool: the tasks multiplex one connection), `client`
+//!   (`sync`: a `redis::Connection`; `async`: multiplexed connections, which
+//!   `campaign_seeds_1` uses with one connection and votes in sequence),
+//!   `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`, `max_us`,
+//!   `mean_us`, `round_trips_per_op` (float, retried attempts included;
+//!   commands sent concurrently count as one), `commands_per_op` (float,
+//!   Redis commands sent per op, MULTI/EXEC included), `retries`,
+//!   `server_cpu_us_per_op` (float or null), all summed over the rounds.
+//! * `ceiling`: `ran` (bool), `skipped` (reason string or null), `command`
+//!   (string or null), `clients`, `requests`, `ops_per_sec`, `p50_us`,
+//!   `p99_us`, `server_cpu_us_per_op` (numbers, null when not run).
+//! * `ratios`: array, in this order, of objects with `id`
+//!   (`vote_redvote_over_seeds_1`, `vote_redvote_over_watch_1`,
+//!   `vote_redvote_over_seeds_tasks`, `vote_redvote_over_watch_tasks`,
+//!   `page_redvote_over_seeds_1`, `page_redvote_over_seeds_tasks`,
+//!   `vote_redvote_tasks_over_redis_benchmark`,
+//!   `vote_redvote_own_over_redis_benchmark`,
+//!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
+//!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
+//!   `campaign_redvote_over_seeds_sequential_1`,
+//!   `campaign_redvote_over_seeds_tasks`, then the limits' costs:
+//!   `limits_4_over_0_1` (target 1.5: ops/s of `limits_rules0_1` over
+//!   `limits_rules4_1`), `limits_8_over_0_1`, `limits_4_over_0_tasks`
+//!   (target 1.5: `limits_rules0_tasks` over `limits_rules4_tasks`),
+//!   `limits_8_over_0_tasks`, `limits_4_over_0_server_cpu` and
+//!   `limits_8_over_0_server_cpu` (`server_cpu_us_per_op` of
+//!   `limits_rules4_tasks`, `limits_rules8_tasks` over
+//!   `limits_rules0_tasks`)), `label`, `value` (the ratio, null when not
+//!   measured), `goal` (`at_least`: a throughput ratio, higher is better,
+//!   `target` is the minimum wanted; `at_most`: a cost, lower is better,
+//!   `target` is the maximum wanted), `target` (number or null), `pass`
+//!   (bool: `value >= target` or, for `at_most`, `value <= target`; null
+//!   without a target or a value). Targets are reported, not enforced:
+//!   missing one does not fail the run.
+//! * `checks`: `ok` (always true: a failed check is an error, exit 1),
+//!   `articles`, `votes_cast`, `votes_found`, `campaign`: `redvote` and
+//!   `seed`, each with `votes` (cast by that side's scenarios),
+//!   `real_total` and `shown_total` (sums of the `total` boards),
+//!   `participants` (PFCOUNT of the campaign's HyperLogLog; redvote's also
+//!   holds the setup's probe voter) and `boards` (period boards found);
+//!   `limits`: array (0, 4, 8 rules) of `rules`, `votes` (cast on that
+//!   campaign, every one passed), `real_total` and `shown_total` (sums of
+//!   its `total` boards), `boards` (period boards found), `counters`
+//!   (rate-limit counter keys alive at the end) and `day_counters` (object:
+//!   each day rule -> the sum of its counters, equal to `votes`; `{}` for
+//!   the unlimited campaign; null when the votes spread over two days or the
+//!   day ended before the check, which then compares nothing).
+//!
+//! # Modules
+//!
+//! This file holds the options, `run` and the round scheduler (`Bench`:
+//! setup, the interleaved rounds, each scenario's connections and tasks,
+//! the cleanup); the rest is in modules named for what they hold:
+//!
+//! * `scenario`: what a scenario is (op, flow, connections, its row's
+//!   names), the inputs of each op, and one op of each flow, sync and async;
+//! * `article`: the article vote and page flows of the seeds: (a) with
+//!   prefixed keys and its async twin, (b) WATCH/MULTI/EXEC, the seeds' page
+//!   reads, and the checks of their replies;
+//! * `campaign`: the campaign section: its constants and names, the seed's
+//!   client-side keys and period names, its setup;
+//! * `limits`: the rate-limit section: its rules, campaigns and setup;
+//! * `ceiling`: the redis-benchmark ceiling, its slices and its summary;
+//! * `checks`: the consistency checks read back from the server, and what
+//!   they found;
+//! * `measure`: latency histograms, wall and server CPU time, the rows;
+//! * `report`: the report (the JSON object), the ratios and the table.
+
+mod article;
+mod campaign;
+mod ceiling;
+mod checks;
+mod limits;
+mod measure;
+mod report;
+mod scenario;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use clap::Args;
+use redis::aio::MultiplexedConnection;
+use redis::Commands;
+use redvote::seed::VOTE_SCORE;
+use redvote::{Site, TempServer};
+
+use campaign::{
+    CampaignNames, CAMPAIGN_BOARD, CAMPAIGN_CARRY, CAMPAIGN_OFFSET, CAMPAIGN_OPTIONS,
+    CAMPAIGN_WEIGHT, PERIODS, SEED_WRITES,
+};
+use ceiling::{ceiling_site, Ceiling};
+use checks::{scan_keys, CampaignChecks, Checks};
+use limits::{
+    limit_rules, limits_campaigns, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES, LIMITS_PERIODS,
+    LIMITS_TARGET, LIMITS_WEIGHT, LIMIT_RULE_COUNTS,
+};
+use measure::{round, server_cpu, Measure, Row};
+use report::{
+    print_human, ratios, redis_version, server_name, CampaignInfo, LimitsCampaign, LimitsInfo,
+    Report,
+};
+use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
+
+/// Benchmark options.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Votes per vote scenario [default: 20000, 1000 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub ops: Option<u64>,
+    /// Page reads per page scenario [default: ops / 10, at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub pages: Option<u64>,
+    /// Votes per campaign scenario [default: ops / 4, at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub campaign_ops: Option<u64>,
+    /// Votes per rate-limit scenario (0, 4 and 8 rules) [default: ops / 4,
+    /// at least 1]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub limits_ops: Option<u64>,
+    /// A small run: 1000 votes, 100 page reads, 250 campaign votes and 250
+    /// rate-limited votes per scenario
+    #[arg(long, conflicts_with = "ops")]
+    pub quick: bool,
+    /// Concurrent tasks in the concurrent scenarios (and redis-benchmark -c)
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub tasks: u64,
+    /// Articles posted first; the votes are spread over them
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub articles: u64,
+    /// Give every task its own connection in (a) and (c) too [default: the
+    /// tasks share one multiplexed connection, as a redis-rs backend does]
+    #[arg(long)]
+    pub dedicated: bool,
+    /// Tokio worker threads for the concurrent scenarios (redis-benchmark
+    /// uses one thread)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub threads: u64,
+    /// Skip the redis-benchmark ceiling
+    #[arg(long)]
+    pub no_redis_benchmark: bool,
+    /// Interleave the scenarios in this many rounds (each runs a slice of
+    /// every scenario), so a slow spell of the machine hits all of them; at
+    /// most one round per 500 votes
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub rounds: u64,
+}
+
+/// Prefix used with `--url` when `--prefix` is empty (never the seeds' keys).
+const URL_PREFIX: &str = "redvote-bench:";
+/// PINGs timed at the start of every round.
+const PINGS_PER_ROUND: u64 = 200;
+/// A reply slower than this fails the bench instead of hanging it.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `redvote bench`: run every scenario against one server (throwaway unless
+/// `--url`), check the data, print the table and ratios (or the JSON object).
+pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
+    let started = Instant::now();
+    let ops = args.ops.unwrap_or(if args.quick { 1000 } else { 20_000 });
+    let pages = args.pages.unwrap_or((ops / 10).max(1));
+    let campaign_ops = args.campaign_ops.unwrap_or((ops / 4).max(1));
+    let limits_ops = args.limits_ops.unwrap_or((ops / 4).max(1));
+    let tasks = args.tasks as usize;
+    // Slices of at least 500 votes: smaller ones measure little but noise.
+    let rounds = args.rounds.min(ops / 500).max(1);
+
+    // One server for the whole run; a throwaway one lives until `run` returns.
+    let temp = match g.url {
+        None => Some(TempServer::start().context("cannot start a throwaway redis-server")?),
+        Some(_) => None,
+    };
+    let url = match (&temp, &g.url) {
+        (Some(server), _) => server.url(),
+        (None, Some(url)) => url.clone(),
+        (None, None) => unreachable!("a throwaway server is started when there is no URL"),
+    };
+    let client =
+        redis::Client::open(url.as_str()).with_context(|| format!("invalid Redis URL {url}"))?;
+    let mut admin = crate::connect(&url)?;
+
+    let prefix = match (&temp, g.prefix.is_empty()) {
+        (None, true) => URL_PREFIX.to_string(),
+        _ => g.prefix.clone(),
+    };
+    let site = Site::new(prefix.clone());
+    if temp.is_some() {
+        redis::cmd("FLUSHDB").exec(&mut admin)?;
+    } else {
+        let root = site.root_key().to_string();
+        let busy: u64 = redis::cmd("EXISTS")
+            .arg(&root)
+            .arg(format!("{prefix}time:"))
+            .arg(format!("{prefix}score:"))
+            .arg(ceiling_site(&prefix).root_key())
+            .query(&mut admin)?;
+        ensure!(
+            busy == 0,
+            "prefix {prefix:?} already holds a site at {url}; the bench posts articles and votes, \
+             so give it an unused --prefix (e.g. --prefix bench:)"
+        );
+        let names = CampaignNames::new(&prefix);
+        let limits = limits_campaigns(&prefix);
+        let mut exists = redis::cmd("EXISTS");
+        exists
+            .arg(names.redvote.root_key())
+            .arg(format!("{}boards", names.redvote.namespace()))
+            .arg(format!("{}hll", names.seed_ns))
+            .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns));
+        for c in &limits {
+            exists
+                .arg(c.root_key())
+                .arg(format!("{}boards", c.namespace()));
+        }
+        let busy: u64 = exists.query(&mut admin)?;
+        ensure!(
+            busy == 0,
+            "the bench's campaign namespaces {:?}, {:?} or {:?} are in use at {url}; give the \
+             bench an unused --prefix (e.g. --prefix bench:)",
+            names.redvote.namespace(),
+            names.seed_ns,
+            limits.iter().map(|c| c.namespace()).collect::<Vec<_>>()
+        );
+    }
+    // (a) and (b) add the seeds' VOTE_SCORE per vote: the site must use it too.
+    let vote_score = site.config().run(&mut admin)?.vote_score;
+    ensure!(
+        f64::from(vote_score) == VOTE_SCORE,
+        "the site under {prefix:?} has vote_score {vote_score}; the seeds' flows add {VOTE_SCORE}"
+    );
+    let version = redis_version(&mut admin)?;
+
+    let mut bench = Bench {
+        ctx: Arc::new(Ctx::new(site, Vec::new())),
+        client,
+        admin,
+        next_user: 0,
+        votes_cast: 0,
+        posts: 0,
+        votes_found: 0,
+        campaign_votes: [0, 0],
+        limits_votes: [0; 3],
+        threads: args.threads as usize,
+        pings: Measure::new()?,
+    };
+    let plan = Plan {
+        ops,
+        pages,
+        campaign_ops,
+        limits_ops,
+        tasks,
+        rounds,
+    };
+    let result = bench.all(args, plan, &temp, &url);
+    // With --url, remove what the bench wrote (its prefix was empty at start).
+    if temp.is_none() {
+        let cleaned = bench.cleanup();
+        if result.is_ok() {
+            cleaned?;
+        }
+    }
+    let (rows, ceiling, checks) = result?;
+    let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
+
+    let ratios = ratios(&rows, &ceiling);
+    let names = &bench.ctx.campaign;
+    let campaign = CampaignInfo {
+        ops: campaign_ops,
+        redvote_namespace: names.redvote.namespace().to_string(),
+        seed_namespace: names.seed_ns.clone(),
+        board: CAMPAIGN_BOARD,
+        options: CAMPAIGN_OPTIONS,
+        weight: CAMPAIGN_WEIGHT,
+        carry: CAMPAIGN_CARRY,
+        offset: CAMPAIGN_OFFSET,
+        periods: PERIODS.iter().map(|p| p.as_str()).collect(),
+        writes_per_vote: SEED_WRITES,
+    };
+    let limits = LimitsInfo {
+        ops: limits_ops,
+        board: LIMITS_BOARD,
+        options: CAMPAIGN_OPTIONS,
+        weight: LIMITS_WEIGHT,
+        offset: CAMPAIGN_OFFSET,
+        periods: LIMITS_PERIODS.iter().map(|p| p.as_str()).collect(),
+        channels: LIMITS_CHANNELS.to_vec(),
+        devices: LIMITS_DEVICES.to_vec(),
+        target: LIMITS_TARGET,
+        campaigns: LIMIT_RULE_COUNTS
+            .iter()
+            .zip(&bench.ctx.limits)
+            .map(|(&rules, c)| LimitsCampaign {
+                rules,
+                namespace: c.namespace().to_string(),
+                limits: limit_rules(rules),
+            })
+            .collect(),
+    };
+    let report = Report {
+        redis_version: version,
+        ping_p50_us,
+        server: server_name(&bench.client),
+        throwaway: temp.is_some(),
+        prefix,
+        articles: args.articles,
+        ops,
+        pages,
+        tasks: args.tasks,
+        threads: args.threads,
+        dedicated: args.dedicated,
+        rounds,
+        seconds: round(started.elapsed().as_secs_f64(), 3),
+        campaign,
+        limits,
+        rows,
+        ceiling,
+        ratios,
+        checks,
+    };
+    if g.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_human(&report);
+    }
+    Ok(())
+}
+
+/// A scenario's connections.
+enum Cons {
+    /// The 1-connection scenarios.
+    Sync(redis::Connection),
+    /// One handle per task.
+    Tasks(Vec<MultiplexedConnection>),
+}
+
+/// How much to run: votes and page reads per scenario, concurrent tasks,
+/// interleaved rounds.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    ops: u64,
+    pages: u64,
+    campaign_ops: u64,
+    limits_ops: u64,
+    tasks: usize,
+    rounds: u64,
+}
+
+/// The order of the scenarios in round `round`: as listed, except that each
+/// group of rate-limit scenarios (0, 4 and 8 rules at the same connections)
+/// is rotated by one every round, so none of them always runs first (right
+/// after a different kind of scenario) or last.
+fn round_order(scenarios: &[Scenario], round: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    let mut i = 0;
+    while i < scenarios.len() {
+        let mut j = i;
+        while j < scenarios.len()
+            && matches!(scenarios[j].op, Op::Limits(_))
+            && scenarios[j].suffix == scenarios[i].suffix
+        {
+            j += 1;
+        }
+        if j > i {
+            order[i..j].rotate_left(round as usize % (j - i));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    order
+}
+
+struct Bench {
+    ctx: Arc<Ctx>,
+    client: redis::Client,
+    /// Setup, checks and cleanup.
+    admin: redis::Connection,
+    /// Users are `user:<n>`, `n` never reused in a run: every vote is new.
+    next_user: u64,
+    /// Votes counted by the scenarios so far.
+    votes_cast: u64,
+    /// Articles posted (each starts with the poster's vote).
+    posts: u64,
+    /// The votes the last check found on the articles.
+    votes_found: u64,
+    /// Campaign votes cast by each side: [redvote, seed].
+    campaign_votes: [u64; 2],
+    /// Votes cast on each rate-limit campaign (0, 4 and 8 rules).
+    limits_votes: [u64; 3],
+    threads: usize,
+    /// PING round trips, sampled at every round.
+    pings: Measure,
+}
+
+impl Bench {
+    fn all(
+        &mut self,
+        args: &BenchArgs,
+        plan: Plan,
+        temp: &Option<TempServer>,
+        url: &str,
+    ) -> Result<(Vec<Row>, Ceiling, Checks)> {
+        let Plan {
+            ops,
+            pages,
+            campaign_ops,
+            limits_ops,
+            tasks,
+            rounds,
+        } = plan;
+        let site = self.ctx.site.clone();
+        // Warm the script cache so no op pays a NOSCRIPT round trip.
+        redvote::scripts::load_all(&mut self.admin)?;
+        let mut ids = Vec::with_capacity(args.articles as usize);
+        for i in 1..=args.articles {
+            let call = site.post(
+                &format!("author:{i}"),
+                &format!("Bench article {i}"),
+                &format!("https://example.com/{i}"),
+            );
+            ids.push(call.run(&mut self.admin).context("posting the articles")?);
+            self.posts += 1;
+        }
+        self.ctx = Arc::new(Ctx::new(site, ids));
+        self.check("setup")?;
+        self.campaign_setup()?;
+        self.limits_setup()?;
+
+        let many = |op, flow, shared, ops| Scenario {
+            op,
+            flow,
+            concurrent: true,
+            tasks,
+            shared,
+            async_con: false,
+            ops,
+            suffix: "tasks",
+        };
+        let one = |op, flow, ops| Scenario {
+            op,
+            flow,
+            concurrent: false,
+            tasks: 1,
+            shared: false,
+            async_con: false,
+            ops,
+            suffix: "1",
+        };
+        let shared = !args.dedicated;
+        let scenarios = [
+            one(Op::Vote, Flow::Seeds, ops),
+            many(Op::Vote, Flow::Seeds, shared, ops),
+            one(Op::Vote, Flow::Watch, ops),
+            // WATCH is per connection: one per task, always.
+            many(Op::Vote, Flow::Watch, false, ops),
+            one(Op::Vote, Flow::Redvote, ops),
+            many(Op::Vote, Flow::Redvote, shared, ops),
+            // Like for like with redis-benchmark -c <tasks> -P 1: one
+            // connection per task, one request in flight on each.
+            Scenario {
+                suffix: "own",
+                ..many(Op::Vote, Flow::Redvote, false, ops)
+            },
+            one(Op::Page, Flow::Seeds, pages),
+            one(Op::Page, Flow::Redvote, pages),
+            many(Op::Page, Flow::Seeds, shared, pages),
+            many(Op::Page, Flow::Redvote, shared, pages),
+            // The campaign section: the seed's 16 commands one after the
+            // other, then all at once on one multiplexed connection, ...
+            one(Op::Campaign, Flow::SeedsSequential, campaign_ops),
+            Scenario {
+                async_con: true,
+                ..one(Op::Campaign, Flow::Seeds, campaign_ops)
+            },
+            many(Op::Campaign, Flow::Seeds, shared, campaign_ops),
+            // ... against one EVALSHA.
+            one(Op::Campaign, Flow::Redvote, campaign_ops),
+            many(Op::Campaign, Flow::Redvote, shared, campaign_ops),
+            Scenario {
+                suffix: "own",
+                ..many(Op::Campaign, Flow::Redvote, false, campaign_ops)
+            },
+            // The rate-limit section: the same vote with 0, 4 and 8 rules
+            // (each group of three runs in a rotated order every round).
+            one(Op::Limits(0), Flow::Redvote, limits_ops),
+            one(Op::Limits(1), Flow::Redvote, limits_ops),
+            one(Op::Limits(2), Flow::Redvote, limits_ops),
+            many(Op::Limits(0), Flow::Redvote, shared, limits_ops),
+            many(Op::Limits(1), Flow::Redvote, shared, limits_ops),
+            many(Op::Limits(2), Flow::Redvote, shared, limits_ops),
+        ];
+
+        // The ceiling runs a slice per round too, after the scenarios' slices.
+        let mut ceiling = if args.no_redis_benchmark {
+            Err("--no-redis-benchmark".to_string())
+        } else {
+            self.ceiling_start(tasks, temp)?
+        };
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(self.threads)
+            .enable_all()
+            .build()?;
+        // Each scenario's users start at its own base: user numbers are
+        // never reused, so every vote is new.
+        let mut bases = Vec::with_capacity(scenarios.len());
+        for s in &scenarios {
+            bases.push(self.next_user);
+            self.next_user += s.ops;
+        }
+        // Interleaved rounds: round r runs the r-th slice of every scenario,
+        // one scenario after the other, so a slow spell of the machine
+        // (shared CPUs, noisy loopback) spreads over all of them instead of
+        // skewing one scenario and every ratio built on it.
+        let mut totals = scenarios
+            .iter()
+            .map(|_| Measure::new())
+            .collect::<Result<Vec<_>>>()?;
+        // Each scenario's connections, opened once and kept over the rounds,
+        // as a backend keeps its own.
+        let mut cons = Vec::with_capacity(scenarios.len());
+        for s in &scenarios {
+            cons.push(if s.concurrent || s.async_con {
+                Cons::Tasks(runtime.block_on(self.connect_tasks(s))?)
+            } else {
+                Cons::Sync(self.client.get_connection()?)
+            });
+        }
+        for round in 0..rounds {
+            self.ping(PINGS_PER_ROUND)?;
+            for k in round_order(&scenarios, round) {
+                let s = &scenarios[k];
+                let (lo, hi) = (s.ops * round / rounds, s.ops * (round + 1) / rounds);
+                if lo == hi {
+                    continue;
+                }
+                let cpu_before = server_cpu(&mut self.admin)?;
+                let mut m = match &mut cons[k] {
+                    Cons::Tasks(tasks) => {
+                        runtime.block_on(self.run_tasks(tasks, *s, bases[k], lo, hi))
+                    }
+                    Cons::Sync(con) => self.run_sequential(con, *s, bases[k], lo, hi),
+                }
+                .with_context(|| format!("scenario {} (round {})", s.id(), round + 1))?;
+                let cpu_after = server_cpu(&mut self.admin)?;
+                m.server_cpu = cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0));
+                match s.op {
+                    Op::Vote => {
+                        self.votes_cast += hi - lo;
+                        self.check(&format!("{} (round {})", s.id(), round + 1))?;
+                    }
+                    Op::Campaign => {
+                        let side = usize::from(s.flow != Flow::Redvote);
+                        self.campaign_votes[side] += hi - lo;
+                        self.check_campaign_totals(
+                            side,
+                            &format!("{} (round {})", s.id(), round + 1),
+                        )?;
+                    }
+                    Op::Limits(c) => {
+                        self.limits_votes[c] += hi - lo;
+                        self.check_limits_totals(c, &format!("{} (round {})", s.id(), round + 1))?;
+                    }
+                    Op::Page => {}
+                }
+                totals[k].add(&m)?;
+            }
+            if let Ok(run) = &mut ceiling {
+                let (lo, hi) = (ops * round / rounds, ops * (round + 1) / rounds);
+                if hi > lo {
+                    self.ceiling_slice(run, hi - lo, url)?;
+                }
+            }
+        }
+        let rows = scenarios
+            .iter()
+            .zip(totals)
+            .map(|(s, m)| Row::new(s, &self.ctx, m))
+            .collect();
+        self.check_pages_agree()?;
+        let campaign = CampaignChecks {
+            redvote: self.check_campaign(0)?,
+            seed: self.check_campaign(1)?,
+        };
+        let limits = (0..LIMIT_RULE_COUNTS.len())
+            .map(|k| self.check_limits(k))
+            .collect::<Result<Vec<_>>>()?;
+        let checks = Checks {
+            ok: true,
+            articles: self.ctx.articles.len() as u64,
+            votes_cast: self.votes_cast,
+            votes_found: self.votes_found,
+            campaign,
+            limits,
+        };
+
+        let ceiling = match ceiling {
+            Ok(run) => self.ceiling_finish(run)?,
+            Err(reason) => Ceiling::skipped(&reason, tasks, ops),
+        };
+        Ok((rows, ceiling, checks))
+    }
+
+    /// `n` PINGs on the sync admin connection, timed into `pings`: the
+    /// floor under every round trip the flows pay, sampled every round
+    /// (loopback latency drifts on a shared machine).
+    fn ping(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            let t = Instant::now();
+            redis::cmd("PING").exec(&mut self.admin)?;
+            self.pings.record(t.elapsed());
+        }
+        Ok(())
+    }
+
+    /// Ops `lo..hi` of a 1-connection scenario: a sync connection, one op
+    /// after the other.
+    fn run_sequential(
+        &self,
+        con: &mut redis::Connection,
+        s: Scenario,
+        base: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Measure> {
+        let ctx = &*self.ctx;
+        let mut m = Measure::new()?;
+        let start = Instant::now();
+        for i in lo..hi {
+            let input = ctx.input(base, i);
+            let t = Instant::now();
+            m.retries += op_sync(ctx, con, s, &input)?;
+            m.record(t.elapsed());
+        }
+        m.elapsed = start.elapsed();
+        Ok(m)
+    }
+
+    /// One connection handle per task: clones of one multiplexed connection
+    /// when the scenario shares it, else a connection each.
+    async fn connect_tasks(&self, s: &Scenario) -> Result<Vec<MultiplexedConnection>> {
+        let config = redis::AsyncConnectionConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(RESPONSE_TIMEOUT));
+        let mut cons: Vec<MultiplexedConnection> = Vec::with_capacity(s.tasks);
+        for i in 0..s.tasks {
+            if s.shared && i > 0 {
+                cons.push(cons[0].clone());
+            } else {
+                let con = self
+                    .client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .with_context(|| format!("connecting the tasks of {}", s.id()))?;
+                cons.push(con);
+            }
+        }
+        Ok(cons)
+    }
+
+    /// Ops `lo..hi` of a concurrent scenario: `s.tasks` tokio tasks take op
+    /// numbers from a shared counter until it reaches `hi` (or one fails,
+    /// which stops all).
+    async fn run_tasks(
+        &self,
+        cons: &[MultiplexedConnection],
+        s: Scenario,
+        base: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<Measure> {
+        let next = Arc::new(AtomicU64::new(lo));
+        let start = Instant::now();
+        let handles: Vec<_> = cons
+            .iter()
+            .map(|con| {
+                // A handle to the task's connection (the shared one, or its
+                // own, which no other task touches: WATCH stays per task).
+                let mut con = con.clone();
+                let ctx = Arc::clone(&self.ctx);
+                let next = Arc::clone(&next);
+                tokio::spawn(async move {
+                    let mut m = Measure::new()?;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= hi {
+                            return Ok::<Measure, anyhow::Error>(m);
+                        }
+                        let input = ctx.input(base, i);
+                        let t = Instant::now();
+                        match op_async(&ctx, &mut con, s, &input).await {
+                            Ok(retries) => m.retries += retries,
+                            Err(e) => {
+                                next.store(hi, Ordering::Relaxed); // stop the others
+                                return Err(e);
+                            }
+                        }
+                        m.record(t.elapsed());
+                    }
+                })
+            })
+            .collect();
+        let mut total = Measure::new()?;
+        let mut first_error = None;
+        for handle in handles {
+            match handle.await.context("a bench task panicked")? {
+                Ok(m) => total.add(&m)?,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        total.elapsed = start.elapsed();
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    /// With `--url`: delete the keys the bench created under its prefix and
+    /// the ceiling's (both were empty when it started).
+    fn cleanup(&mut self) -> Result<()> {
+        let prefix = self.ctx.site.prefix().to_string();
+        let mut keys = Vec::new();
+        for site in [Site::new(prefix.clone()), ceiling_site(&prefix)] {
+            let p = site.prefix();
+            let last: Option<u64> = self.admin.get(site.root_key())?;
+            for k in ["article:", "time:", "score:", "hot:", "best:"] {
+                keys.push(format!("{p}{k}"));
+            }
+            for id in 1..=last.unwrap_or(0) {
+                for k in ["article:", "voted:", "downvoted:"] {
+                    keys.push(format!("{p}{k}{id}"));
+                }
+            }
+        }
+        // The campaigns' namespaces (unused when the bench started).
+        let mut namespaces: Vec<String> = (0..2)
+            .map(|side| self.ctx.campaign.ns(side).to_string())
+            .collect();
+        namespaces.extend(self.ctx.limits.iter().map(|c| c.namespace().to_string()));
+        for ns in namespaces {
+            keys.extend(scan_keys(&mut self.admin, &ns)?);
+        }
+        for chunk in keys.chunks(1000) {
+            redis::cmd("UNLINK").arg(chunk).exec(&mut self.admin)?;
+        }
+        Ok(())
+    }
+}

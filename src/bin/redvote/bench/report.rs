@@ -1,0 +1,518 @@
+//! The report: the object `--json` prints (its fields are documented in the
+//! module above), the ratios with their targets, the human table, and the
+//! server's version and address as the report names them.
+
+use anyhow::Result;
+use redis::ConnectionAddr;
+use redvote::campaign::LimitRule;
+use serde::Serialize;
+
+use super::ceiling::Ceiling;
+use super::checks::Checks;
+use super::limits::{describe_rule, LIMITS_TARGET};
+use super::measure::{round, Row};
+
+#[derive(Serialize)]
+pub(super) struct Report {
+    pub(super) redis_version: String,
+    pub(super) ping_p50_us: u64,
+    pub(super) server: String,
+    pub(super) throwaway: bool,
+    pub(super) prefix: String,
+    pub(super) articles: u64,
+    pub(super) ops: u64,
+    pub(super) pages: u64,
+    pub(super) tasks: u64,
+    pub(super) threads: u64,
+    pub(super) dedicated: bool,
+    pub(super) rounds: u64,
+    pub(super) seconds: f64,
+    pub(super) campaign: CampaignInfo,
+    pub(super) limits: LimitsInfo,
+    pub(super) rows: Vec<Row>,
+    pub(super) ceiling: Ceiling,
+    pub(super) ratios: Vec<Ratio>,
+    pub(super) checks: Checks,
+}
+
+/// The campaign section's setup, for the report.
+#[derive(Serialize)]
+pub(super) struct CampaignInfo {
+    pub(super) ops: u64,
+    pub(super) redvote_namespace: String,
+    pub(super) seed_namespace: String,
+    pub(super) board: &'static str,
+    pub(super) options: usize,
+    pub(super) weight: u32,
+    pub(super) carry: &'static str,
+    pub(super) offset: &'static str,
+    pub(super) periods: Vec<&'static str>,
+    pub(super) writes_per_vote: usize,
+}
+
+/// The rate-limit section's setup, for the report.
+#[derive(Serialize)]
+pub(super) struct LimitsInfo {
+    pub(super) ops: u64,
+    pub(super) board: &'static str,
+    pub(super) options: usize,
+    pub(super) weight: u32,
+    pub(super) offset: &'static str,
+    pub(super) periods: Vec<&'static str>,
+    pub(super) channels: Vec<&'static str>,
+    pub(super) devices: Vec<&'static str>,
+    pub(super) target: f64,
+    pub(super) campaigns: Vec<LimitsCampaign>,
+}
+
+/// One campaign of the rate-limit section.
+#[derive(Serialize)]
+pub(super) struct LimitsCampaign {
+    pub(super) rules: usize,
+    pub(super) namespace: String,
+    pub(super) limits: Vec<LimitRule>,
+}
+
+#[derive(Serialize)]
+pub(super) struct Ratio {
+    id: &'static str,
+    label: String,
+    value: Option<f64>,
+    /// `at_least`: higher is better, `target` is a minimum (throughput
+    /// ratios); `at_most`: lower is better, `target` is a maximum (costs).
+    goal: &'static str,
+    target: Option<f64>,
+    pass: Option<bool>,
+}
+
+/// Throughput ratios, with the targets redvote is meant to meet.
+pub(super) fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
+    let rps = |id: &str| rows.iter().find(|r| r.id == id).map(|r| r.ops_per_sec);
+    let tasks = rows.iter().map(|r| r.tasks).max().unwrap_or(1);
+    let shared = rows
+        .iter()
+        .any(|r| r.id == "vote_redvote_tasks" && r.shared);
+    let cpu = |id: &str| {
+        rows.iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.server_cpu_us_per_op)
+    };
+    let make = |id: &'static str,
+                label: String,
+                num: Option<f64>,
+                den: Option<f64>,
+                goal: &'static str,
+                target: Option<f64>| {
+        let value = match (num, den) {
+            (Some(n), Some(d)) if d > 0.0 => Some(round(n / d, 3)),
+            _ => None,
+        };
+        let pass = match (value, target) {
+            (Some(v), Some(t)) if goal == "at_most" => Some(v <= t),
+            (Some(v), Some(t)) => Some(v >= t),
+            _ => None,
+        };
+        Ratio {
+            id,
+            label,
+            value,
+            goal,
+            target,
+            pass,
+        }
+    };
+    // Throughput ratios: higher is better.
+    let ratio = |id, label, num, den, target| make(id, label, num, den, "at_least", target);
+    // Costs: lower is better.
+    let cost = |id, label, num, den, target| make(id, label, num, den, "at_most", target);
+    let c1 = rps("vote_redvote_1");
+    let cn = rps("vote_redvote_tasks");
+    vec![
+        ratio(
+            "vote_redvote_over_seeds_1",
+            "vote (c)/(a), 1 connection".into(),
+            c1,
+            rps("vote_seeds_1"),
+            Some(3.0),
+        ),
+        ratio(
+            "vote_redvote_over_watch_1",
+            "vote (c)/(b), 1 connection".into(),
+            c1,
+            rps("vote_watch_1"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_over_seeds_tasks",
+            format!("vote (c)/(a), {tasks} tasks"),
+            cn,
+            rps("vote_seeds_tasks"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_over_watch_tasks",
+            format!("vote (c)/(b), {tasks} tasks"),
+            cn,
+            rps("vote_watch_tasks"),
+            None,
+        ),
+        ratio(
+            "page_redvote_over_seeds_1",
+            "page redvote/seeds, 1 connection".into(),
+            rps("page_redvote_1"),
+            rps("page_seeds_1"),
+            Some(10.0),
+        ),
+        ratio(
+            "page_redvote_over_seeds_tasks",
+            format!("page redvote/seeds, {tasks} tasks"),
+            rps("page_redvote_tasks"),
+            rps("page_seeds_tasks"),
+            None,
+        ),
+        ratio(
+            "vote_redvote_tasks_over_redis_benchmark",
+            format!(
+                "vote (c) {tasks} tasks, {} / redis-benchmark -c {}",
+                if shared { "1 shared conn" } else { "own conns" },
+                ceiling.clients
+            ),
+            cn,
+            ceiling.ops_per_sec,
+            Some(0.8),
+        ),
+        ratio(
+            "vote_redvote_own_over_redis_benchmark",
+            format!(
+                "vote (c) {tasks} tasks, own conns / redis-benchmark -c {}",
+                ceiling.clients
+            ),
+            rps("vote_redvote_own"),
+            ceiling.ops_per_sec,
+            Some(0.8),
+        ),
+        ratio(
+            "campaign_redvote_over_seeds_1",
+            "campaign (c)/(a) 16 concurrent, 1 connection".into(),
+            rps("campaign_redvote_1"),
+            rps("campaign_seeds_1"),
+            Some(3.0),
+        ),
+        ratio(
+            "campaign_redvote_over_seeds_sequential_1",
+            "campaign (c)/(a) 16 sequential, 1 connection".into(),
+            rps("campaign_redvote_1"),
+            rps("campaign_seeds_sequential_1"),
+            None,
+        ),
+        ratio(
+            "campaign_redvote_over_seeds_tasks",
+            format!("campaign (c)/(a) 16 concurrent, {tasks} tasks"),
+            rps("campaign_redvote_tasks"),
+            rps("campaign_seeds_tasks"),
+            None,
+        ),
+        // The limits' cost: how much slower the vote gets with the rules,
+        // ops/s without them over ops/s with them.
+        cost(
+            "limits_4_over_0_1",
+            "limits cost 4 rules/0, 1 connection".into(),
+            rps("limits_rules0_1"),
+            rps("limits_rules4_1"),
+            Some(LIMITS_TARGET),
+        ),
+        cost(
+            "limits_8_over_0_1",
+            "limits cost 8 rules/0, 1 connection".into(),
+            rps("limits_rules0_1"),
+            rps("limits_rules8_1"),
+            None,
+        ),
+        cost(
+            "limits_4_over_0_tasks",
+            format!("limits cost 4 rules/0, {tasks} tasks"),
+            rps("limits_rules0_tasks"),
+            rps("limits_rules4_tasks"),
+            Some(LIMITS_TARGET),
+        ),
+        cost(
+            "limits_8_over_0_tasks",
+            format!("limits cost 8 rules/0, {tasks} tasks"),
+            rps("limits_rules0_tasks"),
+            rps("limits_rules8_tasks"),
+            None,
+        ),
+        // The server's side of it: its CPU per vote with the rules over
+        // without (the tasks' rows, where the server is busy).
+        cost(
+            "limits_4_over_0_server_cpu",
+            format!("limits srv µs/op 4 rules/0, {tasks} tasks"),
+            cpu("limits_rules4_tasks"),
+            cpu("limits_rules0_tasks"),
+            None,
+        ),
+        cost(
+            "limits_8_over_0_server_cpu",
+            format!("limits srv µs/op 8 rules/0, {tasks} tasks"),
+            cpu("limits_rules8_tasks"),
+            cpu("limits_rules0_tasks"),
+            None,
+        ),
+    ]
+}
+
+pub(super) fn print_human(r: &Report) {
+    let place = if r.throwaway {
+        "throwaway server"
+    } else {
+        "server"
+    };
+    println!(
+        "redvote bench: redis {} ({place} {}, PING round trip p50 {} µs), prefix {:?}",
+        r.redis_version, r.server, r.ping_p50_us, r.prefix
+    );
+    println!(
+        "{} articles; {} votes and {} page reads per scenario in {} interleaved rounds; {} tasks on {} tokio thread(s)",
+        r.articles, r.ops, r.pages, r.rounds, r.tasks, r.threads
+    );
+    println!();
+    let line = |label: &str,
+                tasks: String,
+                conns: String,
+                ops: String,
+                rps: f64,
+                p50: String,
+                p99: String,
+                rt: String,
+                retries: String,
+                cpu: Option<f64>| {
+        let cpu = cpu.map_or("-".to_string(), |c| format!("{c:.0}"));
+        println!(
+            "{label:<31} {tasks:>5} {conns:>8} {ops:>7} {rps:>8.0} {p50:>7} {p99:>7} {rt:>5} {retries:>7} {cpu:>9}"
+        );
+    };
+    println!(
+        "{:<31} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>5} {:>7} {:>9}",
+        "scenario",
+        "tasks",
+        "conns",
+        "ops",
+        "ops/s",
+        "p50 µs",
+        "p99 µs",
+        "RT/op",
+        "retries",
+        "srv µs/op"
+    );
+    for (i, row) in r.rows.iter().enumerate() {
+        if row.op == "campaign" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("campaign") {
+            let c = &r.campaign;
+            println!(
+                "-- campaign vote: board {:?}, {} options of weight {}, periods {} at {}, \
+                 carry {}: {} writes a vote",
+                c.board,
+                c.options,
+                c.weight,
+                c.periods.join("/"),
+                c.offset,
+                c.carry,
+                c.writes_per_vote
+            );
+        }
+        if row.op == "limits" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("limits") {
+            let l = &r.limits;
+            println!(
+                "-- rate limits: 3 campaigns identical but for their limits: board {:?}, {} \
+                 options of weight {}, periods {} at {}; new users, channel {}, device {}",
+                l.board,
+                l.options,
+                l.weight,
+                l.periods.join("/"),
+                l.offset,
+                l.channels.join("|"),
+                l.devices.join("|")
+            );
+        }
+        line(
+            row.label,
+            row.tasks.to_string(),
+            row.connections_text(),
+            row.ops.to_string(),
+            row.ops_per_sec,
+            row.p50_us.to_string(),
+            row.p99_us.to_string(),
+            trim_float(row.round_trips_per_op),
+            row.retries.to_string(),
+            row.server_cpu_us_per_op,
+        );
+    }
+    let c = &r.ceiling;
+    match (c.ops_per_sec, c.p50_us, c.p99_us) {
+        (Some(rps), Some(p50), Some(p99)) => line(
+            "ceiling redis-benchmark EVALSHA",
+            c.clients.to_string(),
+            format!("{} own", c.clients),
+            c.requests.to_string(),
+            rps,
+            format!("{p50:.0}"),
+            format!("{p99:.0}"),
+            "1".to_string(),
+            "-".to_string(),
+            c.server_cpu_us_per_op,
+        ),
+        _ => println!(
+            "{:<31} skipped: {}",
+            "ceiling redis-benchmark",
+            c.skipped.as_deref().unwrap_or("not run")
+        ),
+    }
+    println!();
+    let how = if r.dedicated {
+        "every task has its own connection in every scenario (--dedicated)"
+    } else {
+        "(a), (c) and the page reads share one multiplexed connection (a redis-rs \
+         backend's way); (b) has one connection per task (WATCH is per connection)"
+    };
+    println!("conns: 1 sync = one redis::Connection, ops in sequence; with tasks, {how}.");
+    println!(
+        "RT/op: round trips per op (retried WATCH attempts included); srv µs/op: the server's \
+         CPU time (INFO cpu) per op, network I/O included."
+    );
+    println!(
+        "campaign: {} votes per scenario. (a) seed = the seed's one command per write, keys \
+         computed client-side: 5 ZINCRBY real + 5 ZINCRBY shown + 4 ZINCRBY carry + 2 PFADD; \
+         \"16 concurrent\" sends them all at once (the seed's parallel goroutines: join_all on a \
+         multiplexed connection, pipelined on the wire, so RT/op 1; 1 async = one such \
+         connection, votes in sequence), \"16 sequential\" one after the other on a sync \
+         connection. (c) = one EVALSHA of campaign_vote.lua (atomic).",
+        r.campaign.ops
+    );
+    let rules_of = |n: usize| {
+        r.limits
+            .campaigns
+            .iter()
+            .find(|c| c.rules == n)
+            .map(|c| &c.limits[..])
+            .unwrap_or_default()
+    };
+    let (four, eight) = (rules_of(4), rules_of(8));
+    let extra: Vec<String> = eight
+        .iter()
+        .filter(|x| !four.contains(x))
+        .map(describe_rule)
+        .collect();
+    println!(
+        "limits: {} votes per scenario, one EVALSHA of campaign_vote.lua each, every one by a \
+         new user (so no rule may refuse: a refusal fails the bench). 4 rules: {}; 8 rules: \
+         those + {}.",
+        r.limits.ops,
+        four.iter()
+            .map(describe_rule)
+            .collect::<Vec<_>>()
+            .join(", "),
+        extra.join(", ")
+    );
+    if let Some(command) = &c.command {
+        println!("ceiling: {command}");
+    }
+    println!();
+    println!(
+        "ratios (throughput: redvote's ops/s over the other's; limits cost: ops/s with 0 rules \
+         over ops/s with 4 or 8, srv µs/op with them over without):"
+    );
+    let width = r
+        .ratios
+        .iter()
+        .map(|x| x.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for x in &r.ratios {
+        let value = x.value.map_or("-".to_string(), |v| format!("{v:.2}x"));
+        let sign = if x.goal == "at_most" { "<=" } else { ">=" };
+        let verdict = match (x.target, x.pass) {
+            (Some(t), Some(true)) => format!("target {sign} {}x  PASS", trim_float(t)),
+            (Some(t), Some(false)) if x.goal == "at_most" => {
+                format!("target {sign} {}x  ABOVE TARGET", trim_float(t))
+            }
+            (Some(t), Some(false)) => format!("target {sign} {}x  BELOW TARGET", trim_float(t)),
+            (Some(t), None) => format!("target {sign} {}x  not measured", trim_float(t)),
+            (None, _) => String::new(),
+        };
+        let pad = width - x.label.chars().count();
+        let text = format!("  {}{:pad$}  {:>7}   {verdict}", x.label, "", value);
+        println!("{}", text.trim_end());
+    }
+    println!();
+    println!(
+        "checks: OK: {} articles hold {} votes = {} posts + {} votes cast; every article's \
+         votes == |voted:ID| and score == time + 432 x votes",
+        r.checks.articles, r.checks.votes_found, r.checks.articles, r.checks.votes_cast
+    );
+    for (who, c) in [
+        ("redvote", &r.checks.campaign.redvote),
+        ("seed", &r.checks.campaign.seed),
+    ] {
+        println!(
+            "checks: OK: campaign {who}: {} votes; real total {}, shown total {} (= {} x real); \
+             every period kind's real boards sum to the votes, shown to weight + carry; {} \
+             boards; {} participants (HyperLogLog)",
+            c.votes,
+            trim_float(c.real_total),
+            trim_float(c.shown_total),
+            r.campaign.weight,
+            c.boards,
+            c.participants
+        );
+    }
+    for c in &r.checks.limits {
+        let counters = match &c.day_counters {
+            Some(sums) if !sums.is_empty() => format!(
+                "; day counters {}",
+                sums.iter()
+                    .map(|(rule, n)| format!("{rule} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(_) => String::new(),
+            None => "; day counters not compared (the day changed)".to_string(),
+        };
+        println!(
+            "checks: OK: limits {} rules: {} votes, every one passed; real total {}, shown total \
+             {}, day boards likewise; {} counter keys{counters}",
+            c.rules,
+            c.votes,
+            trim_float(c.real_total),
+            trim_float(c.shown_total),
+            c.counters
+        );
+    }
+    println!("total {:.1} s", r.seconds);
+}
+
+/// `redis_version` from INFO server.
+pub(super) fn redis_version(con: &mut redis::Connection) -> Result<String> {
+    let info: String = redis::cmd("INFO").arg("server").query(con)?;
+    Ok(info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("unknown")
+        .trim()
+        .to_string())
+}
+
+/// `host:port` or the socket path, for the report (never the credentials).
+pub(super) fn server_name(client: &redis::Client) -> String {
+    match client.get_connection_info().addr() {
+        ConnectionAddr::Tcp(host, port) => format!("{host}:{port}"),
+        ConnectionAddr::TcpTls { host, port, .. } => format!("{host}:{port} (tls)"),
+        ConnectionAddr::Unix(path) => path.display().to_string(),
+        #[allow(unreachable_patterns)]
+        _ => "?".to_string(),
+    }
+}
+
+/// `4`, `26`, `4.02`: no trailing zeros.
+fn trim_float(x: f64) -> String {
+    let s = format!("{x:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
