@@ -29,6 +29,16 @@
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
+-- @lib names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- @end names
+
 -- @lib periods: calendar periods in a fixed UTC offset (shared block: the
 -- master copy is lua/lib/periods.lua; scripts carry it verbatim between
 -- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
@@ -124,11 +134,8 @@ end
 -- @end periods
 
 -- @lib campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
--- block above it).
-local function name_ok(s)
-  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
-end
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
+-- and periods blocks above it).
 
 local function check_name(s)
   if not name_ok(s) then

@@ -28,6 +28,16 @@
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
+-- @lib names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- @end names
+
 local function main()
   local root = KEYS[1]
   if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
@@ -36,7 +46,7 @@ local function main()
   if #ARGV < 3 or #ARGV > 4 then fail('USAGE', 'group_page takes group, order, page [, per_page]') end
   local prefix = root:sub(1, -9)
   local group, order, page, per_page = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-  if #group == 0 or #group > 64 or group:find('[%c%s:{}%*%?%[%]\\,]') then
+  if not name_ok(group) then
     fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
   end
   if order ~= 'score' and order ~= 'time' and order ~= 'hot' and order ~= 'best' then

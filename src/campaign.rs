@@ -486,10 +486,7 @@ impl Campaign {
     /// is [`crate::Error::RateLimited`] or `Code::Denied`; nothing is written.
     pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
         let mut args = voter.args(self.time_arg());
-        for (board, option) in pairs {
-            args.push(board.to_string());
-            args.push(option.to_string());
-        }
+        args.extend(flat(pairs));
         self.call("campaign_vote", args, |v| {
             items(v)?
                 .into_iter()
@@ -518,10 +515,7 @@ impl Campaign {
     /// `(option, votes)` with votes a decimal string. Idempotent.
     pub fn import(&self, board: &str, votes: &[(&str, &str)]) -> Call<Imported> {
         let mut args = vec![board.to_string(), self.time_arg()];
-        for (option, amount) in votes {
-            args.push(option.to_string());
-            args.push(amount.to_string());
-        }
+        args.extend(flat(votes));
         self.call("campaign_import", args, |v| {
             let items = items(v)?;
             Ok(Imported {
@@ -636,37 +630,41 @@ impl Campaign {
     /// How many votes each rate-limit rule leaves `voter` now, spending
     /// nothing; rules that count per option need the `pairs` to look at.
     pub fn limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<LimitLeft>> {
-        let mut args = vec!["peek".to_string()];
-        args.extend(voter.args(self.time_arg()).into_iter().take(4));
-        for (board, option) in pairs {
-            args.push(board.to_string());
-            args.push(option.to_string());
-        }
-        self.call("campaign_limits", args, |v| {
-            items(v)?
-                .into_iter()
-                .map(|r| {
-                    let r = items(r)?;
-                    Ok(LimitLeft {
-                        rule: text(get(&r, 0)?)?,
-                        remaining: int(get(&r, 1)?)?,
-                        reset_in: int(get(&r, 2)?)?,
+        self.call(
+            "campaign_limits",
+            self.limits_args("peek", voter, pairs),
+            |v| {
+                items(v)?
+                    .into_iter()
+                    .map(|r| {
+                        let r = items(r)?;
+                        Ok(LimitLeft {
+                            rule: text(get(&r, 0)?)?,
+                            remaining: int(get(&r, 1)?)?,
+                            reset_in: int(get(&r, 2)?)?,
+                        })
                     })
-                })
-                .collect()
-        })
+                    .collect()
+            },
+        )
     }
 
     /// Admin: delete `voter`'s counters of every rule that counts per user
     /// (the current windows and rolling state). Returns how many were deleted.
     pub fn reset_limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<u64> {
-        let mut args = vec!["reset".to_string()];
+        self.call(
+            "campaign_limits",
+            self.limits_args("reset", voter, pairs),
+            |v| Ok(int(&v)? as u64),
+        )
+    }
+
+    /// `campaign_limits.lua`'s arguments: mode, user, time, channel, device, pairs.
+    fn limits_args(&self, mode: &str, voter: &Voter, pairs: &[(&str, &str)]) -> Vec<String> {
+        let mut args = vec![mode.to_string()];
         args.extend(voter.args(self.time_arg()).into_iter().take(4));
-        for (board, option) in pairs {
-            args.push(board.to_string());
-            args.push(option.to_string());
-        }
-        self.call("campaign_limits", args, |v| Ok(int(&v)? as u64))
+        args.extend(flat(pairs));
+        args
     }
 
     /// Unique participants of the campaign and of `options` of `board`.
@@ -685,6 +683,13 @@ impl Campaign {
             Ok(Participants { campaign, options })
         })
     }
+}
+
+/// Pairs as the flat `a, b, a, b, ...` arguments the scripts take.
+fn flat<'a>(pairs: &'a [(&str, &str)]) -> impl Iterator<Item = String> + 'a {
+    pairs
+        .iter()
+        .flat_map(|(a, b)| [a.to_string(), b.to_string()])
 }
 
 fn opt_int(v: &Value) -> Shape<Option<u64>> {

@@ -1,9 +1,6 @@
 -- @lib campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the periods
--- block above it).
-local function name_ok(s)
-  return #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
-end
+-- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
+-- and periods blocks above it).
 
 local function check_name(s)
   if not name_ok(s) then
