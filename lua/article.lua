@@ -1,4 +1,5 @@
 #!lua flags=no-writes
+-- GENERATED from lua/src/site/article.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   article: one article with its score, its rank and, given a user, that
   user's vote. Read-only (also runs as EVALSHA_RO on a replica).
@@ -15,6 +16,9 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
     REDVOTE_UNKNOWN_ARTICLE.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
@@ -51,6 +55,8 @@ local function main()
   return { id, score, rank, vote, fields }
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/campaign/configure.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_configure: create or update a campaign, its boards, options,
   weights and settings from one JSON document, all validated before the
@@ -55,10 +56,13 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -66,7 +70,6 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -322,6 +325,8 @@ local function main()
   return { 'boards', nboards, 'options', noptions }
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/campaign/import.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_import: set the starting (imported) shown votes of options of one
   board. Idempotent: the imported amount of each option is remembered in
@@ -26,10 +27,13 @@
     REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION,
     REDVOTE_OUT_OF_RANGE.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -37,9 +41,8 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
--- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- periods: calendar periods in a fixed UTC offset (shared block: the
 -- master copy is lua/lib/periods.lua; scripts carry it verbatim between
 -- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
 --
@@ -131,9 +134,8 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
--- @end periods
 
--- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- campaign: reading a campaign's and a board's settings (shared block:
 -- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
 -- and periods blocks above it).
 
@@ -223,9 +225,8 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- @end campaign
 
--- Exact range of a score kept in units of 10^-decimals: a double holds
+-- exact: Exact range of a score kept in units of 10^-decimals: a double holds
 -- every integer below 2^53, but a decimal fraction stays exact (its nearest
 -- double rounds back to it with a step below one unit) only below 2^51 units.
 local function exact_limit(decimals)
@@ -299,6 +300,8 @@ local function main()
   return { #changes, unchanged }
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

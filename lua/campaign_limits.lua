@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/campaign/limits.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_limits: look at or reset one voter's rate-limit counters.
   "peek" spends nothing: how many votes each rule leaves this voter now and
@@ -22,10 +23,13 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -33,9 +37,8 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
--- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- periods: calendar periods in a fixed UTC offset (shared block: the
 -- master copy is lua/lib/periods.lua; scripts carry it verbatim between
 -- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
 --
@@ -127,9 +130,8 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
--- @end periods
 
--- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- campaign: reading a campaign's and a board's settings (shared block:
 -- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
 -- and periods blocks above it).
 
@@ -219,9 +221,8 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- @end campaign
 
--- @lib limits: rate limits, checked inside the vote before its first write
+-- limits: rate limits, checked inside the vote before its first write
 -- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
 -- and the periods block above it).
 --
@@ -348,7 +349,6 @@ local function limit_spend(checks)
     end
   end
 end
--- @end limits
 
 local function main()
   local root = KEYS[1]
@@ -404,6 +404,8 @@ local function main()
   return reply
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

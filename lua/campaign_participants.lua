@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/campaign/participants.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_participants: unique participants (HyperLogLog PFCOUNT, about
   0.81% standard error) of options of one board and of the whole campaign.
@@ -15,10 +16,13 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN,
     REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -26,9 +30,8 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
--- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- periods: calendar periods in a fixed UTC offset (shared block: the
 -- master copy is lua/lib/periods.lua; scripts carry it verbatim between
 -- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
 --
@@ -120,9 +123,8 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
--- @end periods
 
--- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- campaign: reading a campaign's and a board's settings (shared block:
 -- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
 -- and periods blocks above it).
 
@@ -212,7 +214,6 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- @end campaign
 
 local function main()
   local root = KEYS[1]
@@ -237,6 +238,8 @@ local function main()
   return reply
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/campaign/vote.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_vote: user U votes for option O on board B, and in the same call
   for any number of further (board, option) pairs of the campaign (the
@@ -55,10 +56,13 @@
     REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -66,9 +70,8 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
--- @lib periods: calendar periods in a fixed UTC offset (shared block: the
+-- periods: calendar periods in a fixed UTC offset (shared block: the
 -- master copy is lua/lib/periods.lua; scripts carry it verbatim between
 -- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
 --
@@ -160,9 +163,8 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
--- @end periods
 
--- @lib campaign: reading a campaign's and a board's settings (shared block:
+-- campaign: reading a campaign's and a board's settings (shared block:
 -- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
 -- and periods blocks above it).
 
@@ -252,9 +254,8 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- @end campaign
 
--- @lib limits: rate limits, checked inside the vote before its first write
+-- limits: rate limits, checked inside the vote before its first write
 -- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
 -- and the periods block above it).
 --
@@ -381,9 +382,8 @@ local function limit_spend(checks)
     end
   end
 end
--- @end limits
 
--- Exact range of a score kept in units of 10^-decimals: a double holds
+-- exact: Exact range of a score kept in units of 10^-decimals: a double holds
 -- every integer below 2^53, but a decimal fraction stays exact (its nearest
 -- double rounds back to it with a step below one unit) only below 2^51 units.
 local function exact_limit(decimals)
@@ -548,6 +548,8 @@ local function main()
   return reply
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/site/group_page.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   group_page: page N of one group's articles, ordered by score, time, hot or
   best, in one call. The ordered group is the seeds' cache: the intersection
@@ -25,10 +26,13 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib names: the one rule for names that become part of a key (groups,
+-- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
 -- spaces or control characters: no name can address another key, change a
@@ -36,7 +40,6 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
--- @end names
 
 local function main()
   local root = KEYS[1]
@@ -83,6 +86,8 @@ local function main()
   return reply
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

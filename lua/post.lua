@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/site/post.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   post: publish an article (the seeds' post_article, in one atomic call).
 
@@ -23,6 +24,9 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
@@ -81,6 +85,8 @@ local function main()
   return id
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,4 +1,5 @@
 #!lua
+-- GENERATED from lua/src/site/vote.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   vote: set one user's vote on one article to up, down or none, atomically.
 
@@ -27,10 +28,13 @@
     REDVOTE_INVALID_VOTE, REDVOTE_UNKNOWN_ARTICLE, REDVOTE_VOTING_CLOSED,
     REDVOTE_INVALID_CONFIG.
 ]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
--- @lib rankings: the extra rankings a site may keep beside score: (shared
+-- rankings: the extra rankings a site may keep beside score: (shared
 -- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
 -- Both are functions of the article's counts and time only, so they change
 -- only when a vote does.
@@ -61,7 +65,6 @@ local function write_rankings(prefix, rankings, member, up, down, time)
     rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
   end
 end
--- @end rankings
 
 local function main()
   local root = KEYS[1]
@@ -140,6 +143,8 @@ local function main()
   return { changed, was, want, score, up, down }
 end
 
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
 -- (a Redis error, a Lua bug) is still answered as a stable code, never as a
 -- raw Lua error.

@@ -1,7 +1,7 @@
 //! Period arithmetic: the period names a vote lands in at the edges of hours,
 //! days, ISO weeks (week 53, week 1 starting in December), months (leap
 //! February) and years, in positive and negative UTC offsets, through the real
-//! scripts; a property test of `lua/lib/periods.lua` against chrono; named
+//! scripts; a property test of `lua/src/lib/periods.lua` against chrono; named
 //! periods parsed back and invalid ones refused; carry-over into the NEXT
 //! period.
 
@@ -677,9 +677,9 @@ fn negative_offset_days_start_five_hours_after_utc() {
     );
 }
 
-// ---- lua/lib/periods.lua against chrono -------------------------------------
+// ---- lua/src/lib/periods.lua against chrono -------------------------------------
 
-const PERIODS_LIB: &str = include_str!("../lua/lib/periods.lua");
+const PERIODS_LIB: &str = include_str!("../lua/src/lib/periods.lua");
 
 /// For each (t, offset, kind) triple of ARGV: name, start, end of the period
 /// and parse_period(name, offset) -> kind, start (false where nil).

@@ -10,6 +10,9 @@ use std::sync::LazyLock;
 
 use include_dir::{include_dir, Dir};
 
+#[cfg(test)]
+mod assemble;
+
 static LUA_DIR: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/lua");
 
 /// One embedded script: its operation name, its source and its SHA1.
@@ -125,45 +128,6 @@ mod tests {
     fn every_operation_is_embedded_and_nothing_else() {
         let names: Vec<&str> = all().iter().map(|s| s.name()).collect();
         assert_eq!(names, OPERATIONS.to_vec());
-    }
-
-    /// Shared Lua lives once in `lua/lib/NAME.lua` and verbatim in every
-    /// script that needs it, between `-- @lib NAME` and `-- @end NAME`, so
-    /// that each script stays self-contained for `redis-cli --eval`.
-    #[test]
-    fn shared_blocks_match_their_lib_file() {
-        let lib_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lua/lib");
-        for entry in std::fs::read_dir(&lib_dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-            let lib = std::fs::read_to_string(&path).unwrap();
-            let (begin, end) = (format!("-- @lib {name}"), format!("-- @end {name}\n"));
-            assert!(
-                lib.starts_with(&begin) && lib.ends_with(&end),
-                "{path:?} must open with {begin:?} and close with {end:?}"
-            );
-            for s in all() {
-                // Read the file, not the embedded copy, so a sync shows at once.
-                let path = lib_dir.parent().unwrap().join(format!("{}.lua", s.name()));
-                let source = std::fs::read_to_string(&path).unwrap();
-                if let Some(at) = source.find(&begin) {
-                    let len = source[at..].find(&end).expect("block closed") + end.len();
-                    let block = &source[at..at + len];
-                    if block != lib && std::env::var_os("REDVOTE_SYNC_LUA").is_some() {
-                        let synced = format!("{}{lib}{}", &source[..at], &source[at + len..]);
-                        std::fs::write(&path, synced).unwrap();
-                        continue;
-                    }
-                    assert_eq!(
-                        block,
-                        lib,
-                        "lua/{}.lua carries an outdated copy of lua/lib/{name}.lua: \
-                         REDVOTE_SYNC_LUA=1 cargo test --lib shared_blocks rewrites it",
-                        s.name()
-                    );
-                }
-            }
-        }
     }
 
     #[test]

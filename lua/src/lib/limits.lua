@@ -1,4 +1,6 @@
--- @lib limits: rate limits, checked inside the vote before its first write
+--- @include "lib/prologue"
+--- @include "lib/periods"
+-- limits: rate limits, checked inside the vote before its first write
 -- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
 -- and the periods block above it).
 --
@@ -125,4 +127,3 @@ local function limit_spend(checks)
     end
   end
 end
--- @end limits

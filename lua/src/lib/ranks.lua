@@ -1,4 +1,5 @@
--- @lib ranks: ranking a board under its tie rule (shared block: the master
+--- @include "lib/prologue"
+-- ranks: ranking a board under its tie rule (shared block: the master
 -- copy is lua/lib/ranks.lua; needs rcall above it).
 --   name         Redis' order: equal scores by member, descending; rank = position
 --   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
@@ -90,4 +91,3 @@ local function position(key, fkey, ties, member)
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
   return pos, distinct_above(key, s) + 1, s
 end
--- @end ranks

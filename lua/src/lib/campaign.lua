@@ -1,4 +1,7 @@
--- @lib campaign: reading a campaign's and a board's settings (shared block:
+--- @include "lib/prologue"
+--- @include "lib/names"
+--- @include "lib/periods"
+-- campaign: reading a campaign's and a board's settings (shared block:
 -- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
 -- and periods blocks above it).
 
@@ -88,4 +91,3 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- @end campaign

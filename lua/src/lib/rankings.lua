@@ -1,4 +1,5 @@
--- @lib rankings: the extra rankings a site may keep beside score: (shared
+--- @include "lib/prologue"
+-- rankings: the extra rankings a site may keep beside score: (shared
 -- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
 -- Both are functions of the article's counts and time only, so they change
 -- only when a vote does.
@@ -29,4 +30,3 @@ local function write_rankings(prefix, rankings, member, up, down, time)
     rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
   end
 end
--- @end rankings

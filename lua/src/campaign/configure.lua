@@ -1,0 +1,316 @@
+#!lua
+--[[
+  campaign_configure: create or update a campaign, its boards, options,
+  weights and settings from one JSON document, all validated before the
+  first write, in one atomic call.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
+             key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
+    ARGV[1]  settings  JSON object, every member optional:
+      { "offset": "+08:00",            UTC offset of hour/day/week/month starts
+        "start": 1767225600,           Unix seconds; votes before are refused
+        "end": 1769904000,             Unix seconds; votes from then on are refused
+        "limits": [                    rate limits checked by every vote (replaces
+                                       the list; [] removes them), at most 32:
+          { "name": "user-minute",     1..64 bytes, unique
+            "by": ["user"],            non-empty subset of user, option, channel, device
+            "window": "minute",        second, minute, hour, day, week, month, campaign
+            "limit": 5,                votes per window, 1..1000000000
+            "extra": { "partner": 5 } },   extra allowance per channel (optional)
+          { "name": "smooth", "by": ["user"],
+            "rolling": { "limit": 5, "per": 60, "burst": 5 } } ],  GCRA: limit per
+                                       `per` seconds, `burst` (default limit) at once
+        "deny": { "users": [...], "channels": [...] },   refused outright (replaces
+                                       each list given)
+        "boards": { "<board>": {
+            "periods": ["hour", "day", "week", "month", "total"],   any subset
+            "ties": "name" | "competition" | "dense" | "first",
+            "carry": "0.1",            share of a vote's shown weight added to
+                                       the NEXT period's shown board, 0..1
+            "decimals": 2,             shown scores are kept and shown with this
+                                       many decimals (0..6)
+            "retention": { "hour": 172800, "day": 2678400, "week": 0, "month": 0 },
+                                       seconds a period board lives after its
+                                       period ends (0: forever)
+            "options": { "<option>": { "weight": 1, "data": { "name": "..." } } },
+            "remove": ["<option>", ...]   options to delete: from the board's
+                                       settings, every period board it kept,
+                                       the "first" side keys, its display data,
+                                       imported votes and participant counter
+        } } }
+    Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
+    spaces or control characters. Defaults for a new board: periods
+    ["total"], ties "competition", carry 0, decimals 2, retention 0; an
+    option's weight defaults to 1. At most 64 boards and 1000 options a call.
+
+  Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
+    <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
+    <ns>deny:channels; <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
+    keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    (display data); for removed options HDEL/ZREM/DEL of all of the above.
+
+  Output: { "boards", n, "options", n } (how many were created or updated)
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+-- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
+local function is_list(t)
+  if type(t) ~= 'table' then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
+local function integer(v, lo, hi, what)
+  local n = tonumber(v)
+  if type(v) ~= 'number' or n ~= math.floor(n) or n < lo or n > hi then
+    fail('INVALID_CONFIG', what .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got ' .. tostring(v):sub(1, 40))
+  end
+  return n
+end
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_configure takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV ~= 1 then fail('USAGE', 'campaign_configure takes one JSON argument') end
+  local ns = root:sub(1, -9)
+  local ok, doc = pcall(cjson.decode, ARGV[1])
+  if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
+    fail('INVALID_CONFIG', 'settings are not a JSON object')
+  end
+
+  local campaign = {}
+  if doc.offset ~= nil then
+    local sign, hh, mm = tostring(doc.offset):match('^([%+%-])(%d%d):(%d%d)$')
+    if not sign or tonumber(mm) > 59 or tonumber(hh) * 60 + tonumber(mm) > 14 * 60 then
+      fail('INVALID_CONFIG', 'offset must be +HH:MM or -HH:MM within 14 hours, got ' .. tostring(doc.offset):sub(1, 40))
+    end
+    local seconds = tonumber(hh) * 3600 + tonumber(mm) * 60
+    campaign[#campaign + 1] = 'offset'
+    campaign[#campaign + 1] = (sign == '-' and -seconds or seconds)
+  end
+  for _, field in ipairs({ 'start', 'end' }) do
+    if doc[field] ~= nil then
+      campaign[#campaign + 1] = field
+      campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
+    end
+  end
+  local start_at = tonumber(doc.start or rcall('HGET', root, 'start'))
+  local end_at = tonumber(doc['end'] or rcall('HGET', root, 'end'))
+  if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
+
+  if doc.limits ~= nil then
+    if not is_list(doc.limits) or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
+    local rules, names = {}, {}
+    local dims = { user = true, option = true, channel = true, device = true }
+    local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
+    for i, r in ipairs(doc.limits) do
+      if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
+      for k, v in pairs(r) do
+        local known = { name = 'string', by = 'table', window = 'string', limit = 'number', rolling = 'table', extra = 'table' }
+        if not known[k] or type(v) ~= known[k] then
+          fail('INVALID_CONFIG', 'limit rule ' .. i .. ': unknown field or wrong type: ' .. tostring(k):sub(1, 40))
+        end
+      end
+      if r.rolling then
+        for k, v in pairs(r.rolling) do
+          if (k ~= 'limit' and k ~= 'per' and k ~= 'burst') or type(v) ~= 'number' then
+            fail('INVALID_CONFIG', 'limit rule ' .. i .. ': rolling takes numbers limit, per, burst; got ' .. tostring(k):sub(1, 40))
+          end
+        end
+      end
+      local name = r.name
+      if type(name) ~= 'string' or not name_ok(name) or names[name] then
+        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like)')
+      end
+      names[name] = true
+      local what = 'limit rule ' .. name
+      if not is_list(r.by) or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
+      local by, seen = {}, {}
+      for _, d in ipairs(r.by) do
+        if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
+        seen[d] = true
+        by[#by + 1] = d
+      end
+      local rule = { name = name, by = by }
+      if r.rolling ~= nil then
+        if type(r.rolling) ~= 'table' or r.window ~= nil or r.limit ~= nil then
+          fail('INVALID_CONFIG', what .. ': a rolling rule has rolling = { limit, per, burst } and no window or limit')
+        end
+        rule.rolling = true
+        rule.limit = integer(r.rolling.limit, 1, 1000000, what .. ': rolling.limit')
+        rule.per = integer(r.rolling.per, 1, 315360000, what .. ': rolling.per')
+        rule.burst = integer(r.rolling.burst or rule.limit, 1, 1000000, what .. ': rolling.burst')
+      else
+        if not windows[r.window] then
+          fail('INVALID_CONFIG', what .. ': window must be second, minute, hour, day, week, month or campaign, got ' .. tostring(r.window):sub(1, 40))
+        end
+        rule.window = r.window
+        rule.limit = integer(r.limit, 1, 1000000000, what .. ': limit')
+      end
+      if r.extra ~= nil then
+        if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
+        rule.extra = {}
+        for channel, n in pairs(r.extra) do
+          if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
+          rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
+        end
+      end
+      rules[#rules + 1] = rule
+    end
+    campaign[#campaign + 1] = 'limits'
+    campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
+  end
+  local deny = {}
+  if doc.deny ~= nil then
+    if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
+    for list, values in pairs(doc.deny) do
+      if (list ~= 'users' and list ~= 'channels') or not is_list(values) or #values > 10000 then
+        fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
+      end
+      for _, v in ipairs(values) do
+        if type(v) ~= 'string' or #v == 0 or #v > 256 or v:find('%c') then
+          fail('INVALID_CONFIG', 'deny.' .. list .. ' entries are 1..256 bytes without control characters')
+        end
+      end
+      deny[#deny + 1] = { list, values }
+    end
+  end
+
+  local boards, nboards, noptions = {}, 0, 0
+  if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
+  for board, spec in pairs(doc.boards or {}) do
+    if not name_ok(board) then fail('INVALID_NAME', 'board name "' .. tostring(board):sub(1, 80) .. '"') end
+    if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
+    nboards = nboards + 1
+    if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
+    local exists = rcall('EXISTS', ns .. 'board:' .. board) == 1
+    local fields = {}
+    local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
+    if spec.periods ~= nil or not exists then
+      local seen, list = {}, {}
+      if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
+      for _, p in ipairs(spec.periods or { 'total' }) do
+        if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
+          fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
+        end
+        if not seen[p] then seen[p] = true; list[#list + 1] = p end
+      end
+      if #list == 0 then fail('INVALID_CONFIG', board .. ': periods must not be empty') end
+      set('periods', table.concat(list, ','))
+    end
+    if spec.ties ~= nil or not exists then
+      local ties = spec.ties or 'competition'
+      if ties ~= 'name' and ties ~= 'competition' and ties ~= 'dense' and ties ~= 'first' then
+        fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
+      end
+      set('ties', ties)
+    end
+    if spec.decimals ~= nil or not exists then set('decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
+    if spec.carry ~= nil or not exists then
+      local carry = tostring(spec.carry or '0')
+      if not (carry:find('^0%.%d+$') or carry:find('^1%.0+$') or carry == '0' or carry == '1') or #carry > 8 then
+        fail('INVALID_CONFIG', board .. ': carry must be a decimal in [0, 1] with at most 6 decimals, got ' .. carry:sub(1, 40))
+      end
+      set('carry', carry)
+    end
+    if spec.retention ~= nil and type(spec.retention) ~= 'table' then fail('INVALID_CONFIG', board .. ': retention must be an object') end
+    for p, seconds in pairs(spec.retention or {}) do
+      if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' then
+        fail('INVALID_CONFIG', board .. ': retention is per hour, day, week or month, got ' .. tostring(p):sub(1, 40))
+      end
+      set('keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
+    end
+    local weights, data = {}, {}
+    if spec.options ~= nil and type(spec.options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
+    for option, o in pairs(spec.options or {}) do
+      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
+      noptions = noptions + 1
+      if noptions > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
+      if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+        weights[#weights + 1] = option
+        weights[#weights + 1] = integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight')
+      end
+      if o.data ~= nil then
+        if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
+        local flat = {}
+        for k, v in pairs(o.data) do
+          if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
+            fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
+          end
+          flat[#flat + 1] = k
+          flat[#flat + 1] = tostring(v)
+        end
+        data[#data + 1] = { option, flat }
+      end
+    end
+    local remove = {}
+    if spec.remove ~= nil and type(spec.remove) ~= 'table' then fail('INVALID_CONFIG', board .. ': remove must be a list') end
+    for _, option in ipairs(spec.remove or {}) do
+      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
+      if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+        fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+      end
+      remove[#remove + 1] = option
+    end
+    boards[#boards + 1] = { board, fields, weights, data, remove }
+  end
+
+  -- validated: the writes start here
+  campaign[#campaign + 1] = 'updated'
+  campaign[#campaign + 1] = rcall('TIME')[1]
+  rcall('HSET', root, unpack(campaign))
+  for _, d in ipairs(deny) do
+    rcall('DEL', ns .. 'deny:' .. d[1])
+    for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
+  end
+  if #deny > 0 then
+    -- The vote looks at the deny lists only when one is non-empty.
+    local any = rcall('EXISTS', ns .. 'deny:users', ns .. 'deny:channels') > 0
+    rcall('HSET', root, 'denying', any and '1' or '0')
+  end
+  for _, b in ipairs(boards) do
+    local board, fields, weights, data = b[1], b[2], b[3], b[4]
+    rcall('SADD', ns .. 'boards', board)
+    if #fields > 0 then rcall('HSET', ns .. 'board:' .. board, unpack(fields)) end
+    if #weights > 0 then rcall('HSET', ns .. 'weights:' .. board, unpack(weights)) end
+    for _, d in ipairs(data) do
+      local key = ns .. 'option:' .. board .. ':' .. d[1]
+      rcall('DEL', key)
+      if #d[2] > 0 then rcall('HSET', key, unpack(d[2])) end
+    end
+    if #b[5] > 0 then
+      -- Period boards that have expired leave the index first (0: kept forever).
+      local index = ns .. 'periods:' .. board
+      rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
+      local boards_of = rcall('ZRANGE', index, 0, -1) -- "real:P" / "shown:P"
+      for _, option in ipairs(b[5]) do
+        for _, p in ipairs(boards_of) do
+          rcall('ZREM', ns .. 'b:' .. board .. ':' .. p, option)
+          rcall('ZREM', ns .. 'f:' .. board .. ':' .. p, option)
+        end
+        rcall('HDEL', ns .. 'weights:' .. board, option)
+        rcall('HDEL', ns .. 'initial:' .. board, option)
+        rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+      end
+      -- A board emptied by the removal is gone: forget it, so that a later
+      -- vote re-creating it sets its expiry again.
+      for _, p in ipairs(boards_of) do
+        if rcall('EXISTS', ns .. 'b:' .. board .. ':' .. p) == 0 then rcall('ZREM', index, p) end
+      end
+    end
+  end
+  return { 'boards', nboards, 'options', noptions }
+end
+
+--- @include "lib/epilogue"

@@ -1,0 +1,89 @@
+#!lua
+--[[
+  campaign_limits: look at or reset one voter's rate-limit counters.
+  "peek" spends nothing: how many votes each rule leaves this voter now and
+  when its window resets. "reset" (admin) deletes the voter's counters of
+  every rule that counts per user (current windows and rolling state).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  mode     "peek" | "reset"
+    ARGV[2]  user
+    ARGV[3]  time     "" for the server's clock; Unix seconds on the test path
+    ARGV[4]  channel  "" none
+    ARGV[5]  device   "" none
+    ARGV[6..] board, option pairs: the options to look at for rules that
+             count per option (without pairs those rules are left out)
+
+  Output: peek: { { rule, remaining, reset_in (seconds, -1: never) }, ... },
+          one entry per counter, in rule order
+          reset: the number of counters deleted
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+--- @include "lib/periods"
+
+--- @include "lib/campaign"
+
+--- @include "lib/limits"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_limits takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 105 then
+    fail('USAGE', 'campaign_limits takes mode, user, time, channel, device, then board, option pairs')
+  end
+  local ns = root:sub(1, -9)
+  local mode, user, channel, device = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
+  if mode ~= 'peek' and mode ~= 'reset' then fail('USAGE', 'mode must be peek or reset, got "' .. mode:sub(1, 40) .. '"') end
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  for _, v in ipairs({ channel, device }) do
+    if v ~= '' then check_name(v) end
+  end
+  local now = clock(ARGV[3])
+  local offset = campaign_offset(root)
+  local c = rcall('HMGET', root, 'limits', 'end')
+  local ok, rules = pcall(cjson.decode, c[1] or '[]')
+  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local pairs_ = {}
+  for i = 6, #ARGV, 2 do
+    check_name(ARGV[i])
+    check_name(ARGV[i + 1])
+    pairs_[#pairs_ + 1] = { board = ARGV[i], option = ARGV[i + 1] }
+  end
+  local wanted = {}
+  for _, rule in ipairs(rules) do
+    local per_option = false
+    for _, d in ipairs(rule.by) do per_option = per_option or d == 'option' end
+    local per_user = false
+    for _, d in ipairs(rule.by) do per_user = per_user or d == 'user' end
+    if (mode == 'peek' and (#pairs_ > 0 or not per_option)) or (mode == 'reset' and per_user) then
+      wanted[#wanted + 1] = rule
+    end
+  end
+  local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
+  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, tonumber(c[2]))
+  if mode == 'reset' then
+    local keys = {}
+    for _, check in ipairs(checks) do keys[#keys + 1] = check.key end
+    if #keys == 0 then return 0 end
+    return rcall('DEL', unpack(keys))
+  end
+  limit_evaluate(checks, now, now)
+  local reply = {}
+  for _, check in ipairs(checks) do
+    reply[#reply + 1] = { check.rule.name, check.left, check.reset_in }
+  end
+  return reply
+end
+
+--- @include "lib/epilogue"

@@ -1,0 +1,49 @@
+#!lua
+--[[
+  campaign_participants: unique participants (HyperLogLog PFCOUNT, about
+  0.81% standard error) of options of one board and of the whole campaign.
+  Reads only, but is not flagged no-writes: Redis counts PFCOUNT as a write
+  (it caches the cardinality inside the HyperLogLog).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2..] options (0..100)
+
+  Output: { campaign participants, { option, participants }, ... }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN,
+    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+--- @include "lib/periods"
+
+--- @include "lib/campaign"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_participants takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 1 or #ARGV > 101 then fail('USAGE', 'campaign_participants takes board, then 0..100 options') end
+  local ns = root:sub(1, -9)
+  campaign_offset(root)
+  local b = board_settings(ns, ARGV[1])
+  for i = 2, #ARGV do
+    check_name(ARGV[i])
+    if rcall('HEXISTS', ns .. 'weights:' .. b.name, ARGV[i]) == 0 then
+      fail('UNKNOWN_OPTION', ns .. 'weights:' .. b.name .. ' has no option ' .. ARGV[i])
+    end
+  end
+  -- validated: PFCOUNT may write (it caches the count inside the HLL)
+  local reply = { rcall('PFCOUNT', ns .. 'hll') }
+  for i = 2, #ARGV do
+    reply[#reply + 1] = { ARGV[i], rcall('PFCOUNT', ns .. 'hll:' .. b.name .. ':' .. ARGV[i]) }
+  end
+  return reply
+end
+
+--- @include "lib/epilogue"

@@ -1,0 +1,70 @@
+#!lua flags=no-writes
+--[[
+  campaign_standing: for several members of one board, in one call: rank
+  (1-based, by the board's tie rule), score, the member just ahead in the
+  board's order and the gap to it, and the same member's rank and score in
+  the previous period. Read-only.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2]  kind     "real" | "shown"
+    ARGV[3]  period   "hour" | "day" | "week" | "month" (current), "total" or a name
+    ARGV[4]  time     "" for the server's clock; Unix seconds on the test path
+    ARGV[5..] members 1..100
+
+  Output: per member: { member, rank, score, ahead, gap, previous rank,
+    previous score }; scores and gaps are strings with the board's decimals;
+    nil where there is none (not on the board, the leader has no one ahead,
+    "total" has no previous period).
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+--- @include "lib/periods"
+
+--- @include "lib/campaign"
+
+--- @include "lib/ranks"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_standing takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 5 or #ARGV > 104 then fail('USAGE', 'campaign_standing takes board, kind, period, time, then 1..100 members') end
+  local ns = root:sub(1, -9)
+  local now = clock(ARGV[4])
+  local offset = campaign_offset(root)
+  local b = board_settings(ns, ARGV[1])
+  local kind = ARGV[2]
+  local key, fkey = board_key(ns, b, kind, ARGV[3], now, offset)
+  local prev_key, prev_fkey = board_key(ns, b, kind, ARGV[3], now, offset, -1)
+  local decimals = kind == 'real' and 0 or b.decimals
+  local reply = {}
+  for i = 5, #ARGV do
+    local member = ARGV[i]
+    check_name(member)
+    local entry = { member, false, false, false, false, false, false }
+    local pos, rank, score = position(key, fkey, b.ties, member)
+    if pos then
+      entry[2], entry[3] = rank, fmt(score, decimals)
+      if pos > 0 then
+        local ahead = ordered_window(key, fkey, b.ties, pos - 1, pos - 1)[1]
+        entry[4], entry[5] = ahead[1], fmt(tonumber(ahead[2]) - tonumber(score), decimals)
+      end
+    end
+    if prev_key then
+      local _, prev_rank, prev_score = position(prev_key, prev_fkey, b.ties, member)
+      if prev_rank then entry[6], entry[7] = prev_rank, fmt(prev_score, decimals) end
+    end
+    reply[#reply + 1] = entry
+  end
+  return reply
+end
+
+--- @include "lib/epilogue"

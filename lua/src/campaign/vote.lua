@@ -1,0 +1,228 @@
+#!lua
+--[[
+  campaign_vote: user U votes for option O on board B, and in the same call
+  for any number of further (board, option) pairs of the campaign (the
+  seed's batch vote). All or nothing: one bad pair refuses the whole call.
+
+  For each pair and each period the board keeps (from the server's clock in
+  the campaign's UTC offset): +1 on the REAL board, +weight on the SHOWN
+  board, +weight x carry on the NEXT period's shown board; then PFADD U to
+  the option's and the campaign's participant HyperLogLogs (counters only:
+  their replies are never used as a duplicate check).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  user   1..256 bytes, no control characters
+    ARGV[2]  time   "" for the server's TIME; integer Unix seconds only on the
+                    test/import path (the driver's Campaign::at)
+    ARGV[3]  channel  traffic source for rate limits ("" none), a name
+    ARGV[4]  device   device type for rate limits ("" none), e.g. pc, mobile
+    ARGV[5]  cost     what the vote spends of each rate limit, 1..1000 ("" = 1)
+    ARGV[6..] board, option, board, option, ...: 1..50 pairs
+
+  Keys written (P = a period name such as day:2026-03-17, or total):
+    <ns>b:B:real:P, <ns>b:B:shown:P   zsets, member O (EXPIREAT end of P +
+                                      the board's retention for P, if any);
+                                      real: ZINCRBY, shown: ZADD of the exact
+                                      decimal
+    <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
+                                      O -> the sequence number of the vote that
+                                      brought O to its current score (same TTL)
+    <ns>periods:B                     zset: every board written, as "real:P" /
+                                      "shown:P" -> its expiry (0: kept forever);
+                                      a board gets its EXPIREAT when first seen
+    <ns>seq                           the vote sequence counter ("first" ties)
+    <ns>hll:B:O, <ns>hll              participant HyperLogLogs
+    <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
+
+  Precision: shown scores are kept as exact decimals with the board's
+  `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is
+  stored as 0.3. The exact range is 2^53 units (of 10^-decimals) for
+  decimals 0 and 2^51 units otherwise; a write beyond it is refused.
+
+  Rate limits: the campaign's rules (see campaign_configure.lua and
+  lua/lib/limits.lua) and deny lists are checked after every argument and
+  before the first write; a refusal spends nothing and answers
+  REDVOTE_RATE_LIMITED {"rule": ..., "retry_after": seconds (-1: not in this
+  campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
+  pairs count against the limits pair by pair, all or nothing.
+
+  Output: one entry per pair, in order: { board, option, { P, shown score
+    (string, fixed decimals), ... } } for every period the board keeps.
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NUMBER,
+    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
+    REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+--- @include "lib/periods"
+
+--- @include "lib/campaign"
+
+--- @include "lib/limits"
+
+--- @include "lib/exact"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
+  end
+  if #ARGV < 7 or #ARGV % 2 ~= 1 then fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, then board, option pairs') end
+  if #ARGV > 105 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
+  local ns = root:sub(1, -9)
+  local user, at, channel, device, cost = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+  if cost == '' then cost = '1' end
+  if not cost:find('^[1-9]%d*$') or #cost > 4 or tonumber(cost) > 1000 then
+    fail('INVALID_NUMBER', 'cost must be an integer in 1..1000, got "' .. cost:sub(1, 80) .. '"')
+  end
+  cost = tonumber(cost)
+  local now, precise
+  if at == '' then
+    local t = rcall('TIME')
+    now = tonumber(t[1])
+    precise = now + tonumber(t[2]) / 1000000
+  else
+    now = clock(at)
+    precise = now
+  end
+
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
+  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
+  local offset = tonumber(c[1] or 0)
+  if c[2] and now < tonumber(c[2]) then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
+  if c[3] and now >= tonumber(c[3]) then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
+
+  -- Every board's settings once, every option's weight.
+  local boards, pairs_ = {}, {}
+  for i = 6, #ARGV, 2 do
+    local board, option = ARGV[i], ARGV[i + 1]
+    check_name(option)
+    boards[board] = boards[board] or board_settings(ns, board)
+    local weight = tonumber(rcall('HGET', ns .. 'weights:' .. board, option))
+    if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
+  end
+
+  -- Deny lists and rate limits: before the first write, so a refused vote
+  -- changes nothing and two concurrent votes cannot both take the last slot.
+  if c[5] == '1' then
+    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
+    if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
+      fail('DENIED', 'channel ' .. channel .. ' may not vote')
+    end
+  end
+  local checks
+  if c[4] and c[4] ~= '[]' then
+    local ok, rules = pcall(cjson.decode, c[4])
+    if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+    local refusal = limit_evaluate(checks, now, precise)
+    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
+  end
+
+  -- Plan every write. Shown scores are exact integer units of 10^-decimals,
+  -- read first so the range is checked before any write; real boards only
+  -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
+  local plan, order, touched = {}, {}, {}
+  local function add(b, member_of_index, key, first_key, option, units, scale, expire_at)
+    local id = key .. '\0' .. option
+    local entry = plan[id]
+    if not entry then
+      entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
+      if not entry.incr then
+        entry.units = math.floor(tonumber(rcall('ZSCORE', key, option) or '0') * 10 ^ scale + 0.5)
+      end
+      plan[id] = entry
+      order[#order + 1] = entry
+      local t = touched[b.name]
+      if not t then t = {}; touched[b.name] = t end
+      if not t[member_of_index] then
+        t[member_of_index] = true
+        t[#t + 1] = { member_of_index, expire_at or false }
+      end
+    end
+    entry.units = entry.units + units
+    if not entry.incr and math.abs(entry.units) >= exact_limit(scale) then
+      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. exact_limit(scale) .. ' units of 10^-' .. scale .. ')')
+    end
+  end
+  local shown_at = {}
+  for n, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local first = b.ties == 'first'
+    shown_at[n] = {}
+    for _, kind in ipairs(b.periods) do
+      local name, _, finish = period(kind, now, offset)
+      local keep = b.keep[kind] or 0
+      local expire_at = (finish and keep > 0) and (finish + keep) or nil
+      for _, which in ipairs({ 'real:', 'shown:' }) do
+        local key = ns .. 'b:' .. b.name .. ':' .. which .. name
+        local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
+        if which == 'real:' then
+          add(b, which .. name, key, first_key, pair.option, 1, nil, expire_at)
+        else
+          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expire_at)
+          shown_at[n][#shown_at[n] + 1] = { name, key }
+        end
+      end
+      if finish and b.carry_millionths > 0 then
+        local next_name, _, next_finish = period(kind, finish, offset)
+        local carried = math.floor(pair.weight * b.carry_millionths * 10 ^ b.decimals / 1000000 + 0.5)
+        if carried > 0 then
+          add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
+            first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
+            keep > 0 and (next_finish + keep) or nil)
+        end
+      end
+    end
+  end
+
+  -- validated: the writes start here
+  local seq = 0
+  for _, b in pairs(boards) do
+    if b.ties == 'first' then seq = rcall('INCRBY', ns .. 'seq', #order) - #order; break end
+  end
+  for i, e in ipairs(order) do
+    if e.incr then
+      e.text = rcall('ZINCRBY', e.key, e.units, e.option)
+    else
+      e.text = string.format('%.' .. e.scale .. 'f', e.units / 10 ^ e.scale)
+      rcall('ZADD', e.key, e.text, e.option)
+    end
+    if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
+  end
+  if checks then limit_spend(checks) end
+  for board, t in pairs(touched) do track_periods(ns, board, t) end
+  local participants = {}
+  for _, pair in ipairs(pairs_) do
+    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
+    if not participants[hll] then
+      participants[hll] = true
+      rcall('PFADD', hll, user)
+    end
+  end
+  rcall('PFADD', ns .. 'hll', user)
+
+  local reply = {}
+  for n, pair in ipairs(pairs_) do
+    local shown = {}
+    for _, s in ipairs(shown_at[n]) do
+      shown[#shown + 1] = s[1]
+      shown[#shown + 1] = plan[s[2] .. '\0' .. pair.option].text
+    end
+    reply[n] = { pair.board, pair.option, shown }
+  end
+  return reply
+end
+
+--- @include "lib/epilogue"

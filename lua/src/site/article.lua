@@ -1,0 +1,53 @@
+#!lua flags=no-writes
+--[[
+  article: one article with its score, its rank and, given a user, that
+  user's vote. Read-only (also runs as EVALSHA_RO on a replica).
+
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  article  "7" or "article:7"
+    ARGV[2]  user     optional: whose vote to report
+
+  Output: { id, score (string or nil), rank (1-based by score, or nil),
+            vote ("up" | "down" | "none", or "" without a user),
+            { field, value, ... } (the article hash) }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
+    REDVOTE_UNKNOWN_ARTICLE.
+]]
+--- @include "lib/prologue"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
+    fail('USAGE', 'article takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < 1 or #ARGV > 2 then fail('USAGE', 'article takes article [, user]') end
+  local prefix = root:sub(1, -9)
+  local ref, user = ARGV[1], ARGV[2]
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  if user ~= nil and (#user == 0 or #user > 256 or user:find('%c')) then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+
+  local member = 'article:' .. id
+  local article = prefix .. member
+  local fields = rcall('HGETALL', article)
+  if #fields == 0 then fail('UNKNOWN_ARTICLE', article) end
+  local score = rcall('ZSCORE', prefix .. 'score:', member)
+  local rank = rcall('ZREVRANK', prefix .. 'score:', member)
+  if rank then rank = rank + 1 end
+  local vote = ''
+  if user then
+    vote = 'none'
+    if rcall('SISMEMBER', prefix .. 'voted:' .. id, user) == 1 then
+      vote = 'up'
+    elseif rcall('SISMEMBER', prefix .. 'downvoted:' .. id, user) == 1 then
+      vote = 'down'
+    end
+  end
+  return { id, score, rank, vote, fields }
+end
+
+--- @include "lib/epilogue"

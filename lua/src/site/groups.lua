@@ -1,0 +1,73 @@
+#!lua
+--[[
+  groups: add an article to some groups and remove it from others, in one
+  atomic call (the seeds' add_remove_groups). Each group whose membership
+  changes loses its cached orderings (<prefix>score:NAME, time:NAME, hot:NAME,
+  best:NAME), so the next group page shows the change at once.
+
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  article  "7" or "article:7" (must exist)
+    ARGV[2..] one token per group, at most 100: "+NAME" adds the article to
+             <prefix>group:NAME, "-NAME" removes it. NAME: 1..64 bytes, none
+             of : { } * ? [ ] \ , spaces or control characters. A group may
+             not be both added and removed in one call.
+
+  Output: { added (groups the article newly joined), removed (groups it left) }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
+    REDVOTE_UNKNOWN_ARTICLE.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/names"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
+    fail('USAGE', 'groups takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < 2 or #ARGV > 101 then fail('USAGE', 'groups takes article, then 1..100 of +GROUP / -GROUP') end
+  local prefix = root:sub(1, -9)
+  local ref = ARGV[1]
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  local changes, seen = {}, {}
+  for i = 2, #ARGV do
+    local sign, group = ARGV[i]:sub(1, 1), ARGV[i]:sub(2)
+    if sign ~= '+' and sign ~= '-' then
+      fail('INVALID_GROUP', 'each group must be +NAME or -NAME, got "' .. ARGV[i]:sub(1, 80) .. '"')
+    end
+    if not name_ok(group) then
+      fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+    end
+    if seen[group] and seen[group] ~= sign then
+      fail('INVALID_GROUP', 'group "' .. group .. '" is both added and removed')
+    end
+    seen[group] = sign
+    changes[#changes + 1] = { sign, group }
+  end
+  local member = 'article:' .. id
+  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+
+  -- validated: the writes start here
+  local added, removed = 0, 0
+  for _, change in ipairs(changes) do
+    local sign, group = change[1], change[2]
+    local n
+    if sign == '+' then
+      n = rcall('SADD', prefix .. 'group:' .. group, member)
+      added = added + n
+    else
+      n = rcall('SREM', prefix .. 'group:' .. group, member)
+      removed = removed + n
+    end
+    if n == 1 then
+      rcall('DEL', prefix .. 'score:' .. group, prefix .. 'time:' .. group,
+        prefix .. 'hot:' .. group, prefix .. 'best:' .. group)
+    end
+  end
+  return { added, removed }
+end
+
+--- @include "lib/epilogue"

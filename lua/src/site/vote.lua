@@ -1,0 +1,111 @@
+#!lua
+--[[
+  vote: set one user's vote on one article to up, down or none, atomically.
+
+  The seeds' article_vote (ZSCORE time:, SADD voted:, ZINCRBY score:,
+  HINCRBY votes) plus the book's exercise: downvotes and retraction. A user's
+  vote is "up" (member of voted:ID, as in the seeds, so seed data stays valid),
+  "down" (member of downvoted:ID) or "none". Moving between them adjusts the
+  counts and the score in this one call, so the score is always
+  time + vote_score * (votes - downvotes).
+
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  user     1..256 bytes, no control characters
+    ARGV[2]  article  "7" or "article:7"
+    ARGV[3]  vote     "up" | "down" | "none" (optional, default "up")
+
+  Writes (only when the vote changes): SADD/SREM <prefix>voted:ID and
+    <prefix>downvoted:ID (each EXPIREAT the end of the voting window),
+    HINCRBY <prefix>article:ID votes / downvotes, ZINCRBY <prefix>score:,
+    ZADD <prefix>hot: / <prefix>best: when those rankings are switched on.
+
+  Output: { changed (1 or 0), previous vote, vote, score (string),
+            votes (integer), downvotes (integer) }
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_ID,
+    REDVOTE_INVALID_VOTE, REDVOTE_UNKNOWN_ARTICLE, REDVOTE_VOTING_CLOSED,
+    REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/prologue"
+
+--- @include "lib/rankings"
+
+local function main()
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
+    fail('USAGE', 'vote takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'vote takes user, article [, up|down|none]') end
+  local prefix = root:sub(1, -9)
+  local user, ref, want = ARGV[1], ARGV[2], ARGV[3] or 'up'
+
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  if want ~= 'up' and want ~= 'down' and want ~= 'none' then
+    fail('INVALID_VOTE', 'vote must be up, down or none, got "' .. want:sub(1, 80) .. '"')
+  end
+
+  local member = 'article:' .. id
+  local article = prefix .. member
+  local time = tonumber(rcall('ZSCORE', prefix .. 'time:', member))
+  if not time then fail('UNKNOWN_ARTICLE', article) end
+  local cfg = rcall('HMGET', prefix .. 'redvote:config', 'vote_score', 'window', 'rankings')
+  local vote_score = tonumber(cfg[1] or 432)
+  local window = tonumber(cfg[2] or 604800)
+  local rankings = cfg[3] or ''
+  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. 'redvote:config holds a non-number') end
+  local closes = time + window
+  if tonumber(rcall('TIME')[1]) > closes then
+    fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
+  end
+
+  local sets = { up = prefix .. 'voted:' .. id, down = prefix .. 'downvoted:' .. id }
+  local fields = { up = 'votes', down = 'downvotes' }
+  local sign = { up = 1, down = -1 }
+  -- votes / downvotes equal the sizes of voted:ID / downvoted:ID (this
+  -- script keeps them together), so no downvotes means no downvoter to look for.
+  local counts = rcall('HMGET', article, 'votes', 'downvotes')
+  local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
+  local was = 'none'
+  if rcall('SISMEMBER', sets.up, user) == 1 then
+    was = 'up'
+  elseif tally.down > 0 and rcall('SISMEMBER', sets.down, user) == 1 then
+    was = 'down'
+  end
+
+  local changed = 0
+  local score
+  if was ~= want then
+    -- validated: the writes start here
+    changed = 1
+    local delta = 0
+    if was ~= 'none' then
+      rcall('SREM', sets[was], user)
+      rcall('HINCRBY', article, fields[was], -1)
+      tally[was] = tally[was] - 1
+      delta = delta - sign[was]
+    end
+    if want ~= 'none' then
+      rcall('SADD', sets[want], user)
+      rcall('EXPIREAT', sets[want], math.ceil(closes))
+      rcall('HINCRBY', article, fields[want], 1)
+      tally[want] = tally[want] + 1
+      delta = delta + sign[want]
+    end
+    score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
+  else
+    score = rcall('ZSCORE', prefix .. 'score:', member)
+  end
+
+  local up, down = tally.up, tally.down
+  if changed == 1 then
+    write_rankings(prefix, rankings, member, up, down, time)
+  end
+  return { changed, was, want, score, up, down }
+end
+
+--- @include "lib/epilogue"
