@@ -1,41 +1,68 @@
-//! [`Call`]: one prepared script invocation, run sync or async.
+//! [`Call`]: one prepared script invocation, plain data, run sync or async
+//! or added to a pipeline.
 //!
-//! Every [`crate::Site`] method builds a `Call` (script, key, arguments, how to
-//! read the reply) without touching the network; `run` and `run_async` then
-//! send it. That keeps the sync and async APIs the same names with the same
-//! results, built by one code path.
+//! Every [`crate::Site`] and [`crate::Campaign`] method builds a `Call` (the
+//! script, its one key, its arguments, and for a page what it asked for)
+//! without touching the network. Then:
+//! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, loading the
+//!   script first when the server answers `NOSCRIPT` (redis-rs's
+//!   [`redis::Script`]);
+//! - [`Call::add_to`] appends it to a [`redis::Pipeline`] (plain or
+//!   `atomic()`, i.e. `MULTI`/`EXEC`), and [`Call::decode`] reads its item of
+//!   the pipeline's reply. Pipelines do not recover from `NOSCRIPT`: load
+//!   the scripts first ([`crate::scripts::load_all`], or
+//!   `pipe.load_script(call.script().script())`). With
+//!   [`redis::Pipeline::ignore_errors`] a refused call is one failed item
+//!   and the others still decode.
+//!
+//! The sync and async APIs are the same names with the same results, built
+//! by one code path.
 
 use std::fmt;
 
 use redis::Value;
 
 use crate::error::{Error, Result};
-use crate::model::Shape;
-use crate::scripts::EmbeddedScript;
+use crate::reply::Reply;
+use crate::scripts::{builtin, EmbeddedScript};
 
-type Reader<T> = Box<dyn Fn(Value) -> Shape<T> + Send + Sync>;
-
-/// A prepared call of one script: run it with [`Call::run`] on a sync
-/// connection or [`Call::run_async`] on an async one.
-pub struct Call<T> {
+/// A prepared call of one script, returning `T`.
+///
+/// ```
+/// use redvote::Site;
+/// let call = Site::default().vote("user:1", "7");
+/// assert_eq!(call.script().name(), "vote");
+/// assert_eq!(call.key(), "article:");
+/// assert_eq!(call.args(), ["user:1", "7", "up"]);
+/// ```
+#[derive(Clone)]
+pub struct Call<T: Reply> {
     script: &'static EmbeddedScript,
     key: String,
     args: Vec<String>,
-    read: Reader<T>,
+    context: T::Context,
 }
 
-impl<T> Call<T> {
-    pub(crate) fn new(
-        script: &'static EmbeddedScript,
+impl<T: Reply<Context = ()>> Call<T> {
+    /// The call of operation `op` (a built-in script) on `key`.
+    pub(crate) fn new(op: &str, key: &str, args: Vec<String>) -> Self {
+        Self::with_context(op, key, args, ())
+    }
+}
+
+impl<T: Reply> Call<T> {
+    /// The call of operation `op` with what its result echoes.
+    pub(crate) fn with_context(
+        op: &str,
         key: &str,
         args: Vec<String>,
-        read: impl Fn(Value) -> Shape<T> + Send + Sync + 'static,
+        context: T::Context,
     ) -> Self {
         Call {
-            script,
+            script: builtin(op),
             key: key.to_string(),
             args,
-            read: Box::new(read),
+            context,
         }
     }
 
@@ -44,7 +71,7 @@ impl<T> Call<T> {
         self.script
     }
 
-    /// The one key (`KEYS[1]`, the site root).
+    /// The one key (`KEYS[1]`: the site or campaign root).
     pub fn key(&self) -> &str {
         &self.key
     }
@@ -54,7 +81,9 @@ impl<T> Call<T> {
         &self.args
     }
 
-    fn invocation(&self) -> redis::ScriptInvocation<'static> {
+    /// The redis-rs invocation (`EVALSHA sha1 1 key args...`), for callers
+    /// who send it themselves; read its reply with [`Call::decode`].
+    pub fn invocation(&self) -> redis::ScriptInvocation<'static> {
         let mut inv = self.script.script().prepare_invoke();
         inv.key(&self.key);
         for arg in &self.args {
@@ -63,8 +92,18 @@ impl<T> Call<T> {
         inv
     }
 
-    fn finish(&self, reply: redis::RedisResult<Value>) -> Result<T> {
-        (self.read)(reply?).map_err(|reason| Error::Reply {
+    /// Append this call to `pipe` (as `EVALSHA`; load the scripts first).
+    pub fn add_to<'p>(&self, pipe: &'p mut redis::Pipeline) -> &'p mut redis::Pipeline {
+        pipe.invoke_script(&self.invocation())
+    }
+
+    /// Read this call's reply: a script's refusal (a server error value, as
+    /// an `ignore_errors` pipeline returns it) becomes its [`Error`].
+    pub fn decode(&self, reply: Value) -> Result<T> {
+        if let Value::ServerError(err) = reply {
+            return Err(redis::RedisError::from(err).into());
+        }
+        T::from_reply(reply, &self.context).map_err(|reason| Error::Reply {
             script: self.script.name(),
             reason,
         })
@@ -73,30 +112,32 @@ impl<T> Call<T> {
     /// Run on a sync connection (`redis::Connection`, `redis::Client`, ...):
     /// `EVALSHA`, loading the script first if the server answers NOSCRIPT.
     pub fn run(&self, con: &mut dyn redis::ConnectionLike) -> Result<T> {
-        self.finish(self.invocation().invoke(con))
+        self.decode(self.invocation().invoke(con)?)
     }
 
     /// Run on an async connection (`MultiplexedConnection`,
     /// `ConnectionManager`, ...), with the same NOSCRIPT recovery.
+    #[cfg(feature = "async")]
     pub async fn run_async<C: redis::aio::ConnectionLike>(&self, con: &mut C) -> Result<T> {
-        let reply = self.invocation().invoke_async(con).await;
-        self.finish(reply)
+        let reply = self.invocation().invoke_async(con).await?;
+        self.decode(reply)
     }
 }
 
-impl<T> fmt::Debug for Call<T> {
+impl<T: Reply> fmt::Debug for Call<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Call")
             .field("script", &self.script.name())
             .field("key", &self.key)
             .field("args", &self.args)
+            .field("context", &self.context)
             .finish()
     }
 }
 
 /// The same call as a `redis-cli` command line: `EVALSHA <sha1> 1 <key> <args>...`
 /// (after `redvote load`), for debugging by hand.
-impl<T> fmt::Display for Call<T> {
+impl<T: Reply> fmt::Display for Call<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "EVALSHA {} 1 {:?}", self.script.sha1(), self.key)?;
         for arg in &self.args {

@@ -7,111 +7,79 @@
 
 use std::fmt;
 
-/// Every error code a script can answer with (`REDVOTE_<NAME>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Code {
-    /// Wrong number of keys or arguments, or a key that is not `<prefix>article:`.
-    Usage,
+/// `codes! { Name => "REDVOTE_WIRE", ... }`: the [`Code`] enum, its `ALL`
+/// list and its wire forms, from one table.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])+ $name:ident => $wire:literal,)+) => {
+        /// Every error code a script can answer with (`REDVOTE_<NAME>`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+        pub enum Code {
+            $($(#[doc = $doc])+ $name,)+
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: [Code; [$($wire),+].len()] = [$(Code::$name),+];
+
+            /// The wire form, e.g. `REDVOTE_UNKNOWN_ARTICLE`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$name => $wire,)+
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// Wrong number of keys or arguments, or a key that is not the site or campaign root.
+    Usage => "REDVOTE_USAGE",
     /// Empty, oversized (> 256 bytes) or control-character user.
-    InvalidUser,
+    InvalidUser => "REDVOTE_INVALID_USER",
     /// An article reference that is not `N` or `article:N` (e.g. `1:x`, `{a}`).
-    InvalidId,
+    InvalidId => "REDVOTE_INVALID_ID",
     /// Empty, oversized or malformed title or link.
-    InvalidText,
+    InvalidText => "REDVOTE_INVALID_TEXT",
     /// A number that is malformed, negative, zero where 1.. is needed, or out of range.
-    InvalidNumber,
+    InvalidNumber => "REDVOTE_INVALID_NUMBER",
     /// A vote other than `up`, `down` or `none`.
-    InvalidVote,
+    InvalidVote => "REDVOTE_INVALID_VOTE",
     /// An order other than `score`, `time`, `hot` or `best`.
-    InvalidOrder,
+    InvalidOrder => "REDVOTE_INVALID_ORDER",
     /// A group name that is empty, oversized or could address another key.
-    InvalidGroup,
+    InvalidGroup => "REDVOTE_INVALID_GROUP",
     /// A setting that is unknown or out of range, or a stored setting that is corrupt.
-    InvalidConfig,
+    InvalidConfig => "REDVOTE_INVALID_CONFIG",
     /// A setting that can no longer change (vote_score once articles exist).
-    ConfigLocked,
+    ConfigLocked => "REDVOTE_CONFIG_LOCKED",
     /// No such article.
-    UnknownArticle,
+    UnknownArticle => "REDVOTE_UNKNOWN_ARTICLE",
     /// The article's voting window has closed.
-    VotingClosed,
+    VotingClosed => "REDVOTE_VOTING_CLOSED",
     /// A board or option name that is empty, oversized or could address another key.
-    InvalidName,
+    InvalidName => "REDVOTE_INVALID_NAME",
     /// No such campaign (never configured).
-    UnknownCampaign,
+    UnknownCampaign => "REDVOTE_UNKNOWN_CAMPAIGN",
     /// No such board in the campaign.
-    UnknownBoard,
+    UnknownBoard => "REDVOTE_UNKNOWN_BOARD",
     /// No such option on the board.
-    UnknownOption,
+    UnknownOption => "REDVOTE_UNKNOWN_OPTION",
     /// A vote before the campaign's start or from its end on.
-    CampaignClosed,
+    CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
     /// A period name that is malformed, or a period the board does not keep.
-    InvalidPeriod,
+    InvalidPeriod => "REDVOTE_INVALID_PERIOD",
     /// A rate limit refused the vote (see [`Error::RateLimited`]).
-    RateLimited,
+    RateLimited => "REDVOTE_RATE_LIMITED",
     /// The user or channel is on the campaign's deny list.
-    Denied,
+    Denied => "REDVOTE_DENIED",
     /// A write that would take a score beyond the range doubles hold exactly.
-    OutOfRange,
+    OutOfRange => "REDVOTE_OUT_OF_RANGE",
     /// Redis refused a command inside a script, or the script hit a bug.
-    Internal,
+    Internal => "REDVOTE_INTERNAL",
 }
 
 impl Code {
-    /// Every code, in declaration order.
-    pub const ALL: [Code; 22] = [
-        Code::Usage,
-        Code::InvalidUser,
-        Code::InvalidId,
-        Code::InvalidText,
-        Code::InvalidNumber,
-        Code::InvalidVote,
-        Code::InvalidOrder,
-        Code::InvalidGroup,
-        Code::InvalidConfig,
-        Code::ConfigLocked,
-        Code::UnknownArticle,
-        Code::VotingClosed,
-        Code::InvalidName,
-        Code::UnknownCampaign,
-        Code::UnknownBoard,
-        Code::UnknownOption,
-        Code::CampaignClosed,
-        Code::InvalidPeriod,
-        Code::RateLimited,
-        Code::Denied,
-        Code::OutOfRange,
-        Code::Internal,
-    ];
-
-    /// The wire form, e.g. `REDVOTE_UNKNOWN_ARTICLE`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::Usage => "REDVOTE_USAGE",
-            Code::InvalidUser => "REDVOTE_INVALID_USER",
-            Code::InvalidId => "REDVOTE_INVALID_ID",
-            Code::InvalidText => "REDVOTE_INVALID_TEXT",
-            Code::InvalidNumber => "REDVOTE_INVALID_NUMBER",
-            Code::InvalidVote => "REDVOTE_INVALID_VOTE",
-            Code::InvalidOrder => "REDVOTE_INVALID_ORDER",
-            Code::InvalidGroup => "REDVOTE_INVALID_GROUP",
-            Code::InvalidConfig => "REDVOTE_INVALID_CONFIG",
-            Code::ConfigLocked => "REDVOTE_CONFIG_LOCKED",
-            Code::UnknownArticle => "REDVOTE_UNKNOWN_ARTICLE",
-            Code::VotingClosed => "REDVOTE_VOTING_CLOSED",
-            Code::InvalidName => "REDVOTE_INVALID_NAME",
-            Code::UnknownCampaign => "REDVOTE_UNKNOWN_CAMPAIGN",
-            Code::UnknownBoard => "REDVOTE_UNKNOWN_BOARD",
-            Code::UnknownOption => "REDVOTE_UNKNOWN_OPTION",
-            Code::CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
-            Code::InvalidPeriod => "REDVOTE_INVALID_PERIOD",
-            Code::RateLimited => "REDVOTE_RATE_LIMITED",
-            Code::Denied => "REDVOTE_DENIED",
-            Code::OutOfRange => "REDVOTE_OUT_OF_RANGE",
-            Code::Internal => "REDVOTE_INTERNAL",
-        }
-    }
-
     /// The code for a wire form, if it is one of ours.
     pub fn parse(code: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.as_str() == code)

@@ -1,20 +1,89 @@
-#![doc = include_str!("../README.md")]
+//! Atomic voting and ranking for Redis: one Lua script per operation, run
+//! through a thin driver.
+//!
+//! Two systems share the driver:
+//! - [`Site`]: the article-voting site of "Redis in Action" chapter 1 (post,
+//!   vote/downvote/retract, pages by score, time, hot or best, groups), over
+//!   the seeds' own keys;
+//! - [`Campaign`]: campaign leaderboards (period boards, weighted votes,
+//!   carry-over, tie rules, unique participants, rank queries, batch votes,
+//!   rate limits).
+//!
+//! Every method returns a [`Call`], plain data: nothing is sent until
+//! [`Call::run`] (sync) or [`Call::run_async`] (async, feature `async`), or
+//! until it joins a [`redis::Pipeline`] ([`Call::add_to`], then
+//! [`Call::decode`]). A call is one `EVALSHA` that validates every argument
+//! and stored value before its first write, so a refused call writes
+//! nothing; the driver recovers from `NOSCRIPT` by itself.
+//!
+//! ```
+//! use redvote::{Campaign, Paging, Site, View};
+//!
+//! let vote = Site::default().vote("user:2", "7");
+//! assert_eq!(vote.to_string().split(' ').next(), Some("EVALSHA"));
+//! let top = Campaign::new("spring").top(&["stars"], &View::shown("day"), Paging::top(10));
+//! assert_eq!(top.key(), "{c:spring}:campaign");
+//! ```
+//!
+//! # Errors
+//! A script refuses with a stable code (`REDVOTE_UNKNOWN_ARTICLE ...`),
+//! read as [`Error::Script`] with a [`Code`], or [`Error::RateLimited`] with
+//! the rule, the retry time and what each rule leaves. [`Error::Redis`] is
+//! the connection's own error (a Redis that is down).
+//!
+//! # Redis Cluster
+//! Every script takes exactly one key, the root of its site
+//! (`<prefix>article:`) or campaign (`<ns>campaign`), and derives the other
+//! keys from that prefix: a hash-tagged prefix (`{site1}:`; campaigns get
+//! `{c:<name>}:` by default) keeps a call in one slot. An untagged prefix on
+//! a cluster is refused by Redis, possibly after a first write.
+//!
+//! # Features
+//! - `async` (default): [`Call::run_async`] on redis-rs's tokio connections.
+//!   Without it the crate compiles no tokio.
+//! - `cli` (default): the `redvote` binary (clap); turns on `testing`.
+//! - `testing`: [`testing`], a throwaway `redis-server` and the seeds'
+//!   naive flow, for tests, demos and the benchmark; not a stable API.
+//!
+//! Library users who want neither the CLI nor tokio:
+//! `redvote = { version = "0.1", default-features = false }`.
+//!
+//! # Layout
+//! - [`site`]: the article site: [`Site`], its values and results, their
+//!   decoding.
+//! - [`campaign`]: campaigns: [`Campaign`], settings, values and results,
+//!   their decoding.
+//! - [`call`]: [`Call`], one prepared script invocation.
+//! - [`reply`]: [`reply::Reply`], how results are read from replies (and
+//!   `redis::FromRedisValue` for them).
+//! - [`error`]: [`Code`], the one table of script error codes, and [`Error`].
+//! - [`scripts`]: the embedded Lua (`lua/<op>.lua`, assembled from
+//!   `lua/src/`), their SHA1s, `SCRIPT LOAD` of all.
+//! - [`testing`] (feature `testing`): dev-only helpers.
+//!
+//! Every public type of [`site`] and [`campaign`] is also re-exported at the
+//! crate root; the README (repository front page) has the CLI, the
+//! `redis-cli` forms of every script and the benchmark.
 #![warn(missing_docs)]
 
 pub mod call;
 pub mod campaign;
 pub mod error;
-pub mod model;
+#[cfg(test)]
+mod headers;
+pub mod reply;
 pub mod scripts;
-pub mod server;
 pub mod site;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod words;
 
 pub use call::Call;
-pub use campaign::{Campaign, CampaignSettings, Kind, Period, Ties};
+pub use campaign::*;
 pub use error::{Code, Error, RateLimited, Result};
-pub use model::{
-    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Vote, VoteOutcome,
-};
-pub use server::TempServer;
-pub use site::Site;
-pub mod seed;
+pub use site::*;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,7 +1,11 @@
 //! The Lua scripts, embedded from `lua/` at compile time.
 //!
-//! Every operation is one file `lua/<name>.lua` taking exactly one key, the
-//! site root `<prefix>article:`. Each becomes a [`redis::Script`], whose
+//! Every operation is one file `lua/<name>.lua` taking exactly one key: the
+//! site root `<prefix>article:` for the article site's scripts, the campaign
+//! root `<ns>campaign` for the `campaign_*` ones. Those files are assembled
+//! from the editable sources in `lua/src/` (see `assemble.rs`, a test-only
+//! module) and committed, so `redis-cli --eval lua/<name>.lua` runs them as
+//! they are. Each becomes a [`redis::Script`], whose
 //! `invoke` sends `EVALSHA` and, on `NOSCRIPT`, loads the source and retries,
 //! so a server restart or a `SCRIPT FLUSH` is invisible to callers. The
 //! SHA1s listed here are the ones `redis-cli EVALSHA` takes.
@@ -90,6 +94,7 @@ pub fn load_all(con: &mut dyn redis::ConnectionLike) -> redis::RedisResult<Vec<(
 }
 
 /// Async twin of [`load_all`].
+#[cfg(feature = "async")]
 pub async fn load_all_async<C: redis::aio::ConnectionLike>(
     con: &mut C,
 ) -> redis::RedisResult<Vec<(String, String)>> {
@@ -104,7 +109,7 @@ pub async fn load_all_async<C: redis::aio::ConnectionLike>(
 mod tests {
     use super::*;
 
-    /// The operations [`crate::Site`] calls.
+    /// The operations [`crate::Site`] and [`crate::Campaign`] call.
     const OPERATIONS: [&str; 16] = [
         "article",
         "campaign_around",

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry, Voter};
-use redvote::{Campaign, Kind};
+use redvote::{Campaign, Kind, Neighbourhood, Paging, View};
 
 use crate::{print, Global};
 
@@ -24,13 +24,19 @@ pub struct CampaignArgs {
 }
 
 #[derive(Args, Debug)]
-struct View {
+struct ViewArgs {
     /// real (one per vote) or shown (weighted, imported, carried)
     #[arg(long, default_value = "shown")]
     kind: Kind,
     /// hour, day, week, month (the current one), total, or a name such as day:2026-03-17
     #[arg(long, default_value = "total")]
     period: String,
+}
+
+impl ViewArgs {
+    fn view(&self) -> View {
+        View::new(self.kind, self.period.clone())
+    }
 }
 
 /// Who votes, for rate limits.
@@ -116,7 +122,7 @@ enum CampaignCommand {
         #[arg(required = true)]
         boards: Vec<String>,
         #[command(flatten)]
-        view: View,
+        view: ViewArgs,
         /// Page number, from 1
         #[arg(long, default_value_t = 1)]
         page: u32,
@@ -132,7 +138,7 @@ enum CampaignCommand {
         #[arg(required = true)]
         members: Vec<String>,
         #[command(flatten)]
-        view: View,
+        view: ViewArgs,
     },
     /// The members around one member, its percentile and page
     Around {
@@ -141,7 +147,7 @@ enum CampaignCommand {
         /// Member
         member: String,
         #[command(flatten)]
-        view: View,
+        view: ViewArgs,
         /// Window size
         #[arg(long, default_value_t = 5)]
         window: u32,
@@ -238,7 +244,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             per_page,
         } => {
             let names: Vec<&str> = boards.iter().map(String::as_str).collect();
-            let call = campaign.top(&names, view.kind, &view.period, *page, *per_page);
+            let call = campaign.top(&names, &view.view(), Paging::new(*page, *per_page));
             let pages = call.run(&mut g.connect()?)?;
             print(g, &pages, |pages| {
                 pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
@@ -250,7 +256,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             view,
         } => {
             let names: Vec<&str> = members.iter().map(String::as_str).collect();
-            let call = campaign.standing(board, view.kind, &view.period, &names);
+            let call = campaign.standing(board, &view.view(), &names);
             let standings = call.run(&mut g.connect()?)?;
             print(g, &standings, |all| {
                 let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
@@ -280,7 +286,12 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             window,
             per_page,
         } => {
-            let call = campaign.around(board, view.kind, &view.period, member, *window, *per_page);
+            let call = campaign.around(
+                board,
+                &view.view(),
+                member,
+                Neighbourhood::new(*window, *per_page),
+            );
             let around = call.run(&mut g.connect()?)?;
             print(g, &around, |a| {
                 let mut out = format!(

@@ -4,7 +4,8 @@
 //! `--prefix`.
 
 use anyhow::{Context, Result};
-use redvote::{Order, Site, TempServer};
+use redvote::testing::TempServer;
+use redvote::{Order, Site};
 
 use crate::{connect, print_page, Global};
 

@@ -7,7 +7,7 @@
 use anyhow::{bail, ensure, Result};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Commands};
-use redvote::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
+use redvote::testing::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
 use redvote::{Vote, VoteOutcome};
 
 use super::scenario::{Ctx, Input};
@@ -208,7 +208,11 @@ pub(super) fn seeds_page_sync(
     page: u32,
 ) -> Result<Vec<SeedArticle>> {
     if ctx.seeds_layout {
-        return Ok(redvote::seed::get_articles(con, page as isize, "score:")?);
+        return Ok(redvote::testing::seed::get_articles(
+            con,
+            page as isize,
+            "score:",
+        )?);
     }
     let start = (page as isize - 1) * PER_PAGE as isize;
     let ids: Vec<String> = con.zrevrange(&ctx.score_key, start, start + PER_PAGE as isize - 1)?;

@@ -5,7 +5,8 @@
 
 use anyhow::{ensure, Context, Result};
 use redis::{Commands, ConnectionAddr};
-use redvote::{Site, TempServer};
+use redvote::testing::TempServer;
+use redvote::Site;
 use serde::Serialize;
 
 use super::measure::{round, server_cpu};

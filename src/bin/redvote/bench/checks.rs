@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, ensure, Context, Result};
 use redis::Commands;
 use redvote::campaign::Window;
-use redvote::seed::VOTE_SCORE;
+use redvote::testing::seed::VOTE_SCORE;
 use redvote::{Order, Period};
 use serde::Serialize;
 

@@ -22,7 +22,7 @@
 //!   SADD `voted:ID`, ZINCRBY `score:`, HINCRBY `article:ID votes`: 4 round
 //!   trips, not atomic (two clients can interleave: it is the baseline, not
 //!   a recommendation). The 1-connection run calls
-//!   [`redvote::seed::article_vote`] itself when the prefix is empty;
+//!   [`redvote::testing::seed::article_vote`] itself when the prefix is empty;
 //!   otherwise, and for the tasks, a twin in `article.rs` sends the same
 //!   commands with prefixed keys (members stay `article:ID`). The tasks share
 //!   one multiplexed connection, as a redis-rs backend would (`--dedicated`:
@@ -289,8 +289,9 @@ use anyhow::{ensure, Context, Result};
 use clap::Args;
 use redis::aio::MultiplexedConnection;
 use redis::Commands;
-use redvote::seed::VOTE_SCORE;
-use redvote::{Site, TempServer};
+use redvote::testing::seed::VOTE_SCORE;
+use redvote::testing::TempServer;
+use redvote::Site;
 
 use campaign::{
     CampaignNames, CAMPAIGN_BOARD, CAMPAIGN_CARRY, CAMPAIGN_OFFSET, CAMPAIGN_OPTIONS,

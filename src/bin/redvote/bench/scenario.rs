@@ -258,7 +258,7 @@ pub(super) fn op_sync(
     match (s.op, s.flow) {
         (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => {
             let counted = if ctx.seeds_layout {
-                redvote::seed::article_vote(con, &input.user, &a.member, input.now)?
+                redvote::testing::seed::article_vote(con, &input.user, &a.member, input.now)?
             } else {
                 seeds_vote_sync(ctx, con, a, &input.user, input.now)?
             };

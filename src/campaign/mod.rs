@@ -1,0 +1,207 @@
+//! [`Campaign`]: the campaign leaderboards of seed 002 (period boards,
+//! weighted votes, carry-over, unique participants, rank queries, batch
+//! votes), one atomic script call per operation.
+//!
+//! A campaign lives in one namespace, `{c:<name>}:` by default, whose hash
+//! tag puts every key of the campaign in one Redis Cluster slot. Every script
+//! gets one key, the campaign root `<ns>campaign` (its settings hash), and
+//! derives the others from `<ns>`:
+//!
+//! | key | content |
+//! | --- | --- |
+//! | `<ns>campaign` | hash: `offset` (seconds east of UTC), `start`, `end`, `updated` |
+//! | `<ns>boards` | set of board names |
+//! | `<ns>board:B` | hash: `periods`, `ties`, `carry`, `decimals`, `keep_<period>` |
+//! | `<ns>weights:B` | hash: option -> weight (the board's options) |
+//! | `<ns>option:B:O` | hash: the option's display data |
+//! | `<ns>b:B:real:P`, `<ns>b:B:shown:P` | zsets: the period boards (P = `hour:2026-03-17T12`, `day:2026-03-17`, `week:2026-W12`, `month:2026-03`, `total`) |
+//! | `<ns>f:B:real:P`, `<ns>f:B:shown:P` | zsets: "first" tie order (boards with `ties = first`) |
+//! | `<ns>periods:B` | zset: the period names the board wrote -> their expiry (0: kept) |
+//! | `<ns>initial:B` | hash: imported votes per option |
+//! | `<ns>hll`, `<ns>hll:B:O` | HyperLogLogs of participants |
+//! | `<ns>seq` | vote sequence counter ("first" ties) |
+
+mod model;
+mod reply;
+mod settings;
+
+pub use model::{
+    Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
+    Participants, Period, PeriodScore, Standing, Ties, View, Voter,
+};
+pub use settings::{
+    BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
+    Window,
+};
+
+use crate::call::Call;
+
+/// One campaign: its namespace and, on the test/import path only, a fixed
+/// clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Campaign {
+    ns: String,
+    root: String,
+    at: Option<u64>,
+}
+
+impl Campaign {
+    /// The campaign `name` in the namespace `{c:<name>}:` (one cluster slot).
+    pub fn new(name: &str) -> Self {
+        Self::with_namespace(format!("{{c:{name}}}:"))
+    }
+
+    /// A campaign under an explicit namespace (keep a hash tag in it for
+    /// Redis Cluster).
+    pub fn with_namespace(ns: impl Into<String>) -> Self {
+        let ns = ns.into();
+        let root = format!("{ns}campaign");
+        Campaign { ns, root, at: None }
+    }
+
+    /// Test/import path: the same campaign with every call at Unix time
+    /// `time` instead of the server's clock.
+    pub fn at(&self, time: u64) -> Self {
+        Campaign {
+            at: Some(time),
+            ..self.clone()
+        }
+    }
+
+    /// The namespace.
+    pub fn namespace(&self) -> &str {
+        &self.ns
+    }
+
+    /// The root key every script takes as `KEYS[1]`: `<ns>campaign`.
+    pub fn root_key(&self) -> &str {
+        &self.root
+    }
+
+    fn time_arg(&self) -> String {
+        self.at.map(|t| t.to_string()).unwrap_or_default()
+    }
+
+    /// Create or update the campaign, its boards, options and settings.
+    pub fn configure(&self, settings: &CampaignSettings) -> Call<Configured> {
+        let json = serde_json::to_string(settings).expect("settings serialize");
+        Call::new("campaign_configure", &self.root, vec![json])
+    }
+
+    /// `user` votes for each (board, option) pair, all or nothing.
+    pub fn vote(&self, user: &str, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
+        self.vote_by(&Voter::new(user), pairs)
+    }
+
+    /// A vote with its rate-limit context (channel, device, cost). A refusal
+    /// is [`crate::Error::RateLimited`] or `Code::Denied`; nothing is written.
+    pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
+        let mut args = voter.args(self.time_arg());
+        args.push(voter.cost.to_string());
+        args.extend(flat(pairs));
+        Call::new("campaign_vote", &self.root, args)
+    }
+
+    /// Set the imported (starting) shown votes of options of `board`:
+    /// `(option, votes)` with votes a decimal string. Idempotent.
+    pub fn import(&self, board: &str, votes: &[(&str, &str)]) -> Call<Imported> {
+        let mut args = vec![board.to_string(), self.time_arg()];
+        args.extend(flat(votes));
+        Call::new("campaign_import", &self.root, args)
+    }
+
+    /// One page of each of `boards` (1..=20), in `view`.
+    pub fn top(&self, boards: &[&str], view: &View, paging: Paging) -> Call<Vec<BoardPage>> {
+        let mut args = vec![
+            view.kind.as_str().to_string(),
+            view.period.clone(),
+            paging.page.to_string(),
+            paging.per_page.to_string(),
+            self.time_arg(),
+        ];
+        args.extend(strings(boards));
+        Call::new("campaign_top", &self.root, args)
+    }
+
+    /// Rank, score, the member ahead and the gap, and last period's rank and
+    /// score, for each of `members` (1..=100) of `board` in `view`.
+    pub fn standing(&self, board: &str, view: &View, members: &[&str]) -> Call<Vec<Standing>> {
+        let mut args = self.board_args(board, view);
+        args.extend(strings(members));
+        Call::new("campaign_standing", &self.root, args)
+    }
+
+    /// The members of `board` around `member` in `view`: its rank,
+    /// percentile and page, and the board's size and page count.
+    pub fn around(
+        &self,
+        board: &str,
+        view: &View,
+        member: &str,
+        near: Neighbourhood,
+    ) -> Call<Around> {
+        let mut args = self.board_args(board, view);
+        args.extend([
+            member.to_string(),
+            near.window.to_string(),
+            near.per_page.to_string(),
+        ]);
+        Call::new("campaign_around", &self.root, args)
+    }
+
+    /// board, kind, period, time: the ARGV standing and around start with.
+    fn board_args(&self, board: &str, view: &View) -> Vec<String> {
+        vec![
+            board.to_string(),
+            view.kind.as_str().to_string(),
+            view.period.clone(),
+            self.time_arg(),
+        ]
+    }
+
+    /// How many votes each rate-limit rule leaves `voter` now, spending
+    /// nothing; rules that count per option need the `pairs` to look at.
+    pub fn limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<LimitLeft>> {
+        Call::new(
+            "campaign_limits",
+            &self.root,
+            self.limits_args("peek", voter, pairs),
+        )
+    }
+
+    /// Admin: delete `voter`'s counters of every rule that counts per user
+    /// (the current windows and rolling state). Returns how many were deleted.
+    pub fn reset_limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<u64> {
+        Call::new(
+            "campaign_limits",
+            &self.root,
+            self.limits_args("reset", voter, pairs),
+        )
+    }
+
+    /// `campaign_limits.lua`'s arguments: mode, user, time, channel, device, pairs.
+    fn limits_args(&self, mode: &str, voter: &Voter, pairs: &[(&str, &str)]) -> Vec<String> {
+        let mut args = vec![mode.to_string()];
+        args.extend(voter.args(self.time_arg()));
+        args.extend(flat(pairs));
+        args
+    }
+
+    /// Unique participants of the campaign and of `options` of `board`.
+    pub fn participants(&self, board: &str, options: &[&str]) -> Call<Participants> {
+        let mut args = vec![board.to_string()];
+        args.extend(strings(options));
+        Call::new("campaign_participants", &self.root, args)
+    }
+}
+
+/// Pairs as the flat `a, b, a, b, ...` arguments the scripts take.
+fn flat<'a>(pairs: &'a [(&str, &str)]) -> impl Iterator<Item = String> + 'a {
+    pairs
+        .iter()
+        .flat_map(|(a, b)| [a.to_string(), b.to_string()])
+}
+
+fn strings<'a>(items: &'a [&str]) -> impl Iterator<Item = String> + 'a {
+    items.iter().map(|s| s.to_string())
+}

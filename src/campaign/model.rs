@@ -1,0 +1,300 @@
+//! A campaign's values: board kinds, periods and tie rules, the views and
+//! pages a query asks for, who votes, and the typed results of every
+//! operation (read from their replies in `reply.rs`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::words::words;
+
+/// Real boards count votes; shown boards count weighted votes, imported
+/// votes and carry-over (what a campaign page displays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// One per vote.
+    Real,
+    /// Weight per vote, plus imported votes and carry-over.
+    #[default]
+    Shown,
+}
+
+/// A calendar period a board may keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Period {
+    /// `hour:2026-03-17T12`.
+    Hour,
+    /// `day:2026-03-17`.
+    Day,
+    /// `week:2026-W12` (ISO-8601: Monday start, week 1 holds January 4th).
+    Week,
+    /// `month:2026-03`.
+    Month,
+    /// `total`: the whole campaign.
+    Total,
+}
+
+/// How equal scores rank on a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ties {
+    /// Redis' order: equal scores by member name, descending.
+    Name,
+    /// Equal scores share the rank, the next skips: 1, 2, 2, 4.
+    #[default]
+    Competition,
+    /// Equal scores share the rank, no gap: 1, 2, 2, 3.
+    Dense,
+    /// Who reached the score first ranks first (exact for every score:
+    /// the order is kept in a side zset of vote sequence numbers).
+    First,
+}
+
+words!(Kind { Real => "real", Shown => "shown" });
+words!(Period { Hour => "hour", Day => "day", Week => "week", Month => "month", Total => "total" });
+words!(Ties { Name => "name", Competition => "competition", Dense => "dense", First => "first" });
+
+/// What [`crate::Campaign::configure`] touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Configured {
+    /// Boards created or updated.
+    pub boards: u64,
+    /// Options created or updated.
+    pub options: u64,
+}
+
+/// A score on one period's shown board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodScore {
+    /// Period name (`day:2026-03-17`, `total`, ...).
+    pub period: String,
+    /// Score with the board's decimals.
+    pub score: String,
+}
+
+/// The result of one (board, option) pair of a vote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ballot {
+    /// Board.
+    pub board: String,
+    /// Option.
+    pub option: String,
+    /// The new shown score in every period the board keeps.
+    pub shown: Vec<PeriodScore>,
+}
+
+/// One ranked member of a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The option.
+    pub member: String,
+    /// Score with the board's decimals (0 on real boards).
+    pub score: String,
+    /// 1-based rank under the board's tie rule.
+    pub rank: u64,
+}
+
+/// One page of one board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardPage {
+    /// Board.
+    pub board: String,
+    /// The period read.
+    pub period: String,
+    /// Members on the board.
+    pub size: u64,
+    /// This page, best first.
+    pub entries: Vec<Entry>,
+}
+
+/// Where a member stands on a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Standing {
+    /// The option.
+    pub member: String,
+    /// 1-based rank (None: not on the board).
+    pub rank: Option<u64>,
+    /// Score.
+    pub score: Option<String>,
+    /// The member just ahead in the board's order (None for the leader).
+    pub ahead: Option<String>,
+    /// How far ahead it is (0 when tied).
+    pub gap: Option<String>,
+    /// Rank in the previous period (None for `total` or when absent).
+    pub previous_rank: Option<u64>,
+    /// Score in the previous period.
+    pub previous_score: Option<String>,
+}
+
+/// The neighbourhood of a member on a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Around {
+    /// Members on the board.
+    pub size: u64,
+    /// Pages at the asked page size.
+    pub pages: u64,
+    /// The member's rank (None: not on the board).
+    pub rank: Option<u64>,
+    /// Share of the board scoring strictly below the member, percent with 2 decimals.
+    pub percentile: Option<String>,
+    /// The page the member is on.
+    pub page: Option<u64>,
+    /// The window of members around it, in board order.
+    pub window: Vec<Entry>,
+}
+
+/// Unique participants.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Participants {
+    /// Of the whole campaign.
+    pub campaign: u64,
+    /// Of each asked option: (option, participants).
+    pub options: Vec<(String, u64)>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Imported {
+    /// Options whose imported amount changed.
+    pub changed: u64,
+    /// Options already at the asked amount.
+    pub unchanged: u64,
+}
+
+/// Who votes, for rate limits: the user and the vote's context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Voter<'a> {
+    /// The user (1..256 bytes).
+    pub user: &'a str,
+    /// Traffic source (a partner channel may have extra allowance).
+    pub channel: Option<&'a str>,
+    /// Device type (`pc`, `mobile`, ...), counted apart by rules `by` device.
+    pub device: Option<&'a str>,
+    /// What the vote spends of each limit (1..=1000).
+    pub cost: u32,
+}
+
+impl<'a> Voter<'a> {
+    /// A voter with no channel or device, spending 1.
+    pub fn new(user: &'a str) -> Self {
+        Voter {
+            user,
+            channel: None,
+            device: None,
+            cost: 1,
+        }
+    }
+
+    /// The same voter coming through `channel` (a partner channel may have
+    /// extra allowance).
+    pub fn channel(self, channel: &'a str) -> Self {
+        Voter {
+            channel: Some(channel),
+            ..self
+        }
+    }
+
+    /// The same voter on device type `device`.
+    pub fn device(self, device: &'a str) -> Self {
+        Voter {
+            device: Some(device),
+            ..self
+        }
+    }
+
+    /// The same voter spending `cost` of each limit.
+    pub fn cost(self, cost: u32) -> Self {
+        Voter { cost, ..self }
+    }
+
+    /// user, time, channel, device: the ARGV the vote and the limit
+    /// scripts both start with (the vote adds the cost).
+    pub(super) fn args(&self, time: String) -> Vec<String> {
+        vec![
+            self.user.to_string(),
+            time,
+            self.channel.unwrap_or_default().to_string(),
+            self.device.unwrap_or_default().to_string(),
+        ]
+    }
+}
+
+/// What one rate-limit counter leaves a voter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitLeft {
+    /// The rule.
+    pub rule: String,
+    /// Votes it still allows now.
+    pub remaining: i64,
+    /// Seconds until its window resets (-1: never within the campaign).
+    pub reset_in: i64,
+}
+
+/// Which board a query reads: real or shown, and the period: `"day"` (the
+/// current day; likewise `"hour"`, `"week"`, `"month"`), `"total"`, or a
+/// named period such as `"day:2026-03-17"`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct View {
+    /// Real or shown scores.
+    pub kind: Kind,
+    /// The period selector.
+    pub period: String,
+}
+
+impl View {
+    /// A view of `kind` boards for `period`.
+    pub fn new(kind: Kind, period: impl Into<String>) -> Self {
+        View {
+            kind,
+            period: period.into(),
+        }
+    }
+
+    /// The shown boards (weights, imported votes, carry) for `period`.
+    pub fn shown(period: impl Into<String>) -> Self {
+        View::new(Kind::Shown, period)
+    }
+
+    /// The real boards (one per vote) for `period`.
+    pub fn real(period: impl Into<String>) -> Self {
+        View::new(Kind::Real, period)
+    }
+}
+
+/// Which page of a ranking: 1-based `page` of `per_page` (1..=100) members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Paging {
+    /// 1-based page number.
+    pub page: u32,
+    /// Members per page, 1..=100.
+    pub per_page: u32,
+}
+
+impl Paging {
+    /// Page `page` of `per_page` members.
+    pub fn new(page: u32, per_page: u32) -> Self {
+        Paging { page, per_page }
+    }
+
+    /// The first `per_page` members: the top.
+    pub fn top(per_page: u32) -> Self {
+        Paging::new(1, per_page)
+    }
+}
+
+/// What [`crate::Campaign::around`] returns around a member: `window`
+/// members (1..=101) centred on it, and its page number at `per_page`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Neighbourhood {
+    /// Members in the window, the member included.
+    pub window: u32,
+    /// The page size the member's page number is counted in (1..=100).
+    pub per_page: u32,
+}
+
+impl Neighbourhood {
+    /// `window` members around the member, its page counted at `per_page`.
+    pub fn new(window: u32, per_page: u32) -> Self {
+        Neighbourhood { window, per_page }
+    }
+}

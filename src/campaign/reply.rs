@@ -1,0 +1,129 @@
+//! How each campaign result is read from its script's reply (the shapes are
+//! documented in each script's header, `Output:`).
+
+use redis::Value;
+
+use super::model::{
+    Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
+    Standing,
+};
+use crate::reply::{
+    count, get, int, items, list, opt_count, opt_text, reply_type, text, Reply, Shape,
+};
+
+fn entries(v: Value) -> Shape<Vec<Entry>> {
+    list(v, |e| {
+        Ok(Entry {
+            member: text(get(&e, 0)?)?,
+            score: text(get(&e, 1)?)?,
+            rank: count(get(&e, 2)?)?,
+        })
+    })
+}
+
+/// A list of results, each read by its element type.
+macro_rules! reply_list {
+    ($($ty:ty),+) => {$(
+        impl Reply for Vec<$ty> {
+            type Context = ();
+            fn from_reply(v: Value, _: &()) -> Shape<Self> {
+                items(v)?.into_iter().map(|i| <$ty as Reply>::from_reply(i, &())).collect()
+            }
+        }
+    )+};
+}
+reply_list!(Ballot, BoardPage, Standing, LimitLeft);
+
+reply_type! {
+    // `campaign_configure.lua`: `{ "boards", n, "options", n }`.
+    Configured => |v| {
+        let items = items(v)?;
+        Ok(Configured {
+            boards: count(get(&items, 1)?)?,
+            options: count(get(&items, 3)?)?,
+        })
+    };
+    // `campaign_vote.lua`, per pair: `{ board, option, { period, score, ... } }`.
+    Ballot => |v| {
+        let pair = items(v)?;
+        let scores = items(get(&pair, 2)?.clone())?;
+        Ok(Ballot {
+            board: text(get(&pair, 0)?)?,
+            option: text(get(&pair, 1)?)?,
+            shown: scores
+                .chunks(2)
+                .map(|c| {
+                    Ok(PeriodScore {
+                        period: text(get(c, 0)?)?,
+                        score: text(get(c, 1)?)?,
+                    })
+                })
+                .collect::<Shape<_>>()?,
+        })
+    };
+    // `campaign_import.lua`: `{ changed, unchanged }`.
+    Imported => |v| {
+        let items = items(v)?;
+        Ok(Imported {
+            changed: count(get(&items, 0)?)?,
+            unchanged: count(get(&items, 1)?)?,
+        })
+    };
+    // `campaign_top.lua`, per board: `{ board, period, size, entries }`.
+    BoardPage => |v| {
+        let b = items(v)?;
+        Ok(BoardPage {
+            board: text(get(&b, 0)?)?,
+            period: text(get(&b, 1)?)?,
+            size: count(get(&b, 2)?)?,
+            entries: entries(get(&b, 3)?.clone())?,
+        })
+    };
+    // `campaign_standing.lua`, per member: `{ member, rank, score, ahead,
+    // gap, previous rank, previous score }`.
+    Standing => |v| {
+        let s = items(v)?;
+        Ok(Standing {
+            member: text(get(&s, 0)?)?,
+            rank: opt_count(get(&s, 1)?)?,
+            score: opt_text(get(&s, 2)?)?,
+            ahead: opt_text(get(&s, 3)?)?,
+            gap: opt_text(get(&s, 4)?)?,
+            previous_rank: opt_count(get(&s, 5)?)?,
+            previous_score: opt_text(get(&s, 6)?)?,
+        })
+    };
+    // `campaign_around.lua`: `{ size, pages, rank, percentile, page, window }`.
+    Around => |v| {
+        let a = items(v)?;
+        Ok(Around {
+            size: count(get(&a, 0)?)?,
+            pages: count(get(&a, 1)?)?,
+            rank: opt_count(get(&a, 2)?)?,
+            percentile: opt_text(get(&a, 3)?)?,
+            page: opt_count(get(&a, 4)?)?,
+            window: entries(get(&a, 5)?.clone())?,
+        })
+    };
+    // `campaign_limits.lua` (peek), per rule: `{ rule, remaining, reset_in }`.
+    LimitLeft => |v| {
+        let r = items(v)?;
+        Ok(LimitLeft {
+            rule: text(get(&r, 0)?)?,
+            remaining: int(get(&r, 1)?)?,
+            reset_in: int(get(&r, 2)?)?,
+        })
+    };
+    // `campaign_participants.lua`: `{ campaign, { option, count }, ... }`.
+    Participants => |v| {
+        let mut it = items(v)?.into_iter();
+        let campaign = count(&it.next().unwrap_or_default())?;
+        let options = it
+            .map(|o| {
+                let o = items(o)?;
+                Ok((text(get(&o, 0)?)?, count(get(&o, 1)?)?))
+            })
+            .collect::<Shape<_>>()?;
+        Ok(Participants { campaign, options })
+    };
+}
