@@ -1,11 +1,15 @@
-//! `redvote demo`: the site's whole flow in one command. Without `--url` it
+//! `redvote demo`: the site's whole flow, then a short campaign (configure,
+//! weighted votes with carry-over, a top and a standing), in one command.
+//! Without `--url` it
 //! runs on a throwaway `redis-server` (free loopback port, persistence off)
 //! that it stops on exit; with `--url` it writes to that server, under
 //! `--prefix`.
 
 use anyhow::{Context, Result};
 use redvote::testing::TempServer;
-use redvote::{Order, Site};
+use redvote::{
+    BoardSettings, Campaign, CampaignSettings, OptionSettings, Order, Paging, Period, Site, View,
+};
 
 use crate::{connect, print_page, Global};
 
@@ -104,5 +108,56 @@ pub fn run(g: &Global) -> Result<()> {
                 .run(&mut con)?,
         )?;
     }
+    campaign(&mut con, g, &say)
+}
+
+/// A campaign with one board: "stars", kept per day and in total, where a
+/// vote for "nova" counts 3 on the shown boards and half of each shown vote
+/// carries over to the next day.
+fn campaign(con: &mut redis::Connection, g: &Global, say: &dyn Fn(String)) -> Result<()> {
+    let campaign = Campaign::with_namespace(format!("{}{{c:demo}}:", g.prefix));
+    let board = BoardSettings::new(&[Period::Day, Period::Total])
+        .with_carry("0.5")
+        .with_options(&["orion", "vega"])
+        .with_option(
+            "nova",
+            OptionSettings::weighted(3).with_data(&[("name", "Nova")]),
+        );
+    let settings = CampaignSettings::new()
+        .with_offset("+08:00")
+        .with_board("stars", board);
+    campaign.configure(&settings).run(con)?;
+    say("\ncampaign demo: board stars (day and total, carry 0.5), nova weighs 3".to_string());
+    let votes = [
+        ("user:1", "orion"),
+        ("user:2", "orion"),
+        ("user:3", "vega"),
+        ("user:4", "orion"),
+        ("user:5", "nova"),
+    ];
+    for (user, option) in votes {
+        campaign.vote(user, &[("stars", option)]).run(con)?;
+    }
+    say("5 votes: orion 3, vega 1, nova 1 (shown 3)".to_string());
+    for kind in [View::real("total"), View::shown("total")] {
+        let top = campaign.top(&["stars"], &kind, Paging::top(3)).run(con)?;
+        let line: Vec<String> = top[0]
+            .entries
+            .iter()
+            .map(|e| format!("{}. {} {}", e.rank, e.member, e.score))
+            .collect();
+        say(format!("top ({} total): {}", kind.kind, line.join(", ")));
+    }
+    let standing = campaign
+        .standing("stars", &View::shown("day"), &["vega"])
+        .run(con)?;
+    let vega = &standing[0];
+    say(format!(
+        "vega today: rank {}, score {}, {} ahead by {}",
+        vega.rank.unwrap_or_default(),
+        vega.score.clone().unwrap_or_default(),
+        vega.ahead.clone().unwrap_or_default(),
+        vega.gap.clone().unwrap_or_default()
+    ));
     Ok(())
 }
