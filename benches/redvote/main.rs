@@ -335,7 +335,8 @@ use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
 /// redvote -- ...`.
 #[derive(Parser, Debug)]
 #[command(
-    name = "cargo bench --bench redvote --",
+    name = "redvote-bench",
+    bin_name = "cargo bench --bench redvote --",
     about = "Benchmark redvote against the seeds' client-side flow (run without --bench, as \
              `cargo test` does, it is a small smoke test instead)"
 )]
@@ -343,8 +344,9 @@ pub struct BenchArgs {
     /// Redis URL [default: a throwaway redis-server on a free loopback port]
     #[arg(long, env = "REDVOTE_URL")]
     pub url: Option<String>,
-    /// Key prefix of the bench's site with --url [default: redvote-bench:]
-    #[arg(long, default_value = "")]
+    /// Key prefix of everything the bench writes [default: none on the
+    /// throwaway server, redvote-bench: with --url]
+    #[arg(long, default_value = "", hide_default_value = true)]
     pub prefix: String,
     /// Machine-readable JSON output: one object on one line
     #[arg(long)]
