@@ -1,8 +1,9 @@
 //! [`TempServer`]: a throwaway `redis-server` on a free loopback port.
 //!
-//! Used by `redvote demo` and `redvote bench` when no `--url` is given, and by
-//! the test suite: persistence off, its own temporary directory, `DEBUG`
-//! enabled (for `DEBUG DIGEST`), killed when dropped.
+//! Used by `redvote demo` and the benchmark (`cargo bench --bench redvote`)
+//! when no `--url` is given, and by the test suite: persistence off, its own
+//! temporary directory, `DEBUG` enabled (for `DEBUG DIGEST`), killed when
+//! dropped.
 
 use std::io;
 use std::net::TcpListener;

@@ -3,7 +3,6 @@
 //! Exit codes: 0 on success, 1 on any error (a one-line message on stderr
 //! naming the problem), 2 on a command line clap rejects.
 
-mod bench;
 mod campaign;
 mod demo;
 
@@ -33,7 +32,7 @@ struct Cli {
 /// Options every command takes.
 #[derive(Args, Debug, Clone)]
 pub struct Global {
-    /// Redis URL [default: redis://127.0.0.1:6379; demo and bench start a throwaway server instead]
+    /// Redis URL [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
     #[arg(long, env = "REDVOTE_URL", global = true)]
     pub url: Option<String>,
     /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
@@ -125,8 +124,6 @@ enum Command {
     Demo,
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
-    /// Benchmark redvote against the seeds' client-side flow
-    Bench(bench::BenchArgs),
 }
 
 #[derive(Args, Debug)]
@@ -326,7 +323,6 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Demo => demo::run(g),
         Command::Campaign(args) => campaign::run(g, &args),
-        Command::Bench(args) => bench::run(g, &args),
     }
 }
 

@@ -2,6 +2,8 @@
 //! module above), the ratios with their targets, the human table, and the
 //! server's version and address as the report names them.
 
+use std::io::{self, Write};
+
 use anyhow::Result;
 use redis::ConnectionAddr;
 use redvote::campaign::LimitRule;
@@ -261,22 +263,26 @@ pub(super) fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
     ]
 }
 
-pub(super) fn print_human(r: &Report) {
+/// The human report: the table, the notes, the ratios and the checks.
+pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
     let place = if r.throwaway {
         "throwaway server"
     } else {
         "server"
     };
-    println!(
+    writeln!(
+        out,
         "redvote bench: redis {} ({place} {}, PING round trip p50 {} µs), prefix {:?}",
         r.redis_version, r.server, r.ping_p50_us, r.prefix
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{} articles; {} votes and {} page reads per scenario in {} interleaved rounds; {} tasks on {} tokio thread(s)",
         r.articles, r.ops, r.pages, r.rounds, r.tasks, r.threads
-    );
-    println!();
-    let line = |label: &str,
+    )?;
+    writeln!(out)?;
+    let line = |out: &mut W,
+                label: &str,
                 tasks: String,
                 conns: String,
                 ops: String,
@@ -287,11 +293,13 @@ pub(super) fn print_human(r: &Report) {
                 retries: String,
                 cpu: Option<f64>| {
         let cpu = cpu.map_or("-".to_string(), |c| format!("{c:.0}"));
-        println!(
+        writeln!(
+            out,
             "{label:<31} {tasks:>5} {conns:>8} {ops:>7} {rps:>8.0} {p50:>7} {p99:>7} {rt:>5} {retries:>7} {cpu:>9}"
-        );
+        )
     };
-    println!(
+    writeln!(
+        out,
         "{:<31} {:>5} {:>8} {:>7} {:>8} {:>7} {:>7} {:>5} {:>7} {:>9}",
         "scenario",
         "tasks",
@@ -303,11 +311,12 @@ pub(super) fn print_human(r: &Report) {
         "RT/op",
         "retries",
         "srv µs/op"
-    );
+    )?;
     for (i, row) in r.rows.iter().enumerate() {
         if row.op == "campaign" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("campaign") {
             let c = &r.campaign;
-            println!(
+            writeln!(
+                out,
                 "-- campaign vote: board {:?}, {} options of weight {}, periods {} at {}, \
                  carry {}: {} writes a vote",
                 c.board,
@@ -317,11 +326,12 @@ pub(super) fn print_human(r: &Report) {
                 c.offset,
                 c.carry,
                 c.writes_per_vote
-            );
+            )?;
         }
         if row.op == "limits" && r.rows.get(i.wrapping_sub(1)).map(|p| p.op) != Some("limits") {
             let l = &r.limits;
-            println!(
+            writeln!(
+                out,
                 "-- rate limits: 3 campaigns identical but for their limits: board {:?}, {} \
                  options of weight {}, periods {} at {}; new users, channel {}, device {}",
                 l.board,
@@ -331,9 +341,10 @@ pub(super) fn print_human(r: &Report) {
                 l.offset,
                 l.channels.join("|"),
                 l.devices.join("|")
-            );
+            )?;
         }
         line(
+            out,
             row.label,
             row.tasks.to_string(),
             row.connections_text(),
@@ -344,11 +355,12 @@ pub(super) fn print_human(r: &Report) {
             trim_float(row.round_trips_per_op),
             row.retries.to_string(),
             row.server_cpu_us_per_op,
-        );
+        )?;
     }
     let c = &r.ceiling;
     match (c.ops_per_sec, c.p50_us, c.p99_us) {
         (Some(rps), Some(p50), Some(p99)) => line(
+            out,
             "ceiling redis-benchmark EVALSHA",
             c.clients.to_string(),
             format!("{} own", c.clients),
@@ -360,25 +372,31 @@ pub(super) fn print_human(r: &Report) {
             "-".to_string(),
             c.server_cpu_us_per_op,
         ),
-        _ => println!(
+        _ => writeln!(
+            out,
             "{:<31} skipped: {}",
             "ceiling redis-benchmark",
             c.skipped.as_deref().unwrap_or("not run")
         ),
-    }
-    println!();
+    }?;
+    writeln!(out)?;
     let how = if r.dedicated {
         "every task has its own connection in every scenario (--dedicated)"
     } else {
         "(a), (c) and the page reads share one multiplexed connection (a redis-rs \
          backend's way); (b) has one connection per task (WATCH is per connection)"
     };
-    println!("conns: 1 sync = one redis::Connection, ops in sequence; with tasks, {how}.");
-    println!(
+    writeln!(
+        out,
+        "conns: 1 sync = one redis::Connection, ops in sequence; with tasks, {how}."
+    )?;
+    writeln!(
+        out,
         "RT/op: round trips per op (retried WATCH attempts included); srv µs/op: the server's \
          CPU time (INFO cpu) per op, network I/O included."
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "campaign: {} votes per scenario. (a) seed = the seed's one command per write, keys \
          computed client-side: 5 ZINCRBY real + 5 ZINCRBY shown + 4 ZINCRBY carry + 2 PFADD; \
          \"16 concurrent\" sends them all at once (the seed's parallel goroutines: join_all on a \
@@ -386,7 +404,7 @@ pub(super) fn print_human(r: &Report) {
          connection, votes in sequence), \"16 sequential\" one after the other on a sync \
          connection. (c) = one EVALSHA of campaign_vote.lua (atomic).",
         r.campaign.ops
-    );
+    )?;
     let rules_of = |n: usize| {
         r.limits
             .campaigns
@@ -401,7 +419,8 @@ pub(super) fn print_human(r: &Report) {
         .filter(|x| !four.contains(x))
         .map(describe_rule)
         .collect();
-    println!(
+    writeln!(
+        out,
         "limits: {} votes per scenario, one EVALSHA of campaign_vote.lua each, every one by a \
          new user (so no rule may refuse: a refusal fails the bench). 4 rules: {}; 8 rules: \
          those + {}.",
@@ -411,15 +430,16 @@ pub(super) fn print_human(r: &Report) {
             .collect::<Vec<_>>()
             .join(", "),
         extra.join(", ")
-    );
+    )?;
     if let Some(command) = &c.command {
-        println!("ceiling: {command}");
+        writeln!(out, "ceiling: {command}")?;
     }
-    println!();
-    println!(
+    writeln!(out)?;
+    writeln!(
+        out,
         "ratios (throughput: redvote's ops/s over the other's; limits cost: ops/s with 0 rules \
          over ops/s with 4 or 8, srv µs/op with them over without):"
-    );
+    )?;
     let width = r
         .ratios
         .iter()
@@ -440,19 +460,21 @@ pub(super) fn print_human(r: &Report) {
         };
         let pad = width - x.label.chars().count();
         let text = format!("  {}{:pad$}  {:>7}   {verdict}", x.label, "", value);
-        println!("{}", text.trim_end());
+        writeln!(out, "{}", text.trim_end())?;
     }
-    println!();
-    println!(
+    writeln!(out)?;
+    writeln!(
+        out,
         "checks: OK: {} articles hold {} votes = {} posts + {} votes cast; every article's \
          votes == |voted:ID| and score == time + 432 x votes",
         r.checks.articles, r.checks.votes_found, r.checks.articles, r.checks.votes_cast
-    );
+    )?;
     for (who, c) in [
         ("redvote", &r.checks.campaign.redvote),
         ("seed", &r.checks.campaign.seed),
     ] {
-        println!(
+        writeln!(
+            out,
             "checks: OK: campaign {who}: {} votes; real total {}, shown total {} (= {} x real); \
              every period kind's real boards sum to the votes, shown to weight + carry; {} \
              boards; {} participants (HyperLogLog)",
@@ -462,7 +484,7 @@ pub(super) fn print_human(r: &Report) {
             r.campaign.weight,
             c.boards,
             c.participants
-        );
+        )?;
     }
     for c in &r.checks.limits {
         let counters = match &c.day_counters {
@@ -476,7 +498,8 @@ pub(super) fn print_human(r: &Report) {
             Some(_) => String::new(),
             None => "; day counters not compared (the day changed)".to_string(),
         };
-        println!(
+        writeln!(
+            out,
             "checks: OK: limits {} rules: {} votes, every one passed; real total {}, shown total \
              {}, day boards likewise; {} counter keys{counters}",
             c.rules,
@@ -484,9 +507,9 @@ pub(super) fn print_human(r: &Report) {
             trim_float(c.real_total),
             trim_float(c.shown_total),
             c.counters
-        );
+        )?;
     }
-    println!("total {:.1} s", r.seconds);
+    writeln!(out, "total {:.1} s", r.seconds)
 }
 
 /// `redis_version` from INFO server.

@@ -1,5 +1,23 @@
-//! `redvote bench`: redvote's one-call operations against the seeds'
-//! client-side flow, on one Redis server, side by side.
+//! The redvote benchmark: redvote's one-call operations against the seeds'
+//! client-side flow, on one Redis server, side by side. A `cargo bench`
+//! target of its own (`harness = false`), kept out of the `redvote` binary.
+//!
+//! # How to run
+//!
+//! ```text
+//! cargo bench --bench redvote                     # the full run (about a minute)
+//! cargo bench --bench redvote -- --quick          # or --ops N: less
+//! cargo bench --bench redvote -- --json           # one JSON object
+//! cargo bench --bench redvote -- --help           # every option
+//! cargo test --bench redvote                      # the smoke run (seconds)
+//! ```
+//!
+//! `cargo bench` runs the binary with an extra `--bench` argument, which
+//! selects the benchmark: the options after `--` are parsed as [`BenchArgs`].
+//! Run without `--bench` (that is what `cargo test` does: `test = true` on
+//! the `[[bench]]`, the criterion convention), the binary is a smoke test
+//! instead: every scenario at a tiny size, the report and its checks
+//! asserted (see `smoke.rs`).
 //!
 //! # What runs
 //!
@@ -254,9 +272,9 @@
 //!
 //! # Modules
 //!
-//! This file holds the options, `run` and the round scheduler (`Bench`:
-//! setup, the interleaved rounds, each scenario's connections and tasks,
-//! the cleanup); the rest is in modules named for what they hold:
+//! This file holds the options, `main`, `run` and the round scheduler
+//! (`Bench`: setup, the interleaved rounds, each scenario's connections and
+//! tasks, the cleanup); the rest is in modules named for what they hold:
 //!
 //! * `scenario`: what a scenario is (op, flow, connections, its row's
 //!   names), the inputs of each op, and one op of each flow, sync and async;
@@ -270,7 +288,8 @@
 //! * `checks`: the consistency checks read back from the server, and what
 //!   they found;
 //! * `measure`: latency histograms, wall and server CPU time, the rows;
-//! * `report`: the report (the JSON object), the ratios and the table.
+//! * `report`: the report (the JSON object), the ratios and the table;
+//! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
 
 mod article;
 mod campaign;
@@ -280,13 +299,16 @@ mod limits;
 mod measure;
 mod report;
 mod scenario;
+mod smoke;
 
+use std::io::Write;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use clap::Args;
+use clap::Parser;
 use redis::aio::MultiplexedConnection;
 use redis::Commands;
 use redvote::testing::seed::VOTE_SCORE;
@@ -305,14 +327,31 @@ use limits::{
 };
 use measure::{round, server_cpu, Measure, Row};
 use report::{
-    print_human, ratios, redis_version, server_name, CampaignInfo, LimitsCampaign, LimitsInfo,
+    ratios, redis_version, server_name, write_human, CampaignInfo, LimitsCampaign, LimitsInfo,
     Report,
 };
 use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
 
-/// Benchmark options.
-#[derive(Args, Debug)]
+/// Benchmark options: the arguments after `--` of `cargo bench --bench
+/// redvote -- ...`.
+#[derive(Parser, Debug)]
+#[command(
+    name = "redvote-bench",
+    bin_name = "cargo bench --bench redvote --",
+    about = "Benchmark redvote against the seeds' client-side flow (run without --bench, as \
+             `cargo test` does, it is a small smoke test instead)"
+)]
 pub struct BenchArgs {
+    /// Redis URL [default: a throwaway redis-server on a free loopback port]
+    #[arg(long, env = "REDVOTE_URL")]
+    pub url: Option<String>,
+    /// Key prefix of everything the bench writes [default: none on the
+    /// throwaway server, redvote-bench: with --url]
+    #[arg(long, default_value = "", hide_default_value = true)]
+    pub prefix: String,
+    /// Machine-readable JSON output: one object on one line
+    #[arg(long)]
+    pub json: bool,
     /// Votes per vote scenario [default: 20000, 1000 with --quick]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub ops: Option<u64>,
@@ -352,6 +391,10 @@ pub struct BenchArgs {
     /// most one round per 500 votes
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub rounds: u64,
+    /// Passed by `cargo bench`: run the benchmark (without it, the binary
+    /// runs the smoke test)
+    #[arg(long, hide = true)]
+    pub bench: bool,
 }
 
 /// Prefix used with `--url` when `--prefix` is empty (never the seeds' keys).
@@ -361,9 +404,60 @@ const PINGS_PER_ROUND: u64 = 200;
 /// A reply slower than this fails the bench instead of hanging it.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `redvote bench`: run every scenario against one server (throwaway unless
-/// `--url`), check the data, print the table and ratios (or the JSON object).
-pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
+/// `cargo bench` passes `--bench`: the benchmark, its options parsed from the
+/// command line. Without it (`cargo test`): the smoke test.
+fn main() -> ExitCode {
+    if !std::env::args_os().skip(1).any(|a| a == "--bench") {
+        return smoke::main();
+    }
+    let args = BenchArgs::parse();
+    match run(&args).and_then(|report| print_report(&args, &report)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("redvote bench: {}", one_line(&err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The JSON object (one line) with `--json`, else the table and ratios.
+fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(report)?)?;
+    } else {
+        write_human(&mut out, report)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The error and its causes on one line, each cause once (redis-rs repeats
+/// its io source in its own message).
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line.replace('\n', " ")
+}
+
+/// A sync connection, with an error that names the URL.
+fn connect(url: &str) -> Result<redis::Connection> {
+    redis::Client::open(url)
+        .and_then(|c| c.get_connection())
+        .with_context(|| format!("cannot connect to Redis at {url}"))
+}
+
+/// Run every scenario against one server (throwaway unless `--url`), check
+/// the data, and return the report (the table and ratios, or the JSON object).
+fn run(args: &BenchArgs) -> Result<Report> {
     let started = Instant::now();
     let ops = args.ops.unwrap_or(if args.quick { 1000 } else { 20_000 });
     let pages = args.pages.unwrap_or((ops / 10).max(1));
@@ -374,22 +468,22 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
     let rounds = args.rounds.min(ops / 500).max(1);
 
     // One server for the whole run; a throwaway one lives until `run` returns.
-    let temp = match g.url {
+    let temp = match args.url {
         None => Some(TempServer::start().context("cannot start a throwaway redis-server")?),
         Some(_) => None,
     };
-    let url = match (&temp, &g.url) {
+    let url = match (&temp, &args.url) {
         (Some(server), _) => server.url(),
         (None, Some(url)) => url.clone(),
         (None, None) => unreachable!("a throwaway server is started when there is no URL"),
     };
     let client =
         redis::Client::open(url.as_str()).with_context(|| format!("invalid Redis URL {url}"))?;
-    let mut admin = crate::connect(&url)?;
+    let mut admin = connect(&url)?;
 
-    let prefix = match (&temp, g.prefix.is_empty()) {
+    let prefix = match (&temp, args.prefix.is_empty()) {
         (None, true) => URL_PREFIX.to_string(),
-        _ => g.prefix.clone(),
+        _ => args.prefix.clone(),
     };
     let site = Site::new(prefix.clone());
     if temp.is_some() {
@@ -525,12 +619,7 @@ pub fn run(g: &crate::Global, args: &BenchArgs) -> Result<()> {
         ratios,
         checks,
     };
-    if g.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        print_human(&report);
-    }
-    Ok(())
+    Ok(report)
 }
 
 /// A scenario's connections.

@@ -1,0 +1,345 @@
+//! The smoke test: what the binary does when run without `--bench`, i.e. by
+//! `cargo test` (`test = true` on the `[[bench]]`, the criterion convention).
+//!
+//! Every scenario runs, on a throwaway server (`REDVOTE_URL` is ignored), at
+//! the size of `--ops 200`: 200 votes, 20 page reads, 50 campaign votes and
+//! 50 rate-limited votes per scenario, in one round, the ceiling's 200
+//! requests when `redis-benchmark` is on PATH. The bench's own consistency
+//! checks run as in a full run (any failure is an error); then the report
+//! must be complete:
+//!
+//! * `checks.ok`, and the checks' counts agree with the rows: the votes found
+//!   are the posts plus the vote rows' ops, each campaign side's and each
+//!   rate-limit campaign's votes are its rows' ops;
+//! * every row of the module doc, in order, each with all its ops run,
+//!   `ops_per_sec > 0` and `p99_us >= p50_us`;
+//! * every ratio of the module doc, in order (among them the ones the README
+//!   reports), each with a value, except the ones over redis-benchmark when
+//!   it did not run (then `ceiling.skipped` says why) and the server-CPU
+//!   ones (INFO cpu can round a tiny slice to nothing);
+//! * the text report names every row and every ratio and prints the six
+//!   `checks: OK` lines.
+//!
+//! The figures themselves are not asserted (a 200-vote run on a shared
+//! machine measures noise). Failures go to stderr, with the text report, and
+//! the exit code is 1.
+//!
+//! libtest's arguments, which `cargo test` forwards, are honoured as far as
+//! they concern the one test, `bench_smoke`: `--list` lists it, a name filter
+//! it does not match (`--exact`: equal to), `--skip` of a part of its name or
+//! `--ignored` skip it; the other options are accepted and ignored.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use serde_json::Value;
+
+use super::report::write_human;
+use super::{one_line, run, BenchArgs};
+
+/// The test's name, for libtest's `--list` and filters.
+const NAME: &str = "bench_smoke";
+
+/// The smoke run's options: today's `--ops 200`, on a throwaway server.
+const SMOKE_ARGS: [&str; 3] = ["redvote-bench-smoke", "--ops", "200"];
+
+/// Every row, in the report's order (the module doc's list).
+const ROW_IDS: [&str; 23] = [
+    "vote_seeds_1",
+    "vote_seeds_tasks",
+    "vote_watch_1",
+    "vote_watch_tasks",
+    "vote_redvote_1",
+    "vote_redvote_tasks",
+    "vote_redvote_own",
+    "page_seeds_1",
+    "page_redvote_1",
+    "page_seeds_tasks",
+    "page_redvote_tasks",
+    "campaign_seeds_sequential_1",
+    "campaign_seeds_1",
+    "campaign_seeds_tasks",
+    "campaign_redvote_1",
+    "campaign_redvote_tasks",
+    "campaign_redvote_own",
+    "limits_rules0_1",
+    "limits_rules4_1",
+    "limits_rules8_1",
+    "limits_rules0_tasks",
+    "limits_rules4_tasks",
+    "limits_rules8_tasks",
+];
+
+/// Every ratio, in the report's order (the module doc's list).
+const RATIO_IDS: [&str; 17] = [
+    "vote_redvote_over_seeds_1",
+    "vote_redvote_over_watch_1",
+    "vote_redvote_over_seeds_tasks",
+    "vote_redvote_over_watch_tasks",
+    "page_redvote_over_seeds_1",
+    "page_redvote_over_seeds_tasks",
+    "vote_redvote_tasks_over_redis_benchmark",
+    "vote_redvote_own_over_redis_benchmark",
+    "campaign_redvote_over_seeds_1",
+    "campaign_redvote_over_seeds_sequential_1",
+    "campaign_redvote_over_seeds_tasks",
+    "limits_4_over_0_1",
+    "limits_8_over_0_1",
+    "limits_4_over_0_tasks",
+    "limits_8_over_0_tasks",
+    "limits_4_over_0_server_cpu",
+    "limits_8_over_0_server_cpu",
+];
+
+/// Run the smoke test (or list it, or skip it, as libtest's arguments say).
+pub(super) fn main() -> ExitCode {
+    let args = TestArgs::parse(
+        std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into()),
+    );
+    if args.help {
+        println!(
+            "Without --bench (as `cargo test` runs it) this binary is the benchmark's smoke \
+             test, `{NAME}`: every scenario at --ops 200 on a throwaway server, the report \
+             and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
+             --help"
+        );
+        return ExitCode::SUCCESS;
+    }
+    if args.list {
+        if !args.ignored_only {
+            println!("{NAME}: test");
+        }
+        return ExitCode::SUCCESS;
+    }
+    if !args.selects(NAME) {
+        println!("{NAME}: filtered out");
+        return ExitCode::SUCCESS;
+    }
+    let started = Instant::now();
+    println!("{NAME}: every scenario at --ops 200 on a throwaway server ...");
+    match smoke() {
+        Ok(summary) => {
+            println!(
+                "{NAME}: ok: {summary} ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("{NAME}: FAILED: {}", one_line(&err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The small run and its assertions; a one-line summary when they pass.
+fn smoke() -> Result<String> {
+    let mut args = BenchArgs::try_parse_from(SMOKE_ARGS).context("the smoke run's options")?;
+    args.url = None; // always a throwaway server, whatever REDVOTE_URL says
+    let report = run(&args).context("the bench")?;
+    let mut text = Vec::new();
+    write_human(&mut text, &report)?;
+    let text = String::from_utf8(text).context("the text report is not UTF-8")?;
+    let json = serde_json::to_value(&report)?;
+    let problems = problems(&json, &text);
+    if problems.is_empty() {
+        Ok(format!(
+            "{} scenarios, {} ratios, checks OK, text report of {} lines",
+            ROW_IDS.len(),
+            RATIO_IDS.len(),
+            text.lines().count()
+        ))
+    } else {
+        eprintln!("{text}");
+        for p in &problems {
+            eprintln!("{NAME}: {p}");
+        }
+        anyhow::bail!("{} problem(s) in the report (above)", problems.len())
+    }
+}
+
+/// What is missing or wrong in the report (`json`, its `--json` object, and
+/// `text`, its table): nothing when it is complete.
+fn problems(json: &Value, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut want = |ok: bool, what: String| {
+        if !ok {
+            out.push(what);
+        }
+    };
+    let checks = &json["checks"];
+    want(checks["ok"] == true, format!("checks not ok: {checks}"));
+
+    // Rows: all of them, in order, all ops run, measured.
+    let rows = json["rows"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
+    want(ids == ROW_IDS, format!("rows {ids:?}, want {ROW_IDS:?}"));
+    let sum_ops = |keep: &dyn Fn(&Value) -> bool| -> u64 {
+        rows.iter()
+            .filter(|r| keep(r))
+            .filter_map(|r| r["ops"].as_u64())
+            .sum()
+    };
+    for row in &rows {
+        let planned = match row["op"].as_str() {
+            Some("vote") => &json["ops"],
+            Some("page") => &json["pages"],
+            Some("campaign") => &json["campaign"]["ops"],
+            Some("limits") => &json["limits"]["ops"],
+            _ => &Value::Null,
+        };
+        want(
+            row["ops"].as_u64().is_some() && row["ops"] == *planned,
+            format!("row ran {} ops, want {planned}: {row}", row["ops"]),
+        );
+        let rps = row["ops_per_sec"].as_f64().unwrap_or(0.0);
+        want(rps > 0.0, format!("row without throughput: {row}"));
+        let (p50, p99) = (row["p50_us"].as_f64(), row["p99_us"].as_f64());
+        want(
+            matches!((p50, p99), (Some(a), Some(b)) if b >= a),
+            format!("row p99 below p50 (or missing): {row}"),
+        );
+        want(
+            row["label"].as_str().is_some_and(|l| text.contains(l)),
+            format!("text report lacks row {}", row["label"]),
+        );
+    }
+
+    // The checks' counts against the rows.
+    let is = |op: &'static str| move |r: &Value| r["op"] == op;
+    let votes_cast = sum_ops(&is("vote"));
+    want(
+        checks["votes_cast"] == votes_cast,
+        format!(
+            "checks.votes_cast {}, vote rows ran {votes_cast}",
+            checks["votes_cast"]
+        ),
+    );
+    let found = checks["articles"].as_u64().unwrap_or(0) + votes_cast;
+    want(
+        checks["votes_found"] == found,
+        format!(
+            "checks.votes_found {}, want posts + votes = {found}",
+            checks["votes_found"]
+        ),
+    );
+    for side in ["redvote", "seed"] {
+        let cast =
+            sum_ops(&|r| r["op"] == "campaign" && (r["flow"] == "redvote") == (side == "redvote"));
+        let got = &checks["campaign"][side]["votes"];
+        want(
+            *got == cast,
+            format!("checks.campaign.{side}.votes {got}, its rows ran {cast}"),
+        );
+    }
+    let limits = checks["limits"].as_array().cloned().unwrap_or_default();
+    want(
+        limits.len() == 3,
+        format!("checks.limits: {limits:?}, want 0, 4, 8 rules"),
+    );
+    for c in &limits {
+        let cast = sum_ops(&|r| r["op"] == "limits" && r["rules"] == c["rules"]);
+        want(
+            c["votes"] == cast,
+            format!(
+                "checks.limits {} rules: votes {}, its rows ran {cast}",
+                c["rules"], c["votes"]
+            ),
+        );
+    }
+    want(
+        text.matches("checks: OK").count() == 6,
+        "text report lacks a `checks: OK` line (want 6)".to_string(),
+    );
+
+    // The ceiling ran, or says why not.
+    let ceiling = &json["ceiling"];
+    let ran = ceiling["ran"] == true;
+    want(
+        ran || ceiling["skipped"].is_string(),
+        format!("ceiling neither ran nor says why: {ceiling}"),
+    );
+    want(
+        !ran || (ceiling["requests"] == json["ops"] && ceiling["ops_per_sec"].is_number()),
+        format!(
+            "ceiling ran, but not {} requests with a rate: {ceiling}",
+            json["ops"]
+        ),
+    );
+
+    // Ratios: all of them, in order, each measured unless it cannot be.
+    let ratios = json["ratios"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = ratios.iter().filter_map(|r| r["id"].as_str()).collect();
+    want(
+        ids == RATIO_IDS,
+        format!("ratios {ids:?}, want {RATIO_IDS:?}"),
+    );
+    for r in &ratios {
+        let id = r["id"].as_str().unwrap_or_default();
+        let optional =
+            id.ends_with("_server_cpu") || (id.ends_with("_over_redis_benchmark") && !ran);
+        want(
+            optional || r["value"].is_number(),
+            format!("ratio without a value: {r}"),
+        );
+        want(
+            r["label"].as_str().is_some_and(|l| text.contains(l)),
+            format!("text report lacks ratio {}", r["label"]),
+        );
+    }
+    out
+}
+
+/// The libtest arguments that concern the one test.
+#[derive(Default)]
+struct TestArgs {
+    help: bool,
+    list: bool,
+    ignored_only: bool,
+    exact: bool,
+    filters: Vec<String>,
+    skips: Vec<String>,
+}
+
+impl TestArgs {
+    fn parse(args: impl Iterator<Item = String>) -> TestArgs {
+        let mut t = TestArgs::default();
+        let mut args = args.peekable();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "-h" | "--help" => t.help = true,
+                "--list" => t.list = true,
+                "--ignored" => t.ignored_only = true,
+                "--exact" => t.exact = true,
+                "--skip" => t.skips.extend(args.next()),
+                // libtest options that take a value: skip it.
+                "--test-threads" | "--format" | "--color" | "--logfile" | "--shuffle-seed"
+                | "-Z" => {
+                    args.next();
+                }
+                a if a.starts_with("--skip=") => t.skips.push(a["--skip=".len()..].into()),
+                a if a.starts_with('-') => {}
+                _ => t.filters.push(arg),
+            }
+        }
+        t
+    }
+
+    /// Whether the test `name` runs.
+    fn selects(&self, name: &str) -> bool {
+        let matches = |f: &String| {
+            if self.exact {
+                name == f
+            } else {
+                name.contains(f.as_str())
+            }
+        };
+        !self.ignored_only
+            && (self.filters.is_empty() || self.filters.iter().any(matches))
+            && !self.skips.iter().any(matches)
+    }
+}
