@@ -29,6 +29,14 @@
 --- @include "lib/offset"
 --- @include "lib/limits"
 
+-- Whether a rule counts by dimension `dim`.
+local function counts_by(rule, dim)
+  for _, d in ipairs(rule.by) do
+    if d == dim then return true end
+  end
+  return false
+end
+
 local function main()
   local root, ns = campaign_key('campaign_limits')
   pair_argc('campaign_limits', 5, 0, 50, 'mode, user, time, channel, device, then board, option pairs')
@@ -47,11 +55,7 @@ local function main()
   end
   local wanted = {}
   for _, rule in ipairs(rules) do
-    local per_option = false
-    for _, d in ipairs(rule.by) do per_option = per_option or d == 'option' end
-    local per_user = false
-    for _, d in ipairs(rule.by) do per_user = per_user or d == 'user' end
-    if (mode == 'peek' and (#pairs_ > 0 or not per_option)) or (mode == 'reset' and per_user) then
+    if (mode == 'peek' and (#pairs_ > 0 or not counts_by(rule, 'option'))) or (mode == 'reset' and counts_by(rule, 'user')) then
       wanted[#wanted + 1] = rule
     end
   end

@@ -1,7 +1,7 @@
 --- @include "lib/prologue"
--- board_write: what a write to period boards (vote, import) records beside
--- the scores. Needs rcall (lib/prologue); `b` is what board_settings
--- (lib/board) returns.
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
 
 -- When a period board of `kind` whose period ends at `finish` expires:
 -- `finish` plus the board's retention for the kind; nil when it is kept
