@@ -61,7 +61,6 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
-
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
@@ -69,6 +68,62 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- key's cluster hash tag, or act as a pattern.
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- option: whether a board has an option (a weight in <ns>weights:B). Needs
+-- rcall and fail (lib/prologue).
+
+-- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
+local function check_option(ns, board, option)
+  if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+  end
 end
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
@@ -87,13 +142,14 @@ local function integer(v, lo, hi, what)
   return n
 end
 
+-- A board or option name, a key of the settings (`what`: "board", "option").
+local function check_config_name(what, s)
+  if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
+end
+
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_configure takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV ~= 1 then fail('USAGE', 'campaign_configure takes one JSON argument') end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_configure')
+  argc('campaign_configure', 1, 1, 'one JSON argument')
   local ok, doc = pcall(cjson.decode, ARGV[1])
   if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
     fail('INVALID_CONFIG', 'settings are not a JSON object')
@@ -200,7 +256,7 @@ local function main()
   local boards, nboards, noptions = {}, 0, 0
   if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
   for board, spec in pairs(doc.boards or {}) do
-    if not name_ok(board) then fail('INVALID_NAME', 'board name "' .. tostring(board):sub(1, 80) .. '"') end
+    check_config_name('board', board)
     if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
     nboards = nboards + 1
     if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
@@ -244,7 +300,7 @@ local function main()
     local weights, data = {}, {}
     if spec.options ~= nil and type(spec.options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
     for option, o in pairs(spec.options or {}) do
-      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      check_config_name('option', option)
       if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
       noptions = noptions + 1
       if noptions > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
@@ -268,11 +324,9 @@ local function main()
     local remove = {}
     if spec.remove ~= nil and type(spec.remove) ~= 'table' then fail('INVALID_CONFIG', board .. ': remove must be a list') end
     for _, option in ipairs(spec.remove or {}) do
-      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      check_config_name('option', option)
       if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
-      if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-        fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
-      end
+      check_option(ns, board, option)
       remove[#remove + 1] = option
     end
     boards[#boards + 1] = { board, fields, weights, data, remove }

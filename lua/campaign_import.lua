@@ -32,7 +32,89 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- pair_args: the argument count of a script that takes a few fixed
+-- arguments, then pairs (board, option / option, votes). Needs fail
+-- (lib/prologue).
+
+-- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
+-- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
+local function pair_argc(op, fixed, lo, hi, usage, too_many)
+  local n = #ARGV - fixed
+  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
+  if n > 2 * hi then fail('USAGE', too_many) end
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue).
+
+-- The offset in seconds; REDVOTE_UNKNOWN_CAMPAIGN when the campaign does
+-- not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the same with the server's microseconds (rolling rate limits).
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    local now = tonumber(t[1])
+    return now, now + tonumber(t[2]) / 1000000
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, now
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
@@ -41,10 +123,41 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
 
--- periods: calendar periods in a fixed UTC offset (shared block: the
--- master copy is lua/lib/periods.lua; scripts carry it verbatim between
--- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue) and check_name (lib/name_arg).
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG when they are corrupt.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
 --
 -- Integer Unix seconds in, period names out: hour:2026-03-17T12,
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
@@ -134,51 +247,54 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
+-- board_key: the keys of one period board of a board, from a period
+-- selector. Needs fail (lib/prologue) and period, parse_period
+-- (lib/periods); `b` is what board_settings (lib/board) returns.
 
--- campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
--- and periods blocks above it).
+-- The board key <ns>b:B:KIND:P, its "first" side key <ns>f:B:KIND:P and the
+-- period name P for kind "real" or "shown" and a period selector: "hour",
+-- "day", "week", "month" (the one holding `now`), "total", or a named
+-- period such as "day:2026-03-17". shift = -1 gives the period before it
+-- (nil for total). Refuses, as REDVOTE_INVALID_PERIOD, another kind, a
+-- malformed name and periods the board does not keep.
+local function board_key(ns, b, kind, selector, now, offset, shift)
+  if kind ~= 'real' and kind ~= 'shown' then
+    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
+  end
+  local ptype, t = selector, now
+  if selector:find(':') then
+    ptype, t = parse_period(selector, offset)
+    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
+  end
+  if not b.keeps[ptype] then
+    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+  end
+  local name, start = period(ptype, t, offset)
+  if shift == -1 then
+    if not start then return nil end
+    name = period(ptype, start - 1, offset)
+  end
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+end
+-- option: whether a board has an option (a weight in <ns>weights:B). Needs
+-- rcall and fail (lib/prologue).
 
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+-- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
+local function check_option(ns, board, option)
+  if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
   end
 end
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
 
--- The campaign's UTC offset; fails when the campaign does not exist.
-local function campaign_offset(root)
-  local offset = rcall('HGET', root, 'offset')
-  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  return tonumber(offset or 0)
-end
-
--- "" for the server's clock, or explicit integer Unix seconds (test path).
-local function clock(at)
-  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
-  if not at:find('^%d+$') or #at > 12 then
-    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
-  end
-  return tonumber(at)
-end
-
--- A board's settings, or UNKNOWN_BOARD.
-local function board_settings(ns, board)
-  check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-  local keeps, periods = {}, {}
-  for p in s[1]:gmatch('[^,]+') do
-    keeps[p] = true
-    periods[#periods + 1] = p
-  end
-  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
-  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
-  return {
-    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
-    carry_millionths = math.floor(carry * 1000000 + 0.5),
-    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
-  }
+-- When a period board of `kind` whose period ends at `finish` expires:
+-- `finish` plus the board's retention for the kind; nil when it is kept
+-- forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
 end
 
 -- Record the period boards a write touched in <ns>periods:B (members
@@ -201,83 +317,60 @@ local function track_periods(ns, board, touched)
     end
   end
 end
+-- exact: shown scores kept as exact decimals, in integer units of
+-- 10^-decimals. Needs nothing.
 
--- The board key, its "first" side key and the period name for a period
--- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
--- or a named period such as "day:2026-03-17". shift = -1 gives the period
--- before it. Refuses periods the board does not keep.
-local function board_key(ns, b, kind, selector, now, offset, shift)
-  if kind ~= 'real' and kind ~= 'shown' then
-    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
-  end
-  local ptype, t = selector, now
-  if selector:find(':') then
-    ptype, t = parse_period(selector, offset)
-    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
-  end
-  if not b.keeps[ptype] then
-    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
-  end
-  local name, start = period(ptype, t, offset)
-  if shift == -1 then
-    if not start then return nil end
-    name = period(ptype, start - 1, offset)
-  end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
-end
-
--- exact: Exact range of a score kept in units of 10^-decimals: a double holds
--- every integer below 2^53, but a decimal fraction stays exact (its nearest
--- double rounds back to it with a step below one unit) only below 2^51 units.
+-- The exact range of such a score: a double holds every integer below
+-- 2^53, but a decimal fraction stays exact (its nearest double rounds back
+-- to it with a step below one unit) only below 2^51 units.
 local function exact_limit(decimals)
   return decimals == 0 and 9007199254740992 or 2251799813685248
 end
 
+-- A stored decimal (a score, an imported amount; nil: 0) in units.
+local function units_of(text, decimals)
+  return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
+end
+
+-- Units back to the decimal that is stored and shown.
+local function decimal_text(units, decimals)
+  return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
+end
+
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_import takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 4 or #ARGV % 2 ~= 0 or #ARGV > 1002 then
-    fail('USAGE', 'campaign_import takes board, time, then 1..500 option, votes pairs')
-  end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_import')
+  pair_argc('campaign_import', 2, 1, 500, 'board, time, then 1..500 option, votes pairs')
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local scale = 10 ^ b.decimals
-  local first = b.ties == 'first'
+  local decimals, first = b.decimals, b.ties == 'first'
+  local limit = exact_limit(decimals)
   local keys, touched = {}, {}
   for _, p in ipairs(b.periods) do
     local key, fkey, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
-    local keep = b.keep[p] or 0
     keys[#keys + 1] = { key, fkey }
-    touched[#touched + 1] = { 'shown:' .. name, (finish and keep > 0) and (finish + keep) or false }
+    touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]
     check_name(option)
-    if rcall('HEXISTS', ns .. 'weights:' .. b.name, option) == 0 then
-      fail('UNKNOWN_OPTION', ns .. 'weights:' .. b.name .. ' has no option ' .. option)
-    end
+    check_option(ns, b.name, option)
     if seen[option] then fail('USAGE', 'option ' .. option .. ' is imported twice in one call') end
     seen[option] = true
     local int, frac = votes:match('^(%d+)%.?(%d*)$')
-    if not int or #votes > 20 or #frac > b.decimals or (votes:find('%.') and #frac == 0) then
-      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. b.decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
+    if not int or #votes > 20 or #frac > decimals or (votes:find('%.') and #frac == 0) then
+      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
     end
-    local units = tonumber(int .. frac .. string.rep('0', b.decimals - #frac))
-    local before = math.floor(tonumber(rcall('HGET', initial, option) or '0') * scale + 0.5)
-    local delta = units - before
+    local units = tonumber(int .. frac .. string.rep('0', decimals - #frac))
+    local delta = units - units_of(rcall('HGET', initial, option), decimals)
     if delta == 0 then
       unchanged = unchanged + 1
     else
       for _, k in ipairs(keys) do
-        local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
-        if math.abs(current + delta) >= exact_limit(b.decimals) or units >= exact_limit(b.decimals) then
+        if math.abs(units_of(rcall('ZSCORE', k[1], option), decimals) + delta) >= limit or units >= limit then
           fail('OUT_OF_RANGE', k[1] .. ' ' .. option .. ' would leave the exact range')
         end
       end
@@ -289,10 +382,9 @@ local function main()
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
     local option, units, delta = c[1], c[2], c[3]
-    rcall('HSET', initial, option, string.format('%.' .. b.decimals .. 'f', units / scale))
+    rcall('HSET', initial, option, decimal_text(units, decimals))
     for _, k in ipairs(keys) do
-      local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
-      rcall('ZADD', k[1], string.format('%.' .. b.decimals .. 'f', (current + delta) / scale), option)
+      rcall('ZADD', k[1], decimal_text(units_of(rcall('ZSCORE', k[1], option), decimals) + delta, decimals), option)
       if first then rcall('ZADD', k[2], seq + n, option) end
     end
   end

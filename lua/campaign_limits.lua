@@ -28,7 +28,89 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- pair_args: the argument count of a script that takes a few fixed
+-- arguments, then pairs (board, option / option, votes). Needs fail
+-- (lib/prologue).
+
+-- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
+-- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
+local function pair_argc(op, fixed, lo, hi, usage, too_many)
+  local n = #ARGV - fixed
+  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
+  if n > 2 * hi then fail('USAGE', too_many) end
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the same with the server's microseconds (rolling rate limits).
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    local now = tonumber(t[1])
+    return now, now + tonumber(t[2]) / 1000000
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, now
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue).
+
+-- The offset in seconds; REDVOTE_UNKNOWN_CAMPAIGN when the campaign does
+-- not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
@@ -37,10 +119,18 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
 
--- periods: calendar periods in a fixed UTC offset (shared block: the
--- master copy is lua/lib/periods.lua; scripts carry it verbatim between
--- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
 --
 -- Integer Unix seconds in, period names out: hour:2026-03-17T12,
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
@@ -130,101 +220,12 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
-
--- campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
--- and periods blocks above it).
-
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
-end
-
--- The campaign's UTC offset; fails when the campaign does not exist.
-local function campaign_offset(root)
-  local offset = rcall('HGET', root, 'offset')
-  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  return tonumber(offset or 0)
-end
-
--- "" for the server's clock, or explicit integer Unix seconds (test path).
-local function clock(at)
-  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
-  if not at:find('^%d+$') or #at > 12 then
-    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
-  end
-  return tonumber(at)
-end
-
--- A board's settings, or UNKNOWN_BOARD.
-local function board_settings(ns, board)
-  check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-  local keeps, periods = {}, {}
-  for p in s[1]:gmatch('[^,]+') do
-    keeps[p] = true
-    periods[#periods + 1] = p
-  end
-  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
-  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
-  return {
-    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
-    carry_millionths = math.floor(carry * 1000000 + 0.5),
-    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
-  }
-end
-
--- Record the period boards a write touched in <ns>periods:B (members
--- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
--- find every board; a board seen for the first time gets its expiry (the
--- board and its "first" side key). `touched` is a list of
--- { member, expire_at or false }.
-local function track_periods(ns, board, touched)
-  local index = ns .. 'periods:' .. board
-  local members = {}
-  for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
-  for i, t in ipairs(touched) do
-    if not known[i] then
-      rcall('ZADD', index, t[2] or 0, t[1])
-      if t[2] then
-        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
-      end
-    end
-  end
-end
-
--- The board key, its "first" side key and the period name for a period
--- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
--- or a named period such as "day:2026-03-17". shift = -1 gives the period
--- before it. Refuses periods the board does not keep.
-local function board_key(ns, b, kind, selector, now, offset, shift)
-  if kind ~= 'real' and kind ~= 'shown' then
-    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
-  end
-  local ptype, t = selector, now
-  if selector:find(':') then
-    ptype, t = parse_period(selector, offset)
-    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
-  end
-  if not b.keeps[ptype] then
-    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
-  end
-  local name, start = period(ptype, t, offset)
-  if shift == -1 then
-    if not start then return nil end
-    name = period(ptype, start - 1, offset)
-  end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
-end
-
 -- limits: rate limits, checked inside the vote before its first write
--- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
--- and the periods block above it).
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- check_user (lib/args), check_name (lib/name_arg) and period
+-- (lib/periods).
 --
 -- A rule (stored as JSON in the campaign hash, field `limits`, validated by
 -- campaign_configure) counts votes per combination of dimensions `by`
@@ -243,6 +244,23 @@ end
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
+
+-- The rules, from the campaign's `limits` field (JSON).
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  return rules
+end
+
+-- Whom a rule counts a vote for one option against: the values of its
+-- dimensions `by`, each prefixed by its length.
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
@@ -334,44 +352,24 @@ local function limit_evaluate(checks, now, clock)
   return nil, remaining
 end
 
--- Spend: only after every check passed; one write a counter (a new counter
--- is created with its expiry, an existing one already has it).
-local function limit_spend(checks)
-  for _, c in ipairs(checks) do
-    if c.rule.rolling then
-      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
-    elseif c.existed then
-      rcall('INCRBY', c.key, c.need)
-    elseif c.finish then
-      rcall('SET', c.key, c.need, 'EXAT', c.finish)
-    else
-      rcall('SET', c.key, c.need)
-    end
+-- Whether a rule counts by dimension `dim`.
+local function counts_by(rule, dim)
+  for _, d in ipairs(rule.by) do
+    if d == dim then return true end
   end
+  return false
 end
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_limits takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 105 then
-    fail('USAGE', 'campaign_limits takes mode, user, time, channel, device, then board, option pairs')
-  end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_limits')
+  pair_argc('campaign_limits', 5, 0, 50, 'mode, user, time, channel, device, then board, option pairs')
   local mode, user, channel, device = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
   if mode ~= 'peek' and mode ~= 'reset' then fail('USAGE', 'mode must be peek or reset, got "' .. mode:sub(1, 40) .. '"') end
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  for _, v in ipairs({ channel, device }) do
-    if v ~= '' then check_name(v) end
-  end
+  check_voter(user, channel, device)
   local now = clock(ARGV[3])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end')
-  local ok, rules = pcall(cjson.decode, c[1] or '[]')
-  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local rules = limit_rules(root, c[1] or '[]')
   local pairs_ = {}
   for i = 6, #ARGV, 2 do
     check_name(ARGV[i])
@@ -380,11 +378,7 @@ local function main()
   end
   local wanted = {}
   for _, rule in ipairs(rules) do
-    local per_option = false
-    for _, d in ipairs(rule.by) do per_option = per_option or d == 'option' end
-    local per_user = false
-    for _, d in ipairs(rule.by) do per_user = per_user or d == 'user' end
-    if (mode == 'peek' and (#pairs_ > 0 or not per_option)) or (mode == 'reset' and per_user) then
+    if (mode == 'peek' and (#pairs_ > 0 or not counts_by(rule, 'option'))) or (mode == 'reset' and counts_by(rule, 'user')) then
       wanted[#wanted + 1] = rule
     end
   end

@@ -27,7 +27,78 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the same with the server's microseconds (rolling rate limits).
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    local now = tonumber(t[1])
+    return now, now + tonumber(t[2]) / 1000000
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, now
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue).
+
+-- The offset in seconds; REDVOTE_UNKNOWN_CAMPAIGN when the campaign does
+-- not exist.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  return tonumber(offset or 0)
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
@@ -36,10 +107,41 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
 
--- periods: calendar periods in a fixed UTC offset (shared block: the
--- master copy is lua/lib/periods.lua; scripts carry it verbatim between
--- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue) and check_name (lib/name_arg).
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG when they are corrupt.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
 --
 -- Integer Unix seconds in, period names out: hour:2026-03-17T12,
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
@@ -129,78 +231,16 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
+-- board_key: the keys of one period board of a board, from a period
+-- selector. Needs fail (lib/prologue) and period, parse_period
+-- (lib/periods); `b` is what board_settings (lib/board) returns.
 
--- campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
--- and periods blocks above it).
-
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
-end
-
--- The campaign's UTC offset; fails when the campaign does not exist.
-local function campaign_offset(root)
-  local offset = rcall('HGET', root, 'offset')
-  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  return tonumber(offset or 0)
-end
-
--- "" for the server's clock, or explicit integer Unix seconds (test path).
-local function clock(at)
-  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
-  if not at:find('^%d+$') or #at > 12 then
-    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
-  end
-  return tonumber(at)
-end
-
--- A board's settings, or UNKNOWN_BOARD.
-local function board_settings(ns, board)
-  check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-  local keeps, periods = {}, {}
-  for p in s[1]:gmatch('[^,]+') do
-    keeps[p] = true
-    periods[#periods + 1] = p
-  end
-  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
-  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
-  return {
-    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
-    carry_millionths = math.floor(carry * 1000000 + 0.5),
-    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
-  }
-end
-
--- Record the period boards a write touched in <ns>periods:B (members
--- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
--- find every board; a board seen for the first time gets its expiry (the
--- board and its "first" side key). `touched` is a list of
--- { member, expire_at or false }.
-local function track_periods(ns, board, touched)
-  local index = ns .. 'periods:' .. board
-  local members = {}
-  for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
-  for i, t in ipairs(touched) do
-    if not known[i] then
-      rcall('ZADD', index, t[2] or 0, t[1])
-      if t[2] then
-        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
-      end
-    end
-  end
-end
-
--- The board key, its "first" side key and the period name for a period
--- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
--- or a named period such as "day:2026-03-17". shift = -1 gives the period
--- before it. Refuses periods the board does not keep.
+-- The board key <ns>b:B:KIND:P, its "first" side key <ns>f:B:KIND:P and the
+-- period name P for kind "real" or "shown" and a period selector: "hour",
+-- "day", "week", "month" (the one holding `now`), "total", or a named
+-- period such as "day:2026-03-17". shift = -1 gives the period before it
+-- (nil for total). Refuses, as REDVOTE_INVALID_PERIOD, another kind, a
+-- malformed name and periods the board does not keep.
 local function board_key(ns, b, kind, selector, now, offset, shift)
   if kind ~= 'real' and kind ~= 'shown' then
     fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
@@ -220,15 +260,36 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
+-- board_view: the period boards a read (top, standing, around) looks at.
+-- Needs clock (lib/clock), campaign_offset (lib/offset), board_settings
+-- (lib/board) and board_key (lib/board_key).
 
--- ranks: ranking a board under its tie rule (shared block: the master
--- copy is lua/lib/ranks.lua; needs rcall above it).
+-- The moment a read looks at: its `time` argument (checked first), then
+-- the campaign's UTC offset (REDVOTE_UNKNOWN_CAMPAIGN). Returns both.
+local function read_time(root, at)
+  local now = clock(at)
+  return now, campaign_offset(root)
+end
+
+-- Board `board`, kind "real" | "shown", period `selector` at `now` in the
+-- campaign's UTC `offset`, checked in that order (see board_settings and
+-- board_key): { b = settings, key, fkey ("first" side key), name (period
+-- name), decimals (scores are shown with; 0 on real boards) }.
+local function board_view(ns, board, kind, selector, now, offset)
+  local b = board_settings(ns, board)
+  local key, fkey, name = board_key(ns, b, kind, selector, now, offset)
+  return { b = b, key = key, fkey = fkey, name = name, decimals = kind == 'real' and 0 or b.decimals }
+end
+-- ranks: a window of a board in display order under its tie rule, and the
+-- score format of replies. Needs rcall (lib/prologue). Tie rules:
 --   name         Redis' order: equal scores by member, descending; rank = position
 --   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
 --   dense        equal scores share the rank, no gap (1, 2, 2, 3)
 --   first        equal scores ordered by who reached the score first: the
 --                side zset f:... holds, per member, the sequence number of
 --                the vote that brought it to its current score
+
+-- A score as replies show it: a string with `decimals` decimals.
 local function fmt(score, decimals)
   return string.format('%.' .. decimals .. 'f', tonumber(score))
 end
@@ -298,51 +359,21 @@ local function ordered_window(key, fkey, ties, start, stop)
   return out
 end
 
--- A member's 0-based display position, rank and score; nil when absent.
-local function position(key, fkey, ties, member)
-  local s = rcall('ZSCORE', key, member)
-  if not s then return nil end
-  if ties == 'first' then
-    local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
-    for i, m in ipairs(tie_group(key, fkey, s)) do
-      if m == member then return above + i - 1, above + i, s end
-    end
-  end
-  local pos = rcall('ZREVRANK', key, member)
-  if ties == 'name' then return pos, pos + 1, s end
-  if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
-  return pos, distinct_above(key, s) + 1, s
-end
-
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_top takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 6 or #ARGV > 25 then fail('USAGE', 'campaign_top takes kind, period, page, per_page, time, then 1..20 boards') end
-  local ns = root:sub(1, -9)
-  local kind, selector, page, per_page = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
-    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
-  end
-  if not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  local now = clock(ARGV[5])
-  local offset = campaign_offset(root)
-  local start = (tonumber(page) - 1) * tonumber(per_page)
-  local wanted = {}
-  for i = 6, #ARGV do
-    local b = board_settings(ns, ARGV[i])
-    local key, fkey, name = board_key(ns, b, kind, selector, now, offset)
-    wanted[#wanted + 1] = { b, key, fkey, name }
-  end
+  local root, ns = campaign_key('campaign_top')
+  argc('campaign_top', 6, 25, 'kind, period, page, per_page, time, then 1..20 boards')
+  local kind, selector = ARGV[1], ARGV[2]
+  local page = integer_arg(ARGV[3], 'page', 1, 1000000)
+  local per_page = integer_arg(ARGV[4], 'per_page', 1, 100)
+  local now, offset = read_time(root, ARGV[5])
+  local views = {}
+  for i = 6, #ARGV do views[#views + 1] = board_view(ns, ARGV[i], kind, selector, now, offset) end
+  local start = (page - 1) * per_page
   local reply = {}
-  for _, w in ipairs(wanted) do
-    local b, key, fkey, name = w[1], w[2], w[3], w[4]
-    local entries = ordered_window(key, fkey, b.ties, start, start + tonumber(per_page) - 1)
-    for _, e in ipairs(entries) do e[2] = fmt(e[2], kind == 'real' and 0 or b.decimals) end
-    reply[#reply + 1] = { b.name, name, rcall('ZCARD', key), entries }
+  for _, v in ipairs(views) do
+    local entries = ordered_window(v.key, v.fkey, v.b.ties, start, start + per_page - 1)
+    for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
+    reply[#reply + 1] = { v.b.name, v.name, rcall('ZCARD', v.key), entries }
   end
   return reply
 end

@@ -42,7 +42,7 @@
   decimals 0 and 2^51 units otherwise; a write beyond it is refused.
 
   Rate limits: the campaign's rules (see campaign_configure.lua and
-  lua/lib/limits.lua) and deny lists are checked after every argument and
+  lua/src/lib/limits.lua) and deny lists are checked after every argument and
   before the first write; a refusal spends nothing and answers
   REDVOTE_RATE_LIMITED {"rule": ..., "retry_after": seconds (-1: not in this
   campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
@@ -61,7 +61,79 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- pair_args: the argument count of a script that takes a few fixed
+-- arguments, then pairs (board, option / option, votes). Needs fail
+-- (lib/prologue).
+
+-- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
+-- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
+local function pair_argc(op, fixed, lo, hi, usage, too_many)
+  local n = #ARGV - fixed
+  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
+  if n > 2 * hi then fail('USAGE', too_many) end
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the same with the server's microseconds (rolling rate limits).
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    local now = tonumber(t[1])
+    return now, now + tonumber(t[2]) / 1000000
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, now
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names) (shared block: the master
 -- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
@@ -70,10 +142,41 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
 
--- periods: calendar periods in a fixed UTC offset (shared block: the
--- master copy is lua/lib/periods.lua; scripts carry it verbatim between
--- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue) and check_name (lib/name_arg).
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG when they are corrupt.
+local function board_settings(ns, board)
+  check_name(board)
+  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
+  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
+    carry_millionths = math.floor(carry * 1000000 + 0.5),
+    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+  }
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
 --
 -- Integer Unix seconds in, period names out: hour:2026-03-17T12,
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
@@ -163,101 +266,12 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
-
--- campaign: reading a campaign's and a board's settings (shared block:
--- the master copy is lua/lib/campaign.lua; needs rcall, fail and the names
--- and periods blocks above it).
-
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
-end
-
--- The campaign's UTC offset; fails when the campaign does not exist.
-local function campaign_offset(root)
-  local offset = rcall('HGET', root, 'offset')
-  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  return tonumber(offset or 0)
-end
-
--- "" for the server's clock, or explicit integer Unix seconds (test path).
-local function clock(at)
-  if at == nil or at == '' then return tonumber(rcall('TIME')[1]) end
-  if not at:find('^%d+$') or #at > 12 then
-    fail('INVALID_NUMBER', 'time must be "" or integer Unix seconds, got "' .. at:sub(1, 80) .. '"')
-  end
-  return tonumber(at)
-end
-
--- A board's settings, or UNKNOWN_BOARD.
-local function board_settings(ns, board)
-  check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
-  local keeps, periods = {}, {}
-  for p in s[1]:gmatch('[^,]+') do
-    keeps[p] = true
-    periods[#periods + 1] = p
-  end
-  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
-  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
-  return {
-    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
-    carry_millionths = math.floor(carry * 1000000 + 0.5),
-    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
-  }
-end
-
--- Record the period boards a write touched in <ns>periods:B (members
--- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
--- find every board; a board seen for the first time gets its expiry (the
--- board and its "first" side key). `touched` is a list of
--- { member, expire_at or false }.
-local function track_periods(ns, board, touched)
-  local index = ns .. 'periods:' .. board
-  local members = {}
-  for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
-  for i, t in ipairs(touched) do
-    if not known[i] then
-      rcall('ZADD', index, t[2] or 0, t[1])
-      if t[2] then
-        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
-      end
-    end
-  end
-end
-
--- The board key, its "first" side key and the period name for a period
--- selector: "hour", "day", "week", "month" (the one holding `now`), "total",
--- or a named period such as "day:2026-03-17". shift = -1 gives the period
--- before it. Refuses periods the board does not keep.
-local function board_key(ns, b, kind, selector, now, offset, shift)
-  if kind ~= 'real' and kind ~= 'shown' then
-    fail('INVALID_PERIOD', 'board kind must be real or shown, got "' .. kind:sub(1, 40) .. '"')
-  end
-  local ptype, t = selector, now
-  if selector:find(':') then
-    ptype, t = parse_period(selector, offset)
-    if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
-  end
-  if not b.keeps[ptype] then
-    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
-  end
-  local name, start = period(ptype, t, offset)
-  if shift == -1 then
-    if not start then return nil end
-    name = period(ptype, start - 1, offset)
-  end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
-end
-
 -- limits: rate limits, checked inside the vote before its first write
--- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
--- and the periods block above it).
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- check_user (lib/args), check_name (lib/name_arg) and period
+-- (lib/periods).
 --
 -- A rule (stored as JSON in the campaign hash, field `limits`, validated by
 -- campaign_configure) counts votes per combination of dimensions `by`
@@ -276,6 +290,23 @@ end
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
+
+-- The rules, from the campaign's `limits` field (JSON).
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  return rules
+end
+
+-- Whom a rule counts a vote for one option against: the values of its
+-- dimensions `by`, each prefixed by its length.
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
@@ -366,6 +397,9 @@ local function limit_evaluate(checks, now, clock)
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
   return nil, remaining
 end
+-- limit_spend: spending what limit_plan (lib/limits) planned and
+-- limit_evaluate passed, in campaign_vote after its other writes. Needs
+-- rcall (lib/prologue).
 
 -- Spend: only after every check passed; one write a counter (a new counter
 -- is created with its expiry, an existing one already has it).
@@ -382,42 +416,66 @@ local function limit_spend(checks)
     end
   end
 end
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
 
--- exact: Exact range of a score kept in units of 10^-decimals: a double holds
--- every integer below 2^53, but a decimal fraction stays exact (its nearest
--- double rounds back to it with a step below one unit) only below 2^51 units.
+-- When a period board of `kind` whose period ends at `finish` expires:
+-- `finish` plus the board's retention for the kind; nil when it is kept
+-- forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
+
+-- Record the period boards a write touched in <ns>periods:B (members
+-- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
+-- find every board; a board seen for the first time gets its expiry (the
+-- board and its "first" side key). `touched` is a list of
+-- { member, expire_at or false }.
+local function track_periods(ns, board, touched)
+  local index = ns .. 'periods:' .. board
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
+  for i, t in ipairs(touched) do
+    if not known[i] then
+      rcall('ZADD', index, t[2] or 0, t[1])
+      if t[2] then
+        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+      end
+    end
+  end
+end
+-- exact: shown scores kept as exact decimals, in integer units of
+-- 10^-decimals. Needs nothing.
+
+-- The exact range of such a score: a double holds every integer below
+-- 2^53, but a decimal fraction stays exact (its nearest double rounds back
+-- to it with a step below one unit) only below 2^51 units.
 local function exact_limit(decimals)
   return decimals == 0 and 9007199254740992 or 2251799813685248
 end
 
+-- A stored decimal (a score, an imported amount; nil: 0) in units.
+local function units_of(text, decimals)
+  return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
+end
+
+-- Units back to the decimal that is stored and shown.
+local function decimal_text(units, decimals)
+  return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
+end
+
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 7 or #ARGV % 2 ~= 1 then fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, then board, option pairs') end
-  if #ARGV > 105 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
-  local ns = root:sub(1, -9)
-  local user, at, channel, device, cost = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-  if cost == '' then cost = '1' end
-  if not cost:find('^[1-9]%d*$') or #cost > 4 or tonumber(cost) > 1000 then
-    fail('INVALID_NUMBER', 'cost must be an integer in 1..1000, got "' .. cost:sub(1, 80) .. '"')
-  end
-  cost = tonumber(cost)
-  local now, precise
-  if at == '' then
-    local t = rcall('TIME')
-    now = tonumber(t[1])
-    precise = now + tonumber(t[2]) / 1000000
-  else
-    now = clock(at)
-    precise = now
-  end
+  local root, ns = campaign_key('campaign_vote')
+  pair_argc('campaign_vote', 5, 1, 50, 'user, time, channel, device, cost, then board, option pairs',
+    'at most 50 (board, option) pairs a call')
+  local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
+  check_voter(user, channel, device)
+  local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
+  local now, precise = clock(ARGV[2])
 
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
@@ -446,9 +504,7 @@ local function main()
   end
   local checks
   if c[4] and c[4] ~= '[]' then
-    local ok, rules = pcall(cjson.decode, c[4])
-    if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
-    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+    checks = limit_plan(ns, limit_rules(root, c[4]), { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
     local refusal = limit_evaluate(checks, now, precise)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
@@ -457,21 +513,19 @@ local function main()
   -- read first so the range is checked before any write; real boards only
   -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
   local plan, order, touched = {}, {}, {}
-  local function add(b, member_of_index, key, first_key, option, units, scale, expire_at)
+  local function add(b, member_of_index, key, first_key, option, units, scale, expiry)
     local id = key .. '\0' .. option
     local entry = plan[id]
     if not entry then
       entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
-      if not entry.incr then
-        entry.units = math.floor(tonumber(rcall('ZSCORE', key, option) or '0') * 10 ^ scale + 0.5)
-      end
+      if not entry.incr then entry.units = units_of(rcall('ZSCORE', key, option), scale) end
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
       if not t then t = {}; touched[b.name] = t end
       if not t[member_of_index] then
         t[member_of_index] = true
-        t[#t + 1] = { member_of_index, expire_at or false }
+        t[#t + 1] = { member_of_index, expiry or false }
       end
     end
     entry.units = entry.units + units
@@ -486,15 +540,14 @@ local function main()
     shown_at[n] = {}
     for _, kind in ipairs(b.periods) do
       local name, _, finish = period(kind, now, offset)
-      local keep = b.keep[kind] or 0
-      local expire_at = (finish and keep > 0) and (finish + keep) or nil
+      local expiry = expire_at(b, kind, finish)
       for _, which in ipairs({ 'real:', 'shown:' }) do
         local key = ns .. 'b:' .. b.name .. ':' .. which .. name
         local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
         if which == 'real:' then
-          add(b, which .. name, key, first_key, pair.option, 1, nil, expire_at)
+          add(b, which .. name, key, first_key, pair.option, 1, nil, expiry)
         else
-          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expire_at)
+          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
           shown_at[n][#shown_at[n] + 1] = { name, key }
         end
       end
@@ -504,7 +557,7 @@ local function main()
         if carried > 0 then
           add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
             first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
-            keep > 0 and (next_finish + keep) or nil)
+            expire_at(b, kind, next_finish))
         end
       end
     end
@@ -519,7 +572,7 @@ local function main()
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
     else
-      e.text = string.format('%.' .. e.scale .. 'f', e.units / 10 ^ e.scale)
+      e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
     end
     if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end

@@ -25,50 +25,32 @@
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/board_view"
 --- @include "lib/ranks"
+--- @include "lib/position"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_around takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV ~= 7 then fail('USAGE', 'campaign_around takes board, kind, period, time, member, window, per_page') end
-  local ns = root:sub(1, -9)
-  local member, k, per_page = ARGV[5], ARGV[6], ARGV[7]
+  local root, ns = campaign_key('campaign_around')
+  argc('campaign_around', 7, 7, 'board, kind, period, time, member, window, per_page')
+  local member = ARGV[5]
   check_name(member)
-  if not k:find('^[1-9]%d*$') or #k > 3 or tonumber(k) > 101 then
-    fail('INVALID_NUMBER', 'window must be an integer in 1..101, got "' .. k:sub(1, 80) .. '"')
-  end
-  if not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  k, per_page = tonumber(k), tonumber(per_page)
-  local now = clock(ARGV[4])
-  local offset = campaign_offset(root)
-  local b = board_settings(ns, ARGV[1])
-  local kind = ARGV[2]
-  local key, fkey = board_key(ns, b, kind, ARGV[3], now, offset)
-  local decimals = kind == 'real' and 0 or b.decimals
-  local size = rcall('ZCARD', key)
+  local k = integer_arg(ARGV[6], 'window', 1, 101)
+  local per_page = integer_arg(ARGV[7], 'per_page', 1, 100)
+  local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], read_time(root, ARGV[4]))
+  local size = rcall('ZCARD', v.key)
   local pages = math.ceil(size / per_page)
-  local pos, rank, score = position(key, fkey, b.ties, member)
+  local pos, rank, score = position(v.key, v.fkey, v.b.ties, member)
   if not pos then return { size, pages, false, false, false, {} } end
-  local below = rcall('ZCOUNT', key, '-inf', '(' .. score)
+  local below = rcall('ZCOUNT', v.key, '-inf', '(' .. score)
   local start = math.max(0, pos - math.floor((k - 1) / 2))
   local stop = start + k - 1
   if stop > size - 1 then
     stop = size - 1
     start = math.max(0, stop - k + 1)
   end
-  local window = ordered_window(key, fkey, b.ties, start, stop)
-  for _, e in ipairs(window) do e[2] = fmt(e[2], decimals) end
+  local window = ordered_window(v.key, v.fkey, v.b.ties, start, stop)
+  for _, e in ipairs(window) do e[2] = fmt(e[2], v.decimals) end
   return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window }
 end
 

@@ -56,8 +56,9 @@
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
 ]]
 --- @include "lib/prologue"
-
 --- @include "lib/names"
+--- @include "lib/campaign"
+--- @include "lib/option"
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -75,13 +76,14 @@ local function integer(v, lo, hi, what)
   return n
 end
 
+-- A board or option name, a key of the settings (`what`: "board", "option").
+local function check_config_name(what, s)
+  if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
+end
+
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_configure takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV ~= 1 then fail('USAGE', 'campaign_configure takes one JSON argument') end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_configure')
+  argc('campaign_configure', 1, 1, 'one JSON argument')
   local ok, doc = pcall(cjson.decode, ARGV[1])
   if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
     fail('INVALID_CONFIG', 'settings are not a JSON object')
@@ -188,7 +190,7 @@ local function main()
   local boards, nboards, noptions = {}, 0, 0
   if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
   for board, spec in pairs(doc.boards or {}) do
-    if not name_ok(board) then fail('INVALID_NAME', 'board name "' .. tostring(board):sub(1, 80) .. '"') end
+    check_config_name('board', board)
     if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
     nboards = nboards + 1
     if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
@@ -232,7 +234,7 @@ local function main()
     local weights, data = {}, {}
     if spec.options ~= nil and type(spec.options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
     for option, o in pairs(spec.options or {}) do
-      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      check_config_name('option', option)
       if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
       noptions = noptions + 1
       if noptions > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
@@ -256,11 +258,9 @@ local function main()
     local remove = {}
     if spec.remove ~= nil and type(spec.remove) ~= 'table' then fail('INVALID_CONFIG', board .. ': remove must be a list') end
     for _, option in ipairs(spec.remove or {}) do
-      if not name_ok(option) then fail('INVALID_NAME', 'option name "' .. tostring(option):sub(1, 80) .. '"') end
+      check_config_name('option', option)
       if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
-      if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-        fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
-      end
+      check_option(ns, board, option)
       remove[#remove + 1] = option
     end
     boards[#boards + 1] = { board, fields, weights, data, remove }

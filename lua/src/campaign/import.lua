@@ -27,60 +27,50 @@
     REDVOTE_OUT_OF_RANGE.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/pair_args"
+--- @include "lib/offset"
+--- @include "lib/clock"
+--- @include "lib/board"
+--- @include "lib/board_key"
+--- @include "lib/option"
+--- @include "lib/board_write"
 --- @include "lib/exact"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_import takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 4 or #ARGV % 2 ~= 0 or #ARGV > 1002 then
-    fail('USAGE', 'campaign_import takes board, time, then 1..500 option, votes pairs')
-  end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_import')
+  pair_argc('campaign_import', 2, 1, 500, 'board, time, then 1..500 option, votes pairs')
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local scale = 10 ^ b.decimals
-  local first = b.ties == 'first'
+  local decimals, first = b.decimals, b.ties == 'first'
+  local limit = exact_limit(decimals)
   local keys, touched = {}, {}
   for _, p in ipairs(b.periods) do
     local key, fkey, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
-    local keep = b.keep[p] or 0
     keys[#keys + 1] = { key, fkey }
-    touched[#touched + 1] = { 'shown:' .. name, (finish and keep > 0) and (finish + keep) or false }
+    touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]
     check_name(option)
-    if rcall('HEXISTS', ns .. 'weights:' .. b.name, option) == 0 then
-      fail('UNKNOWN_OPTION', ns .. 'weights:' .. b.name .. ' has no option ' .. option)
-    end
+    check_option(ns, b.name, option)
     if seen[option] then fail('USAGE', 'option ' .. option .. ' is imported twice in one call') end
     seen[option] = true
     local int, frac = votes:match('^(%d+)%.?(%d*)$')
-    if not int or #votes > 20 or #frac > b.decimals or (votes:find('%.') and #frac == 0) then
-      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. b.decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
+    if not int or #votes > 20 or #frac > decimals or (votes:find('%.') and #frac == 0) then
+      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
     end
-    local units = tonumber(int .. frac .. string.rep('0', b.decimals - #frac))
-    local before = math.floor(tonumber(rcall('HGET', initial, option) or '0') * scale + 0.5)
-    local delta = units - before
+    local units = tonumber(int .. frac .. string.rep('0', decimals - #frac))
+    local delta = units - units_of(rcall('HGET', initial, option), decimals)
     if delta == 0 then
       unchanged = unchanged + 1
     else
       for _, k in ipairs(keys) do
-        local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
-        if math.abs(current + delta) >= exact_limit(b.decimals) or units >= exact_limit(b.decimals) then
+        if math.abs(units_of(rcall('ZSCORE', k[1], option), decimals) + delta) >= limit or units >= limit then
           fail('OUT_OF_RANGE', k[1] .. ' ' .. option .. ' would leave the exact range')
         end
       end
@@ -92,10 +82,9 @@ local function main()
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
     local option, units, delta = c[1], c[2], c[3]
-    rcall('HSET', initial, option, string.format('%.' .. b.decimals .. 'f', units / scale))
+    rcall('HSET', initial, option, decimal_text(units, decimals))
     for _, k in ipairs(keys) do
-      local current = math.floor(tonumber(rcall('ZSCORE', k[1], option) or '0') * scale + 0.5)
-      rcall('ZADD', k[1], string.format('%.' .. b.decimals .. 'f', (current + delta) / scale), option)
+      rcall('ZADD', k[1], decimal_text(units_of(rcall('ZSCORE', k[1], option), decimals) + delta, decimals), option)
       if first then rcall('ZADD', k[2], seq + n, option) end
     end
   end

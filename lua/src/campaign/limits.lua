@@ -23,37 +23,30 @@
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/pair_args"
+--- @include "lib/clock"
+--- @include "lib/offset"
 --- @include "lib/limits"
 
+-- Whether a rule counts by dimension `dim`.
+local function counts_by(rule, dim)
+  for _, d in ipairs(rule.by) do
+    if d == dim then return true end
+  end
+  return false
+end
+
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_limits takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 5 or #ARGV % 2 ~= 1 or #ARGV > 105 then
-    fail('USAGE', 'campaign_limits takes mode, user, time, channel, device, then board, option pairs')
-  end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_limits')
+  pair_argc('campaign_limits', 5, 0, 50, 'mode, user, time, channel, device, then board, option pairs')
   local mode, user, channel, device = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
   if mode ~= 'peek' and mode ~= 'reset' then fail('USAGE', 'mode must be peek or reset, got "' .. mode:sub(1, 40) .. '"') end
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  for _, v in ipairs({ channel, device }) do
-    if v ~= '' then check_name(v) end
-  end
+  check_voter(user, channel, device)
   local now = clock(ARGV[3])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end')
-  local ok, rules = pcall(cjson.decode, c[1] or '[]')
-  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local rules = limit_rules(root, c[1] or '[]')
   local pairs_ = {}
   for i = 6, #ARGV, 2 do
     check_name(ARGV[i])
@@ -62,11 +55,7 @@ local function main()
   end
   local wanted = {}
   for _, rule in ipairs(rules) do
-    local per_option = false
-    for _, d in ipairs(rule.by) do per_option = per_option or d == 'option' end
-    local per_user = false
-    for _, d in ipairs(rule.by) do per_user = per_user or d == 'user' end
-    if (mode == 'peek' and (#pairs_ > 0 or not per_option)) or (mode == 'reset' and per_user) then
+    if (mode == 'peek' and (#pairs_ > 0 or not counts_by(rule, 'option'))) or (mode == 'reset' and counts_by(rule, 'user')) then
       wanted[#wanted + 1] = rule
     end
   end

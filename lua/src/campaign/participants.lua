@@ -16,27 +16,19 @@
     REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
+--- @include "lib/offset"
+--- @include "lib/board"
+--- @include "lib/option"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_participants takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 1 or #ARGV > 101 then fail('USAGE', 'campaign_participants takes board, then 0..100 options') end
-  local ns = root:sub(1, -9)
+  local root, ns = campaign_key('campaign_participants')
+  argc('campaign_participants', 1, 101, 'board, then 0..100 options')
   campaign_offset(root)
   local b = board_settings(ns, ARGV[1])
   for i = 2, #ARGV do
     check_name(ARGV[i])
-    if rcall('HEXISTS', ns .. 'weights:' .. b.name, ARGV[i]) == 0 then
-      fail('UNKNOWN_OPTION', ns .. 'weights:' .. b.name .. ' has no option ' .. ARGV[i])
-    end
+    check_option(ns, b.name, ARGV[i])
   end
   -- validated: PFCOUNT may write (it caches the count inside the HLL)
   local reply = { rcall('PFCOUNT', ns .. 'hll') }

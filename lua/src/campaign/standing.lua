@@ -9,7 +9,8 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board
     ARGV[2]  kind     "real" | "shown"
-    ARGV[3]  period   "hour" | "day" | "week" | "month" (current), "total" or a name
+    ARGV[3]  period   "hour" | "day" | "week" | "month" (the current one),
+                      "total", or a name such as day:2026-03-17
     ARGV[4]  time     "" for the server's clock; Unix seconds on the test path
     ARGV[5..] members 1..100
 
@@ -22,44 +23,33 @@
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/board_view"
 --- @include "lib/ranks"
+--- @include "lib/position"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_standing takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 5 or #ARGV > 104 then fail('USAGE', 'campaign_standing takes board, kind, period, time, then 1..100 members') end
-  local ns = root:sub(1, -9)
-  local now = clock(ARGV[4])
-  local offset = campaign_offset(root)
-  local b = board_settings(ns, ARGV[1])
-  local kind = ARGV[2]
-  local key, fkey = board_key(ns, b, kind, ARGV[3], now, offset)
-  local prev_key, prev_fkey = board_key(ns, b, kind, ARGV[3], now, offset, -1)
-  local decimals = kind == 'real' and 0 or b.decimals
+  local root, ns = campaign_key('campaign_standing')
+  argc('campaign_standing', 5, 104, 'board, kind, period, time, then 1..100 members')
+  local now, offset = read_time(root, ARGV[4])
+  local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], now, offset)
+  local ties, decimals = v.b.ties, v.decimals
+  local prev_key, prev_fkey = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
   local reply = {}
   for i = 5, #ARGV do
     local member = ARGV[i]
     check_name(member)
     local entry = { member, false, false, false, false, false, false }
-    local pos, rank, score = position(key, fkey, b.ties, member)
+    local pos, rank, score = position(v.key, v.fkey, ties, member)
     if pos then
       entry[2], entry[3] = rank, fmt(score, decimals)
       if pos > 0 then
-        local ahead = ordered_window(key, fkey, b.ties, pos - 1, pos - 1)[1]
+        local ahead = ordered_window(v.key, v.fkey, ties, pos - 1, pos - 1)[1]
         entry[4], entry[5] = ahead[1], fmt(tonumber(ahead[2]) - tonumber(score), decimals)
       end
     end
     if prev_key then
-      local _, prev_rank, prev_score = position(prev_key, prev_fkey, b.ties, member)
+      local _, prev_rank, prev_score = position(prev_key, prev_fkey, ties, member)
       if prev_rank then entry[6], entry[7] = prev_rank, fmt(prev_score, decimals) end
     end
     reply[#reply + 1] = entry

@@ -22,44 +22,25 @@
     REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/board_view"
 --- @include "lib/ranks"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_top takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 6 or #ARGV > 25 then fail('USAGE', 'campaign_top takes kind, period, page, per_page, time, then 1..20 boards') end
-  local ns = root:sub(1, -9)
-  local kind, selector, page, per_page = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
-    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
-  end
-  if not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  local now = clock(ARGV[5])
-  local offset = campaign_offset(root)
-  local start = (tonumber(page) - 1) * tonumber(per_page)
-  local wanted = {}
-  for i = 6, #ARGV do
-    local b = board_settings(ns, ARGV[i])
-    local key, fkey, name = board_key(ns, b, kind, selector, now, offset)
-    wanted[#wanted + 1] = { b, key, fkey, name }
-  end
+  local root, ns = campaign_key('campaign_top')
+  argc('campaign_top', 6, 25, 'kind, period, page, per_page, time, then 1..20 boards')
+  local kind, selector = ARGV[1], ARGV[2]
+  local page = integer_arg(ARGV[3], 'page', 1, 1000000)
+  local per_page = integer_arg(ARGV[4], 'per_page', 1, 100)
+  local now, offset = read_time(root, ARGV[5])
+  local views = {}
+  for i = 6, #ARGV do views[#views + 1] = board_view(ns, ARGV[i], kind, selector, now, offset) end
+  local start = (page - 1) * per_page
   local reply = {}
-  for _, w in ipairs(wanted) do
-    local b, key, fkey, name = w[1], w[2], w[3], w[4]
-    local entries = ordered_window(key, fkey, b.ties, start, start + tonumber(per_page) - 1)
-    for _, e in ipairs(entries) do e[2] = fmt(e[2], kind == 'real' and 0 or b.decimals) end
-    reply[#reply + 1] = { b.name, name, rcall('ZCARD', key), entries }
+  for _, v in ipairs(views) do
+    local entries = ordered_window(v.key, v.fkey, v.b.ties, start, start + per_page - 1)
+    for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
+    reply[#reply + 1] = { v.b.name, v.name, rcall('ZCARD', v.key), entries }
   end
   return reply
 end

@@ -41,7 +41,7 @@
   decimals 0 and 2^51 units otherwise; a write beyond it is refused.
 
   Rate limits: the campaign's rules (see campaign_configure.lua and
-  lua/lib/limits.lua) and deny lists are checked after every argument and
+  lua/src/lib/limits.lua) and deny lists are checked after every argument and
   before the first write; a refusal spends nothing and answers
   REDVOTE_RATE_LIMITED {"rule": ..., "retry_after": seconds (-1: not in this
   campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
@@ -56,45 +56,23 @@
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
 ]]
 --- @include "lib/prologue"
-
---- @include "lib/names"
-
---- @include "lib/periods"
-
 --- @include "lib/campaign"
-
+--- @include "lib/pair_args"
+--- @include "lib/clock"
+--- @include "lib/board"
 --- @include "lib/limits"
-
+--- @include "lib/limit_spend"
+--- @include "lib/board_write"
 --- @include "lib/exact"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
-  end
-  if #ARGV < 7 or #ARGV % 2 ~= 1 then fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, then board, option pairs') end
-  if #ARGV > 105 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
-  local ns = root:sub(1, -9)
-  local user, at, channel, device, cost = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-  if cost == '' then cost = '1' end
-  if not cost:find('^[1-9]%d*$') or #cost > 4 or tonumber(cost) > 1000 then
-    fail('INVALID_NUMBER', 'cost must be an integer in 1..1000, got "' .. cost:sub(1, 80) .. '"')
-  end
-  cost = tonumber(cost)
-  local now, precise
-  if at == '' then
-    local t = rcall('TIME')
-    now = tonumber(t[1])
-    precise = now + tonumber(t[2]) / 1000000
-  else
-    now = clock(at)
-    precise = now
-  end
+  local root, ns = campaign_key('campaign_vote')
+  pair_argc('campaign_vote', 5, 1, 50, 'user, time, channel, device, cost, then board, option pairs',
+    'at most 50 (board, option) pairs a call')
+  local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
+  check_voter(user, channel, device)
+  local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
+  local now, precise = clock(ARGV[2])
 
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
@@ -123,9 +101,7 @@ local function main()
   end
   local checks
   if c[4] and c[4] ~= '[]' then
-    local ok, rules = pcall(cjson.decode, c[4])
-    if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
-    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+    checks = limit_plan(ns, limit_rules(root, c[4]), { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
     local refusal = limit_evaluate(checks, now, precise)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
@@ -134,21 +110,19 @@ local function main()
   -- read first so the range is checked before any write; real boards only
   -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
   local plan, order, touched = {}, {}, {}
-  local function add(b, member_of_index, key, first_key, option, units, scale, expire_at)
+  local function add(b, member_of_index, key, first_key, option, units, scale, expiry)
     local id = key .. '\0' .. option
     local entry = plan[id]
     if not entry then
       entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
-      if not entry.incr then
-        entry.units = math.floor(tonumber(rcall('ZSCORE', key, option) or '0') * 10 ^ scale + 0.5)
-      end
+      if not entry.incr then entry.units = units_of(rcall('ZSCORE', key, option), scale) end
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
       if not t then t = {}; touched[b.name] = t end
       if not t[member_of_index] then
         t[member_of_index] = true
-        t[#t + 1] = { member_of_index, expire_at or false }
+        t[#t + 1] = { member_of_index, expiry or false }
       end
     end
     entry.units = entry.units + units
@@ -163,15 +137,14 @@ local function main()
     shown_at[n] = {}
     for _, kind in ipairs(b.periods) do
       local name, _, finish = period(kind, now, offset)
-      local keep = b.keep[kind] or 0
-      local expire_at = (finish and keep > 0) and (finish + keep) or nil
+      local expiry = expire_at(b, kind, finish)
       for _, which in ipairs({ 'real:', 'shown:' }) do
         local key = ns .. 'b:' .. b.name .. ':' .. which .. name
         local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
         if which == 'real:' then
-          add(b, which .. name, key, first_key, pair.option, 1, nil, expire_at)
+          add(b, which .. name, key, first_key, pair.option, 1, nil, expiry)
         else
-          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expire_at)
+          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
           shown_at[n][#shown_at[n] + 1] = { name, key }
         end
       end
@@ -181,7 +154,7 @@ local function main()
         if carried > 0 then
           add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
             first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
-            keep > 0 and (next_finish + keep) or nil)
+            expire_at(b, kind, next_finish))
         end
       end
     end
@@ -196,7 +169,7 @@ local function main()
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
     else
-      e.text = string.format('%.' .. e.scale .. 'f', e.units / 10 ^ e.scale)
+      e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
     end
     if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end

@@ -1,8 +1,13 @@
 --- @include "lib/prologue"
+--- @include "lib/args"
+--- @include "lib/name_arg"
 --- @include "lib/periods"
 -- limits: rate limits, checked inside the vote before its first write
--- (shared block: the master copy is lua/lib/limits.lua; needs rcall, fail
--- and the periods block above it).
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- check_user (lib/args), check_name (lib/name_arg) and period
+-- (lib/periods).
 --
 -- A rule (stored as JSON in the campaign hash, field `limits`, validated by
 -- campaign_configure) counts votes per combination of dimensions `by`
@@ -21,6 +26,23 @@
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
+
+-- The rules, from the campaign's `limits` field (JSON).
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  return rules
+end
+
+-- Whom a rule counts a vote for one option against: the values of its
+-- dimensions `by`, each prefixed by its length.
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
@@ -110,20 +132,4 @@ local function limit_evaluate(checks, now, clock)
   end
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
   return nil, remaining
-end
-
--- Spend: only after every check passed; one write a counter (a new counter
--- is created with its expiry, an existing one already has it).
-local function limit_spend(checks)
-  for _, c in ipairs(checks) do
-    if c.rule.rolling then
-      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
-    elseif c.existed then
-      rcall('INCRBY', c.key, c.need)
-    elseif c.finish then
-      rcall('SET', c.key, c.need, 'EXAT', c.finish)
-    else
-      rcall('SET', c.key, c.need)
-    end
-  end
 end

@@ -1,6 +1,6 @@
--- periods: calendar periods in a fixed UTC offset (shared block: the
--- master copy is lua/lib/periods.lua; scripts carry it verbatim between
--- "-- @lib periods" and "-- @end periods", and a unit test keeps them equal).
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
 --
 -- Integer Unix seconds in, period names out: hour:2026-03-17T12,
 -- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds

@@ -1,12 +1,14 @@
 --- @include "lib/prologue"
--- ranks: ranking a board under its tie rule (shared block: the master
--- copy is lua/lib/ranks.lua; needs rcall above it).
+-- ranks: a window of a board in display order under its tie rule, and the
+-- score format of replies. Needs rcall (lib/prologue). Tie rules:
 --   name         Redis' order: equal scores by member, descending; rank = position
 --   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
 --   dense        equal scores share the rank, no gap (1, 2, 2, 3)
 --   first        equal scores ordered by who reached the score first: the
 --                side zset f:... holds, per member, the sequence number of
 --                the vote that brought it to its current score
+
+-- A score as replies show it: a string with `decimals` decimals.
 local function fmt(score, decimals)
   return string.format('%.' .. decimals .. 'f', tonumber(score))
 end
@@ -74,20 +76,4 @@ local function ordered_window(key, fkey, ties, start, stop)
     out[#out + 1] = { m, s, rank }
   end
   return out
-end
-
--- A member's 0-based display position, rank and score; nil when absent.
-local function position(key, fkey, ties, member)
-  local s = rcall('ZSCORE', key, member)
-  if not s then return nil end
-  if ties == 'first' then
-    local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
-    for i, m in ipairs(tie_group(key, fkey, s)) do
-      if m == member then return above + i - 1, above + i, s end
-    end
-  end
-  local pos = rcall('ZREVRANK', key, member)
-  if ties == 'name' then return pos, pos + 1, s end
-  if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
-  return pos, distinct_above(key, s) + 1, s
 end

@@ -1,0 +1,33 @@
+--- @include "lib/prologue"
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
+
+-- When a period board of `kind` whose period ends at `finish` expires:
+-- `finish` plus the board's retention for the kind; nil when it is kept
+-- forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
+
+-- Record the period boards a write touched in <ns>periods:B (members
+-- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
+-- find every board; a board seen for the first time gets its expiry (the
+-- board and its "first" side key). `touched` is a list of
+-- { member, expire_at or false }.
+local function track_periods(ns, board, touched)
+  local index = ns .. 'periods:' .. board
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
+  for i, t in ipairs(touched) do
+    if not known[i] then
+      rcall('ZADD', index, t[2] or 0, t[1])
+      if t[2] then
+        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+      end
+    end
+  end
+end

@@ -1,0 +1,20 @@
+--- @include "lib/prologue"
+-- limit_spend: spending what limit_plan (lib/limits) planned and
+-- limit_evaluate passed, in campaign_vote after its other writes. Needs
+-- rcall (lib/prologue).
+
+-- Spend: only after every check passed; one write a counter (a new counter
+-- is created with its expiry, an existing one already has it).
+local function limit_spend(checks)
+  for _, c in ipairs(checks) do
+    if c.rule.rolling then
+      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
+    elseif c.existed then
+      rcall('INCRBY', c.key, c.need)
+    elseif c.finish then
+      rcall('SET', c.key, c.need, 'EXAT', c.finish)
+    else
+      rcall('SET', c.key, c.need)
+    end
+  end
+end
