@@ -21,20 +21,82 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
-local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'article takes 1 key, the site root "<prefix>article:"')
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
   end
-  if #ARGV < 1 or #ARGV > 2 then fail('USAGE', 'article takes article [, user]') end
-  local prefix = root:sub(1, -9)
-  local ref, user = ARGV[1], ARGV[2]
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  if user ~= nil and (#user == 0 or #user > 256 or user:find('%c')) then
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
     fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
   end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_args: the article site's own argument checks, on top of lib/args.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+local function main()
+  local _, prefix = site_root('article')
+  argc('article', 1, 2, 'article [, user]')
+  local id, user = article_id(ARGV[1]), ARGV[2]
+  if user ~= nil then check_user(user) end
 
   local member = 'article:' .. id
   local article = prefix .. member

@@ -29,40 +29,148 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_args: the article site's own argument checks, on top of lib/args.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+-- site_config: the site's settings, hash <prefix>redvote:config (an absent
+-- field means the default), read in one HMGET. configure.lua documents and
+-- changes them; post and vote need vote_score, window and rankings, rerank
+-- rankings, page and group_page the default page_size.
+
+local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
+local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
+
+local function config_key(prefix)
+  return prefix .. 'redvote:config'
+end
+
+-- The settings named in `names` (a list), as strings, defaults filled in:
+-- { name = value }.
+local function site_config(prefix, names)
+  local stored = rcall('HMGET', config_key(prefix), unpack(names))
+  local values = {}
+  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
+  return values
+end
+
+-- What a post or a vote needs: vote_score and window (numbers), rankings;
+-- INVALID_CONFIG when a number is corrupt.
+local function vote_settings(prefix)
+  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
+  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
+  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
+  return vote_score, window, cfg.rankings
+end
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = site_config(prefix, { 'page_size' }).page_size
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
 
 local limits = { vote_score = { 1, 1000000 }, window = { 60, 315360000 }, page_size = { 1, 100 } }
-local defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
-local names = { 'vote_score', 'window', 'page_size', 'rankings' }
+
+-- "" or a comma-separated subset of hot,best (no empty items).
+local function rankings_ok(value)
+  if value:find(',,') or value:find('^,') or value:find(',$') then return false end
+  for item in value:gmatch('[^,]+') do
+    if item ~= 'hot' and item ~= 'best' then return false end
+  end
+  return true
+end
+
+-- A numeric setting: integer_arg's check and detail ("window must be an
+-- integer in 60..315360000, got ..."), refused as INVALID_CONFIG.
+local function setting_arg(value, field, lo, hi)
+  local ok, err = pcall(integer_arg, value, field, lo, hi)
+  if not ok then fail('INVALID_CONFIG', (tostring(err):gsub('^REDVOTE_[%u_]+ ', ''))) end
+end
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'configure takes 1 key, the site root "<prefix>article:"')
-  end
+  local root, prefix = site_root('configure')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
-  local prefix = root:sub(1, -9)
-  local key = prefix .. 'redvote:config'
-  local stored = rcall('HMGET', key, unpack(names))
-  local current = {}
-  for i, name in ipairs(names) do current[name] = stored[i] or defaults[name] end
+  local current = site_config(prefix, site_settings)
 
   local updates = {}
   for i = 1, #ARGV, 2 do
     local field, value = ARGV[i], ARGV[i + 1]
     if field == 'rankings' then
-      for item in value:gmatch('[^,]+') do
-        if item ~= 'hot' and item ~= 'best' then
-          fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
-        end
-      end
-      if value:find(',,') or value:find('^,') or value:find(',$') then
+      if not rankings_ok(value) then
         fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
       end
     elseif limits[field] then
-      local lo, hi = limits[field][1], limits[field][2]
-      if not value:find('^[1-9]%d*$') or #value > 10 or tonumber(value) < lo or tonumber(value) > hi then
-        fail('INVALID_CONFIG', field .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got "' .. value:sub(1, 80) .. '"')
-      end
+      setting_arg(value, field, limits[field][1], limits[field][2])
     else
       fail('INVALID_CONFIG', 'unknown setting "' .. field .. '" (vote_score, window, page_size, rankings)')
     end
@@ -75,9 +183,9 @@ local function main()
   end
 
   -- validated: the writes start here
-  if #updates > 0 then rcall('HSET', key, unpack(updates)) end
+  if #updates > 0 then rcall('HSET', config_key(prefix), unpack(updates)) end
   local reply = {}
-  for _, name in ipairs(names) do
+  for _, name in ipairs(site_settings) do
     reply[#reply + 1] = name
     reply[#reply + 1] = current[name]
   end

@@ -24,7 +24,45 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
 -- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
@@ -32,26 +70,41 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
 end
+-- site_args: the article site's own argument checks, on top of lib/args.
 
-local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'groups takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 2 or #ARGV > 101 then fail('USAGE', 'groups takes article, then 1..100 of +GROUP / -GROUP') end
-  local prefix = root:sub(1, -9)
-  local ref = ARGV[1]
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
   local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
   if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+local function main()
+  local _, prefix = site_root('groups')
+  argc('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local id = article_id(ARGV[1])
   local changes, seen = {}, {}
   for i = 2, #ARGV do
     local sign, group = ARGV[i]:sub(1, 1), ARGV[i]:sub(2)
     if sign ~= '+' and sign ~= '-' then
       fail('INVALID_GROUP', 'each group must be +NAME or -NAME, got "' .. ARGV[i]:sub(1, 80) .. '"')
     end
-    if not name_ok(group) then
-      fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
-    end
+    check_group(group)
     if seen[group] and seen[group] ~= sign then
       fail('INVALID_GROUP', 'group "' .. group .. '" is both added and removed')
     end

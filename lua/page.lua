@@ -24,32 +24,132 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
-local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'page takes 1 key, the site root "<prefix>article:"')
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
   end
-  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'page takes order, page [, per_page]') end
-  local prefix = root:sub(1, -9)
-  local order, page, per_page = ARGV[1], ARGV[2], ARGV[3]
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_args: the article site's own argument checks, on top of lib/args.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+-- site_config: the site's settings, hash <prefix>redvote:config (an absent
+-- field means the default), read in one HMGET. configure.lua documents and
+-- changes them; post and vote need vote_score, window and rankings, rerank
+-- rankings, page and group_page the default page_size.
+
+local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
+local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
+
+local function config_key(prefix)
+  return prefix .. 'redvote:config'
+end
+
+-- The settings named in `names` (a list), as strings, defaults filled in:
+-- { name = value }.
+local function site_config(prefix, names)
+  local stored = rcall('HMGET', config_key(prefix), unpack(names))
+  local values = {}
+  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
+  return values
+end
+
+-- What a post or a vote needs: vote_score and window (numbers), rankings;
+-- INVALID_CONFIG when a number is corrupt.
+local function vote_settings(prefix)
+  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
+  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
+  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
+  return vote_score, window, cfg.rankings
+end
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = site_config(prefix, { 'page_size' }).page_size
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
+-- site_page: one page of an ordered set of articles (page.lua: the whole
+-- site's <prefix><order>:, group_page.lua: a group's cached ordering).
+
+-- Check order, page and per_page (absent: the site's page_size); returns
+-- page and per_page as numbers.
+local function page_args(prefix, order, page, per_page)
   if order ~= 'score' and order ~= 'time' and order ~= 'hot' and order ~= 'best' then
     fail('INVALID_ORDER', 'order must be score, time, hot or best, got "' .. order:sub(1, 80) .. '"')
   end
-  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
-    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
-  end
-  if per_page == nil then
-    per_page = rcall('HGET', prefix .. 'redvote:config', 'page_size') or '25'
-    if not per_page:find('^[1-9]%d*$') or tonumber(per_page) > 100 then
-      fail('INVALID_CONFIG', prefix .. 'redvote:config page_size is not in 1..100')
-    end
-  elseif not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  page, per_page = tonumber(page), tonumber(per_page)
+  page = integer_arg(page, 'page', 1, 1000000)
+  if per_page == nil then return page, page_size_setting(prefix) end
+  return page, integer_arg(per_page, 'per_page', 1, 100)
+end
 
-  local set = prefix .. order .. ':'
+-- Page `page` of the sorted set `set`, highest first: { total, per_page,
+-- { id, score (the article's score:), { field, value, ... } }, ... }.
+local function read_page(prefix, set, page, per_page)
   local start = (page - 1) * per_page
   local reply = { rcall('ZCARD', set), per_page }
   local members = rcall('ZREVRANGE', set, start, start + per_page - 1)
@@ -60,6 +160,14 @@ local function main()
     reply[#reply + 1] = { id or member, scores[i], id and rcall('HGETALL', prefix .. member) or {} }
   end
   return reply
+end
+
+local function main()
+  local _, prefix = site_root('page')
+  argc('page', 2, 3, 'order, page [, per_page]')
+  local order = ARGV[1]
+  local page, per_page = page_args(prefix, order, ARGV[2], ARGV[3])
+  return read_page(prefix, prefix .. order .. ':', page, per_page)
 end
 
 -- epilogue: what every script closes with: run main() and answer its

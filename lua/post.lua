@@ -29,19 +29,153 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
-local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'post takes 1 key, the site root "<prefix>article:"')
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
   end
-  if #ARGV < 3 or #ARGV > 4 then fail('USAGE', 'post takes user, title, link [, time]') end
-  local prefix = root:sub(1, -9)
-  local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+  return key, key:sub(1, -#suffix - 1)
+end
 
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
   if #user == 0 or #user > 256 or user:find('%c') then
     fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
   end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_args: the article site's own argument checks, on top of lib/args.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+-- site_config: the site's settings, hash <prefix>redvote:config (an absent
+-- field means the default), read in one HMGET. configure.lua documents and
+-- changes them; post and vote need vote_score, window and rankings, rerank
+-- rankings, page and group_page the default page_size.
+
+local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
+local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
+
+local function config_key(prefix)
+  return prefix .. 'redvote:config'
+end
+
+-- The settings named in `names` (a list), as strings, defaults filled in:
+-- { name = value }.
+local function site_config(prefix, names)
+  local stored = rcall('HMGET', config_key(prefix), unpack(names))
+  local values = {}
+  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
+  return values
+end
+
+-- What a post or a vote needs: vote_score and window (numbers), rankings;
+-- INVALID_CONFIG when a number is corrupt.
+local function vote_settings(prefix)
+  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
+  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
+  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
+  return vote_score, window, cfg.rankings
+end
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = site_config(prefix, { 'page_size' }).page_size
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
+
+-- rankings: the extra rankings a site may keep beside score:, hot: and
+-- best:, and writing an article's entries in them (post, vote, rerank).
+-- Both are functions of the article's counts and time only, so they change
+-- only when a vote does.
+
+-- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
+local function hot(up, down, time)
+  local s = up - down
+  local sign = (s > 0 and 1) or (s < 0 and -1) or 0
+  return sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
+end
+
+-- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
+local function best(up, down)
+  local n = up + down
+  if n <= 0 then return 0 end
+  local z = 1.281551565545
+  local p = up / n
+  return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+end
+
+-- Write an article's entries in the rankings the site keeps (`rankings`:
+-- the config value, e.g. "hot,best").
+local function write_rankings(prefix, rankings, member, up, down, time)
+  if rankings:find('hot', 1, true) then
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
+  end
+  if rankings:find('best', 1, true) then
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
+  end
+end
+
+local function main()
+  local root, prefix = site_root('post')
+  argc('post', 3, 4, 'user, title, link [, time]')
+  local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+  check_user(user)
   if #title == 0 or #title > 512 or title:find('%c') then
     fail('INVALID_TEXT', 'title must be 1..512 bytes without control characters')
   end
@@ -50,19 +184,11 @@ local function main()
   end
   local now
   if at ~= nil then
-    if not at:find('^%d+$') or #at > 12 then
-      fail('INVALID_NUMBER', 'time must be integer Unix seconds, got ' .. at)
-    end
-    now = tonumber(at)
+    now = integer_arg(at, 'time', 0, 999999999999, 'integer Unix seconds')
   else
     now = tonumber(rcall('TIME')[1])
   end
-
-  local cfg = rcall('HMGET', prefix .. 'redvote:config', 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or 432)
-  local window = tonumber(cfg[2] or 604800)
-  local rankings = cfg[3] or ''
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. 'redvote:config holds a non-number') end
+  local vote_score, window, rankings = vote_settings(prefix)
 
   -- validated: the writes start here
   local id = rcall('INCR', root)
@@ -74,14 +200,8 @@ local function main()
   rcall('ZADD', prefix .. 'score:', now + vote_score, member)
   rcall('SADD', voted, user)
   rcall('EXPIREAT', voted, now + window)
-  -- One upvote, no downvote: hot's vote term is log10(1) = 0 and the Wilson
-  -- bound of 1/1 is 1/(1+z^2); vote.lua keeps both exact from then on.
-  if rankings:find('hot', 1, true) then
-    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', (now - 1134028003) / 45000), member)
-  end
-  if rankings:find('best', 1, true) then
-    rcall('ZADD', prefix .. 'best:', string.format('%.17g', 1 / (1 + 1.281551565545 ^ 2)), member)
-  end
+  -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
+  write_rankings(prefix, rankings, member, 1, 0, now)
   return id
 end
 

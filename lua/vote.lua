@@ -33,9 +33,118 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
+-- naming the operation or the offending value (cut to 80 bytes).
 
--- rankings: the extra rankings a site may keep beside score: (shared
--- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+
+-- An integer argument in lo..hi, as decimal digits only (no sign, no
+-- exponent, no leading zero when lo >= 1), returned as a number. `what`
+-- replaces "an integer in lo..hi" in the refusal when given.
+local function integer_arg(s, name, lo, hi, what)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+
+-- A user id: 1..256 bytes without control characters (an opaque string).
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names) (shared block: the master
+-- copy is lua/lib/names.lua). 1..64 bytes, and none of : { } * ? [ ] \ ,
+-- spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_args: the article site's own argument checks, on top of lib/args.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key: returns it and <prefix>, from which every other key
+-- derives.
+local function site_root(op)
+  return one_key(op, 'article:', 'site root "<prefix>article:"')
+end
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+-- A group name (lib/names' rule), or INVALID_GROUP.
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+-- site_config: the site's settings, hash <prefix>redvote:config (an absent
+-- field means the default), read in one HMGET. configure.lua documents and
+-- changes them; post and vote need vote_score, window and rankings, rerank
+-- rankings, page and group_page the default page_size.
+
+local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
+local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
+
+local function config_key(prefix)
+  return prefix .. 'redvote:config'
+end
+
+-- The settings named in `names` (a list), as strings, defaults filled in:
+-- { name = value }.
+local function site_config(prefix, names)
+  local stored = rcall('HMGET', config_key(prefix), unpack(names))
+  local values = {}
+  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
+  return values
+end
+
+-- What a post or a vote needs: vote_score and window (numbers), rankings;
+-- INVALID_CONFIG when a number is corrupt.
+local function vote_settings(prefix)
+  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
+  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
+  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
+  return vote_score, window, cfg.rankings
+end
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = site_config(prefix, { 'page_size' }).page_size
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
+
+-- rankings: the extra rankings a site may keep beside score:, hot: and
+-- best:, and writing an article's entries in them (post, vote, rerank).
 -- Both are functions of the article's counts and time only, so they change
 -- only when a vote does.
 
@@ -67,19 +176,11 @@ local function write_rankings(prefix, rankings, member, up, down, time)
 end
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'vote takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'vote takes user, article [, up|down|none]') end
-  local prefix = root:sub(1, -9)
-  local user, ref, want = ARGV[1], ARGV[2], ARGV[3] or 'up'
-
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  local _, prefix = site_root('vote')
+  argc('vote', 2, 3, 'user, article [, up|down|none]')
+  local user, want = ARGV[1], ARGV[3] or 'up'
+  check_user(user)
+  local id = article_id(ARGV[2])
   if want ~= 'up' and want ~= 'down' and want ~= 'none' then
     fail('INVALID_VOTE', 'vote must be up, down or none, got "' .. want:sub(1, 80) .. '"')
   end
@@ -88,11 +189,7 @@ local function main()
   local article = prefix .. member
   local time = tonumber(rcall('ZSCORE', prefix .. 'time:', member))
   if not time then fail('UNKNOWN_ARTICLE', article) end
-  local cfg = rcall('HMGET', prefix .. 'redvote:config', 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or 432)
-  local window = tonumber(cfg[2] or 604800)
-  local rankings = cfg[3] or ''
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. 'redvote:config holds a non-number') end
+  local vote_score, window, rankings = vote_settings(prefix)
   local closes = time + window
   if tonumber(rcall('TIME')[1]) > closes then
     fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))

@@ -1,6 +1,6 @@
 --- @include "lib/prologue"
--- rankings: the extra rankings a site may keep beside score: (shared
--- block: the master copy is lua/lib/rankings.lua; needs rcall above it).
+-- rankings: the extra rankings a site may keep beside score:, hot: and
+-- best:, and writing an article's entries in them (post, vote, rerank).
 -- Both are functions of the article's counts and time only, so they change
 -- only when a vote does.
 

@@ -15,21 +15,13 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
     REDVOTE_UNKNOWN_ARTICLE.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'article takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 1 or #ARGV > 2 then fail('USAGE', 'article takes article [, user]') end
-  local prefix = root:sub(1, -9)
-  local ref, user = ARGV[1], ARGV[2]
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  if user ~= nil and (#user == 0 or #user > 256 or user:find('%c')) then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
+  local _, prefix = site_root('article')
+  argc('article', 1, 2, 'article [, user]')
+  local id, user = article_id(ARGV[1]), ARGV[2]
+  if user ~= nil then check_user(user) end
 
   local member = 'article:' .. id
   local article = prefix .. member

@@ -23,41 +23,42 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_CONFIG_LOCKED.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
+
+--- @include "lib/site_config"
 
 local limits = { vote_score = { 1, 1000000 }, window = { 60, 315360000 }, page_size = { 1, 100 } }
-local defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
-local names = { 'vote_score', 'window', 'page_size', 'rankings' }
+
+-- "" or a comma-separated subset of hot,best (no empty items).
+local function rankings_ok(value)
+  if value:find(',,') or value:find('^,') or value:find(',$') then return false end
+  for item in value:gmatch('[^,]+') do
+    if item ~= 'hot' and item ~= 'best' then return false end
+  end
+  return true
+end
+
+-- A numeric setting: integer_arg's check and detail ("window must be an
+-- integer in 60..315360000, got ..."), refused as INVALID_CONFIG.
+local function setting_arg(value, field, lo, hi)
+  local ok, err = pcall(integer_arg, value, field, lo, hi)
+  if not ok then fail('INVALID_CONFIG', (tostring(err):gsub('^REDVOTE_[%u_]+ ', ''))) end
+end
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'configure takes 1 key, the site root "<prefix>article:"')
-  end
+  local root, prefix = site_root('configure')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
-  local prefix = root:sub(1, -9)
-  local key = prefix .. 'redvote:config'
-  local stored = rcall('HMGET', key, unpack(names))
-  local current = {}
-  for i, name in ipairs(names) do current[name] = stored[i] or defaults[name] end
+  local current = site_config(prefix, site_settings)
 
   local updates = {}
   for i = 1, #ARGV, 2 do
     local field, value = ARGV[i], ARGV[i + 1]
     if field == 'rankings' then
-      for item in value:gmatch('[^,]+') do
-        if item ~= 'hot' and item ~= 'best' then
-          fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
-        end
-      end
-      if value:find(',,') or value:find('^,') or value:find(',$') then
+      if not rankings_ok(value) then
         fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
       end
     elseif limits[field] then
-      local lo, hi = limits[field][1], limits[field][2]
-      if not value:find('^[1-9]%d*$') or #value > 10 or tonumber(value) < lo or tonumber(value) > hi then
-        fail('INVALID_CONFIG', field .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got "' .. value:sub(1, 80) .. '"')
-      end
+      setting_arg(value, field, limits[field][1], limits[field][2])
     else
       fail('INVALID_CONFIG', 'unknown setting "' .. field .. '" (vote_score, window, page_size, rankings)')
     end
@@ -70,9 +71,9 @@ local function main()
   end
 
   -- validated: the writes start here
-  if #updates > 0 then rcall('HSET', key, unpack(updates)) end
+  if #updates > 0 then rcall('HSET', config_key(prefix), unpack(updates)) end
   local reply = {}
-  for _, name in ipairs(names) do
+  for _, name in ipairs(site_settings) do
     reply[#reply + 1] = name
     reply[#reply + 1] = current[name]
   end

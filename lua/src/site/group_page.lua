@@ -25,53 +25,25 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
 
---- @include "lib/names"
+--- @include "lib/site_page"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'group_page takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 3 or #ARGV > 4 then fail('USAGE', 'group_page takes group, order, page [, per_page]') end
-  local prefix = root:sub(1, -9)
-  local group, order, page, per_page = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-  if not name_ok(group) then
-    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
-  end
-  if order ~= 'score' and order ~= 'time' and order ~= 'hot' and order ~= 'best' then
-    fail('INVALID_ORDER', 'order must be score, time, hot or best, got "' .. order:sub(1, 80) .. '"')
-  end
-  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
-    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
-  end
-  if per_page == nil then
-    per_page = rcall('HGET', prefix .. 'redvote:config', 'page_size') or '25'
-    if not per_page:find('^[1-9]%d*$') or tonumber(per_page) > 100 then
-      fail('INVALID_CONFIG', prefix .. 'redvote:config page_size is not in 1..100')
-    end
-  elseif not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  page, per_page = tonumber(page), tonumber(per_page)
+  local _, prefix = site_root('group_page')
+  argc('group_page', 3, 4, 'group, order, page [, per_page]')
+  local group, order = ARGV[1], ARGV[2]
+  check_group(group)
+  local page, per_page = page_args(prefix, order, ARGV[3], ARGV[4])
 
+  -- validated: the writes start here
   local set = prefix .. order .. ':' .. group
   if rcall('EXISTS', set) == 0 then
     rcall('ZINTERSTORE', set, 2, prefix .. 'group:' .. group, prefix .. order .. ':',
       'WEIGHTS', 0, 1, 'AGGREGATE', 'MAX')
     rcall('EXPIRE', set, 60)
   end
-  local start = (page - 1) * per_page
-  local reply = { rcall('ZCARD', set), per_page }
-  local members = rcall('ZREVRANGE', set, start, start + per_page - 1)
-  if #members == 0 then return reply end
-  local scores = rcall('ZMSCORE', prefix .. 'score:', unpack(members))
-  for i, member in ipairs(members) do
-    local id = member:match('^article:(%d+)$')
-    reply[#reply + 1] = { id or member, scores[i], id and rcall('HGETALL', prefix .. member) or {} }
-  end
-  return reply
+  return read_page(prefix, set, page, per_page)
 end
 
 --- @include "lib/epilogue"

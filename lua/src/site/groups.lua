@@ -18,29 +18,19 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
     REDVOTE_UNKNOWN_ARTICLE.
 ]]
---- @include "lib/prologue"
-
---- @include "lib/names"
+--- @include "lib/site_args"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'groups takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 2 or #ARGV > 101 then fail('USAGE', 'groups takes article, then 1..100 of +GROUP / -GROUP') end
-  local prefix = root:sub(1, -9)
-  local ref = ARGV[1]
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  local _, prefix = site_root('groups')
+  argc('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local id = article_id(ARGV[1])
   local changes, seen = {}, {}
   for i = 2, #ARGV do
     local sign, group = ARGV[i]:sub(1, 1), ARGV[i]:sub(2)
     if sign ~= '+' and sign ~= '-' then
       fail('INVALID_GROUP', 'each group must be +NAME or -NAME, got "' .. ARGV[i]:sub(1, 80) .. '"')
     end
-    if not name_ok(group) then
-      fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
-    end
+    check_group(group)
     if seen[group] and seen[group] ~= sign then
       fail('INVALID_GROUP', 'group "' .. group .. '" is both added and removed')
     end

@@ -18,43 +18,16 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ORDER, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_CONFIG.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
+
+--- @include "lib/site_page"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'page takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'page takes order, page [, per_page]') end
-  local prefix = root:sub(1, -9)
-  local order, page, per_page = ARGV[1], ARGV[2], ARGV[3]
-  if order ~= 'score' and order ~= 'time' and order ~= 'hot' and order ~= 'best' then
-    fail('INVALID_ORDER', 'order must be score, time, hot or best, got "' .. order:sub(1, 80) .. '"')
-  end
-  if not page:find('^[1-9]%d*$') or #page > 7 or tonumber(page) > 1000000 then
-    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
-  end
-  if per_page == nil then
-    per_page = rcall('HGET', prefix .. 'redvote:config', 'page_size') or '25'
-    if not per_page:find('^[1-9]%d*$') or tonumber(per_page) > 100 then
-      fail('INVALID_CONFIG', prefix .. 'redvote:config page_size is not in 1..100')
-    end
-  elseif not per_page:find('^[1-9]%d*$') or #per_page > 3 or tonumber(per_page) > 100 then
-    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
-  end
-  page, per_page = tonumber(page), tonumber(per_page)
-
-  local set = prefix .. order .. ':'
-  local start = (page - 1) * per_page
-  local reply = { rcall('ZCARD', set), per_page }
-  local members = rcall('ZREVRANGE', set, start, start + per_page - 1)
-  if #members == 0 then return reply end
-  local scores = rcall('ZMSCORE', prefix .. 'score:', unpack(members))
-  for i, member in ipairs(members) do
-    local id = member:match('^article:(%d+)$')
-    reply[#reply + 1] = { id or member, scores[i], id and rcall('HGETALL', prefix .. member) or {} }
-  end
-  return reply
+  local _, prefix = site_root('page')
+  argc('page', 2, 3, 'order, page [, per_page]')
+  local order = ARGV[1]
+  local page, per_page = page_args(prefix, order, ARGV[2], ARGV[3])
+  return read_page(prefix, prefix .. order .. ':', page, per_page)
 end
 
 --- @include "lib/epilogue"

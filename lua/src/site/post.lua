@@ -23,20 +23,17 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
+
+--- @include "lib/site_config"
+
+--- @include "lib/rankings"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'post takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 3 or #ARGV > 4 then fail('USAGE', 'post takes user, title, link [, time]') end
-  local prefix = root:sub(1, -9)
+  local root, prefix = site_root('post')
+  argc('post', 3, 4, 'user, title, link [, time]')
   local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
+  check_user(user)
   if #title == 0 or #title > 512 or title:find('%c') then
     fail('INVALID_TEXT', 'title must be 1..512 bytes without control characters')
   end
@@ -45,19 +42,11 @@ local function main()
   end
   local now
   if at ~= nil then
-    if not at:find('^%d+$') or #at > 12 then
-      fail('INVALID_NUMBER', 'time must be integer Unix seconds, got ' .. at)
-    end
-    now = tonumber(at)
+    now = integer_arg(at, 'time', 0, 999999999999, 'integer Unix seconds')
   else
     now = tonumber(rcall('TIME')[1])
   end
-
-  local cfg = rcall('HMGET', prefix .. 'redvote:config', 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or 432)
-  local window = tonumber(cfg[2] or 604800)
-  local rankings = cfg[3] or ''
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. 'redvote:config holds a non-number') end
+  local vote_score, window, rankings = vote_settings(prefix)
 
   -- validated: the writes start here
   local id = rcall('INCR', root)
@@ -69,14 +58,8 @@ local function main()
   rcall('ZADD', prefix .. 'score:', now + vote_score, member)
   rcall('SADD', voted, user)
   rcall('EXPIREAT', voted, now + window)
-  -- One upvote, no downvote: hot's vote term is log10(1) = 0 and the Wilson
-  -- bound of 1/1 is 1/(1+z^2); vote.lua keeps both exact from then on.
-  if rankings:find('hot', 1, true) then
-    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', (now - 1134028003) / 45000), member)
-  end
-  if rankings:find('best', 1, true) then
-    rcall('ZADD', prefix .. 'best:', string.format('%.17g', 1 / (1 + 1.281551565545 ^ 2)), member)
-  end
+  -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
+  write_rankings(prefix, rankings, member, 1, 0, now)
   return id
 end
 

@@ -18,26 +18,18 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
+
+--- @include "lib/site_config"
 
 --- @include "lib/rankings"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'rerank takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV ~= 2 then fail('USAGE', 'rerank takes start, count') end
-  local prefix = root:sub(1, -9)
-  local start, count = ARGV[1], ARGV[2]
-  if not start:find('^%d+$') or #start > 12 then
-    fail('INVALID_NUMBER', 'start must be an integer >= 0, got "' .. start:sub(1, 80) .. '"')
-  end
-  if not count:find('^[1-9]%d*$') or #count > 4 or tonumber(count) > 1000 then
-    fail('INVALID_NUMBER', 'count must be an integer in 1..1000, got "' .. count:sub(1, 80) .. '"')
-  end
-  start, count = tonumber(start), tonumber(count)
-  local rankings = rcall('HGET', prefix .. 'redvote:config', 'rankings') or ''
+  local _, prefix = site_root('rerank')
+  argc('rerank', 2, 2, 'start, count')
+  local start = integer_arg(ARGV[1], 'start', 0, 999999999999, 'an integer >= 0')
+  local count = integer_arg(ARGV[2], 'count', 1, 1000)
+  local rankings = site_config(prefix, { 'rankings' }).rankings
 
   -- validated: the writes start here
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')

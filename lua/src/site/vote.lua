@@ -27,24 +27,18 @@
     REDVOTE_INVALID_VOTE, REDVOTE_UNKNOWN_ARTICLE, REDVOTE_VOTING_CLOSED,
     REDVOTE_INVALID_CONFIG.
 ]]
---- @include "lib/prologue"
+--- @include "lib/site_args"
+
+--- @include "lib/site_config"
 
 --- @include "lib/rankings"
 
 local function main()
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
-    fail('USAGE', 'vote takes 1 key, the site root "<prefix>article:"')
-  end
-  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'vote takes user, article [, up|down|none]') end
-  local prefix = root:sub(1, -9)
-  local user, ref, want = ARGV[1], ARGV[2], ARGV[3] or 'up'
-
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  local _, prefix = site_root('vote')
+  argc('vote', 2, 3, 'user, article [, up|down|none]')
+  local user, want = ARGV[1], ARGV[3] or 'up'
+  check_user(user)
+  local id = article_id(ARGV[2])
   if want ~= 'up' and want ~= 'down' and want ~= 'none' then
     fail('INVALID_VOTE', 'vote must be up, down or none, got "' .. want:sub(1, 80) .. '"')
   end
@@ -53,11 +47,7 @@ local function main()
   local article = prefix .. member
   local time = tonumber(rcall('ZSCORE', prefix .. 'time:', member))
   if not time then fail('UNKNOWN_ARTICLE', article) end
-  local cfg = rcall('HMGET', prefix .. 'redvote:config', 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or 432)
-  local window = tonumber(cfg[2] or 604800)
-  local rankings = cfg[3] or ''
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. 'redvote:config holds a non-number') end
+  local vote_score, window, rankings = vote_settings(prefix)
   local closes = time + window
   if tonumber(rcall('TIME')[1]) > closes then
     fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
