@@ -29,9 +29,22 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
 -- args: the checks every script makes of its KEYS and ARGV before anything
--- else. Each refuses with REDVOTE_USAGE / REDVOTE_INVALID_* and a detail
--- naming the operation or the offending value (cut to 80 bytes).
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
 
 -- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
 -- the site root, 'campaign' for a campaign root); `role` describes it in the
@@ -48,25 +61,6 @@ end
 -- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
 local function argc(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-end
-
--- An integer argument in lo..hi, as decimal digits only (no sign, no
--- exponent, no leading zero when lo >= 1), returned as a number. `what`
--- replaces "an integer in lo..hi" in the refusal when given.
-local function integer_arg(s, name, lo, hi, what)
-  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
-  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
-    what = what or ('an integer in ' .. lo .. '..' .. hi)
-    fail('INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
-  end
-  return tonumber(s)
-end
-
--- A user id: 1..256 bytes without control characters (an opaque string).
-local function check_user(user)
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
 end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
@@ -149,13 +143,6 @@ local function rankings_ok(value)
   return true
 end
 
--- A numeric setting: integer_arg's check and detail ("window must be an
--- integer in 60..315360000, got ..."), refused as INVALID_CONFIG.
-local function setting_arg(value, field, lo, hi)
-  local ok, err = pcall(integer_arg, value, field, lo, hi)
-  if not ok then fail('INVALID_CONFIG', (tostring(err):gsub('^REDVOTE_[%u_]+ ', ''))) end
-end
-
 local function main()
   local root, prefix = site_root('configure')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
@@ -169,7 +156,7 @@ local function main()
         fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
       end
     elseif limits[field] then
-      setting_arg(value, field, limits[field][1], limits[field][2])
+      integer_arg(value, field, limits[field][1], limits[field][2], nil, 'INVALID_CONFIG')
     else
       fail('INVALID_CONFIG', 'unknown setting "' .. field .. '" (vote_score, window, page_size, rankings)')
     end

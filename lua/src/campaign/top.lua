@@ -21,6 +21,7 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
 ]]
+--- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/campaign"
 --- @include "lib/board_view"

@@ -55,6 +55,7 @@
     REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
 ]]
+--- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/campaign"
 --- @include "lib/pair_args"

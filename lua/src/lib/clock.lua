@@ -1,3 +1,4 @@
+--- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/args"
 -- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)

@@ -1,3 +1,4 @@
+--- @include "lib/user"
 --- @include "lib/prologue"
 --- @include "lib/args"
 --- @include "lib/name_arg"

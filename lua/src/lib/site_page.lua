@@ -1,3 +1,4 @@
+--- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/args"
 --- @include "lib/site_config"

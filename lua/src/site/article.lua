@@ -15,6 +15,7 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
     REDVOTE_UNKNOWN_ARTICLE.
 ]]
+--- @include "lib/user"
 --- @include "lib/site_args"
 
 local function main()

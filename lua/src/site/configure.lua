@@ -23,6 +23,7 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_CONFIG_LOCKED.
 ]]
+--- @include "lib/integer_arg"
 --- @include "lib/site_args"
 
 --- @include "lib/site_config"
@@ -38,13 +39,6 @@ local function rankings_ok(value)
   return true
 end
 
--- A numeric setting: integer_arg's check and detail ("window must be an
--- integer in 60..315360000, got ..."), refused as INVALID_CONFIG.
-local function setting_arg(value, field, lo, hi)
-  local ok, err = pcall(integer_arg, value, field, lo, hi)
-  if not ok then fail('INVALID_CONFIG', (tostring(err):gsub('^REDVOTE_[%u_]+ ', ''))) end
-end
-
 local function main()
   local root, prefix = site_root('configure')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
@@ -58,7 +52,7 @@ local function main()
         fail('INVALID_CONFIG', 'rankings must be a comma-separated subset of hot,best, got "' .. value:sub(1, 80) .. '"')
       end
     elseif limits[field] then
-      setting_arg(value, field, limits[field][1], limits[field][2])
+      integer_arg(value, field, limits[field][1], limits[field][2], nil, 'INVALID_CONFIG')
     else
       fail('INVALID_CONFIG', 'unknown setting "' .. field .. '" (vote_score, window, page_size, rankings)')
     end

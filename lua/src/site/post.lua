@@ -23,6 +23,8 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
+--- @include "lib/user"
+--- @include "lib/integer_arg"
 --- @include "lib/site_args"
 
 --- @include "lib/site_config"

@@ -18,6 +18,7 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER.
 ]]
+--- @include "lib/integer_arg"
 --- @include "lib/site_args"
 
 --- @include "lib/site_config"

@@ -27,6 +27,7 @@
     REDVOTE_INVALID_VOTE, REDVOTE_UNKNOWN_ARTICLE, REDVOTE_VOTING_CLOSED,
     REDVOTE_INVALID_CONFIG.
 ]]
+--- @include "lib/user"
 --- @include "lib/site_args"
 
 --- @include "lib/site_config"
