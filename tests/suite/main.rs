@@ -1,0 +1,13 @@
+//! The integration tests: one test binary (one link of redis + tokio instead
+//! of one per file), a module per topic, helpers shared from `support`.
+//! Every test starts its own `redis-server` (see `support::server`).
+
+mod support;
+
+mod bad_input;
+mod cli;
+mod cluster;
+mod concurrency;
+mod readme;
+mod seed_compat;
+mod campaign;
