@@ -7,7 +7,7 @@
 use redis::Connection;
 use redvote::{Code, ConfigUpdate, Error, Order, Site, Vote};
 
-use crate::support::{self, redvote, unchanged};
+use crate::support::{self, discard, redvote, unchanged};
 
 /// A server holding a small site: 3 articles (one too old to vote on),
 /// votes both ways, groups, a cached group page and a setting.
@@ -38,11 +38,6 @@ fn populated() -> (redvote::TempServer, redis::Connection, Site) {
     .run(&mut con)
     .unwrap();
     (server, con, site)
-}
-
-/// Forget the success value: only the refusal matters here.
-fn ok<T>(r: redvote::Result<T>) -> redvote::Result<()> {
-    r.map(|_| ())
 }
 
 /// `result` is a refusal with `code` whose detail contains `names`; `what`
@@ -82,46 +77,46 @@ type DriverCall = fn(&Site, &mut Connection) -> redvote::Result<()>;
 #[rustfmt::skip]
 const DRIVER_CASES: &[(&str, Code, &str, DriverCall)] = &[
     // unknown article, closed window
-    ("vote unknown", Code::UnknownArticle, "article:99", |s, c| ok(s.vote("u", "99").run(c))),
-    ("article unknown", Code::UnknownArticle, "article:99", |s, c| ok(s.article("99", None).run(c))),
-    ("groups unknown", Code::UnknownArticle, "article:99", |s, c| ok(s.groups("99", &["g"], &[]).run(c))),
-    ("vote closed", Code::VotingClosed, "article:3", |s, c| ok(s.vote("u", "3").run(c))),
-    ("unvote closed", Code::VotingClosed, "article:3", |s, c| ok(s.unvote("user:3", "3").run(c))),
+    ("vote unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.vote("u", "99").run(c))),
+    ("article unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.article("99", None).run(c))),
+    ("groups unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
+    ("vote closed", Code::VotingClosed, "article:3", |s, c| discard(s.vote("u", "3").run(c))),
+    ("unvote closed", Code::VotingClosed, "article:3", |s, c| discard(s.unvote("user:3", "3").run(c))),
     // users
-    ("post empty user", Code::InvalidUser, "user", |s, c| ok(s.post("", "t", "l").run(c))),
-    ("vote empty user", Code::InvalidUser, "user", |s, c| ok(s.vote("", "1").run(c))),
-    ("vote long user", Code::InvalidUser, "256", |s, c| ok(s.vote(&long(LONG_USER), "1").run(c))),
-    ("vote control user", Code::InvalidUser, "control", |s, c| ok(s.vote("a\nb", "1").run(c))),
-    ("article empty user", Code::InvalidUser, "user", |s, c| ok(s.article("1", Some("")).run(c))),
+    ("post empty user", Code::InvalidUser, "user", |s, c| discard(s.post("", "t", "l").run(c))),
+    ("vote empty user", Code::InvalidUser, "user", |s, c| discard(s.vote("", "1").run(c))),
+    ("vote long user", Code::InvalidUser, "256", |s, c| discard(s.vote(&long(LONG_USER), "1").run(c))),
+    ("vote control user", Code::InvalidUser, "control", |s, c| discard(s.vote("a\nb", "1").run(c))),
+    ("article empty user", Code::InvalidUser, "user", |s, c| discard(s.article("1", Some("")).run(c))),
     // text
-    ("empty title", Code::InvalidText, "title", |s, c| ok(s.post("u", "", "l").run(c))),
-    ("long title", Code::InvalidText, "512", |s, c| ok(s.post("u", &long(LONG_TITLE), "l").run(c))),
-    ("long link", Code::InvalidText, "2048", |s, c| ok(s.post("u", "t", &long(LONG_LINK)).run(c))),
-    ("link with space", Code::InvalidText, "link", |s, c| ok(s.post("u", "t", "a b").run(c))),
+    ("empty title", Code::InvalidText, "title", |s, c| discard(s.post("u", "", "l").run(c))),
+    ("long title", Code::InvalidText, "512", |s, c| discard(s.post("u", &long(LONG_TITLE), "l").run(c))),
+    ("long link", Code::InvalidText, "2048", |s, c| discard(s.post("u", "t", &long(LONG_LINK)).run(c))),
+    ("link with space", Code::InvalidText, "link", |s, c| discard(s.post("u", "t", "a b").run(c))),
     // groups
-    ("long group", Code::InvalidGroup, "64", |s, c| ok(s.groups("1", &[&long(LONG_GROUP)], &[]).run(c))),
-    ("add and remove", Code::InvalidGroup, "both", |s, c| ok(s.groups("1", &["g"], &["g"]).run(c))),
+    ("long group", Code::InvalidGroup, "64", |s, c| discard(s.groups("1", &[&long(LONG_GROUP)], &[]).run(c))),
+    ("add and remove", Code::InvalidGroup, "both", |s, c| discard(s.groups("1", &["g"], &["g"]).run(c))),
     ("101 groups", Code::Usage, "100", |s, c| {
         let many: Vec<String> = (0..101).map(|i| format!("g{i}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        ok(s.groups("1", &many, &[]).run(c))
+        discard(s.groups("1", &many, &[]).run(c))
     }),
     // numbers
-    ("page 0", Code::InvalidNumber, "page", |s, c| ok(s.page(Order::Score, 0, None).run(c))),
-    ("page huge", Code::InvalidNumber, "page", |s, c| ok(s.page(Order::Time, 1_000_001, None).run(c))),
-    ("per page 0", Code::InvalidNumber, "per_page", |s, c| ok(s.page(Order::Score, 1, Some(0)).run(c))),
-    ("per page 101", Code::InvalidNumber, "per_page", |s, c| ok(s.page(Order::Score, 1, Some(101)).run(c))),
-    ("group page 0", Code::InvalidNumber, "page", |s, c| ok(s.group_page("redis", Order::Score, 0, None).run(c))),
-    ("group per page 101", Code::InvalidNumber, "per_page", |s, c| ok(s.group_page("redis", Order::Score, 1, Some(101)).run(c))),
+    ("page 0", Code::InvalidNumber, "page", |s, c| discard(s.page(Order::Score, 0, None).run(c))),
+    ("page huge", Code::InvalidNumber, "page", |s, c| discard(s.page(Order::Time, 1_000_001, None).run(c))),
+    ("per page 0", Code::InvalidNumber, "per_page", |s, c| discard(s.page(Order::Score, 1, Some(0)).run(c))),
+    ("per page 101", Code::InvalidNumber, "per_page", |s, c| discard(s.page(Order::Score, 1, Some(101)).run(c))),
+    ("group page 0", Code::InvalidNumber, "page", |s, c| discard(s.group_page("redis", Order::Score, 0, None).run(c))),
+    ("group per page 101", Code::InvalidNumber, "per_page", |s, c| discard(s.group_page("redis", Order::Score, 1, Some(101)).run(c))),
     // settings
     ("page_size 0", Code::InvalidConfig, "page_size", |s, c| {
-        ok(s.configure(&ConfigUpdate { page_size: Some(0), ..Default::default() }).run(c))
+        discard(s.configure(&ConfigUpdate { page_size: Some(0), ..Default::default() }).run(c))
     }),
     ("window 1", Code::InvalidConfig, "window", |s, c| {
-        ok(s.configure(&ConfigUpdate { window: Some(1), ..Default::default() }).run(c))
+        discard(s.configure(&ConfigUpdate { window: Some(1), ..Default::default() }).run(c))
     }),
     ("vote_score locked", Code::ConfigLocked, "vote_score", |s, c| {
-        ok(s.configure(&ConfigUpdate { vote_score: Some(100), window: Some(3600), ..Default::default() }).run(c))
+        discard(s.configure(&ConfigUpdate { vote_score: Some(100), window: Some(3600), ..Default::default() }).run(c))
     }),
 ];
 
@@ -148,9 +143,9 @@ type NamedCall = fn(&Site, &mut Connection, &str) -> redvote::Result<()>;
 
 #[rustfmt::skip]
 const ID_CALLS: &[(&str, NamedCall)] = &[
-    ("vote id", |s, c, id| ok(s.vote("u", id).run(c))),
-    ("groups id", |s, c, id| ok(s.groups(id, &["g"], &[]).run(c))),
-    ("article id", |s, c, id| ok(s.article(id, None).run(c))),
+    ("vote id", |s, c, id| discard(s.vote("u", id).run(c))),
+    ("groups id", |s, c, id| discard(s.groups(id, &["g"], &[]).run(c))),
+    ("article id", |s, c, id| discard(s.article(id, None).run(c))),
 ];
 
 /// Group names that could address other keys: each is refused with
@@ -159,8 +154,8 @@ const BAD_GROUPS: &[&str] = &["a:b", "a{b}", "{a}", "a b", "", "a*", "a,b", "a\t
 
 #[rustfmt::skip]
 const GROUP_CALLS: &[(&str, NamedCall)] = &[
-    ("add group", |s, c, group| ok(s.groups("1", &["fine", group], &[]).run(c))),
-    ("group page", |s, c, group| ok(s.group_page(group, Order::Score, 1, None).run(c))),
+    ("add group", |s, c, group| discard(s.groups("1", &["fine", group], &[]).run(c))),
+    ("group page", |s, c, group| discard(s.group_page(group, Order::Score, 1, None).run(c))),
 ];
 
 #[test]

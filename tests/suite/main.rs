@@ -11,3 +11,4 @@ mod concurrency;
 mod readme;
 mod seed_compat;
 mod campaign;
+mod limits;

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use redvote::campaign::{BoardSettings, Imported};
 use redvote::{Campaign, Code, Kind, Period};
 
-use super::{T0, e, page};
-use crate::support::{self, DAY, board, boards, hgetall, keys, map, options, refused_unchanged, setup};
+use super::{CampaignCall, T0, e, page};
+use crate::support::{self, discard, DAY, board, boards, hgetall, keys, map, options, refused_unchanged, setup};
 
 #[test]
 fn import_is_idempotent_and_adds_only_the_difference() {
@@ -150,30 +150,20 @@ fn import_refuses_bad_amounts_and_unknown_options() {
             at.import("B", &[("y", "2"), ("x", bad)]).run(con)
         });
     }
-    refused_unchanged(&mut con, "decimals 0", Code::InvalidNumber, |con| {
-        at.import("D", &[("x", "1.5")]).run(con)
-    });
-    refused_unchanged(&mut con, "unknown option", Code::UnknownOption, |con| {
-        at.import("B", &[("y", "2"), ("nope", "1")]).run(con)
-    });
-    refused_unchanged(&mut con, "unknown board", Code::UnknownBoard, |con| {
-        at.import("nope", &[("x", "1")]).run(con)
-    });
-    refused_unchanged(&mut con, "key-like option", Code::InvalidName, |con| {
-        at.import("B", &[("a*", "1")]).run(con)
-    });
-    refused_unchanged(&mut con, "twice in a call", Code::Usage, |con| {
-        at.import("B", &[("x", "2"), ("x", "3")]).run(con)
-    });
-    refused_unchanged(&mut con, "no pairs", Code::Usage, |con| {
-        at.import("B", &[]).run(con)
-    });
-    refused_unchanged(&mut con, "unknown campaign", Code::UnknownCampaign, |con| {
-        Campaign::new("nope")
-            .at(T0)
-            .import("B", &[("x", "1")])
-            .run(con)
-    });
+    // (what, code, the refused call on `at`, the campaign at T0)
+    #[rustfmt::skip]
+    let cases: &[(&str, Code, CampaignCall)] = &[
+        ("decimals 0", Code::InvalidNumber, |at, c| discard(at.import("D", &[("x", "1.5")]).run(c))),
+        ("unknown option", Code::UnknownOption, |at, c| discard(at.import("B", &[("y", "2"), ("nope", "1")]).run(c))),
+        ("unknown board", Code::UnknownBoard, |at, c| discard(at.import("nope", &[("x", "1")]).run(c))),
+        ("key-like option", Code::InvalidName, |at, c| discard(at.import("B", &[("a*", "1")]).run(c))),
+        ("twice in a call", Code::Usage, |at, c| discard(at.import("B", &[("x", "2"), ("x", "3")]).run(c))),
+        ("no pairs", Code::Usage, |at, c| discard(at.import("B", &[]).run(c))),
+        ("unknown campaign", Code::UnknownCampaign, |_, c| discard(Campaign::new("nope").at(T0).import("B", &[("x", "1")]).run(c))),
+    ];
+    for (what, code, call) in cases {
+        refused_unchanged(&mut con, what, *code, |con| call(&at, con));
+    }
     assert_eq!(
         page(&mut con, &c, "B", Kind::Shown, "total", 1, 10),
         vec![e("x", "1.00", 1)]

@@ -25,8 +25,9 @@ use redis::Connection;
 use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};
 use redvote::{Campaign, Kind};
 
-/// (board, option) pairs of one vote.
-type Pairs<'a> = Vec<(&'a str, &'a str)>;
+/// One call on a campaign (fixed at a time with `Campaign::at`), its
+/// success value discarded: the refusal tables' entries.
+type CampaignCall = fn(&Campaign, &mut Connection) -> redvote::Result<()>;
 
 /// 2026-03-17T12:30:00Z, a Tuesday in ISO week 12.
 const T0: u64 = 1_773_750_600;

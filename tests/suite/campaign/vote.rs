@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use redvote::campaign::{Ballot, Participants};
 use redvote::{Campaign, Code, Kind, Period};
 
-use super::{Pairs, T0, e, hour_name, page, ps, shown_scores};
-use crate::support::{self, HOUR, board, boards, keys, options, refused_unchanged, setup, zscore_text};
+use super::{CampaignCall, T0, e, hour_name, page, ps, shown_scores};
+use crate::support::{self, discard, HOUR, board, boards, keys, options, refused_unchanged, setup, zscore_text};
 
 #[test]
 fn vote_adds_one_real_and_the_weight_shown_in_every_period() {
@@ -177,64 +177,26 @@ fn batch_vote_is_all_or_nothing() {
         .run(&mut con)
         .unwrap();
     let at = c.at(T0);
-    let cases: Vec<(&str, Code, Pairs)> = vec![
-        (
-            "unknown board",
-            Code::UnknownBoard,
-            vec![("A", "x"), ("C", "z"), ("nope", "x")],
-        ),
-        (
-            "unknown option",
-            Code::UnknownOption,
-            vec![("A", "x"), ("A", "nope")],
-        ),
-        (
-            "option of another board",
-            Code::UnknownOption,
-            vec![("A", "x"), ("C", "x")],
-        ),
-        (
-            "key-like option",
-            Code::InvalidName,
-            vec![("A", "x"), ("A", "a:b")],
-        ),
-        (
-            "key-like board",
-            Code::InvalidName,
-            vec![("A", "x"), ("{A}", "x")],
-        ),
-        (
-            "empty board",
-            Code::InvalidName,
-            vec![("A", "y"), ("", "x")],
-        ),
-        ("spaced option", Code::InvalidName, vec![("A", "a b")]),
+    // (what, code, the refused call on `at`, the campaign at T0)
+    #[rustfmt::skip]
+    let cases: &[(&str, Code, CampaignCall)] = &[
+        ("unknown board", Code::UnknownBoard, |at, c| discard(at.vote("u1", &[("A", "x"), ("C", "z"), ("nope", "x")]).run(c))),
+        ("unknown option", Code::UnknownOption, |at, c| discard(at.vote("u1", &[("A", "x"), ("A", "nope")]).run(c))),
+        ("option of another board", Code::UnknownOption, |at, c| discard(at.vote("u1", &[("A", "x"), ("C", "x")]).run(c))),
+        ("key-like option", Code::InvalidName, |at, c| discard(at.vote("u1", &[("A", "x"), ("A", "a:b")]).run(c))),
+        ("key-like board", Code::InvalidName, |at, c| discard(at.vote("u1", &[("A", "x"), ("{A}", "x")]).run(c))),
+        ("empty board", Code::InvalidName, |at, c| discard(at.vote("u1", &[("A", "y"), ("", "x")]).run(c))),
+        ("spaced option", Code::InvalidName, |at, c| discard(at.vote("u1", &[("A", "a b")]).run(c))),
+        ("51 pairs", Code::Usage, |at, c| discard(at.vote("u1", &[("A", "x"); 51]).run(c))),
+        ("no pairs", Code::Usage, |at, c| discard(at.vote("u1", &[]).run(c))),
+        ("empty user", Code::InvalidUser, |at, c| discard(at.vote("", &[("A", "x")]).run(c))),
+        ("long user", Code::InvalidUser, |at, c| discard(at.vote(&"u".repeat(257), &[("A", "x")]).run(c))),
+        ("control user", Code::InvalidUser, |at, c| discard(at.vote("a\nb", &[("A", "x")]).run(c))),
+        ("unknown campaign", Code::UnknownCampaign, |_, c| discard(Campaign::new("nope").at(T0).vote("u1", &[("A", "x")]).run(c))),
     ];
-    for (what, code, pairs) in cases {
-        refused_unchanged(&mut con, what, code, |con| at.vote("u1", &pairs).run(con));
+    for (what, code, call) in cases {
+        refused_unchanged(&mut con, what, *code, |con| call(&at, con));
     }
-    let many = [("A", "x"); 51];
-    refused_unchanged(&mut con, "51 pairs", Code::Usage, |con| {
-        at.vote("u1", &many).run(con)
-    });
-    refused_unchanged(&mut con, "no pairs", Code::Usage, |con| {
-        at.vote("u1", &[]).run(con)
-    });
-    refused_unchanged(&mut con, "empty user", Code::InvalidUser, |con| {
-        at.vote("", &[("A", "x")]).run(con)
-    });
-    refused_unchanged(&mut con, "long user", Code::InvalidUser, |con| {
-        at.vote(&"u".repeat(257), &[("A", "x")]).run(con)
-    });
-    refused_unchanged(&mut con, "control user", Code::InvalidUser, |con| {
-        at.vote("a\nb", &[("A", "x")]).run(con)
-    });
-    refused_unchanged(&mut con, "unknown campaign", Code::UnknownCampaign, |con| {
-        Campaign::new("nope")
-            .at(T0)
-            .vote("u1", &[("A", "x")])
-            .run(con)
-    });
     assert_eq!(
         page(&mut con, &c, "A", Kind::Real, "total", 1, 10),
         vec![e("x", "1", 1)]

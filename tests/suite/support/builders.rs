@@ -11,6 +11,8 @@ use redvote::{Campaign, CampaignSettings, Period};
 
 pub const HOUR: u64 = 3600;
 pub const DAY: u64 = 86400;
+/// The offset +08:00, in seconds east of UTC.
+pub const PLUS8: i64 = 8 * 3600;
 
 /// Unix seconds of a local wall-clock time at `offset` seconds east of UTC.
 pub fn local(offset: i64, (y, mo, d): (i32, u32, u32), (h, mi, s): (u32, u32, u32)) -> u64 {

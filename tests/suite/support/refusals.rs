@@ -5,6 +5,11 @@
 use redis::{Connection, Value};
 use redvote::{Code, Error};
 
+/// Forget a call's success value: refusal tables only look at the error.
+pub fn discard<T>(result: redvote::Result<T>) -> redvote::Result<()> {
+    result.map(|_| ())
+}
+
 /// The refusal code and detail of a call that must fail.
 #[track_caller]
 pub fn refused<T: std::fmt::Debug>(result: redvote::Result<T>, want: Code) -> String {
