@@ -12,3 +12,4 @@ mod readme;
 mod seed_compat;
 mod campaign;
 mod limits;
+mod periods;

@@ -26,6 +26,7 @@ fn bad_rules_are_refused_at_configure_time() {
     let many: Vec<String> = (0..33)
         .map(|i| format!(r#"{{"name": "r{i}", "by": ["user"], "window": "day", "limit": 5}}"#))
         .collect();
+    #[rustfmt::skip]
     let cases: Vec<(&str, String)> = vec![
         ("limit 0", rule(r#""window": "minute", "limit": 0"#)),
         ("negative limit", rule(r#""window": "minute", "limit": -5"#)),
@@ -34,90 +35,35 @@ fn bad_rules_are_refused_at_configure_time() {
         ("boolean limit", rule(r#""window": "minute", "limit": true"#)),
         ("limit too large", rule(r#""window": "minute", "limit": 1000000001"#)),
         ("no limit", rule(r#""window": "minute""#)),
-        (
-            "unknown dimension",
-            r#"{"limits": [{"name": "r", "by": ["user", "planet"], "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "empty by",
-            r#"{"limits": [{"name": "r", "by": [], "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "by not a list",
-            r#"{"limits": [{"name": "r", "by": "user", "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "no by",
-            r#"{"limits": [{"name": "r", "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "repeated dimension",
-            r#"{"limits": [{"name": "r", "by": ["user", "device", "user"], "window": "minute", "limit": 5}]}"#.into(),
-        ),
+        ("unknown dimension", r#"{"limits": [{"name": "r", "by": ["user", "planet"], "window": "minute", "limit": 5}]}"#.into()),
+        ("empty by", r#"{"limits": [{"name": "r", "by": [], "window": "minute", "limit": 5}]}"#.into()),
+        ("by not a list", r#"{"limits": [{"name": "r", "by": "user", "window": "minute", "limit": 5}]}"#.into()),
+        ("no by", r#"{"limits": [{"name": "r", "window": "minute", "limit": 5}]}"#.into()),
+        ("repeated dimension", r#"{"limits": [{"name": "r", "by": ["user", "device", "user"], "window": "minute", "limit": 5}]}"#.into()),
         ("unknown window", rule(r#""window": "fortnight", "limit": 5"#)),
         ("no window", rule(r#""limit": 5"#)),
-        (
-            "window and rolling",
-            rule(r#""window": "minute", "rolling": {"limit": 5, "per": 60}"#),
-        ),
-        (
-            "limit and rolling",
-            rule(r#""limit": 5, "rolling": {"limit": 5, "per": 60}"#),
-        ),
+        ("window and rolling", rule(r#""window": "minute", "rolling": {"limit": 5, "per": 60}"#)),
+        ("limit and rolling", rule(r#""limit": 5, "rolling": {"limit": 5, "per": 60}"#)),
         ("rolling not an object", rule(r#""rolling": 5"#)),
         ("rolling limit 0", rule(r#""rolling": {"limit": 0, "per": 60}"#)),
         ("rolling per 0", rule(r#""rolling": {"limit": 5, "per": 0}"#)),
         ("rolling per 2.5", rule(r#""rolling": {"limit": 5, "per": 2.5}"#)),
         ("rolling no per", rule(r#""rolling": {"limit": 5}"#)),
-        (
-            "rolling burst 0",
-            rule(r#""rolling": {"limit": 5, "per": 60, "burst": 0}"#),
-        ),
-        (
-            "duplicate rule names",
-            r#"{"limits": [{"name": "r", "by": ["user"], "window": "minute", "limit": 5},
-                           {"name": "r", "by": ["option"], "window": "hour", "limit": 5}]}"#
-                .into(),
-        ),
+        ("rolling burst 0", rule(r#""rolling": {"limit": 5, "per": 60, "burst": 0}"#)),
+        ("duplicate rule names", r#"{"limits": [{"name": "r", "by": ["user"], "window": "minute", "limit": 5},
+                           {"name": "r", "by": ["option"], "window": "hour", "limit": 5}]}"#.into()),
         ("more than 32 rules", format!(r#"{{"limits": [{}]}}"#, many.join(","))),
-        (
-            "empty name",
-            r#"{"limits": [{"name": "", "by": ["user"], "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "key-like name",
-            r#"{"limits": [{"name": "a:b", "by": ["user"], "window": "minute", "limit": 5}]}"#.into(),
-        ),
-        (
-            "no name",
-            r#"{"limits": [{"by": ["user"], "window": "minute", "limit": 5}]}"#.into(),
-        ),
+        ("empty name", r#"{"limits": [{"name": "", "by": ["user"], "window": "minute", "limit": 5}]}"#.into()),
+        ("key-like name", r#"{"limits": [{"name": "a:b", "by": ["user"], "window": "minute", "limit": 5}]}"#.into()),
+        ("no name", r#"{"limits": [{"by": ["user"], "window": "minute", "limit": 5}]}"#.into()),
         ("rule not an object", r#"{"limits": [5]}"#.into()),
         ("limits not a list", r#"{"limits": "user-minute"}"#.into()),
-        (
-            "negative extra",
-            rule(r#""window": "minute", "limit": 5, "extra": {"partner": -5}"#),
-        ),
-        (
-            "non-integer extra",
-            rule(r#""window": "minute", "limit": 5, "extra": {"partner": 1.5}"#),
-        ),
-        (
-            "text extra",
-            rule(r#""window": "minute", "limit": 5, "extra": {"partner": "lots"}"#),
-        ),
-        (
-            "extra not an object",
-            rule(r#""window": "minute", "limit": 5, "extra": 5"#),
-        ),
-        (
-            "extra as a list",
-            rule(r#""window": "minute", "limit": 5, "extra": [5]"#),
-        ),
-        (
-            "extra with a bad channel name",
-            rule(r#""window": "minute", "limit": 5, "extra": {"part ner": 5}"#),
-        ),
+        ("negative extra", rule(r#""window": "minute", "limit": 5, "extra": {"partner": -5}"#)),
+        ("non-integer extra", rule(r#""window": "minute", "limit": 5, "extra": {"partner": 1.5}"#)),
+        ("text extra", rule(r#""window": "minute", "limit": 5, "extra": {"partner": "lots"}"#)),
+        ("extra not an object", rule(r#""window": "minute", "limit": 5, "extra": 5"#)),
+        ("extra as a list", rule(r#""window": "minute", "limit": 5, "extra": [5]"#)),
+        ("extra with a bad channel name", rule(r#""window": "minute", "limit": 5, "extra": {"part ner": 5}"#)),
     ];
     for (what, json) in &cases {
         let r = raw(&mut con, "campaign_configure", c.root_key(), &[json.as_str()]);
@@ -143,29 +89,16 @@ fn bad_rules_are_refused_at_configure_time() {
     neither.window = None;
     let mut bad_extra = fixed("extra", &[User], Window::Minute, 5);
     bad_extra.extra.insert("bad:channel".to_string(), 5);
+    #[rustfmt::skip]
     let typed: Vec<(&str, Vec<LimitRule>)> = vec![
         ("limit 0", vec![fixed("r", &[User], Window::Minute, 0)]),
         ("empty by", vec![fixed("r", &[], Window::Minute, 5)]),
-        (
-            "repeated dimension",
-            vec![fixed("r", &[User, User], Window::Minute, 5)],
-        ),
+        ("repeated dimension", vec![fixed("r", &[User, User], Window::Minute, 5)]),
         ("window and rolling", vec![both]),
         ("neither window nor rolling", vec![neither]),
         ("rolling limit 0", vec![rolling("r", &[User], 0, 60, 5)]),
-        (
-            "duplicate names",
-            vec![
-                fixed("r", &[User], Window::Minute, 5),
-                rolling("r", &[User], 5, 60, 5),
-            ],
-        ),
-        (
-            "more than 32 rules",
-            (0..33)
-                .map(|i| fixed(&format!("r{i}"), &[User], Window::Day, 5))
-                .collect(),
-        ),
+        ("duplicate names", vec![fixed("r", &[User], Window::Minute, 5), rolling("r", &[User], 5, 60, 5)]),
+        ("more than 32 rules", (0..33).map(|i| fixed(&format!("r{i}"), &[User], Window::Day, 5)).collect()),
         ("bad extra channel", vec![bad_extra]),
     ];
     for (what, rules) in typed {
