@@ -7,7 +7,7 @@
 use redis::Connection;
 use redvote::{Code, ConfigUpdate, Error, Order, Site, Vote};
 
-use crate::support::{self, discard, redvote, unchanged};
+use crate::support::{self, discard, redvote, unchanged, SiteCall};
 
 /// A server holding a small site: 3 articles (one too old to vote on),
 /// votes both ways, groups, a cached group page and a setting.
@@ -70,12 +70,9 @@ fn long(n: usize) -> String {
     "x".repeat(n)
 }
 
-/// One driver call on the populated site.
-type DriverCall = fn(&Site, &mut Connection) -> redvote::Result<()>;
-
 /// (what, code, what the detail must name, the call).
 #[rustfmt::skip]
-const DRIVER_CASES: &[(&str, Code, &str, DriverCall)] = &[
+const DRIVER_CASES: &[(&str, Code, &str, SiteCall)] = &[
     // unknown article, closed window
     ("vote unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.vote("u", "99").run(c))),
     ("article unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.article("99", None).run(c))),
@@ -175,7 +172,7 @@ fn driver_refusals_change_nothing() {
                 let what = format!("{call_name} {name:?}");
                 let result = unchanged(&mut con, &what, |con| call(&site, con, name));
                 assert_refused(&what, result, code, names);
-                    }
+            }
         }
     }
     assert_eq!(

@@ -5,11 +5,12 @@
 mod support;
 
 mod bad_input;
+mod campaign;
 mod cli;
 mod cluster;
 mod concurrency;
-mod readme;
-mod seed_compat;
-mod campaign;
 mod limits;
 mod periods;
+mod readme;
+mod seed_compat;
+mod site;

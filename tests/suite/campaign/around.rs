@@ -8,7 +8,7 @@ use redis::Connection;
 use redvote::campaign::{Around, Entry, OptionSettings};
 use redvote::{Code, Kind, Period};
 
-use super::{T0, e};
+use super::{e, T0};
 use crate::support::{self, board, boards, options, refused, setup};
 
 #[test]

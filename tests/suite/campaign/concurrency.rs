@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use redvote::{Campaign, Kind, Period};
 
-use super::{T0, e};
+use super::{e, T0};
 use crate::support::{self, board, boards, map, options};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,8 +7,11 @@ use redis::Connection;
 use redvote::campaign::{Ballot, BoardSettings, Configured, OptionSettings};
 use redvote::{Campaign, CampaignSettings, Code, Kind, Period, Ties};
 
-use super::{T0, ps};
-use crate::support::{self, DAY, board, boards, exists, hget, hgetall, keys, map, options, refused, refused_unchanged, set, setup, smembers};
+use super::{ps, T0};
+use crate::support::{
+    self, board, boards, exists, hget, hgetall, keys, map, options, refused, refused_unchanged,
+    set, setup, smembers, DAY,
+};
 
 #[test]
 fn configure_creates_boards_with_the_documented_defaults() {

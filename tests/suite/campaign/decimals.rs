@@ -6,7 +6,7 @@
 use redvote::campaign::{BoardSettings, Imported};
 use redvote::{Code, Kind, Period};
 
-use super::{T0, e, page, ps};
+use super::{e, page, ps, T0};
 use crate::support::{self, board, boards, exists, options, refused_unchanged, setup, zscore_text};
 
 #[test]

@@ -7,8 +7,11 @@ use std::collections::BTreeSet;
 use redvote::campaign::{BoardSettings, Imported};
 use redvote::{Campaign, Code, Kind, Period};
 
-use super::{CampaignCall, T0, e, page};
-use crate::support::{self, discard, DAY, board, boards, hgetall, keys, map, options, refused_unchanged, setup};
+use super::{e, page, T0};
+use crate::support::{
+    self, board, boards, discard, hgetall, keys, map, options, refused_unchanged, setup,
+    CampaignCall, DAY,
+};
 
 #[test]
 fn import_is_idempotent_and_adds_only_the_difference() {

@@ -25,13 +25,8 @@ use redis::Connection;
 use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};
 use redvote::{Campaign, Kind};
 
-/// One call on a campaign (fixed at a time with `Campaign::at`), its
-/// success value discarded: the refusal tables' entries.
-type CampaignCall = fn(&Campaign, &mut Connection) -> redvote::Result<()>;
-
 /// 2026-03-17T12:30:00Z, a Tuesday in ISO week 12.
 const T0: u64 = 1_773_750_600;
-
 
 fn e(member: &str, score: &str, rank: u64) -> Entry {
     Entry {
@@ -114,4 +109,3 @@ fn day_name(t: u64) -> String {
     use chrono::Datelike;
     format!("day:{:04}-{:02}-{:02}", dt.year(), dt.month(), dt.day())
 }
-

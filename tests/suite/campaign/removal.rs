@@ -8,8 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use redvote::campaign::{BoardSettings, Configured, OptionSettings};
 use redvote::{Code, Kind, Period, Ties};
 
-use super::{T0, e, page, ps};
-use crate::support::{self, board, boards, exists, hgetall, keys, map, options, refused, refused_unchanged, setup, zscore_text};
+use super::{e, page, ps, T0};
+use crate::support::{
+    self, board, boards, exists, hgetall, keys, map, options, refused, refused_unchanged, setup,
+    zscore_text,
+};
 
 #[test]
 fn removing_an_option_deletes_it_everywhere() {

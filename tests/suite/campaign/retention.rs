@@ -8,7 +8,7 @@ use redvote::campaign::BoardSettings;
 use redvote::{Period, Ties};
 
 use super::{day_name, hour_name};
-use crate::support::{self, DAY, HOUR, board, boards, expiretime, keys, options, setup};
+use crate::support::{self, board, boards, expiretime, keys, options, setup, DAY, HOUR};
 
 #[test]
 fn retention_sets_expireat_on_period_boards_and_side_keys() {

@@ -3,8 +3,8 @@
 
 use redvote::{Code, Kind, Period};
 
-use super::{T0, standing};
-use crate::support::{self, DAY, HOUR, board, boards, options, refused, setup};
+use super::{standing, T0};
+use crate::support::{self, board, boards, options, refused, setup, DAY, HOUR};
 
 #[test]
 fn standing_reports_rank_gap_and_the_previous_period() {

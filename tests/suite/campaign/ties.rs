@@ -5,7 +5,7 @@ use redis::Connection;
 use redvote::campaign::{Around, BoardSettings, Entry, Standing};
 use redvote::{Campaign, Kind, Period, Ties};
 
-use super::{T0, e, page, standing};
+use super::{e, page, standing, T0};
 use crate::support::{self, board, boards, options, setup};
 
 const TIE_BOARDS: [&str; 4] = ["tn", "tc", "td", "tf"];

@@ -5,8 +5,8 @@
 use redvote::campaign::Entry;
 use redvote::{Campaign, Code, Error, Kind, Period};
 
-use super::{T0, e, page};
-use crate::support::{self, DAY, board, boards, options, refused, setup};
+use super::{e, page, T0};
+use crate::support::{self, board, boards, options, refused, setup, DAY};
 
 #[test]
 fn top_pages_several_boards_real_and_shown() {

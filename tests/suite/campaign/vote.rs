@@ -8,8 +8,11 @@ use std::collections::BTreeSet;
 use redvote::campaign::{Ballot, Participants};
 use redvote::{Campaign, Code, Kind, Period};
 
-use super::{CampaignCall, T0, e, hour_name, page, ps, shown_scores};
-use crate::support::{self, discard, HOUR, board, boards, keys, options, refused_unchanged, setup, zscore_text};
+use super::{e, hour_name, page, ps, shown_scores, T0};
+use crate::support::{
+    self, board, boards, discard, keys, options, refused_unchanged, setup, zscore_text,
+    CampaignCall, HOUR,
+};
 
 #[test]
 fn vote_adds_one_real_and_the_weight_shown_in_every_period() {
@@ -51,8 +54,16 @@ fn vote_adds_one_real_and_the_weight_shown_in_every_period() {
     for p in ["hour:2026-03-17T12", "day:2026-03-17", "total"] {
         let real = format!("{{c:v}}:b:B:real:{p}");
         let shown = format!("{{c:v}}:b:B:shown:{p}");
-        assert_eq!(zscore_text(&mut con, &real, "x").as_deref(), Some("2"), "{p}");
-        assert_eq!(zscore_text(&mut con, &shown, "x").as_deref(), Some("6"), "{p}");
+        assert_eq!(
+            zscore_text(&mut con, &real, "x").as_deref(),
+            Some("2"),
+            "{p}"
+        );
+        assert_eq!(
+            zscore_text(&mut con, &shown, "x").as_deref(),
+            Some("6"),
+            "{p}"
+        );
         assert_eq!(zscore_text(&mut con, &shown, "y"), None, "{p}");
     }
     // Exactly these period boards; no "first" side keys on a competition

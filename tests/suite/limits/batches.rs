@@ -1,11 +1,11 @@
 //! Batches: every pair of a vote spends, pair by pair, and the whole batch is
 //! refused when one pair would exceed a rule.
 
-use redvote::campaign::{Voter, Window};
 use redvote::campaign::Dimension::{Option as Opt, User};
+use redvote::campaign::{Voter, Window};
 
 use super::{fixed, lefts, pass, peek, real, refusal, refused_vote, with_rules};
-use crate::support::{self, PLUS8, local};
+use crate::support::{self, local, PLUS8};
 
 #[test]
 fn batch_votes_count_pair_by_pair_all_or_nothing() {

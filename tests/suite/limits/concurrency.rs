@@ -1,12 +1,12 @@
 //! 50 tasks on one multiplexed connection race for one allowance: exactly
 //! the limit passes, every other vote is refused with the same refusal.
 
+use redvote::campaign::Dimension::{Option as Opt, User};
 use redvote::campaign::{Voter, Window};
 use redvote::{Campaign, Error, RateLimited};
-use redvote::campaign::Dimension::{Option as Opt, User};
 
 use super::{fixed, lefts, peek, real, refusal, with_rules};
-use crate::support::{self, PLUS8, local};
+use crate::support::{self, local, PLUS8};
 
 async fn hammer(
     server: &redvote::TempServer,

@@ -2,12 +2,15 @@
 //! JSON and typed) with nothing written, the edges that are fine, and lists
 //! sent as objects refused rather than taken for empty lists.
 
+use redvote::campaign::Dimension::{Channel, Device, Option as Opt, User};
 use redvote::campaign::{DenyLists, LimitRule, Rolling, Voter, Window};
 use redvote::{CampaignSettings, Code, Error};
-use redvote::campaign::Dimension::{Channel, Device, Option as Opt, User};
 
-use super::{BOARDS, code_of, configure, fixed, lefts, pass, peek, refusal, refused_vote, rolling, settings, with_rules};
-use crate::support::{self, PLUS8, local, raw};
+use super::{
+    code_of, configure, fixed, lefts, pass, peek, refusal, refused_vote, rolling, settings,
+    with_rules, BOARDS,
+};
+use crate::support::{self, local, raw, PLUS8};
 
 #[test]
 fn bad_rules_are_refused_at_configure_time() {
@@ -66,7 +69,12 @@ fn bad_rules_are_refused_at_configure_time() {
         ("extra with a bad channel name", rule(r#""window": "minute", "limit": 5, "extra": {"part ner": 5}"#)),
     ];
     for (what, json) in &cases {
-        let r = raw(&mut con, "campaign_configure", c.root_key(), &[json.as_str()]);
+        let r = raw(
+            &mut con,
+            "campaign_configure",
+            c.root_key(),
+            &[json.as_str()],
+        );
         match r {
             Err(e) => assert_eq!(e.code(), Some(Code::InvalidConfig), "{what}: {e}"),
             Ok(v) => panic!("{what}: accepted ({v:?})"),
@@ -188,7 +196,12 @@ fn deny_list_given_as_an_object_is_refused_not_emptied() {
     });
     let c = configure(&mut con, "lim", &s);
     let before = support::digest(&mut con);
-    let r = raw(&mut con, "campaign_configure", c.root_key(), &[r#"{"deny": {"users": {"user": "mallory"}}}"#]);
+    let r = raw(
+        &mut con,
+        "campaign_configure",
+        c.root_key(),
+        &[r#"{"deny": {"users": {"user": "mallory"}}}"#],
+    );
     // mallory is still denied: the object did not empty the users list
     let vote = c
         .at(local(PLUS8, (2040, 3, 13), (12, 0, 0)))

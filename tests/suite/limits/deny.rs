@@ -2,12 +2,12 @@
 //! nothing; a new users list replaces the old one.
 
 use redis::Connection;
+use redvote::campaign::Dimension::User;
 use redvote::campaign::{DenyLists, Voter, Window};
 use redvote::{CampaignSettings, Code};
-use redvote::campaign::Dimension::User;
 
-use super::{BOARDS, code_of, configure, fixed, lefts, pass, peek, real, rl_keys, settings, voter};
-use crate::support::{self, PLUS8, local};
+use super::{code_of, configure, fixed, lefts, pass, peek, real, rl_keys, settings, voter, BOARDS};
+use crate::support::{self, local, PLUS8};
 
 #[test]
 fn deny_lists_refuse_users_and_channels_outright() {

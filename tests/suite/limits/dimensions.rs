@@ -2,11 +2,14 @@
 //! board's option, names with '/' kept apart), channel, device, user x
 //! channel, user x device, and a partner channel's extra allowance.
 
-use redvote::campaign::{Voter, Window};
 use redvote::campaign::Dimension::{Channel, Device, Option as Opt, User};
+use redvote::campaign::{Voter, Window};
 
-use super::{configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, settings, voter, with_rules};
-use crate::support::{self, PLUS8, local};
+use super::{
+    configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, settings, voter,
+    with_rules,
+};
+use crate::support::{self, local, PLUS8};
 
 #[test]
 fn by_user_counts_each_user_apart() {

@@ -1,15 +1,15 @@
 //! Counters expire with their window: with an explicit clock (EXPIRETIME of
 //! every counter over 200 minutes), and by themselves on the server's clock.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
 use chrono::{FixedOffset, TimeZone};
+use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
 use redvote::Campaign;
-use redvote::campaign::Dimension::User;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
-use super::{BOARDS, fixed, pass, rl_expiries, rl_keys, rolling, settings, with_rules};
-use crate::support::{self, DAY, HOUR, PLUS8, dbsize, local};
+use super::{fixed, pass, rl_expiries, rl_keys, rolling, settings, with_rules, BOARDS};
+use crate::support::{self, dbsize, local, DAY, HOUR, PLUS8};
 
 /// 200 consecutive minutes (crossing a local midnight) at an explicit clock:
 /// every counter gets an expiry equal to its window's end, so at each vote

@@ -2,11 +2,13 @@
 //! expiring once drained, and no burst at a window's edge where a fixed
 //! minute allows one.
 
-use redvote::campaign::{Voter, Window};
 use redvote::campaign::Dimension::User;
+use redvote::campaign::{Voter, Window};
 
-use super::{fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries, rolling, with_rules};
-use crate::support::{self, PLUS8, local};
+use super::{
+    fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries, rolling, with_rules,
+};
+use crate::support::{self, local, PLUS8};
 
 #[test]
 fn rolling_rule_spaces_votes_evenly() {

@@ -2,12 +2,15 @@
 //! rule passes, and a refusal spends nothing), cost, peek (spends nothing)
 //! and reset.
 
+use redvote::campaign::Dimension::{Device, Option as Opt, User};
 use redvote::campaign::{Voter, Window};
 use redvote::Code;
-use redvote::campaign::Dimension::{Device, Option as Opt, User};
 
-use super::{code_of, costing, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_keys, rolling, voter, with_rules};
-use crate::support::{self, PLUS8, local};
+use super::{
+    code_of, costing, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_keys,
+    rolling, voter, with_rules,
+};
+use crate::support::{self, local, PLUS8};
 
 #[test]
 fn every_rule_must_pass_and_a_refusal_spends_nothing() {

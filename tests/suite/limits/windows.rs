@@ -3,12 +3,15 @@
 //! expiring at its window's end, and the whole-campaign window (never
 //! passable again once spent: retry_after -1).
 
-use std::collections::BTreeSet;
-use redvote::campaign::{Voter, Window};
 use redvote::campaign::Dimension::User;
+use redvote::campaign::{Voter, Window};
+use std::collections::BTreeSet;
 
-use super::{BOARDS, configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries, settings, with_rules};
-use crate::support::{self, DAY, HOUR, PLUS8, local, utc};
+use super::{
+    configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries,
+    settings, with_rules, BOARDS,
+};
+use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
 
 /// One fixed window [start, end) of a rule `w` by user with `limit`, at
 /// `offset`: the second before `start` is another window, the last second

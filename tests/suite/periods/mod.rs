@@ -26,7 +26,10 @@ fn all_periods(con: &mut Connection, offset: &str) -> Campaign {
         Period::Month,
         Period::Total,
     ];
-    let b = board(&every, [("x".to_string(), OptionSettings::default())].into());
+    let b = board(
+        &every,
+        [("x".to_string(), OptionSettings::default())].into(),
+    );
     setup(
         con,
         "periods",

@@ -5,6 +5,14 @@
 use redis::{Connection, Value};
 use redvote::{Code, Error};
 
+/// One article-site call, its success value discarded: a refusal table's
+/// entry, run on the table's site.
+pub type SiteCall = fn(&redvote::Site, &mut Connection) -> redvote::Result<()>;
+
+/// One campaign call (on a campaign fixed at a time with `Campaign::at`),
+/// its success value discarded: a refusal table's entry.
+pub type CampaignCall = fn(&redvote::Campaign, &mut Connection) -> redvote::Result<()>;
+
 /// Forget a call's success value: refusal tables only look at the error.
 pub fn discard<T>(result: redvote::Result<T>) -> redvote::Result<()> {
     result.map(|_| ())
@@ -25,7 +33,11 @@ pub fn refused<T: std::fmt::Debug>(result: redvote::Result<T>, want: Code) -> St
 /// Run `call` and require `DEBUG DIGEST` to be the same before and after:
 /// the call wrote nothing. `what` names the case in the failure.
 #[track_caller]
-pub fn unchanged<T>(con: &mut Connection, what: &str, call: impl FnOnce(&mut Connection) -> T) -> T {
+pub fn unchanged<T>(
+    con: &mut Connection,
+    what: &str,
+    call: impl FnOnce(&mut Connection) -> T,
+) -> T {
     let before = crate::support::digest(con);
     let out = call(con);
     assert_eq!(
