@@ -11,7 +11,7 @@ use crate::support::{self, discard, redvote, unchanged, SiteCall};
 
 /// A server holding a small site: 3 articles (one too old to vote on),
 /// votes both ways, groups, a cached group page and a setting.
-fn populated() -> (redvote::TempServer, redis::Connection, Site) {
+fn populated_site() -> (redvote::TempServer, redis::Connection, Site) {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
@@ -157,7 +157,7 @@ const GROUP_CALLS: &[(&str, NamedCall)] = &[
 
 #[test]
 fn driver_refusals_change_nothing() {
-    let (_server, mut con, site) = populated();
+    let (_server, mut con, site) = populated_site();
     let before = support::digest(&mut con);
     for (what, code, names, call) in DRIVER_CASES {
         let result = unchanged(&mut con, what, |con| call(&site, con));
@@ -222,7 +222,7 @@ const RAW_CASES: &[(&str, &str, &[&str], Code, &str)] = &[
 
 #[test]
 fn raw_script_arguments_are_validated() {
-    let (_server, mut con, _site) = populated();
+    let (_server, mut con, _site) = populated_site();
     let before = support::digest(&mut con);
     for (script, key, args, code, names) in RAW_CASES {
         let what = format!("{script} KEYS {key:?} ARGV {args:?}");
@@ -238,7 +238,7 @@ fn raw_script_arguments_are_validated() {
 
 #[test]
 fn cli_refusals_exit_non_zero_with_a_named_problem_and_change_nothing() {
-    let (server, mut con, _site) = populated();
+    let (server, mut con, _site) = populated_site();
     let url = server.url();
     let before = support::digest(&mut con);
     let long_title = "t".repeat(LONG_TITLE);

@@ -13,7 +13,7 @@ use super::T0;
 use crate::support::{self, board, boards, map, options, raw, refused_unchanged, setup};
 
 /// A campaign with a board, options, display data, votes and an import.
-fn populated(con: &mut Connection) -> Campaign {
+fn populated_campaign(con: &mut Connection) -> Campaign {
     let c = setup(
         con,
         "bad",
@@ -51,7 +51,7 @@ fn populated(con: &mut Connection) -> Campaign {
 fn configure_refuses_bad_documents_and_changes_nothing() {
     let server = support::server();
     let mut con = support::con(&server);
-    let c = populated(&mut con);
+    let c = populated_campaign(&mut con);
     let root = c.root_key().to_string();
     let b = |spec: &str| format!(r#"{{"boards":{{"B":{spec}}}}}"#);
     let opt = |spec: &str| b(&format!(r#"{{"options":{{"x":{spec}}}}}"#));
@@ -234,7 +234,7 @@ fn configure_refuses_bad_documents_and_changes_nothing() {
 fn configure_refuses_json_arrays() {
     let server = support::server();
     let mut con = support::con(&server);
-    let c = populated(&mut con);
+    let c = populated_campaign(&mut con);
     let root = c.root_key().to_string();
     for json in ["[1,2]", r#"[{"offset":"+01:00"}]"#] {
         refused_unchanged(&mut con, json, Code::InvalidConfig, |con| {
@@ -255,7 +255,7 @@ fn configure_refuses_json_arrays() {
 fn raw_arguments_of_the_other_scripts_are_validated() {
     let server = support::server();
     let mut con = support::con(&server);
-    let c = populated(&mut con);
+    let c = populated_campaign(&mut con);
     let root = c.root_key().to_string();
     let t0 = T0.to_string();
     let t0 = t0.as_str();

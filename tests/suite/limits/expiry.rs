@@ -1,15 +1,16 @@
 //! Counters expire with their window: with an explicit clock (EXPIRETIME of
 //! every counter over 200 minutes), and by themselves on the server's clock.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
 use chrono::{FixedOffset, TimeZone};
 use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
 use redvote::Campaign;
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
 
 use super::{fixed, pass, rl_expiries, rl_keys, rolling, settings, with_rules, BOARDS};
-use crate::support::{self, dbsize, local, DAY, HOUR, PLUS8};
+use crate::support::{self, dbsize, keys, local, DAY, HOUR, PLUS8};
 
 /// 200 consecutive minutes (crossing a local midnight) at an explicit clock:
 /// every counter gets an expiry equal to its window's end, so at each vote
@@ -108,7 +109,7 @@ fn counters_expire_by_themselves_on_the_server_clock() {
     }
     assert!(seconds.len() >= 3, "{seconds:?}");
     // every other key of the campaign is permanent
-    let all: BTreeSet<String> = redis::cmd("KEYS").arg("*").query(&mut con).unwrap();
+    let all = keys(&mut con, "*");
     let permanent = all
         .iter()
         .filter(|k| !k.starts_with(&format!("{}rl:", c.namespace())))

@@ -3,9 +3,10 @@
 //! expiring at its window's end, and the whole-campaign window (never
 //! passable again once spent: retry_after -1).
 
+use std::collections::BTreeSet;
+
 use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
-use std::collections::BTreeSet;
 
 use super::{
     configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries,

@@ -2,8 +2,9 @@
 //! (hash, time: and score: entries, the poster's vote with its expiry), and
 //! an import byte for byte what the seeds' `post_article` writes.
 
-use redvote::Site;
 use std::collections::BTreeMap;
+
+use redvote::Site;
 
 use super::zrevrange;
 use crate::support::{
