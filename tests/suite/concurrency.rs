@@ -2,32 +2,15 @@
 //! interleaving can count a user twice or let the counts, the voter sets and
 //! the score drift apart.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Barrier};
 
 use redis::Connection;
 use redvote::{Site, Vote, VoteOutcome};
 
-const VOTE_SCORE: i64 = 432;
+use crate::support::{self, scard, smembers, zscore, VOTE_SCORE};
+
 const ARTICLES: usize = 3;
-
-fn scard(con: &mut Connection, key: &str) -> i64 {
-    redis::cmd("SCARD").arg(key).query(con).unwrap()
-}
-
-fn smembers(con: &mut Connection, key: &str) -> BTreeSet<String> {
-    redis::cmd("SMEMBERS").arg(key).query(con).unwrap()
-}
-
-fn zscore(con: &mut Connection, key: &str, member: &str) -> Option<f64> {
-    redis::cmd("ZSCORE")
-        .arg(key)
-        .arg(member)
-        .query(con)
-        .unwrap()
-}
 
 /// `(time, votes, downvotes)` as stored in `article:ID`.
 fn counts(con: &mut Connection, id: usize) -> (i64, i64, i64) {
@@ -63,8 +46,8 @@ fn parallel_upvotes_count_every_user_once() {
     const PAIRS_PER_STEP: usize = THREADS / TRIES;
     const STEPS: usize = USERS * ARTICLES / PAIRS_PER_STEP;
 
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let site = Site::default();
     let mut times = Vec::new();
     for a in 1..=ARTICLES {
@@ -164,8 +147,8 @@ async fn mixed_votes_on_a_shared_connection_stay_consistent() {
     const USERS: usize = 12;
     const CALLS: usize = 48;
 
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let site = Site::default();
     // Articles 1..=3 are posted by user:0, user:1 and user:2.
     let mut times = Vec::new();
@@ -175,7 +158,7 @@ async fn mixed_votes_on_a_shared_connection_stay_consistent() {
             .unwrap();
         times.push(counts(&mut con, a).0);
     }
-    let shared = common::con_async(&server).await;
+    let shared = support::con_async(&server).await;
 
     let barrier = Arc::new(tokio::sync::Barrier::new(TASKS));
     let tasks: Vec<_> = (0..TASKS)

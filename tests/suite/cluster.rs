@@ -3,12 +3,12 @@
 //! script call in one slot, so each call runs whole on one node through
 //! redis-rs' cluster client; an untagged prefix does not.
 
-mod common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use redvote::{Campaign, CampaignSettings, Order, Site, TempServer};
+
+use crate::support;
 
 /// Three masters on free loopback ports, slots spread by `redis-cli --cluster create`.
 fn cluster() -> Vec<TempServer> {
@@ -49,7 +49,7 @@ fn cluster() -> Vec<TempServer> {
     );
     let start = Instant::now();
     for node in &nodes {
-        let mut con = common::con(node);
+        let mut con = support::con(node);
         loop {
             let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con).unwrap();
             if info.contains("cluster_state:ok") {

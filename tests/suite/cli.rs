@@ -1,21 +1,12 @@
 //! The `redvote` binary end to end: exit codes, human and `--json` output,
 //! against a server of the test's own.
 
-mod common;
-
-use std::process::{Command, Output};
+use std::process::Command;
 
 use redis::Commands;
 use serde_json::Value;
 
-fn redvote(url: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redvote"));
-    cmd.env_remove("REDVOTE_URL");
-    if let Some(url) = url {
-        cmd.arg("--url").arg(url);
-    }
-    cmd.args(args).output().expect("run redvote")
-}
+use crate::support::{self, redvote, script_exists};
 
 /// Run, require exit 0, return stdout.
 fn ok(url: Option<&str>, args: &[&str]) -> String {
@@ -37,10 +28,10 @@ fn json(url: Option<&str>, args: &[&str]) -> Value {
 
 #[test]
 fn full_flow_in_human_and_json_output() {
-    let server = common::server();
+    let server = support::server();
     let url = server.url();
     let u = Some(url.as_str());
-    let mut con = common::con(&server);
+    let mut con = support::con(&server);
 
     assert_eq!(
         ok(
@@ -183,17 +174,12 @@ fn scripts_and_load_give_the_evalsha_names() {
     assert_eq!(rows, expected);
     assert!(rows.iter().any(|(n, _)| *n == "vote"));
 
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let loaded = json(Some(&server.url()), &["load"]);
     assert_eq!(loaded.as_array().unwrap().len(), expected.len());
     for s in redvote::scripts::all() {
-        let exists: Vec<bool> = redis::cmd("SCRIPT")
-            .arg("EXISTS")
-            .arg(s.sha1())
-            .query(&mut con)
-            .unwrap();
-        assert_eq!(exists, [true], "{} not loaded", s.name());
+        assert!(script_exists(&mut con, s.sha1()), "{} not loaded", s.name());
     }
     // redis-cli EVALSHA works with a listed SHA once loaded.
     let vote_sha = rows.iter().find(|(n, _)| *n == "vote").unwrap().1;
@@ -217,8 +203,8 @@ fn scripts_and_load_give_the_evalsha_names() {
 
 #[test]
 fn prefix_and_env_url() {
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
         .env("REDVOTE_URL", server.url())
         .args([
@@ -278,9 +264,10 @@ fn demo_runs_on_its_own_throwaway_server() {
 /// code and message, option removal.
 #[test]
 fn campaign_commands_end_to_end() {
-    let server = common::server();
+    let server = support::server();
     let url = server.url();
     let u = Some(url.as_str());
+    let mut con = support::con(&server);
     let dir = std::env::temp_dir().join(format!("redvote-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let settings = dir.join("settings.json");
@@ -339,6 +326,7 @@ fn campaign_commands_end_to_end() {
 
     // The campaign-wide limit of 2 is spent: the next vote is refused, names
     // the rule, exits 1 and writes nothing.
+    let before = support::digest(&mut con);
     let out = redvote(
         u,
         &["campaign", "spring", "vote", "--user", "u1", "stars:b"],
@@ -346,6 +334,7 @@ fn campaign_commands_end_to_end() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.starts_with("redvote: REDVOTE_RATE_LIMITED rule per-user refused the vote for the rest of the campaign"), "{stderr}");
+    assert_eq!(support::digest(&mut con), before, "the refused vote wrote");
     let left = json(u, &["campaign", "spring", "limits", "--user", "u1"]);
     assert_eq!(left[0]["remaining"], 0);
     json(u, &["campaign", "spring", "reset-limits", "--user", "u1"]);

@@ -1,13 +1,13 @@
 //! README.md's promises: its `redis-cli` examples run as written (against a
 //! server of the test's own) and its CLI synopsis matches the binary.
 
-mod common;
-
 use std::process::Command;
 
 use redis::Commands;
 
-const README: &str = include_str!("../README.md");
+use crate::support;
+
+const README: &str = include_str!("../../README.md");
 
 /// The `redis-cli ...` and `redvote ...` lines of README's sh blocks, in order.
 fn redis_cli_lines() -> Vec<&'static str> {
@@ -27,8 +27,8 @@ fn redis_cli_lines() -> Vec<&'static str> {
 
 #[test]
 fn readme_redis_cli_examples_run() {
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let lines = redis_cli_lines();
     assert!(
         lines.len() >= 8,

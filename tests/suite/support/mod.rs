@@ -1,8 +1,25 @@
-//! The one test harness: a real `redis-server` per test (free loopback port,
-//! persistence off, DEBUG on), plus small helpers every test file shares.
-#![allow(dead_code)]
+//! What every test module shares, defined once: the server harness (a real
+//! `redis-server` per test on a free loopback port, persistence off, `DEBUG`
+//! on), Redis read helpers, the refusal and digest-unchanged assertions,
+//! campaign settings builders and wall-clock times, and the `redvote` binary
+//! runner. Test modules `use crate::support::...` what they need.
+
+mod builders;
+mod cli;
+mod reads;
+mod refusals;
+
+pub use builders::*;
+pub use cli::*;
+pub use reads::*;
+pub use refusals::*;
 
 use redvote::TempServer;
+
+/// The article site's default vote score (432 per net vote).
+pub const VOTE_SCORE: i64 = 432;
+/// The article site's default voting window, a week in seconds.
+pub const WEEK: i64 = 604800;
 
 /// Start a throwaway server; fails the test (never skips) when redis-server
 /// is missing, with the install hint.

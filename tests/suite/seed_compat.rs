@@ -3,10 +3,10 @@
 //! votes correctly through redvote, and what redvote writes reads correctly
 //! through the seeds' code.
 
-mod common;
-
 use redis::Commands;
 use redvote::{seed, Order, Site};
+
+use crate::support;
 
 fn now_float(con: &mut redis::Connection) -> f64 {
     let (secs, micros): (f64, f64) = redis::cmd("TIME").query(con).unwrap();
@@ -15,8 +15,8 @@ fn now_float(con: &mut redis::Connection) -> f64 {
 
 #[test]
 fn seed_data_reads_and_votes_through_redvote() {
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let site = Site::default();
     let now = now_float(&mut con);
 
@@ -69,8 +69,8 @@ fn seed_data_reads_and_votes_through_redvote() {
 
 #[test]
 fn redvote_data_reads_and_votes_through_the_seeds_flow() {
-    let server = common::server();
-    let mut con = common::con(&server);
+    let server = support::server();
+    let mut con = support::con(&server);
     let site = Site::default();
 
     let one = site

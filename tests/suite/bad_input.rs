@@ -1,0 +1,330 @@
+//! The article site's bad-input catalogue: every refusal, through the driver,
+//! the raw script (what `redis-cli --eval` sends) and the CLI, leaves the data
+//! set exactly as it was (`DEBUG DIGEST` before and after each case) and names
+//! the problem. Each table holds one case a line; the campaign's catalogue is
+//! in `campaign::bad_input`.
+
+use redis::Connection;
+use redvote::{Code, ConfigUpdate, Error, Order, Site, Vote};
+
+use crate::support::{self, discard, redvote, unchanged, SiteCall};
+
+/// A server holding a small site: 3 articles (one too old to vote on),
+/// votes both ways, groups, a cached group page and a setting.
+fn populated_site() -> (redvote::TempServer, redis::Connection, Site) {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    let now = support::server_time(&mut con) as u64;
+    site.post("user:1", "one", "https://example.com/1")
+        .run(&mut con)
+        .unwrap();
+    site.post("user:2", "two", "https://example.com/2")
+        .run(&mut con)
+        .unwrap();
+    site.import("user:3", "old", "https://example.com/3", now - 8 * 86400)
+        .run(&mut con)
+        .unwrap();
+    site.vote("user:9", "1").run(&mut con).unwrap();
+    site.downvote("user:8", "2").run(&mut con).unwrap();
+    site.groups("1", &["redis"], &[]).run(&mut con).unwrap();
+    site.group_page("redis", Order::Score, 1, None)
+        .run(&mut con)
+        .unwrap();
+    site.configure(&ConfigUpdate {
+        page_size: Some(20),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    (server, con, site)
+}
+
+/// `result` is a refusal with `code` whose detail contains `names`; `what`
+/// names the case in every failure.
+#[track_caller]
+fn assert_refused<T: std::fmt::Debug>(
+    what: &str,
+    result: redvote::Result<T>,
+    code: Code,
+    names: &str,
+) {
+    match result {
+        Err(Error::Script { code: got, detail }) => {
+            assert_eq!(got, code, "{what}: detail: {detail}");
+            assert!(
+                detail.contains(names),
+                "{what}: {code} detail {detail:?} should name {names:?}"
+            );
+        }
+        other => panic!("{what}: expected {code}, got {other:?}"),
+    }
+}
+
+const LONG_USER: usize = 257;
+const LONG_TITLE: usize = 513;
+const LONG_LINK: usize = 2049;
+const LONG_GROUP: usize = 65;
+
+fn long(n: usize) -> String {
+    "x".repeat(n)
+}
+
+/// (what, code, what the detail must name, the call).
+#[rustfmt::skip]
+const DRIVER_CASES: &[(&str, Code, &str, SiteCall)] = &[
+    // unknown article, closed window
+    ("vote unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.vote("u", "99").run(c))),
+    ("article unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.article("99", None).run(c))),
+    ("groups unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
+    ("vote closed", Code::VotingClosed, "article:3", |s, c| discard(s.vote("u", "3").run(c))),
+    ("unvote closed", Code::VotingClosed, "article:3", |s, c| discard(s.unvote("user:3", "3").run(c))),
+    // users
+    ("post empty user", Code::InvalidUser, "user", |s, c| discard(s.post("", "t", "l").run(c))),
+    ("vote empty user", Code::InvalidUser, "user", |s, c| discard(s.vote("", "1").run(c))),
+    ("vote long user", Code::InvalidUser, "256", |s, c| discard(s.vote(&long(LONG_USER), "1").run(c))),
+    ("vote control user", Code::InvalidUser, "control", |s, c| discard(s.vote("a\nb", "1").run(c))),
+    ("article empty user", Code::InvalidUser, "user", |s, c| discard(s.article("1", Some("")).run(c))),
+    // text
+    ("empty title", Code::InvalidText, "title", |s, c| discard(s.post("u", "", "l").run(c))),
+    ("long title", Code::InvalidText, "512", |s, c| discard(s.post("u", &long(LONG_TITLE), "l").run(c))),
+    ("long link", Code::InvalidText, "2048", |s, c| discard(s.post("u", "t", &long(LONG_LINK)).run(c))),
+    ("link with space", Code::InvalidText, "link", |s, c| discard(s.post("u", "t", "a b").run(c))),
+    // groups
+    ("long group", Code::InvalidGroup, "64", |s, c| discard(s.groups("1", &[&long(LONG_GROUP)], &[]).run(c))),
+    ("add and remove", Code::InvalidGroup, "both", |s, c| discard(s.groups("1", &["g"], &["g"]).run(c))),
+    ("101 groups", Code::Usage, "100", |s, c| {
+        let many: Vec<String> = (0..101).map(|i| format!("g{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        discard(s.groups("1", &many, &[]).run(c))
+    }),
+    // numbers
+    ("page 0", Code::InvalidNumber, "page", |s, c| discard(s.page(Order::Score, 0, None).run(c))),
+    ("page huge", Code::InvalidNumber, "page", |s, c| discard(s.page(Order::Time, 1_000_001, None).run(c))),
+    ("per page 0", Code::InvalidNumber, "per_page", |s, c| discard(s.page(Order::Score, 1, Some(0)).run(c))),
+    ("per page 101", Code::InvalidNumber, "per_page", |s, c| discard(s.page(Order::Score, 1, Some(101)).run(c))),
+    ("group page 0", Code::InvalidNumber, "page", |s, c| discard(s.group_page("redis", Order::Score, 0, None).run(c))),
+    ("group per page 101", Code::InvalidNumber, "per_page", |s, c| discard(s.group_page("redis", Order::Score, 1, Some(101)).run(c))),
+    // settings
+    ("page_size 0", Code::InvalidConfig, "page_size", |s, c| {
+        discard(s.configure(&ConfigUpdate { page_size: Some(0), ..Default::default() }).run(c))
+    }),
+    ("window 1", Code::InvalidConfig, "window", |s, c| {
+        discard(s.configure(&ConfigUpdate { window: Some(1), ..Default::default() }).run(c))
+    }),
+    ("vote_score locked", Code::ConfigLocked, "vote_score", |s, c| {
+        discard(s.configure(&ConfigUpdate { vote_score: Some(100), window: Some(3600), ..Default::default() }).run(c))
+    }),
+];
+
+/// Key-like and malformed article ids: each is refused with INVALID_ID
+/// naming "article" by every call in `ID_CALLS`.
+const BAD_IDS: &[&str] = &[
+    "1:x",
+    "{a}",
+    "a{b}",
+    "",
+    " 1",
+    "01",
+    "-1",
+    "1.0",
+    "article:",
+    "article:1:x",
+    "x",
+    "1 2",
+    "9999999999999999",
+];
+
+/// A driver call given one article id or group name.
+type NamedCall = fn(&Site, &mut Connection, &str) -> redvote::Result<()>;
+
+#[rustfmt::skip]
+const ID_CALLS: &[(&str, NamedCall)] = &[
+    ("vote id", |s, c, id| discard(s.vote("u", id).run(c))),
+    ("groups id", |s, c, id| discard(s.groups(id, &["g"], &[]).run(c))),
+    ("article id", |s, c, id| discard(s.article(id, None).run(c))),
+];
+
+/// Group names that could address other keys: each is refused with
+/// INVALID_GROUP naming "group" by every call in `GROUP_CALLS`.
+const BAD_GROUPS: &[&str] = &["a:b", "a{b}", "{a}", "a b", "", "a*", "a,b", "a\tb"];
+
+#[rustfmt::skip]
+const GROUP_CALLS: &[(&str, NamedCall)] = &[
+    ("add group", |s, c, group| discard(s.groups("1", &["fine", group], &[]).run(c))),
+    ("group page", |s, c, group| discard(s.group_page(group, Order::Score, 1, None).run(c))),
+];
+
+#[test]
+fn driver_refusals_change_nothing() {
+    let (_server, mut con, site) = populated_site();
+    let before = support::digest(&mut con);
+    for (what, code, names, call) in DRIVER_CASES {
+        let result = unchanged(&mut con, what, |con| call(&site, con));
+        assert_refused(what, result, *code, names);
+    }
+    for (bad, (code, names), calls) in [
+        (BAD_IDS, (Code::InvalidId, "article"), ID_CALLS),
+        (BAD_GROUPS, (Code::InvalidGroup, "group"), GROUP_CALLS),
+    ] {
+        for name in bad {
+            for (call_name, call) in calls {
+                let what = format!("{call_name} {name:?}");
+                let result = unchanged(&mut con, &what, |con| call(&site, con, name));
+                assert_refused(&what, result, code, names);
+            }
+        }
+    }
+    assert_eq!(
+        support::digest(&mut con),
+        before,
+        "a refused call changed the data set"
+    );
+    // Nothing was voted by the refusals: a valid vote still works afterwards.
+    assert!(
+        site.set_vote("u", "1", Vote::Up)
+            .run(&mut con)
+            .unwrap()
+            .changed
+    );
+}
+
+/// What `redis-cli --eval` can send that the typed driver cannot: malformed
+/// numbers, unknown words, wrong arity, a wrong key. (script, key, ARGV,
+/// code, what the detail must name).
+#[rustfmt::skip]
+const RAW_CASES: &[(&str, &str, &[&str], Code, &str)] = &[
+    ("page", "article:", &["score", "-1"], Code::InvalidNumber, "\"-1\""),
+    ("page", "article:", &["score", "1.5"], Code::InvalidNumber, "1.5"),
+    ("page", "article:", &["score", "1e3"], Code::InvalidNumber, "1e3"),
+    ("page", "article:", &["score", "0x10"], Code::InvalidNumber, "0x10"),
+    ("page", "article:", &["score", " 1"], Code::InvalidNumber, "page"),
+    ("page", "article:", &["score", "1", "-5"], Code::InvalidNumber, "per_page"),
+    ("page", "article:", &["score", "1", "abc"], Code::InvalidNumber, "abc"),
+    ("page", "article:", &["votes", "1"], Code::InvalidOrder, "votes"),
+    ("page", "article:", &["score"], Code::Usage, "page"),
+    ("group_page", "article:", &["redis", "score", "nan"], Code::InvalidNumber, "nan"),
+    ("post", "article:", &["u", "t", "https://x", "-5"], Code::InvalidNumber, "time"),
+    ("post", "article:", &["u", "t", "https://x", "1.5"], Code::InvalidNumber, "time"),
+    ("post", "article:", &["u", "t", "https://x", "inf"], Code::InvalidNumber, "time"),
+    ("post", "article:", &["u", "t"], Code::Usage, "post"),
+    ("post", "score:", &["u", "t", "l"], Code::Usage, "article:"),
+    ("vote", "article:", &["u", "1", "sideways"], Code::InvalidVote, "sideways"),
+    ("vote", "article:", &["u", "1", "UP"], Code::InvalidVote, "UP"),
+    ("groups", "article:", &["1", "redis"], Code::InvalidGroup, "+NAME"),
+    ("groups", "article:", &["1"], Code::Usage, "groups"),
+    ("configure", "article:", &["colour", "red"], Code::InvalidConfig, "colour"),
+    ("configure", "article:", &["page_size", "-1"], Code::InvalidConfig, "page_size"),
+    ("configure", "article:", &["page_size", "1e1"], Code::InvalidConfig, "page_size"),
+    ("configure", "article:", &["rankings", "hot,cold"], Code::InvalidConfig, "rankings"),
+    ("configure", "article:", &["window"], Code::Usage, "pairs"),
+];
+
+#[test]
+fn raw_script_arguments_are_validated() {
+    let (_server, mut con, _site) = populated_site();
+    let before = support::digest(&mut con);
+    for (script, key, args, code, names) in RAW_CASES {
+        let what = format!("{script} KEYS {key:?} ARGV {args:?}");
+        let result = unchanged(&mut con, &what, |con| support::raw(con, script, key, args));
+        assert_refused(&what, result, *code, names);
+    }
+    assert_eq!(
+        support::digest(&mut con),
+        before,
+        "a refused call changed the data set"
+    );
+}
+
+#[test]
+fn cli_refusals_exit_non_zero_with_a_named_problem_and_change_nothing() {
+    let (server, mut con, _site) = populated_site();
+    let url = server.url();
+    let before = support::digest(&mut con);
+    let long_title = "t".repeat(LONG_TITLE);
+    // (arguments, exit code, what stderr must name)
+    #[rustfmt::skip]
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["vote", "--user", "u", "99"], 1, "REDVOTE_UNKNOWN_ARTICLE article:99"),
+        (&["vote", "--user", "u", "3"], 1, "REDVOTE_VOTING_CLOSED article:3"),
+        (&["vote", "--user", "", "1"], 1, "REDVOTE_INVALID_USER"),
+        (&["downvote", "--user", "u", "1:x"], 1, "REDVOTE_INVALID_ID"),
+        (&["unvote", "--user", "u", "{a}"], 1, "REDVOTE_INVALID_ID"),
+        (&["article", "a{b}"], 1, "REDVOTE_INVALID_ID"),
+        (&["post", "--user", "u", "--title", &long_title, "--link", "l"], 1, "REDVOTE_INVALID_TEXT title"),
+        (&["post", "--user", "u", "--title", "t", "--link", ""], 1, "REDVOTE_INVALID_TEXT link"),
+        (&["articles", "--page", "0"], 1, "REDVOTE_INVALID_NUMBER page"),
+        (&["articles", "--page", "-1"], 2, "'-1'"),
+        (&["articles", "--page", "x"], 2, "'x'"),
+        (&["articles", "--per-page", "101"], 1, "REDVOTE_INVALID_NUMBER per_page"),
+        (&["articles", "--order", "votes"], 2, "votes"),
+        (&["group", "add", "1", "a:b"], 1, "REDVOTE_INVALID_GROUP"),
+        (&["group", "remove", "1", "a b"], 1, "REDVOTE_INVALID_GROUP"),
+        (&["group", "add", "99", "g"], 1, "REDVOTE_UNKNOWN_ARTICLE"),
+        (&["group", "articles", "{x}"], 1, "REDVOTE_INVALID_GROUP"),
+        (&["config", "--page-size", "0"], 1, "REDVOTE_INVALID_CONFIG page_size"),
+        (&["config", "--vote-score", "100"], 1, "REDVOTE_CONFIG_LOCKED"),
+        (&["config", "--rankings", "cold"], 1, "cold"),
+        (&["import", "--user", "u", "--title", "t", "--link", "l", "--time", "-5"], 2, "'-5'"),
+    ];
+    for (args, code, names) in cases {
+        let what = format!("{args:?}");
+        let out = unchanged(&mut con, &what, |_| redvote(Some(&url), args));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(names),
+            "{args:?}: stderr {stderr:?} should name {names:?}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?} printed {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        if *code == 1 {
+            assert_eq!(
+                stderr.trim_end().lines().count(),
+                1,
+                "{args:?}: not one line: {stderr:?}"
+            );
+        }
+    }
+    assert_eq!(
+        support::digest(&mut con),
+        before,
+        "a refused CLI call changed the data set"
+    );
+}
+
+#[test]
+fn redis_down_is_a_clear_error() {
+    let server = support::server();
+    let url = server.url();
+    drop(server);
+    // Driver
+    let client = redis::Client::open(url.as_str()).unwrap();
+    match client.get_connection() {
+        Err(e) => assert!(e.is_connection_refusal(), "{e}"),
+        Ok(mut con) => {
+            let err = Site::default().vote("u", "1").run(&mut con).unwrap_err();
+            assert!(matches!(err, Error::Redis(_)), "{err:?}");
+        }
+    }
+    // CLI, for every command that talks to Redis
+    for args in [
+        vec!["articles"],
+        vec!["vote", "--user", "u", "1"],
+        vec!["post", "--user", "u", "--title", "t", "--link", "l"],
+        vec!["load"],
+        vec!["demo"],
+    ] {
+        let out = redvote(Some(&url), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("redvote: cannot connect to Redis at {url}")),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("refused"), "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,111 @@
+//! Every `Campaign` operation and setting against a real redis-server, a
+//! file per topic: configure (defaults, partial updates, options and display
+//! data, offset, start/end), vote (real/shown/weights, batches, all or
+//! nothing), exact decimals and the exact range, idempotent import, top, the
+//! four tie rules, standing, around, participants, option removal,
+//! retention, concurrency and the bad-input catalogue (every refusal leaves
+//! `DEBUG DIGEST` as it was). Here: what those files share (the test clock
+//! T0, a board's page, expected entries, standings and period names).
+
+mod around;
+mod bad_input;
+mod concurrency;
+mod configure;
+mod decimals;
+mod import;
+mod participants;
+mod removal;
+mod retention;
+mod standing;
+mod ties;
+mod top;
+mod vote;
+
+use redis::Connection;
+use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};
+use redvote::{Campaign, Kind};
+
+/// 2026-03-17T12:30:00Z, a Tuesday in ISO week 12.
+const T0: u64 = 1_773_750_600;
+
+fn e(member: &str, score: &str, rank: u64) -> Entry {
+    Entry {
+        member: member.to_string(),
+        score: score.to_string(),
+        rank,
+    }
+}
+
+/// One board's page.
+fn page(
+    con: &mut Connection,
+    c: &Campaign,
+    board: &str,
+    kind: Kind,
+    period: &str,
+    page: u32,
+    per_page: u32,
+) -> Vec<Entry> {
+    let mut pages = c
+        .top(&[board], kind, period, page, per_page)
+        .run(con)
+        .unwrap();
+    assert_eq!(pages.len(), 1);
+    assert_eq!(pages[0].board, board);
+    pages.remove(0).entries
+}
+
+fn shown_scores(ballot: &Ballot) -> Vec<(String, String)> {
+    ballot
+        .shown
+        .iter()
+        .map(|p| (p.period.clone(), p.score.clone()))
+        .collect()
+}
+
+fn ps(period: &str, score: &str) -> PeriodScore {
+    PeriodScore {
+        period: period.to_string(),
+        score: score.to_string(),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn standing(
+    member: &str,
+    rank: Option<u64>,
+    score: Option<&str>,
+    ahead: Option<&str>,
+    gap: Option<&str>,
+    previous_rank: Option<u64>,
+    previous_score: Option<&str>,
+) -> Standing {
+    Standing {
+        member: member.to_string(),
+        rank,
+        score: score.map(str::to_string),
+        ahead: ahead.map(str::to_string),
+        gap: gap.map(str::to_string),
+        previous_rank,
+        previous_score: previous_score.map(str::to_string),
+    }
+}
+
+/// `hour:YYYY-MM-DDTHH` of a UTC time (offset 0).
+fn hour_name(t: u64) -> String {
+    let dt = chrono::DateTime::from_timestamp(t as i64, 0).unwrap();
+    use chrono::{Datelike, Timelike};
+    format!(
+        "hour:{:04}-{:02}-{:02}T{:02}",
+        dt.year(),
+        dt.month(),
+        dt.day(),
+        dt.hour()
+    )
+}
+
+fn day_name(t: u64) -> String {
+    let dt = chrono::DateTime::from_timestamp(t as i64, 0).unwrap();
+    use chrono::Datelike;
+    format!("day:{:04}-{:02}-{:02}", dt.year(), dt.month(), dt.day())
+}

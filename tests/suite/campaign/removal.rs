@@ -1,0 +1,223 @@
+//! Option removal (`remove` in configure): the option leaves every period
+//! board, real and shown, side keys, weights, display data, imports and
+//! participants, including boards only an import wrote; added again it
+//! starts from nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use redvote::campaign::{BoardSettings, Configured, OptionSettings};
+use redvote::{Code, Kind, Period, Ties};
+
+use super::{e, page, ps, T0};
+use crate::support::{
+    self, board, boards, exists, hgetall, keys, map, options, refused, refused_unchanged, setup,
+    zscore_text,
+};
+
+#[test]
+fn removing_an_option_deletes_it_everywhere() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:rm}:";
+    let c = setup(
+        &mut con,
+        "rm",
+        boards([(
+            "R",
+            BoardSettings {
+                ties: Some(Ties::First),
+                carry: Some("0.5".to_string()),
+                options: [
+                    (
+                        "x".to_string(),
+                        OptionSettings {
+                            weight: Some(2),
+                            data: Some(map([("name", "X")])),
+                        },
+                    ),
+                    (
+                        "y".to_string(),
+                        OptionSettings {
+                            weight: Some(1),
+                            data: Some(map([("name", "Y")])),
+                        },
+                    ),
+                ]
+                .into(),
+                ..board(&[Period::Hour, Period::Day, Period::Total], BTreeMap::new())
+            },
+        )]),
+    );
+    let at = c.at(T0);
+    at.import("R", &[("x", "4"), ("y", "1")])
+        .run(&mut con)
+        .unwrap();
+    at.vote("u1", &[("R", "x"), ("R", "y")])
+        .run(&mut con)
+        .unwrap();
+    at.vote("u2", &[("R", "x")]).run(&mut con).unwrap();
+    // Every period board, real and shown, with the carry's next periods.
+    let periods = ["hour:2026-03-17T12", "day:2026-03-17", "total"];
+    let next = ["hour:2026-03-17T13", "day:2026-03-18"];
+    let mut board_keys = BTreeSet::new();
+    for side in ["b", "f"] {
+        for p in periods {
+            board_keys.insert(format!("{ns}{side}:R:real:{p}"));
+            board_keys.insert(format!("{ns}{side}:R:shown:{p}"));
+        }
+        for p in next {
+            board_keys.insert(format!("{ns}{side}:R:shown:{p}"));
+        }
+    }
+    let mut written = keys(&mut con, &format!("{ns}b:R:*"));
+    written.extend(keys(&mut con, &format!("{ns}f:R:*")));
+    assert_eq!(written, board_keys);
+    for key in &board_keys {
+        assert!(zscore_text(&mut con, key, "x").is_some(), "{key}");
+    }
+    assert_eq!(
+        page(&mut con, &c, "R", Kind::Shown, "hour:2026-03-17T13", 1, 10),
+        vec![e("x", "2.00", 1), e("y", "0.50", 2)]
+    );
+
+    assert_eq!(
+        c.configure(&boards([(
+            "R",
+            BoardSettings {
+                remove: vec!["x".to_string()],
+                ..Default::default()
+            },
+        )]))
+        .run(&mut con)
+        .unwrap(),
+        Configured {
+            boards: 1,
+            options: 0
+        }
+    );
+    // Gone from every board (y stays on each), side keys included.
+    for key in &board_keys {
+        assert_eq!(zscore_text(&mut con, key, "x"), None, "{key}");
+        assert!(zscore_text(&mut con, key, "y").is_some(), "{key}");
+    }
+    assert!(!exists(&mut con, &format!("{ns}option:R:x")));
+    assert!(!exists(&mut con, &format!("{ns}hll:R:x")));
+    assert_eq!(
+        hgetall(&mut con, &format!("{ns}weights:R")),
+        map([("y", "1")])
+    );
+    assert_eq!(
+        hgetall(&mut con, &format!("{ns}initial:R")),
+        map([("y", "1.00")])
+    );
+    assert_eq!(
+        hgetall(&mut con, &format!("{ns}option:R:y")),
+        map([("name", "Y")])
+    );
+    assert!(exists(&mut con, &format!("{ns}hll:R:y")));
+    assert_eq!(
+        page(&mut con, &c, "R", Kind::Shown, "total", 1, 10),
+        vec![e("y", "2.00", 1)]
+    );
+
+    // x is unknown now, and removing it again is refused.
+    refused_unchanged(&mut con, "vote removed", Code::UnknownOption, |con| {
+        at.vote("u3", &[("R", "x")]).run(con)
+    });
+    refused(
+        c.participants("R", &["x"]).run(&mut con),
+        Code::UnknownOption,
+    );
+    for option in ["x", "nope"] {
+        refused_unchanged(&mut con, option, Code::UnknownOption, |con| {
+            c.configure(&boards([(
+                "R",
+                BoardSettings {
+                    remove: vec![option.to_string()],
+                    ..Default::default()
+                },
+            )]))
+            .run(con)
+        });
+    }
+    // Configured and removed at once is refused.
+    refused_unchanged(&mut con, "both", Code::InvalidConfig, |con| {
+        c.configure(&boards([(
+            "R",
+            BoardSettings {
+                options: options([("y", 1)]),
+                remove: vec!["y".to_string()],
+                ..Default::default()
+            },
+        )]))
+        .run(con)
+    });
+
+    // Added again, x starts from nothing: weight 1, no score, no import.
+    c.configure(&boards([(
+        "R",
+        BoardSettings {
+            options: [("x".to_string(), OptionSettings::default())].into(),
+            ..Default::default()
+        },
+    )]))
+    .run(&mut con)
+    .unwrap();
+    let ballots = at.vote("u9", &[("R", "x")]).run(&mut con).unwrap();
+    assert_eq!(
+        ballots[0].shown,
+        vec![
+            ps("hour:2026-03-17T12", "1.00"),
+            ps("day:2026-03-17", "1.00"),
+            ps("total", "1.00"),
+        ]
+    );
+    assert_eq!(
+        c.participants("R", &["x"]).run(&mut con).unwrap().options,
+        vec![("x".to_string(), 1)]
+    );
+}
+
+/// An import writes period boards too: removal must reach them even when
+/// no vote ever wrote that period.
+#[test]
+fn removing_an_option_reaches_boards_written_only_by_import() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = setup(
+        &mut con,
+        "rmi",
+        boards([(
+            "R",
+            board(
+                &[Period::Hour, Period::Total],
+                options([("x", 1), ("y", 1)]),
+            ),
+        )]),
+    );
+    c.at(T0)
+        .import("R", &[("x", "5"), ("y", "2")])
+        .run(&mut con)
+        .unwrap();
+    c.configure(&boards([(
+        "R",
+        BoardSettings {
+            remove: vec!["x".to_string()],
+            ..Default::default()
+        },
+    )]))
+    .run(&mut con)
+    .unwrap();
+    for p in ["total", "hour:2026-03-17T12"] {
+        assert_eq!(
+            zscore_text(&mut con, &format!("{{c:rmi}}:b:R:shown:{p}"), "x"),
+            None,
+            "{p}"
+        );
+        assert_eq!(
+            page(&mut con, &c, "R", Kind::Shown, p, 1, 10),
+            vec![e("y", "2.00", 1)],
+            "{p}"
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Rate limits and deny lists of campaign votes against a real redis-server:
+//! every dimension (user, option, channel, device) and combination, every
+//! window (second .. month, calendar-aligned in the campaign's UTC offset,
+//! and the whole campaign), a partner channel's extra allowance, several
+//! rules at once (a vote passes only if every rule passes and nothing is
+//! spent unless all do), the refusal's rule / retry_after / remaining, cost,
+//! peek and reset, deny lists, batches (pair by pair, all or nothing), the
+//! rolling GCRA rule (no edge burst), counters that expire with their window
+//! (explicit clock via EXPIRETIME, and real expiry with the server clock),
+//! 50 concurrent tasks on one multiplexed connection, and the refusal of
+//! every malformed rule at configure time.
+//!
+//! Every vote but the real-expiry test runs at an explicit Unix time
+//! (`Campaign::at`) in 2040: the counters expire by the server's clock, so
+//! the test times must lie in the future for a counter to outlive its vote.
+//!
+//! A file per topic; here: the rule and campaign builders and the
+//! assertions they share.
+
+mod batches;
+mod concurrency;
+mod configure;
+mod deny;
+mod dimensions;
+mod expiry;
+mod rolling;
+mod spending;
+mod windows;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use redis::Connection;
+use redvote::campaign::{
+    BoardSettings, Dimension, LimitLeft, LimitRule, OptionSettings, Rolling, Voter, Window,
+};
+use redvote::{Campaign, CampaignSettings, Code, Error, Period, RateLimited};
+
+use crate::support::{self, keys, utc, zscore_text};
+
+/// (board, option) pairs of one vote.
+type Pairs<'a> = &'a [(&'a str, &'a str)];
+
+// ---- rules and campaigns ---------------------------------------------------
+
+fn fixed(name: &str, by: &[Dimension], window: Window, limit: u64) -> LimitRule {
+    LimitRule {
+        name: name.to_string(),
+        by: by.to_vec(),
+        window: Some(window),
+        limit: Some(limit),
+        rolling: None,
+        extra: BTreeMap::new(),
+    }
+}
+
+fn rolling(name: &str, by: &[Dimension], limit: u64, per: u64, burst: u64) -> LimitRule {
+    LimitRule {
+        name: name.to_string(),
+        by: by.to_vec(),
+        window: None,
+        limit: None,
+        rolling: Some(Rolling {
+            limit,
+            per,
+            burst: Some(burst),
+        }),
+        extra: BTreeMap::new(),
+    }
+}
+
+/// Settings of a campaign at `offset` with `rules` and boards of options
+/// (every board keeps `total` only).
+fn settings(offset: &str, rules: Vec<LimitRule>, boards: &[(&str, &[&str])]) -> CampaignSettings {
+    CampaignSettings {
+        offset: Some(offset.to_string()),
+        limits: Some(rules),
+        boards: boards
+            .iter()
+            .map(|(board, options)| {
+                let options = options
+                    .iter()
+                    .map(|o| (o.to_string(), OptionSettings::default()))
+                    .collect();
+                let spec = BoardSettings {
+                    periods: Some(vec![Period::Total]),
+                    options,
+                    ..Default::default()
+                };
+                (board.to_string(), spec)
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// The standard boards: `b` and `b2`, each with options a, b, c.
+const BOARDS: &[(&str, &[&str])] = &[("b", &["a", "b", "c"]), ("b2", &["a", "b", "c"])];
+
+/// Configure campaign `name` with the given settings; refuses to run when
+/// the server's clock is already past the test times (counters would expire
+/// at once).
+fn configure(con: &mut Connection, name: &str, s: &CampaignSettings) -> Campaign {
+    assert!(
+        (support::server_time(con) as u64) < utc((2039, 1, 1), (0, 0, 0)),
+        "the tests vote in 2040 and need the server clock before it"
+    );
+    support::setup(con, name, s.clone())
+}
+
+/// Campaign `name` at +08:00 with `rules` and the standard boards.
+fn with_rules(con: &mut Connection, name: &str, rules: Vec<LimitRule>) -> Campaign {
+    configure(con, name, &settings("+08:00", rules, BOARDS))
+}
+
+fn voter<'a>(user: &'a str, channel: Option<&'a str>, device: Option<&'a str>) -> Voter<'a> {
+    Voter {
+        user,
+        channel,
+        device,
+        cost: 1,
+    }
+}
+
+fn costing(user: &str, cost: u32) -> Voter<'_> {
+    Voter {
+        user,
+        channel: None,
+        device: None,
+        cost,
+    }
+}
+
+// ---- assertions ------------------------------------------------------------
+
+/// The rate-limit refusal of a call that must be refused by one.
+#[track_caller]
+fn limited<T: std::fmt::Debug>(result: redvote::Result<T>) -> RateLimited {
+    match result {
+        Err(Error::RateLimited(r)) => r,
+        other => panic!("expected Error::RateLimited, got {other:?}"),
+    }
+}
+
+/// The refusal expected: rule, retry_after and every rule's remaining.
+fn refusal(rule: &str, retry_after: i64, remaining: &[(&str, i64)]) -> RateLimited {
+    RateLimited {
+        rule: rule.to_string(),
+        retry_after,
+        remaining: remaining.iter().map(|(r, n)| (r.to_string(), *n)).collect(),
+    }
+}
+
+/// The script code of a call that must be refused with one.
+#[track_caller]
+fn code_of<T: std::fmt::Debug>(result: redvote::Result<T>) -> Code {
+    match result {
+        Err(Error::Script { code, .. }) => code,
+        other => panic!("expected a script refusal, got {other:?}"),
+    }
+}
+
+/// A vote that must be refused by a rate limit and write nothing.
+#[track_caller]
+fn refused_vote(con: &mut Connection, c: &Campaign, v: &Voter, pairs: Pairs, want: RateLimited) {
+    let before = support::digest(con);
+    assert_eq!(limited(c.vote_by(v, pairs).run(con)), want);
+    assert_eq!(support::digest(con), before, "a refused vote wrote");
+}
+
+/// A vote that must pass.
+#[track_caller]
+fn pass(con: &mut Connection, c: &Campaign, v: &Voter, pairs: Pairs) {
+    if let Err(e) = c.vote_by(v, pairs).run(con) {
+        panic!("vote of {} {pairs:?} refused: {e}", v.user);
+    }
+}
+
+#[track_caller]
+fn pass_n(con: &mut Connection, c: &Campaign, v: &Voter, pairs: Pairs, n: usize) {
+    for _ in 0..n {
+        pass(con, c, v, pairs);
+    }
+}
+
+fn peek(con: &mut Connection, c: &Campaign, v: &Voter, pairs: Pairs) -> Vec<LimitLeft> {
+    c.limits(v, pairs).run(con).unwrap()
+}
+
+fn lefts(items: &[(&str, i64, i64)]) -> Vec<LimitLeft> {
+    items
+        .iter()
+        .map(|(rule, remaining, reset_in)| LimitLeft {
+            rule: rule.to_string(),
+            remaining: *remaining,
+            reset_in: *reset_in,
+        })
+        .collect()
+}
+
+/// The real (one per vote) total of an option.
+fn real(con: &mut Connection, c: &Campaign, board: &str, option: &str) -> u64 {
+    let key = format!("{}b:{board}:real:total", c.namespace());
+    zscore_text(con, &key, option).map_or(0, |s| s.parse().unwrap())
+}
+
+fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {
+    keys(con, &format!("{}rl:*", c.namespace()))
+}
+
+/// Every rate-limit key with its `EXPIRETIME` (the Unix second it expires
+/// at; -1: never, -2: gone).
+fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
+    let keys = rl_keys(con, c);
+    let mut pipe = redis::pipe();
+    for k in &keys {
+        pipe.cmd("EXPIRETIME").arg(k);
+    }
+    let times: Vec<i64> = pipe.query(con).unwrap();
+    keys.into_iter().zip(times).collect()
+}

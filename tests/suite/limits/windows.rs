@@ -1,0 +1,238 @@
+//! Every fixed window (second .. month, calendar-aligned in the campaign's
+//! UTC offset, half-hour offsets included) at its edges, each counter
+//! expiring at its window's end, and the whole-campaign window (never
+//! passable again once spent: retry_after -1).
+
+use std::collections::BTreeSet;
+
+use redvote::campaign::Dimension::User;
+use redvote::campaign::{Voter, Window};
+
+use super::{
+    configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries,
+    settings, with_rules, BOARDS,
+};
+use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
+
+/// One fixed window [start, end) of a rule `w` by user with `limit`, at
+/// `offset`: the second before `start` is another window, the last second
+/// (`end - 1`) is refused with retry_after 1, `end` is a fresh window, and
+/// each counter expires at its window's end. `inside`: a second inside the
+/// window where a UTC-aligned window would have started afresh.
+fn window_edges(
+    offset: &str,
+    window: Window,
+    limit: u64,
+    start: u64,
+    end: u64,
+    next_end: u64,
+    inside: Option<u64>,
+) {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let rule = fixed("w", &[User], window, limit);
+    let c = configure(&mut con, "lim", &settings(offset, vec![rule], BOARDS));
+    let alice = Voter::new("alice");
+    let n = limit as usize;
+    let exhausted = |retry: i64| refusal("w", retry, &[("w", 0)]);
+
+    // the last second of the previous window
+    pass_n(&mut con, &c.at(start - 1), &alice, &[("b", "a")], n);
+    refused_vote(
+        &mut con,
+        &c.at(start - 1),
+        &alice,
+        &[("b", "a")],
+        exhausted(1),
+    );
+    assert_eq!(
+        peek(&mut con, &c.at(start - 1), &alice, &[]),
+        lefts(&[("w", 0, 1)])
+    );
+    // the first second of the window: a fresh allowance
+    assert_eq!(
+        peek(&mut con, &c.at(start), &alice, &[]),
+        lefts(&[("w", limit as i64, (end - start) as i64)])
+    );
+    pass_n(&mut con, &c.at(start), &alice, &[("b", "a")], n);
+    assert_eq!(
+        peek(&mut con, &c.at(start), &alice, &[]),
+        lefts(&[("w", 0, (end - start) as i64)])
+    );
+    if let Some(t) = inside {
+        refused_vote(
+            &mut con,
+            &c.at(t),
+            &alice,
+            &[("b", "a")],
+            exhausted((end - t) as i64),
+        );
+    }
+    // its last second
+    refused_vote(
+        &mut con,
+        &c.at(end - 1),
+        &alice,
+        &[("b", "a")],
+        exhausted(1),
+    );
+    let expiries: BTreeSet<i64> = rl_expiries(&mut con, &c).into_values().collect();
+    assert_eq!(expiries, BTreeSet::from([start as i64, end as i64]));
+    // the next window
+    pass(&mut con, &c.at(end), &alice, &[("b", "a")]);
+    assert_eq!(
+        peek(&mut con, &c.at(end), &alice, &[]),
+        lefts(&[("w", limit as i64 - 1, (next_end - end) as i64)])
+    );
+    let expiries: BTreeSet<i64> = rl_expiries(&mut con, &c).into_values().collect();
+    assert_eq!(
+        expiries,
+        BTreeSet::from([start as i64, end as i64, next_end as i64])
+    );
+    assert_eq!(real(&mut con, &c, "b", "a"), 2 * limit + 1);
+}
+
+#[test]
+fn window_second() {
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    window_edges("+08:00", Window::Second, 2, t, t + 1, t + 2, None);
+}
+
+#[test]
+fn window_minute() {
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    window_edges("+08:00", Window::Minute, 5, t, t + 60, t + 120, None);
+}
+
+#[test]
+fn window_hour() {
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    window_edges("+08:00", Window::Hour, 3, t, t + HOUR, t + 2 * HOUR, None);
+}
+
+#[test]
+fn window_hour_at_a_half_hour_offset() {
+    // +05:30: local hours start at :30 UTC; 07:00 UTC is inside 12:00..13:00
+    let off = 5 * 3600 + 1800;
+    let t = local(off, (2040, 3, 13), (12, 0, 0));
+    let inside = utc((2040, 3, 13), (7, 0, 0));
+    assert_eq!(inside, t + 1800);
+    window_edges(
+        "+05:30",
+        Window::Hour,
+        3,
+        t,
+        t + HOUR,
+        t + 2 * HOUR,
+        Some(inside),
+    );
+}
+
+#[test]
+fn window_day_local_midnight() {
+    // the local day 2040-03-13 (+08:00) is 03-12 16:00 .. 03-13 16:00 UTC;
+    // UTC midnight (local 08:00) is inside it
+    let start = local(PLUS8, (2040, 3, 13), (0, 0, 0));
+    let end = local(PLUS8, (2040, 3, 14), (0, 0, 0));
+    assert_eq!(start, utc((2040, 3, 12), (16, 0, 0)));
+    window_edges(
+        "+08:00",
+        Window::Day,
+        3,
+        start,
+        end,
+        end + DAY,
+        Some(utc((2040, 3, 13), (0, 0, 0))),
+    );
+}
+
+#[test]
+fn window_week_local_monday() {
+    // ISO week 2040-W11: Monday 03-12 .. Monday 03-19, local time
+    let start = local(PLUS8, (2040, 3, 12), (0, 0, 0));
+    let end = local(PLUS8, (2040, 3, 19), (0, 0, 0));
+    window_edges(
+        "+08:00",
+        Window::Week,
+        3,
+        start,
+        end,
+        end + 7 * DAY,
+        Some(utc((2040, 3, 12), (0, 0, 0))),
+    );
+}
+
+#[test]
+fn window_month_local_first() {
+    // the second before is 2040-02-29 23:59:59 local (a leap day)
+    let start = local(PLUS8, (2040, 3, 1), (0, 0, 0));
+    let end = local(PLUS8, (2040, 4, 1), (0, 0, 0));
+    let next_end = local(PLUS8, (2040, 5, 1), (0, 0, 0));
+    assert_eq!(start - 1, local(PLUS8, (2040, 2, 29), (23, 59, 59)));
+    window_edges(
+        "+08:00",
+        Window::Month,
+        3,
+        start,
+        end,
+        next_end,
+        Some(utc((2040, 3, 1), (0, 0, 0))),
+    );
+}
+
+#[test]
+fn window_campaign_one_vote_per_user() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = with_rules(
+        &mut con,
+        "lim",
+        vec![fixed("once", &[User], Window::Campaign, 1)],
+    );
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    let alice = Voter::new("alice");
+    pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
+    // a day, a month, a year later: still refused, for good
+    for later in [t + 1, t + DAY, t + 31 * DAY, t + 365 * DAY] {
+        let want = refusal("once", -1, &[("once", 0)]);
+        refused_vote(&mut con, &c.at(later), &alice, &[("b", "b")], want);
+        assert_eq!(
+            peek(&mut con, &c.at(later), &alice, &[]),
+            lefts(&[("once", 0, -1)])
+        );
+    }
+    pass(&mut con, &c.at(t + DAY), &Voter::new("bob"), &[("b", "a")]);
+    // without an end, the counters never expire
+    let expiries = rl_expiries(&mut con, &c);
+    assert_eq!(expiries.len(), 2);
+    assert!(expiries.values().all(|e| *e == -1), "{expiries:?}");
+    assert_eq!(real(&mut con, &c, "b", "a"), 2);
+}
+
+/// A campaign with an end: the counter expires at the end, and an exhausted
+/// campaign rule is never passable within the campaign, so retry_after and
+/// reset_in are -1 as documented (RateLimited::retry_after, LimitLeft::reset_in).
+#[test]
+fn window_campaign_with_an_end_retry_after_is_minus_one() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let end = local(PLUS8, (2040, 4, 1), (0, 0, 0));
+    let mut s = settings(
+        "+08:00",
+        vec![fixed("once", &[User], Window::Campaign, 1)],
+        BOARDS,
+    );
+    s.end = Some(end);
+    let c = configure(&mut con, "lim", &s);
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    let alice = Voter::new("alice");
+    pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
+    let keys = rl_expiries(&mut con, &c);
+    assert_eq!(keys.into_values().collect::<Vec<_>>(), vec![end as i64]);
+    let want = refusal("once", -1, &[("once", 0)]);
+    refused_vote(&mut con, &c.at(t + DAY), &alice, &[("b", "a")], want);
+    assert_eq!(
+        peek(&mut con, &c.at(t + DAY), &alice, &[]),
+        lefts(&[("once", 0, -1)])
+    );
+}

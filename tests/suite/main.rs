@@ -1,0 +1,16 @@
+//! The integration tests: one test binary (one link of redis + tokio instead
+//! of one per file), a module per topic, helpers shared from `support`.
+//! Every test starts its own `redis-server` (see `support::server`).
+
+mod support;
+
+mod bad_input;
+mod campaign;
+mod cli;
+mod cluster;
+mod concurrency;
+mod limits;
+mod periods;
+mod readme;
+mod seed_compat;
+mod site;

@@ -1,0 +1,89 @@
+//! Plain Redis reads the tests check state with (one command each, panicking
+//! on a Redis error), and literals for the sets and maps they compare with.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use redis::Connection;
+
+pub fn hgetall(con: &mut Connection, key: &str) -> BTreeMap<String, String> {
+    redis::cmd("HGETALL").arg(key).query(con).unwrap()
+}
+
+pub fn hget(con: &mut Connection, key: &str, field: &str) -> Option<String> {
+    redis::cmd("HGET").arg(key).arg(field).query(con).unwrap()
+}
+
+/// A member's score as a number (the article site's scores).
+pub fn zscore(con: &mut Connection, key: &str, member: &str) -> Option<f64> {
+    redis::cmd("ZSCORE")
+        .arg(key)
+        .arg(member)
+        .query(con)
+        .unwrap()
+}
+
+/// A member's score as Redis prints it (campaign boards, whose exact
+/// decimals the tests compare as text).
+pub fn zscore_text(con: &mut Connection, key: &str, member: &str) -> Option<String> {
+    redis::cmd("ZSCORE")
+        .arg(key)
+        .arg(member)
+        .query(con)
+        .unwrap()
+}
+
+pub fn smembers(con: &mut Connection, key: &str) -> BTreeSet<String> {
+    redis::cmd("SMEMBERS").arg(key).query(con).unwrap()
+}
+
+pub fn scard(con: &mut Connection, key: &str) -> i64 {
+    redis::cmd("SCARD").arg(key).query(con).unwrap()
+}
+
+pub fn exists(con: &mut Connection, key: &str) -> bool {
+    redis::cmd("EXISTS").arg(key).query::<i64>(con).unwrap() == 1
+}
+
+pub fn ttl(con: &mut Connection, key: &str) -> i64 {
+    redis::cmd("TTL").arg(key).query(con).unwrap()
+}
+
+/// `EXPIRETIME` (Redis 7): the absolute Unix second a key expires at, -1
+/// without a TTL, -2 when the key does not exist.
+pub fn expiretime(con: &mut Connection, key: &str) -> i64 {
+    redis::cmd("EXPIRETIME").arg(key).query(con).unwrap()
+}
+
+/// `KEYS pattern`.
+pub fn keys(con: &mut Connection, pattern: &str) -> BTreeSet<String> {
+    redis::cmd("KEYS").arg(pattern).query(con).unwrap()
+}
+
+pub fn del(con: &mut Connection, key: &str) {
+    redis::cmd("DEL").arg(key).query::<i64>(con).unwrap();
+}
+
+pub fn dbsize(con: &mut Connection) -> usize {
+    redis::cmd("DBSIZE").query(con).unwrap()
+}
+
+/// Whether `SCRIPT EXISTS` knows the script with this SHA1.
+pub fn script_exists(con: &mut Connection, sha: &str) -> bool {
+    let found: Vec<i64> = redis::cmd("SCRIPT")
+        .arg("EXISTS")
+        .arg(sha)
+        .query(con)
+        .unwrap();
+    found == [1]
+}
+
+pub fn set<const N: usize>(items: [&str; N]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn map<const N: usize>(items: [(&str, &str); N]) -> BTreeMap<String, String> {
+    items
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
