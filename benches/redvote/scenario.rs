@@ -28,7 +28,7 @@ use super::limits::{
 pub(super) struct Ctx {
     pub(super) site: Site,
     /// The prefix is empty: the 1-connection (a) and seeds page call the
-    /// library's `redvote::seed` functions themselves.
+    /// library's `redvote::testing::seed` functions themselves.
     pub(super) seeds_layout: bool,
     pub(super) time_key: String,
     pub(super) score_key: String,

@@ -11,7 +11,7 @@ use crate::support::{self, discard, redvote, unchanged, SiteCall};
 
 /// A server holding a small site: 3 articles (one too old to vote on),
 /// votes both ways, groups, a cached group page and a setting.
-fn populated_site() -> (redvote::TempServer, redis::Connection, Site) {
+fn populated_site() -> (redvote::testing::TempServer, redis::Connection, Site) {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();

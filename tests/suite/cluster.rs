@@ -6,7 +6,8 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use redvote::{Campaign, CampaignSettings, Order, Site, TempServer};
+use redvote::testing::TempServer;
+use redvote::{Campaign, CampaignSettings, Order, Site};
 
 use crate::support;
 
@@ -104,7 +105,11 @@ fn hash_tagged_sites_and_campaigns_run_on_a_cluster() {
         .run(&mut con)
         .unwrap();
     let top = campaign
-        .top(&["stars"], redvote::Kind::Real, "total", 1, 10)
+        .top(
+            &["stars"],
+            &redvote::View::new(redvote::Kind::Real, "total"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!(top[0].size, 2);

@@ -11,6 +11,7 @@ mod cluster;
 mod concurrency;
 mod limits;
 mod periods;
+mod pipeline;
 mod readme;
 mod seed_compat;
 mod site;

@@ -1,10 +1,11 @@
 //! Seed compatibility, both ways: data written by the seeds' own flow (the
-//! Python of seeds 000/004, command for command in `redvote::seed`) reads and
+//! Python of seeds 000/004, command for command in `redvote::testing::seed`) reads and
 //! votes correctly through redvote, and what redvote writes reads correctly
 //! through the seeds' code.
 
 use redis::Commands;
-use redvote::{seed, Order, Site};
+use redvote::testing::seed;
+use redvote::{Order, Site};
 
 use crate::support;
 

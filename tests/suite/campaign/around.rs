@@ -38,7 +38,12 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
     let ranks = |from: usize, to: usize| (from..=to).map(entry).collect::<Vec<_>>();
     let around = |con: &mut Connection, member: &str, k: u32, per_page: u32| {
         c.at(T0)
-            .around("B", Kind::Shown, "total", member, k, per_page)
+            .around(
+                "B",
+                &redvote::View::new(Kind::Shown, "total"),
+                member,
+                redvote::Neighbourhood::new(k, per_page),
+            )
             .run(con)
             .unwrap()
     };
@@ -100,7 +105,12 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
         .unwrap();
     assert_eq!(
         c.at(T0)
-            .around("E", Kind::Shown, "day", "x", 5, 3)
+            .around(
+                "E",
+                &redvote::View::new(Kind::Shown, "day"),
+                "x",
+                redvote::Neighbourhood::new(5, 3)
+            )
             .run(&mut con)
             .unwrap(),
         Around {
@@ -123,20 +133,35 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
     for (k, per) in [(0, 3), (102, 3), (5, 0), (5, 101)] {
         refused(
             c.at(T0)
-                .around("B", Kind::Shown, "total", "m05", k, per)
+                .around(
+                    "B",
+                    &redvote::View::new(Kind::Shown, "total"),
+                    "m05",
+                    redvote::Neighbourhood::new(k, per),
+                )
                 .run(&mut con),
             Code::InvalidNumber,
         );
     }
     refused(
         c.at(T0)
-            .around("B", Kind::Shown, "total", "", 5, 3)
+            .around(
+                "B",
+                &redvote::View::new(Kind::Shown, "total"),
+                "",
+                redvote::Neighbourhood::new(5, 3),
+            )
             .run(&mut con),
         Code::InvalidName,
     );
     refused(
         c.at(T0)
-            .around("B", Kind::Shown, "day", "m05", 5, 3)
+            .around(
+                "B",
+                &redvote::View::new(Kind::Shown, "day"),
+                "m05",
+                redvote::Neighbourhood::new(5, 3),
+            )
             .run(&mut con),
         Code::InvalidPeriod,
     );

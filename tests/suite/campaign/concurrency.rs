@@ -78,7 +78,11 @@ async fn fifty_tasks_on_one_connection_count_every_vote() {
     }
     for period in ["hour", "day", "total"] {
         let pages = at
-            .top(&["B"], Kind::Real, period, 1, 10)
+            .top(
+                &["B"],
+                &redvote::View::new(Kind::Real, period),
+                redvote::Paging::new(1, 10),
+            )
             .run_async(&mut con)
             .await
             .unwrap();
@@ -93,7 +97,11 @@ async fn fifty_tasks_on_one_connection_count_every_vote() {
             "{period}"
         );
         let pages = at
-            .top(&["B"], Kind::Shown, period, 1, 10)
+            .top(
+                &["B"],
+                &redvote::View::new(Kind::Shown, period),
+                redvote::Paging::new(1, 10),
+            )
             .run_async(&mut con)
             .await
             .unwrap();

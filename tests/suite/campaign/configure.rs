@@ -80,7 +80,11 @@ fn configure_creates_boards_with_the_documented_defaults() {
     );
     refused(
         c.at(T0)
-            .top(&["B"], Kind::Shown, "day", 1, 10)
+            .top(
+                &["B"],
+                &redvote::View::new(Kind::Shown, "day"),
+                redvote::Paging::new(1, 10),
+            )
             .run(&mut con),
         Code::InvalidPeriod,
     );

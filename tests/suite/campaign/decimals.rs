@@ -70,7 +70,11 @@ fn carry_of_a_tenth_adds_up_to_exact_decimals() {
     assert!(!exists(&mut con, "{c:prec}:b:Z:shown:day:2026-03-18"));
     c.at(T0).vote("u1", &[("Z", "w")]).run(&mut con).unwrap();
     let pages = c
-        .top(&["Z"], Kind::Shown, "day:2026-03-18", 1, 10)
+        .top(
+            &["Z"],
+            &redvote::View::new(Kind::Shown, "day:2026-03-18"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!(

@@ -47,7 +47,11 @@ fn page(
     per_page: u32,
 ) -> Vec<Entry> {
     let mut pages = c
-        .top(&[board], kind, period, page, per_page)
+        .top(
+            &[board],
+            &redvote::View::new(kind, period),
+            redvote::Paging::new(page, per_page),
+        )
         .run(con)
         .unwrap();
     assert_eq!(pages.len(), 1);

@@ -55,7 +55,7 @@ fn standing_reports_rank_gap_and_the_previous_period() {
     ];
     let members = ["y", "z", "x", "w"];
     assert_eq!(
-        h1.standing("B", Kind::Shown, "hour", &members)
+        h1.standing("B", &redvote::View::new(Kind::Shown, "hour"), &members)
             .run(&mut con)
             .unwrap(),
         want
@@ -63,16 +63,24 @@ fn standing_reports_rank_gap_and_the_previous_period() {
     // The same by name, whatever the clock says.
     assert_eq!(
         c.at(T0 + 5 * DAY)
-            .standing("B", Kind::Shown, "hour:2026-03-17T13", &members)
+            .standing(
+                "B",
+                &redvote::View::new(Kind::Shown, "hour:2026-03-17T13"),
+                &members
+            )
             .run(&mut con)
             .unwrap(),
         want
     );
     // Hour 12 itself: its previous hour is empty.
     assert_eq!(
-        c.standing("B", Kind::Shown, "hour:2026-03-17T12", &["x", "y"])
-            .run(&mut con)
-            .unwrap(),
+        c.standing(
+            "B",
+            &redvote::View::new(Kind::Shown, "hour:2026-03-17T12"),
+            &["x", "y"]
+        )
+        .run(&mut con)
+        .unwrap(),
         vec![
             standing("x", Some(1), Some("3.00"), None, None, None, None),
             standing(
@@ -88,7 +96,7 @@ fn standing_reports_rank_gap_and_the_previous_period() {
     );
     // Real counts, without decimals.
     assert_eq!(
-        h1.standing("B", Kind::Real, "hour", &["y", "z"])
+        h1.standing("B", &redvote::View::new(Kind::Real, "hour"), &["y", "z"])
             .run(&mut con)
             .unwrap(),
         vec![
@@ -98,9 +106,13 @@ fn standing_reports_rank_gap_and_the_previous_period() {
     );
     // Total: x 3, y 3 tied (y first in Redis' order), z 1; no previous.
     assert_eq!(
-        h1.standing("B", Kind::Shown, "total", &["x", "y", "z"])
-            .run(&mut con)
-            .unwrap(),
+        h1.standing(
+            "B",
+            &redvote::View::new(Kind::Shown, "total"),
+            &["x", "y", "z"]
+        )
+        .run(&mut con)
+        .unwrap(),
         vec![
             standing(
                 "x",
@@ -125,31 +137,33 @@ fn standing_reports_rank_gap_and_the_previous_period() {
     );
     let before = support::digest(&mut con);
     refused(
-        h1.standing("B", Kind::Shown, "day", &["x"]).run(&mut con),
+        h1.standing("B", &redvote::View::new(Kind::Shown, "day"), &["x"])
+            .run(&mut con),
         Code::InvalidPeriod,
     );
     refused(
-        h1.standing("B", Kind::Shown, "hour", &["a b"])
+        h1.standing("B", &redvote::View::new(Kind::Shown, "hour"), &["a b"])
             .run(&mut con),
         Code::InvalidName,
     );
     refused(
-        h1.standing("B", Kind::Shown, "hour", &[]).run(&mut con),
-        Code::Usage,
-    );
-    refused(
-        h1.standing("B", Kind::Shown, "hour", &["x"; 101])
+        h1.standing("B", &redvote::View::new(Kind::Shown, "hour"), &[])
             .run(&mut con),
         Code::Usage,
     );
     refused(
-        h1.standing("nope", Kind::Shown, "hour", &["x"])
+        h1.standing("B", &redvote::View::new(Kind::Shown, "hour"), &["x"; 101])
+            .run(&mut con),
+        Code::Usage,
+    );
+    refused(
+        h1.standing("nope", &redvote::View::new(Kind::Shown, "hour"), &["x"])
             .run(&mut con),
         Code::UnknownBoard,
     );
     assert_eq!(support::digest(&mut con), before);
     assert_eq!(
-        h1.standing("B", Kind::Shown, "hour", &["x"; 100])
+        h1.standing("B", &redvote::View::new(Kind::Shown, "hour"), &["x"; 100])
             .run(&mut con)
             .unwrap()
             .len(),

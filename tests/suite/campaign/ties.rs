@@ -24,7 +24,11 @@ fn tops(con: &mut Connection, c: &Campaign) -> Vec<Vec<Entry>> {
 
 fn standings(con: &mut Connection, c: &Campaign, board: &str) -> Vec<Standing> {
     c.at(T0)
-        .standing(board, Kind::Shown, "total", &["a", "p", "q", "z"])
+        .standing(
+            board,
+            &redvote::View::new(Kind::Shown, "total"),
+            &["a", "p", "q", "z"],
+        )
         .run(con)
         .unwrap()
 }
@@ -151,7 +155,12 @@ fn the_four_tie_rules_through_top_standing_and_around() {
 
     let around = |con: &mut Connection, board: &str, member: &str, k: u32| {
         c.at(T0)
-            .around(board, Kind::Shown, "total", member, k, 2)
+            .around(
+                board,
+                &redvote::View::new(Kind::Shown, "total"),
+                member,
+                redvote::Neighbourhood::new(k, 2),
+            )
             .run(con)
             .unwrap()
     };

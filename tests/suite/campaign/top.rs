@@ -40,7 +40,11 @@ fn top_pages_several_boards_real_and_shown() {
 
     // Shown: q 5, s 4, r 4, p 3, t 1 (ties: member descending, shared rank).
     let pages = at
-        .top(&["A", "C"], Kind::Shown, "total", 1, 2)
+        .top(
+            &["A", "C"],
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(1, 2),
+        )
         .run(&mut con)
         .unwrap();
     let got: Vec<(String, String, u64, Vec<Entry>)> = pages
@@ -65,7 +69,11 @@ fn top_pages_several_boards_real_and_shown() {
         ]
     );
     let pages = at
-        .top(&["A", "C"], Kind::Shown, "total", 2, 2)
+        .top(
+            &["A", "C"],
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(2, 2),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!(pages[0].entries, vec![e("r", "4.00", 2), e("p", "3.00", 4)]);
@@ -95,18 +103,30 @@ fn top_pages_several_boards_real_and_shown() {
 
     // The current day by selector or by name; another day is empty.
     let by_selector = at
-        .top(&["A"], Kind::Shown, "day", 1, 10)
+        .top(
+            &["A"],
+            &redvote::View::new(Kind::Shown, "day"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     let by_name = c
-        .top(&["A"], Kind::Shown, "day:2026-03-17", 1, 10)
+        .top(
+            &["A"],
+            &redvote::View::new(Kind::Shown, "day:2026-03-17"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!(by_selector, by_name);
     assert_eq!(by_name[0].period, "day:2026-03-17");
     assert_eq!(by_name[0].size, 5);
     let other = c
-        .top(&["A"], Kind::Shown, "day:2026-03-16", 1, 10)
+        .top(
+            &["A"],
+            &redvote::View::new(Kind::Shown, "day:2026-03-16"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!((other[0].size, other[0].entries.clone()), (0, vec![]));
@@ -116,7 +136,11 @@ fn top_pages_several_boards_real_and_shown() {
         .unwrap();
     let next = c
         .at(T0 + DAY)
-        .top(&["A"], Kind::Shown, "day", 1, 10)
+        .top(
+            &["A"],
+            &redvote::View::new(Kind::Shown, "day"),
+            redvote::Paging::new(1, 10),
+        )
         .run(&mut con)
         .unwrap();
     assert_eq!(next[0].period, "day:2026-03-18");
@@ -140,43 +164,77 @@ fn top_pages_several_boards_real_and_shown() {
         (&["A"][..], ""),
         (&["A"][..], "year"),
     ] {
-        match at.top(boards, Kind::Shown, period, 1, 10).run(&mut con) {
+        match at
+            .top(
+                boards,
+                &redvote::View::new(Kind::Shown, period),
+                redvote::Paging::new(1, 10),
+            )
+            .run(&mut con)
+        {
             Err(Error::Script { code, .. }) => assert_eq!(code, Code::InvalidPeriod, "{period:?}"),
             other => panic!("{period:?}: expected INVALID_PERIOD, got {other:?}"),
         }
     }
     refused(
-        at.top(&["A", "nope"], Kind::Shown, "total", 1, 10)
-            .run(&mut con),
+        at.top(
+            &["A", "nope"],
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(1, 10),
+        )
+        .run(&mut con),
         Code::UnknownBoard,
     );
     refused(
-        at.top(&["{A}"], Kind::Shown, "total", 1, 10).run(&mut con),
+        at.top(
+            &["{A}"],
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(1, 10),
+        )
+        .run(&mut con),
         Code::InvalidName,
     );
     for (p, per) in [(0, 10), (1, 0), (1, 101), (1_000_001, 1)] {
         refused(
-            at.top(&["A"], Kind::Shown, "total", p, per).run(&mut con),
+            at.top(
+                &["A"],
+                &redvote::View::new(Kind::Shown, "total"),
+                redvote::Paging::new(p, per),
+            )
+            .run(&mut con),
             Code::InvalidNumber,
         );
     }
     let many = ["A"; 21];
     refused(
-        at.top(&many, Kind::Shown, "total", 1, 10).run(&mut con),
+        at.top(
+            &many,
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(1, 10),
+        )
+        .run(&mut con),
         Code::Usage,
     );
     refused(
         Campaign::new("nope")
-            .top(&["A"], Kind::Shown, "total", 1, 10)
+            .top(
+                &["A"],
+                &redvote::View::new(Kind::Shown, "total"),
+                redvote::Paging::new(1, 10),
+            )
             .run(&mut con),
         Code::UnknownCampaign,
     );
     assert_eq!(support::digest(&mut con), before);
     assert_eq!(
-        at.top(&["A"; 20], Kind::Shown, "total", 1, 1)
-            .run(&mut con)
-            .unwrap()
-            .len(),
+        at.top(
+            &["A"; 20],
+            &redvote::View::new(Kind::Shown, "total"),
+            redvote::Paging::new(1, 1)
+        )
+        .run(&mut con)
+        .unwrap()
+        .len(),
         20
     );
 }

@@ -27,7 +27,14 @@ fn carry_over_lands_in_the_next_day_and_the_next_week() {
         },
     );
     let top = |con: &mut Connection, kind: Kind, period: &str| {
-        let pages = campaign.top(&["b"], kind, period, 1, 10).run(con).unwrap();
+        let pages = campaign
+            .top(
+                &["b"],
+                &redvote::View::new(kind, period),
+                redvote::Paging::new(1, 10),
+            )
+            .run(con)
+            .unwrap();
         pages[0]
             .entries
             .iter()

@@ -417,13 +417,22 @@ fn parse_period_refuses_names_that_are_not_exactly_one_period() {
     let before = support::digest(&mut con);
     for name in invalid.iter().filter(|n| n.contains(':')) {
         refused_unchanged(&mut con, &format!("{name:?}"), Code::InvalidPeriod, |con| {
-            c.top(&["b"], Kind::Shown, name, 1, 10).run(con)
+            c.top(
+                &["b"],
+                &redvote::View::new(Kind::Shown, *name),
+                redvote::Paging::new(1, 10),
+            )
+            .run(con)
         });
     }
     assert_eq!(support::digest(&mut con), before);
     for (name, _, _) in valid {
         let pages = c
-            .top(&["b"], Kind::Shown, name, 1, 10)
+            .top(
+                &["b"],
+                &redvote::View::new(Kind::Shown, name),
+                redvote::Paging::new(1, 10),
+            )
             .run(&mut con)
             .unwrap();
         assert_eq!((pages[0].period.as_str(), pages[0].size), (name, 0));

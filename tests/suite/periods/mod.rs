@@ -74,7 +74,11 @@ fn assert_votes_land_in(con: &mut Connection, campaign: &Campaign, cases: &[(u64
 /// The shown score of `x` on a named period board (None: not on it).
 fn shown_x(con: &mut Connection, campaign: &Campaign, period: &str) -> Option<String> {
     let pages = campaign
-        .top(&["b"], Kind::Shown, period, 1, 10)
+        .top(
+            &["b"],
+            &redvote::View::new(Kind::Shown, period),
+            redvote::Paging::new(1, 10),
+        )
         .run(con)
         .unwrap();
     assert_eq!(pages.len(), 1);

@@ -14,7 +14,7 @@ pub use cli::*;
 pub use reads::*;
 pub use refusals::*;
 
-use redvote::TempServer;
+use redvote::testing::TempServer;
 
 /// The article site's default vote score (432 per net vote).
 pub const VOTE_SCORE: i64 = 432;
