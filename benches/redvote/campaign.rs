@@ -155,21 +155,13 @@ impl Bench {
     pub(super) fn campaign_setup(&mut self) -> Result<()> {
         let campaign = self.ctx.campaign.redvote.clone();
         let all = PERIODS.to_vec();
-        let board = |options: &[String]| BoardSettings {
-            periods: Some(all.clone()),
-            ties: Some(Ties::Competition),
-            carry: Some(CAMPAIGN_CARRY.to_string()),
-            options: options
-                .iter()
-                .map(|o| {
-                    let option = OptionSettings {
-                        weight: Some(CAMPAIGN_WEIGHT),
-                        data: None,
-                    };
-                    (o.clone(), option)
-                })
-                .collect(),
-            ..BoardSettings::default()
+        let board = |options: &[String]| {
+            let board = BoardSettings::new(&all)
+                .with_ties(Ties::Competition)
+                .with_carry(CAMPAIGN_CARRY);
+            options.iter().fold(board, |b, o| {
+                b.with_option(o, OptionSettings::weighted(CAMPAIGN_WEIGHT))
+            })
         };
         let settings = CampaignSettings {
             offset: Some(CAMPAIGN_OFFSET.to_string()),

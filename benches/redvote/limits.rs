@@ -36,14 +36,7 @@ const NEVER: u64 = 1_000_000_000;
 /// (as `docs/spring2026.json`) and still never refuse; the option and
 /// channel rules get limits no bench reaches.
 pub(super) fn limit_rules(n: usize) -> Vec<LimitRule> {
-    let fixed = |name: &str, by: &[Dimension], window: Window, limit: u64| LimitRule {
-        name: name.to_string(),
-        by: by.to_vec(),
-        window: Some(window),
-        limit: Some(limit),
-        rolling: None,
-        extra: BTreeMap::new(),
-    };
+    let fixed = LimitRule::fixed;
     let (user, option) = (Dimension::User, Dimension::Option);
     let mut rules = vec![
         // 4 rules.
@@ -58,28 +51,15 @@ pub(super) fn limit_rules(n: usize) -> Vec<LimitRule> {
         ),
         // 8 rules.
         fixed("channel-day", &[Dimension::Channel], Window::Day, NEVER),
-        LimitRule {
-            extra: BTreeMap::from([(LIMITS_CHANNELS[1].to_string(), 5)]),
-            ..fixed(
-                "user-channel-day",
-                &[user, Dimension::Channel],
-                Window::Day,
-                20,
-            )
-        },
+        fixed(
+            "user-channel-day",
+            &[user, Dimension::Channel],
+            Window::Day,
+            20,
+        )
+        .with_extra(LIMITS_CHANNELS[1], 5),
         fixed("option-hour", &[option], Window::Hour, NEVER),
-        LimitRule {
-            name: "user-rolling".to_string(),
-            by: vec![user],
-            window: None,
-            limit: None,
-            rolling: Some(Rolling {
-                limit: 5,
-                per: 60,
-                burst: Some(5),
-            }),
-            extra: BTreeMap::new(),
-        },
+        LimitRule::rolling("user-rolling", &[user], Rolling::new(5, 60).with_burst(5)),
     ];
     rules.truncate(n);
     rules
@@ -147,21 +127,10 @@ impl Bench {
         let options = &self.ctx.campaign.options;
         for (k, campaign) in self.ctx.limits.iter().enumerate() {
             let rules = limit_rules(LIMIT_RULE_COUNTS[k]);
-            let board = BoardSettings {
-                periods: Some(LIMITS_PERIODS.to_vec()),
-                ties: Some(Ties::Competition),
-                options: options
-                    .iter()
-                    .map(|o| {
-                        let option = OptionSettings {
-                            weight: Some(LIMITS_WEIGHT),
-                            data: None,
-                        };
-                        (o.clone(), option)
-                    })
-                    .collect(),
-                ..BoardSettings::default()
-            };
+            let board = options.iter().fold(
+                BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
+                |b, o| b.with_option(o, OptionSettings::weighted(LIMITS_WEIGHT)),
+            );
             let settings = CampaignSettings {
                 offset: Some(CAMPAIGN_OFFSET.to_string()),
                 limits: Some(rules.clone()),

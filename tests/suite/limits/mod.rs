@@ -43,29 +43,11 @@ type Pairs<'a> = &'a [(&'a str, &'a str)];
 // ---- rules and campaigns ---------------------------------------------------
 
 fn fixed(name: &str, by: &[Dimension], window: Window, limit: u64) -> LimitRule {
-    LimitRule {
-        name: name.to_string(),
-        by: by.to_vec(),
-        window: Some(window),
-        limit: Some(limit),
-        rolling: None,
-        extra: BTreeMap::new(),
-    }
+    LimitRule::fixed(name, by, window, limit)
 }
 
 fn rolling(name: &str, by: &[Dimension], limit: u64, per: u64, burst: u64) -> LimitRule {
-    LimitRule {
-        name: name.to_string(),
-        by: by.to_vec(),
-        window: None,
-        limit: None,
-        rolling: Some(Rolling {
-            limit,
-            per,
-            burst: Some(burst),
-        }),
-        extra: BTreeMap::new(),
-    }
+    LimitRule::rolling(name, by, Rolling::new(limit, per).with_burst(burst))
 }
 
 /// Settings of a campaign at `offset` with `rules` and boards of options
@@ -82,9 +64,8 @@ fn settings(offset: &str, rules: Vec<LimitRule>, boards: &[(&str, &[&str])]) -> 
                     .map(|o| (o.to_string(), OptionSettings::default()))
                     .collect();
                 let spec = BoardSettings {
-                    periods: Some(vec![Period::Total]),
                     options,
-                    ..Default::default()
+                    ..BoardSettings::new(&[Period::Total])
                 };
                 (board.to_string(), spec)
             })

@@ -33,33 +33,22 @@ pub fn utc(ymd: (i32, u32, u32), hms: (u32, u32, u32)) -> u64 {
 /// Options with explicit weights.
 pub fn options<const N: usize>(list: [(&str, u32); N]) -> BTreeMap<String, OptionSettings> {
     list.iter()
-        .map(|(name, weight)| {
-            (
-                name.to_string(),
-                OptionSettings {
-                    weight: Some(*weight),
-                    data: None,
-                },
-            )
-        })
+        .map(|(name, weight)| (name.to_string(), OptionSettings::weighted(*weight)))
         .collect()
 }
 
 /// A board keeping `periods` with `options`, every other setting default.
 pub fn board(periods: &[Period], options: BTreeMap<String, OptionSettings>) -> BoardSettings {
     BoardSettings {
-        periods: Some(periods.to_vec()),
         options,
-        ..Default::default()
+        ..BoardSettings::new(periods)
     }
 }
 
 /// Campaign settings holding these boards and nothing else.
 pub fn boards<const N: usize>(list: [(&str, BoardSettings); N]) -> CampaignSettings {
-    CampaignSettings {
-        boards: list.into_iter().map(|(n, b)| (n.to_string(), b)).collect(),
-        ..Default::default()
-    }
+    list.into_iter()
+        .fold(CampaignSettings::new(), |s, (n, b)| s.with_board(n, b))
 }
 
 /// Campaign `name`, configured with `settings`.
