@@ -11,28 +11,37 @@ use redvote::{Campaign, CampaignSettings, Order, Site};
 
 use crate::support;
 
+/// One cluster-enabled node. The cluster bus defaults to port + 10000, which
+/// may be taken or beyond 65535 for an ephemeral port: give it a free port
+/// of its own. Other tests of this binary start servers meanwhile and may
+/// take that port between the probe and the node's bind (the node then
+/// exits at once): try again with a fresh bus port.
+fn cluster_node() -> TempServer {
+    let mut last = None;
+    for _ in 0..5 {
+        let bus = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port()
+            .to_string();
+        match TempServer::start_with(&[
+            "--cluster-enabled",
+            "yes",
+            "--cluster-node-timeout",
+            "2000",
+            "--cluster-port",
+            &bus,
+        ]) {
+            Ok(node) => return node,
+            Err(e) => last = Some(e),
+        }
+    }
+    panic!("cannot start redis-server: {}", last.unwrap())
+}
+
 /// Three masters on free loopback ports, slots spread by `redis-cli --cluster create`.
 fn cluster() -> Vec<TempServer> {
-    let nodes: Vec<TempServer> = (0..3)
-        .map(|_| {
-            // The cluster bus defaults to port + 10000, which may be taken or
-            // beyond 65535 for an ephemeral port: give it a free port of its own.
-            let bus = std::net::TcpListener::bind(("127.0.0.1", 0))
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port()
-                .to_string();
-            TempServer::start_with(&[
-                "--cluster-enabled",
-                "yes",
-                "--cluster-node-timeout",
-                "2000",
-                "--cluster-port",
-                &bus,
-            ])
-            .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
-        })
-        .collect();
+    let nodes: Vec<TempServer> = (0..3).map(|_| cluster_node()).collect();
     let addrs: Vec<String> = nodes
         .iter()
         .map(|n| format!("127.0.0.1:{}", n.port()))
