@@ -84,6 +84,6 @@ pub use error::{Code, Error, RateLimited, Result};
 pub use site::*;
 
 /// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "async"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
