@@ -432,20 +432,9 @@ fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
     Ok(())
 }
 
-/// The error and its causes on one line, each cause once (redis-rs repeats
-/// its io source in its own message).
+/// The error and its causes on one line (anyhow's `{:#}`).
 fn one_line(err: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-    }
-    line.replace('\n', " ")
+    format!("{err:#}").replace('\n', " ")
 }
 
 /// A sync connection, with an error that names the URL.
