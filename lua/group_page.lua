@@ -31,40 +31,20 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- args: the checks every script makes of its KEYS and ARGV before anything
--- else, refused with REDVOTE_USAGE and a detail naming the operation. The
--- checks of single arguments are lib/integer_arg and lib/user.
-
--- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
--- the site root, 'campaign' for a campaign root); `role` describes it in the
--- refusal. Returns the key and the prefix before the suffix, from which the
--- script derives every other key (so they share the key's hash tag).
-local function one_key(op, suffix, role)
-  local key = KEYS[1]
-  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
-    fail('USAGE', op .. ' takes 1 key, the ' .. role)
-  end
-  return key, key:sub(1, -#suffix - 1)
-end
-
--- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
-local function argc(op, lo, hi, usage)
-  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-end
--- names: the one rule for names that become part of a key (groups,
--- boards, options, channels, devices, rule names): 1..64 bytes, and none of
--- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
--- key's cluster hash tag, or act as a pattern.
-local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
-end
--- site_args: the article site's own argument checks, on top of lib/args.
+-- site_args: the article site's own key and argument checks.
 
 -- The site root "<prefix>article:" (the article id counter), every site
--- script's one key: returns it and <prefix>, from which every other key
--- derives.
-local function site_root(op)
-  return one_key(op, 'article:', 'site root "<prefix>article:"')
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
 end
 
 -- An article reference, "N" or "article:N" (N 1..15 digits, no leading
@@ -74,8 +54,14 @@ local function article_id(ref)
   if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
   return id
 end
-
--- A group name (lib/names' rule), or INVALID_GROUP.
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_group: a group name must follow lib/names' rule (INVALID_GROUP otherwise).
 local function check_group(group)
   if not name_ok(group) then
     fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
@@ -95,46 +81,35 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- site_config: the site's settings, hash <prefix>redvote:config (an absent
--- field means the default), read in one HMGET. configure.lua documents and
--- changes them; post and vote need vote_score, window and rankings, rerank
--- rankings, page and group_page the default page_size.
+-- site_config: the site's settings, hash <prefix>redvote:config, where an
+-- absent field means its default (below, the one place they are written).
+-- configure.lua documents and changes them. Plain locals, no tables: post
+-- and vote read them on every call.
 
-local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
-local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
+local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- The settings hash is <prefix> .. CONFIG.
+local CONFIG = 'redvote:config'
 
-local function config_key(prefix)
-  return prefix .. 'redvote:config'
-end
-
--- The settings named in `names` (a list), as strings, defaults filled in:
--- { name = value }.
-local function site_config(prefix, names)
-  local stored = rcall('HMGET', config_key(prefix), unpack(names))
-  local values = {}
-  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
-  return values
-end
-
--- What a post or a vote needs: vote_score and window (numbers), rankings;
--- INVALID_CONFIG when a number is corrupt.
+-- What a post or a vote needs, in one HMGET: vote_score and window
+-- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
-  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
-  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
-  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
-  return vote_score, window, cfg.rankings
-end
-
--- The default articles per page (a number), or INVALID_CONFIG.
-local function page_size_setting(prefix)
-  local size = site_config(prefix, { 'page_size' }).page_size
-  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
-    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
-  end
-  return tonumber(size)
+  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+  local vote_score = tonumber(cfg[1] or DEFAULT_VOTE_SCORE)
+  local window = tonumber(cfg[2] or DEFAULT_WINDOW)
+  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a non-number') end
+  return vote_score, window, cfg[3] or ''
 end
 -- site_page: one page of an ordered set of articles (page.lua: the whole
 -- site's <prefix><order>:, group_page.lua: a group's cached ordering).
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = rcall('HGET', prefix .. CONFIG, 'page_size') or DEFAULT_PAGE_SIZE
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', prefix .. CONFIG .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
 
 -- Check order, page and per_page (absent: the site's page_size); returns
 -- page and per_page as numbers.
@@ -163,8 +138,7 @@ local function read_page(prefix, set, page, per_page)
 end
 
 local function main()
-  local _, prefix = site_root('group_page')
-  argc('group_page', 3, 4, 'group, order, page [, per_page]')
+  local _, prefix = site_root('group_page', 3, 4, 'group, order, page [, per_page]')
   local group, order = ARGV[1], ARGV[2]
   check_group(group)
   local page, per_page = page_args(prefix, order, ARGV[3], ARGV[4])

@@ -24,40 +24,20 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- args: the checks every script makes of its KEYS and ARGV before anything
--- else, refused with REDVOTE_USAGE and a detail naming the operation. The
--- checks of single arguments are lib/integer_arg and lib/user.
-
--- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
--- the site root, 'campaign' for a campaign root); `role` describes it in the
--- refusal. Returns the key and the prefix before the suffix, from which the
--- script derives every other key (so they share the key's hash tag).
-local function one_key(op, suffix, role)
-  local key = KEYS[1]
-  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
-    fail('USAGE', op .. ' takes 1 key, the ' .. role)
-  end
-  return key, key:sub(1, -#suffix - 1)
-end
-
--- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
-local function argc(op, lo, hi, usage)
-  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-end
--- names: the one rule for names that become part of a key (groups,
--- boards, options, channels, devices, rule names): 1..64 bytes, and none of
--- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
--- key's cluster hash tag, or act as a pattern.
-local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
-end
--- site_args: the article site's own argument checks, on top of lib/args.
+-- site_args: the article site's own key and argument checks.
 
 -- The site root "<prefix>article:" (the article id counter), every site
--- script's one key: returns it and <prefix>, from which every other key
--- derives.
-local function site_root(op)
-  return one_key(op, 'article:', 'site root "<prefix>article:"')
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
 end
 
 -- An article reference, "N" or "article:N" (N 1..15 digits, no leading
@@ -67,8 +47,14 @@ local function article_id(ref)
   if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
   return id
 end
-
--- A group name (lib/names' rule), or INVALID_GROUP.
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_group: a group name must follow lib/names' rule (INVALID_GROUP otherwise).
 local function check_group(group)
   if not name_ok(group) then
     fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
@@ -76,8 +62,7 @@ local function check_group(group)
 end
 
 local function main()
-  local _, prefix = site_root('groups')
-  argc('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local _, prefix = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
   local id = article_id(ARGV[1])
   local changes, seen = {}, {}
   for i = 2, #ARGV do

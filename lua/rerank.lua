@@ -37,40 +37,20 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- args: the checks every script makes of its KEYS and ARGV before anything
--- else, refused with REDVOTE_USAGE and a detail naming the operation. The
--- checks of single arguments are lib/integer_arg and lib/user.
-
--- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
--- the site root, 'campaign' for a campaign root); `role` describes it in the
--- refusal. Returns the key and the prefix before the suffix, from which the
--- script derives every other key (so they share the key's hash tag).
-local function one_key(op, suffix, role)
-  local key = KEYS[1]
-  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
-    fail('USAGE', op .. ' takes 1 key, the ' .. role)
-  end
-  return key, key:sub(1, -#suffix - 1)
-end
-
--- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
-local function argc(op, lo, hi, usage)
-  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-end
--- names: the one rule for names that become part of a key (groups,
--- boards, options, channels, devices, rule names): 1..64 bytes, and none of
--- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
--- key's cluster hash tag, or act as a pattern.
-local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
-end
--- site_args: the article site's own argument checks, on top of lib/args.
+-- site_args: the article site's own key and argument checks.
 
 -- The site root "<prefix>article:" (the article id counter), every site
--- script's one key: returns it and <prefix>, from which every other key
--- derives.
-local function site_root(op)
-  return one_key(op, 'article:', 'site root "<prefix>article:"')
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
 end
 
 -- An article reference, "N" or "article:N" (N 1..15 digits, no leading
@@ -81,50 +61,23 @@ local function article_id(ref)
   return id
 end
 
--- A group name (lib/names' rule), or INVALID_GROUP.
-local function check_group(group)
-  if not name_ok(group) then
-    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
-  end
-end
+-- site_config: the site's settings, hash <prefix>redvote:config, where an
+-- absent field means its default (below, the one place they are written).
+-- configure.lua documents and changes them. Plain locals, no tables: post
+-- and vote read them on every call.
 
--- site_config: the site's settings, hash <prefix>redvote:config (an absent
--- field means the default), read in one HMGET. configure.lua documents and
--- changes them; post and vote need vote_score, window and rankings, rerank
--- rankings, page and group_page the default page_size.
+local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- The settings hash is <prefix> .. CONFIG.
+local CONFIG = 'redvote:config'
 
-local site_settings = { 'vote_score', 'window', 'page_size', 'rankings' }
-local site_defaults = { vote_score = '432', window = '604800', page_size = '25', rankings = '' }
-
-local function config_key(prefix)
-  return prefix .. 'redvote:config'
-end
-
--- The settings named in `names` (a list), as strings, defaults filled in:
--- { name = value }.
-local function site_config(prefix, names)
-  local stored = rcall('HMGET', config_key(prefix), unpack(names))
-  local values = {}
-  for i, name in ipairs(names) do values[name] = stored[i] or site_defaults[name] end
-  return values
-end
-
--- What a post or a vote needs: vote_score and window (numbers), rankings;
--- INVALID_CONFIG when a number is corrupt.
+-- What a post or a vote needs, in one HMGET: vote_score and window
+-- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
-  local cfg = site_config(prefix, { 'vote_score', 'window', 'rankings' })
-  local vote_score, window = tonumber(cfg.vote_score), tonumber(cfg.window)
-  if not vote_score or not window then fail('INVALID_CONFIG', config_key(prefix) .. ' holds a non-number') end
-  return vote_score, window, cfg.rankings
-end
-
--- The default articles per page (a number), or INVALID_CONFIG.
-local function page_size_setting(prefix)
-  local size = site_config(prefix, { 'page_size' }).page_size
-  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
-    fail('INVALID_CONFIG', config_key(prefix) .. ' page_size is not in 1..100')
-  end
-  return tonumber(size)
+  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+  local vote_score = tonumber(cfg[1] or DEFAULT_VOTE_SCORE)
+  local window = tonumber(cfg[2] or DEFAULT_WINDOW)
+  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a non-number') end
+  return vote_score, window, cfg[3] or ''
 end
 
 -- rankings: the extra rankings a site may keep beside score:, hot: and
@@ -160,11 +113,10 @@ local function write_rankings(prefix, rankings, member, up, down, time)
 end
 
 local function main()
-  local _, prefix = site_root('rerank')
-  argc('rerank', 2, 2, 'start, count')
+  local _, prefix = site_root('rerank', 2, 2, 'start, count')
   local start = integer_arg(ARGV[1], 'start', 0, 999999999999, 'an integer >= 0')
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
-  local rankings = site_config(prefix, { 'rankings' }).rankings
+  local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
 
   -- validated: the writes start here
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')

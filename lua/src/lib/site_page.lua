@@ -1,9 +1,17 @@
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"
---- @include "lib/args"
 --- @include "lib/site_config"
 -- site_page: one page of an ordered set of articles (page.lua: the whole
 -- site's <prefix><order>:, group_page.lua: a group's cached ordering).
+
+-- The default articles per page (a number), or INVALID_CONFIG.
+local function page_size_setting(prefix)
+  local size = rcall('HGET', prefix .. CONFIG, 'page_size') or DEFAULT_PAGE_SIZE
+  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
+    fail('INVALID_CONFIG', prefix .. CONFIG .. ' page_size is not in 1..100')
+  end
+  return tonumber(size)
+end
 
 -- Check order, page and per_page (absent: the site's page_size); returns
 -- page and per_page as numbers.

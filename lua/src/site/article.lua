@@ -19,8 +19,7 @@
 --- @include "lib/site_args"
 
 local function main()
-  local _, prefix = site_root('article')
-  argc('article', 1, 2, 'article [, user]')
+  local _, prefix = site_root('article', 1, 2, 'article [, user]')
   local id, user = article_id(ARGV[1]), ARGV[2]
   if user ~= nil then check_user(user) end
 

@@ -39,10 +39,16 @@ local function rankings_ok(value)
   return true
 end
 
+-- Every setting, in reply order, and its default.
+local settings = { 'vote_score', 'window', 'page_size', 'rankings' }
+local defaults = { vote_score = DEFAULT_VOTE_SCORE, window = DEFAULT_WINDOW, page_size = DEFAULT_PAGE_SIZE, rankings = '' }
+
 local function main()
-  local root, prefix = site_root('configure')
+  local root, prefix = site_root('configure', 0, math.huge, 'field, value pairs')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
-  local current = site_config(prefix, site_settings)
+  local stored = rcall('HMGET', prefix .. CONFIG, unpack(settings))
+  local current = {}
+  for i, name in ipairs(settings) do current[name] = stored[i] or defaults[name] end
 
   local updates = {}
   for i = 1, #ARGV, 2 do
@@ -65,9 +71,9 @@ local function main()
   end
 
   -- validated: the writes start here
-  if #updates > 0 then rcall('HSET', config_key(prefix), unpack(updates)) end
+  if #updates > 0 then rcall('HSET', prefix .. CONFIG, unpack(updates)) end
   local reply = {}
-  for _, name in ipairs(site_settings) do
+  for _, name in ipairs(settings) do
     reply[#reply + 1] = name
     reply[#reply + 1] = current[name]
   end

@@ -26,12 +26,12 @@
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
 ]]
 --- @include "lib/site_args"
+--- @include "lib/site_group"
 
 --- @include "lib/site_page"
 
 local function main()
-  local _, prefix = site_root('group_page')
-  argc('group_page', 3, 4, 'group, order, page [, per_page]')
+  local _, prefix = site_root('group_page', 3, 4, 'group, order, page [, per_page]')
   local group, order = ARGV[1], ARGV[2]
   check_group(group)
   local page, per_page = page_args(prefix, order, ARGV[3], ARGV[4])

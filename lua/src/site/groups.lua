@@ -19,10 +19,10 @@
     REDVOTE_UNKNOWN_ARTICLE.
 ]]
 --- @include "lib/site_args"
+--- @include "lib/site_group"
 
 local function main()
-  local _, prefix = site_root('groups')
-  argc('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local _, prefix = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
   local id = article_id(ARGV[1])
   local changes, seen = {}, {}
   for i = 2, #ARGV do

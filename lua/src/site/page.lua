@@ -23,8 +23,7 @@
 --- @include "lib/site_page"
 
 local function main()
-  local _, prefix = site_root('page')
-  argc('page', 2, 3, 'order, page [, per_page]')
+  local _, prefix = site_root('page', 2, 3, 'order, page [, per_page]')
   local order = ARGV[1]
   local page, per_page = page_args(prefix, order, ARGV[2], ARGV[3])
   return read_page(prefix, prefix .. order .. ':', page, per_page)

@@ -32,8 +32,7 @@
 --- @include "lib/rankings"
 
 local function main()
-  local root, prefix = site_root('post')
-  argc('post', 3, 4, 'user, title, link [, time]')
+  local root, prefix = site_root('post', 3, 4, 'user, title, link [, time]')
   local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
   check_user(user)
   if #title == 0 or #title > 512 or title:find('%c') then

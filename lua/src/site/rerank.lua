@@ -26,11 +26,10 @@
 --- @include "lib/rankings"
 
 local function main()
-  local _, prefix = site_root('rerank')
-  argc('rerank', 2, 2, 'start, count')
+  local _, prefix = site_root('rerank', 2, 2, 'start, count')
   local start = integer_arg(ARGV[1], 'start', 0, 999999999999, 'an integer >= 0')
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
-  local rankings = site_config(prefix, { 'rankings' }).rankings
+  local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
 
   -- validated: the writes start here
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')

@@ -35,8 +35,7 @@
 --- @include "lib/rankings"
 
 local function main()
-  local _, prefix = site_root('vote')
-  argc('vote', 2, 3, 'user, article [, up|down|none]')
+  local _, prefix = site_root('vote', 2, 3, 'user, article [, up|down|none]')
   local user, want = ARGV[1], ARGV[3] or 'up'
   check_user(user)
   local id = article_id(ARGV[2])
