@@ -6,7 +6,7 @@
 //! without touching the network. Then:
 //! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, loading the
 //!   script first when the server answers `NOSCRIPT` (redis-rs's
-//!   [`redis::Script`]);
+//!   [`redis::Script`]), and as `EVAL` if it was flushed again meanwhile;
 //! - [`Call::add_to`] appends it to a [`redis::Pipeline`] (plain or
 //!   `atomic()`, i.e. `MULTI`/`EXEC`), and [`Call::decode`] reads its item of
 //!   the pipeline's reply. Pipelines do not recover from `NOSCRIPT`: load
@@ -110,18 +110,39 @@ impl<T: Reply> Call<T> {
     }
 
     /// Run on a sync connection (`redis::Connection`, `redis::Client`, ...):
-    /// `EVALSHA`, loading the script first if the server answers NOSCRIPT.
+    /// `EVALSHA`; on NOSCRIPT redis-rs loads the script and retries once,
+    /// and if the script is gone again (a `SCRIPT FLUSH` in between) the call
+    /// is sent once more as `EVAL` with the source, which cannot miss.
     pub fn run(&self, con: &mut dyn redis::ConnectionLike) -> Result<T> {
-        self.decode(self.invocation().invoke(con)?)
+        match self.invocation().invoke(con) {
+            Err(err) if is_noscript(&err) => self.decode(self.eval().query(con)?),
+            reply => self.decode(reply?),
+        }
     }
 
     /// Run on an async connection (`MultiplexedConnection`,
     /// `ConnectionManager`, ...), with the same NOSCRIPT recovery.
     #[cfg(feature = "async")]
     pub async fn run_async<C: redis::aio::ConnectionLike>(&self, con: &mut C) -> Result<T> {
-        let reply = self.invocation().invoke_async(con).await?;
-        self.decode(reply)
+        match self.invocation().invoke_async(con).await {
+            Err(err) if is_noscript(&err) => self.decode(self.eval().query_async(con).await?),
+            reply => self.decode(reply?),
+        }
     }
+
+    /// The call as `EVAL <source> 1 <key> <args>...`: the NOSCRIPT fallback.
+    fn eval(&self) -> redis::Cmd {
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(self.script.source())
+            .arg(1)
+            .arg(&self.key)
+            .arg(&self.args);
+        cmd
+    }
+}
+
+fn is_noscript(err: &redis::RedisError) -> bool {
+    err.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
 }
 
 impl<T: Reply> fmt::Debug for Call<T> {

@@ -347,3 +347,35 @@ fn the_four_tie_rules_through_top_standing_and_around() {
         ]
     );
 }
+
+/// `first` within one batch call: the pairs count in the order the call
+/// lists them, so of two options tied by one call, the earlier-listed one
+/// reached the score first (README, "Ties and precision").
+#[test]
+fn first_ties_within_one_call_follow_the_order_of_the_pairs() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let first = |members| BoardSettings {
+        ties: Some(Ties::First),
+        ..board(&[Period::Total], members)
+    };
+    let c = setup(
+        &mut con,
+        "batchties",
+        boards([
+            ("b1", first(options([("m", 1), ("n", 1)]))),
+            ("b2", first(options([("m", 1), ("n", 1)]))),
+        ]),
+    );
+    // b1 lists n first, b2 lists m first, in the same call.
+    let pairs = [("b1", "n"), ("b2", "m"), ("b1", "m"), ("b2", "n")];
+    c.at(T0).vote("u1", &pairs).run(&mut con).unwrap();
+    let mut order = |b: &str| -> Vec<(String, u64)> {
+        page(&mut con, &c, b, Kind::Real, "total", 1, 10)
+            .into_iter()
+            .map(|e| (e.member, e.rank))
+            .collect()
+    };
+    assert_eq!(order("b1"), [("n".to_string(), 1), ("m".to_string(), 2)]);
+    assert_eq!(order("b2"), [("m".to_string(), 1), ("n".to_string(), 2)]);
+}

@@ -30,6 +30,56 @@ fn calls_survive_a_script_flush() {
     assert!(script_exists(&mut con, &sha));
 }
 
+/// A `SCRIPT FLUSH` loop on another connection while calls run: redis-rs
+/// reloads once, and a flush between its load and its retry is covered by
+/// the EVAL fallback, so no call fails (issue: "NOSCRIPT is retried once").
+#[test]
+fn calls_survive_a_script_flush_storm() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    site.post("alice", "A", "http://a").run(&mut con).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flushes = Arc::new(AtomicU64::new(0));
+    let flusher = {
+        let (stop, flushes) = (stop.clone(), flushes.clone());
+        let mut con = support::con(&server);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                redis::cmd("SCRIPT")
+                    .arg("FLUSH")
+                    .query::<()>(&mut con)
+                    .unwrap();
+                flushes.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    let mut failures = Vec::new();
+    for i in 0..400 {
+        let user = format!("user:{i}");
+        let result = match i % 3 {
+            0 => site.vote(&user, "1").run(&mut con).map(|_| ()),
+            1 => site.article("1", Some(&user)).run(&mut con).map(|_| ()),
+            _ => site.page(Order::Score, 1, None).run(&mut con).map(|_| ()),
+        };
+        if let Err(err) = result {
+            failures.push(format!("call {i}: {err}"));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    flusher.join().unwrap();
+    assert!(flushes.load(Ordering::Relaxed) > 10, "the flusher ran");
+    assert!(
+        failures.is_empty(),
+        "{} calls failed: {failures:?}",
+        failures.len()
+    );
+    let article = site.article("1", None).run(&mut con).unwrap();
+    assert_eq!(article.votes, 1 + 134, "every vote counted once");
+}
+
 #[tokio::test]
 async fn async_calls_survive_a_script_flush() {
     let server = support::server();
