@@ -87,6 +87,9 @@ end
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- The ranges configure.lua accepts, and the only stored values post and
+-- vote use (anything else in the hash is refused as corrupt).
+local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
 
@@ -94,10 +97,14 @@ local CONFIG = 'redvote:config'
 -- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
   local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or DEFAULT_VOTE_SCORE)
-  local window = tonumber(cfg[2] or DEFAULT_WINDOW)
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a non-number') end
-  return vote_score, window, cfg[3] or ''
+  local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
+  -- Strictly decimal digits (tonumber would take nan, inf, 0x10, ' 5', 2.5).
+  if not vote_score:find('^[1-9]%d?%d?%d?%d?%d?%d?$') or tonumber(vote_score) > VOTE_SCORE_MAX
+    or not window:find('^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$') or tonumber(window) < WINDOW_MIN
+    or tonumber(window) > WINDOW_MAX then
+    fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a vote_score or window out of range')
+  end
+  return tonumber(vote_score), tonumber(window), cfg[3] or ''
 end
 -- site_page: one page of an ordered set of articles (page.lua: the whole
 -- site's <prefix><order>:, group_page.lua: a group's cached ordering).
@@ -156,11 +163,17 @@ end
 -- epilogue: what every script closes with: run main() and answer its
 -- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
--- (a Redis error, a Lua bug) is still answered as a stable code, never as a
--- raw Lua error.
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
 local ok, res = pcall(main)
 if ok then return res end
 if type(res) == 'table' then res = res.err end
 res = tostring(res)
-if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
 return redis.error_reply(res)

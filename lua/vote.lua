@@ -70,6 +70,9 @@ end
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- The ranges configure.lua accepts, and the only stored values post and
+-- vote use (anything else in the hash is refused as corrupt).
+local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
 
@@ -77,10 +80,14 @@ local CONFIG = 'redvote:config'
 -- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
   local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local vote_score = tonumber(cfg[1] or DEFAULT_VOTE_SCORE)
-  local window = tonumber(cfg[2] or DEFAULT_WINDOW)
-  if not vote_score or not window then fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a non-number') end
-  return vote_score, window, cfg[3] or ''
+  local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
+  -- Strictly decimal digits (tonumber would take nan, inf, 0x10, ' 5', 2.5).
+  if not vote_score:find('^[1-9]%d?%d?%d?%d?%d?%d?$') or tonumber(vote_score) > VOTE_SCORE_MAX
+    or not window:find('^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$') or tonumber(window) < WINDOW_MIN
+    or tonumber(window) > WINDOW_MAX then
+    fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a vote_score or window out of range')
+  end
+  return tonumber(vote_score), tonumber(window), cfg[3] or ''
 end
 
 -- rankings: the extra rankings a site may keep beside score:, hot: and
@@ -142,32 +149,33 @@ local function main()
   local counts = rcall('HMGET', article, 'votes', 'downvotes')
   local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
   local was = 'none'
-  if rcall('SISMEMBER', sets.up, user) == 1 then
-    was = 'up'
-  elseif tally.down > 0 and rcall('SISMEMBER', sets.down, user) == 1 then
-    was = 'down'
+  if rcall('SISMEMBER', sets.up, user) == 1 then was = 'up' end
+  -- downvoted:ID is read also before any downvote: the read checks its
+  -- type, so a wrong-type key is refused before the first write.
+  if (was == 'none' and tally.down > 0) or want == 'down' then
+    if rcall('SISMEMBER', sets.down, user) == 1 and was == 'none' then was = 'down' end
   end
 
   local changed = 0
   local score
   if was ~= want then
-    -- validated: the writes start here
+    -- validated: the writes start here. score: is written first: it is the
+    -- one key not read above, so a wrong-type score: fails before any write.
     changed = 1
-    local delta = 0
+    local delta = (sign[want] or 0) - (sign[was] or 0)
+    score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
     if was ~= 'none' then
       rcall('SREM', sets[was], user)
       rcall('HINCRBY', article, fields[was], -1)
       tally[was] = tally[was] - 1
-      delta = delta - sign[was]
     end
     if want ~= 'none' then
       rcall('SADD', sets[want], user)
-      rcall('EXPIREAT', sets[want], math.ceil(closes))
+      -- the set outlives the last second votes are taken in (closes itself)
+      rcall('EXPIREAT', sets[want], math.ceil(closes) + 1)
       rcall('HINCRBY', article, fields[want], 1)
       tally[want] = tally[want] + 1
-      delta = delta + sign[want]
     end
-    score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
   else
     score = rcall('ZSCORE', prefix .. 'score:', member)
   end
@@ -182,11 +190,17 @@ end
 -- epilogue: what every script closes with: run main() and answer its
 -- result, or its refusal as an error reply.
 -- Every refusal leaves through fail() before the first write; anything else
--- (a Redis error, a Lua bug) is still answered as a stable code, never as a
--- raw Lua error.
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
 local ok, res = pcall(main)
 if ok then return res end
 if type(res) == 'table' then res = res.err end
 res = tostring(res)
-if not res:find('^REDVOTE_') then res = 'REDVOTE_INTERNAL ' .. res end
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
 return redis.error_reply(res)

@@ -49,9 +49,9 @@ codes! {
     InvalidOrder => "REDVOTE_INVALID_ORDER",
     /// A group name that is empty, oversized or could address another key.
     InvalidGroup => "REDVOTE_INVALID_GROUP",
-    /// A setting that is unknown or out of range, or a stored setting that is corrupt.
+    /// A setting that is unknown or out of range, a stored setting that is corrupt, or a key of the wrong type.
     InvalidConfig => "REDVOTE_INVALID_CONFIG",
-    /// A setting that can no longer change (vote_score once articles exist).
+    /// A setting that can no longer change (vote_score, or a longer window, once articles exist).
     ConfigLocked => "REDVOTE_CONFIG_LOCKED",
     /// No such article.
     UnknownArticle => "REDVOTE_UNKNOWN_ARTICLE",

@@ -8,7 +8,9 @@
                 = 86400/200). Fixed once the site has articles: changing it
                 would break score = time + vote_score * (votes - downvotes).
     window      voting window in seconds after the publish time, integer
-                60..315360000 (default 604800, one week)
+                60..315360000 (default 604800, one week). Once the site has
+                articles it can only be lowered: a longer one would reopen
+                articles whose voted:ID sets already expired.
     page_size   default articles per page, integer 1..100 (default 25)
     rankings    extra rankings kept beside score:, comma-separated subset of
                 "hot,best" or "" (default ""). Articles enter hot:/best: when
@@ -28,7 +30,7 @@
 
 --- @include "lib/site_config"
 
-local limits = { vote_score = { 1, 1000000 }, window = { 60, 315360000 }, page_size = { 1, 100 } }
+local limits = { vote_score = { 1, VOTE_SCORE_MAX }, window = { WINDOW_MIN, WINDOW_MAX }, page_size = { 1, 100 } }
 
 -- "" or a comma-separated subset of hot,best (no empty items).
 local function rankings_ok(value)
@@ -64,6 +66,12 @@ local function main()
     end
     if field == 'vote_score' and value ~= current.vote_score and rcall('EXISTS', root) == 1 then
       fail('CONFIG_LOCKED', 'vote_score is fixed once ' .. root .. ' exists (' .. current.vote_score .. ')')
+    end
+    -- A longer window would reopen articles whose voted:ID sets already
+    -- expired (their voters could vote again): it can only shrink once
+    -- articles exist.
+    if field == 'window' and tonumber(value) > (tonumber(current.window) or 0) and rcall('EXISTS', root) == 1 then
+      fail('CONFIG_LOCKED', 'window can only be lowered once ' .. root .. ' exists (' .. current.window .. ')')
     end
     updates[#updates + 1] = field
     updates[#updates + 1] = value

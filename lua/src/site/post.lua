@@ -58,7 +58,7 @@ local function main()
   rcall('ZADD', prefix .. 'time:', now, member)
   rcall('ZADD', prefix .. 'score:', now + vote_score, member)
   rcall('SADD', voted, user)
-  rcall('EXPIREAT', voted, now + window)
+  rcall('EXPIREAT', voted, now + window + 1) -- outlives the window's last second
   -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
   write_rankings(prefix, rankings, member, 1, 0, now)
   return id

@@ -61,32 +61,33 @@ local function main()
   local counts = rcall('HMGET', article, 'votes', 'downvotes')
   local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
   local was = 'none'
-  if rcall('SISMEMBER', sets.up, user) == 1 then
-    was = 'up'
-  elseif tally.down > 0 and rcall('SISMEMBER', sets.down, user) == 1 then
-    was = 'down'
+  if rcall('SISMEMBER', sets.up, user) == 1 then was = 'up' end
+  -- downvoted:ID is read also before any downvote: the read checks its
+  -- type, so a wrong-type key is refused before the first write.
+  if (was == 'none' and tally.down > 0) or want == 'down' then
+    if rcall('SISMEMBER', sets.down, user) == 1 and was == 'none' then was = 'down' end
   end
 
   local changed = 0
   local score
   if was ~= want then
-    -- validated: the writes start here
+    -- validated: the writes start here. score: is written first: it is the
+    -- one key not read above, so a wrong-type score: fails before any write.
     changed = 1
-    local delta = 0
+    local delta = (sign[want] or 0) - (sign[was] or 0)
+    score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
     if was ~= 'none' then
       rcall('SREM', sets[was], user)
       rcall('HINCRBY', article, fields[was], -1)
       tally[was] = tally[was] - 1
-      delta = delta - sign[was]
     end
     if want ~= 'none' then
       rcall('SADD', sets[want], user)
-      rcall('EXPIREAT', sets[want], math.ceil(closes))
+      -- the set outlives the last second votes are taken in (closes itself)
+      rcall('EXPIREAT', sets[want], math.ceil(closes) + 1)
       rcall('HINCRBY', article, fields[want], 1)
       tally[want] = tally[want] + 1
-      delta = delta + sign[want]
     end
-    score = rcall('ZINCRBY', prefix .. 'score:', delta * vote_score, member)
   else
     score = rcall('ZSCORE', prefix .. 'score:', member)
   end

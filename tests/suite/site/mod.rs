@@ -12,6 +12,7 @@ mod post;
 mod prefixes;
 mod rankings;
 mod settings;
+mod stored;
 mod transport;
 mod vote;
 

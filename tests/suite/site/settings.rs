@@ -4,7 +4,7 @@
 use redvote::{Code, Config, ConfigUpdate, Site};
 
 use super::stored_time;
-use crate::support::{self, expiretime, refused, zscore};
+use crate::support::{self, expiretime, refused, refused_unchanged, zscore};
 
 #[test]
 fn settings_defaults_validation_and_the_vote_score_lock() {
@@ -94,7 +94,7 @@ fn settings_defaults_validation_and_the_vote_score_lock() {
         zscore(&mut con, "score:", "article:1"),
         Some((t + 100) as f64)
     );
-    assert_eq!(expiretime(&mut con, "voted:1"), t + 3600);
+    assert_eq!(expiretime(&mut con, "voted:1"), t + 3600 + 1);
     let outcome = site.downvote("bob", "1").run(&mut con).unwrap();
     assert_eq!(outcome.score, Some(t as f64));
     let outcome = site.vote("carol", "1").run(&mut con).unwrap();
@@ -125,7 +125,7 @@ fn settings_defaults_validation_and_the_vote_score_lock() {
 }
 
 #[test]
-fn the_window_setting_moves_the_cutoff_of_new_votes() {
+fn the_window_setting_moves_the_cutoff_of_new_votes_and_only_shrinks_once_posted() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
@@ -144,13 +144,27 @@ fn the_window_setting_moves_the_cutoff_of_new_votes() {
     assert_eq!(detail, format!("article:1 closed at {}", t + 600));
     assert_eq!(support::digest(&mut con), digest);
 
+    // A longer window would reopen the article to voters whose voted:ID
+    // set already expired: refused once articles exist, nothing written.
     let long = ConfigUpdate {
         window: Some(2000),
         ..Default::default()
     };
-    site.configure(&long).run(&mut con).unwrap();
-    let outcome = site.downvote("bob", "1").run(&mut con).unwrap();
+    refused_unchanged(&mut con, "a longer window", Code::ConfigLocked, |con| {
+        site.configure(&long).run(con)
+    });
+    refused(site.vote("bob", "1").run(&mut con), Code::VotingClosed);
+
+    // Set before posting, a window applies from the publish time on; the
+    // downvoters' set outlives its last second.
+    let other = Site::new("{w}:");
+    other.configure(&long).run(&mut con).unwrap();
+    other
+        .import("alice", "A", "http://a", t as u64)
+        .run(&mut con)
+        .unwrap();
+    let outcome = other.downvote("bob", "1").run(&mut con).unwrap();
     assert!(outcome.changed);
     assert_eq!(outcome.score, Some(t as f64));
-    assert_eq!(expiretime(&mut con, "downvoted:1"), t + 2000);
+    assert_eq!(expiretime(&mut con, "{w}:downvoted:1"), t + 2000 + 1);
 }

@@ -129,7 +129,7 @@ fn voting_closes_a_week_after_the_publish_time() {
     assert_eq!(outcome.score, Some((open_at + 2 * VOTE_SCORE) as f64));
     assert_eq!(
         expiretime(&mut con, &format!("voted:{recent}")),
-        open_at + WEEK
+        open_at + WEEK + 1
     );
 }
 
@@ -194,7 +194,7 @@ fn switching_between_up_down_and_none_keeps_the_score_exact() {
         );
         assert!(up_set.contains("alice"));
         if vote == Vote::Down {
-            assert_eq!(expiretime(&mut con, "downvoted:1"), t + WEEK);
+            assert_eq!(expiretime(&mut con, "downvoted:1"), t + WEEK + 1);
         }
 
         let article = site
@@ -237,4 +237,36 @@ fn switching_between_up_down_and_none_keeps_the_score_exact() {
     let article = site.article("2", Some("carol")).run(&mut con).unwrap();
     assert_eq!(article.user_vote, Some(Vote::None));
     assert_eq!(article.votes, 0);
+}
+
+/// The window's last second: votes are taken while TIME <= time + window,
+/// and voted:ID lives through that second, so a repeated upvote changes
+/// nothing (the set used to expire at time + window: every repeat counted).
+#[test]
+fn the_last_second_of_the_window_keeps_one_vote_per_user() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for _attempt in 0..20 {
+        let now = support::server_time(&mut con);
+        // Posted exactly one window ago: the window closes at `now`.
+        let id = site
+            .import("alice", "A", "http://a", (now - WEEK) as u64)
+            .run(&mut con)
+            .unwrap()
+            .to_string();
+        let outcomes: Vec<_> = (0..3)
+            .map(|_| site.vote("bob", &id).run(&mut con))
+            .collect();
+        if support::server_time(&mut con) != now {
+            continue; // the second ticked meanwhile: try again
+        }
+        let votes: Vec<(bool, i64)> = outcomes
+            .into_iter()
+            .map(|o| o.map(|o| (o.changed, o.votes)).unwrap())
+            .collect();
+        assert_eq!(votes, [(true, 2), (false, 2), (false, 2)]);
+        return;
+    }
+    panic!("20 attempts never stayed within one server second");
 }
