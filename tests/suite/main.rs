@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acl;
 mod bad_input;
 mod campaign;
 mod cli;
