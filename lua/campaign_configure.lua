@@ -8,7 +8,8 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
              key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
-    ARGV[1]  settings  JSON object, every member optional:
+    ARGV[1]  settings  JSON object of at most 4 MiB (4194304 bytes), every
+             member optional:
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
         "end": 1769904000,             Unix seconds; votes from then on are refused
@@ -18,14 +19,17 @@
             "by": ["user"],            non-empty subset of user, option, channel, device
             "window": "minute",        second, minute, hour, day, week, month, campaign
             "limit": 5,                votes per window, 1..1000000000
-            "extra": { "partner": 5 } },   extra allowance per channel (optional)
+            "extra": { "partner": 5 } },   extra allowance per channel (optional),
+                                       at most 32 channels
           { "name": "smooth", "by": ["user"],
             "rolling": { "limit": 5, "per": 60, "burst": 5 } } ],  GCRA: limit per
                                        `per` seconds, `burst` (default limit) at once
         "deny": { "users": [...], "channels": [...] },   refused outright (replaces
-                                       each list given)
+                                       each list given), at most 10000 entries
+                                       of 1..256 bytes each
         "boards": { "<board>": {
             "periods": ["hour", "day", "week", "month", "total"],   any subset
+                                       (a list of at most 5)
             "ties": "name" | "competition" | "dense" | "first",
             "carry": "0.1",            share of a vote's shown weight added to
                                        the NEXT period's shown board, 0..1
@@ -35,15 +39,24 @@
                                        seconds a period board lives after its
                                        period ends (0: forever)
             "options": { "<option>": { "weight": 1, "data": { "name": "..." } } },
+                                       data: at most 100 fields, names 1..64
+                                       bytes, values strings or numbers of at
+                                       most 2048 bytes
             "remove": ["<option>", ...]   options to delete: from the board's
                                        settings, every period board it kept,
                                        the "first" side keys, its display data,
-                                       imported votes and participant counter
+                                       imported votes and participant counter;
+                                       at most 1000 a board
         } } }
     Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
     spaces or control characters. Defaults for a new board: periods
     ["total"], ties "competition", carry 0, decimals 2, retention 0; an
     option's weight defaults to 1. At most 64 boards and 1000 options a call.
+
+  Sizes: every list and map has the maximum given above, checked before the
+    first write (REDVOTE_INVALID_CONFIG; a document over 4 MiB:
+    REDVOTE_USAGE), and every write of a list goes in chunks of at most 1000
+    items (hset_chunks), so no write can reach Lua's unpack limit.
 
   Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
@@ -122,6 +135,12 @@ local function integer(v, lo, hi, what)
   return n
 end
 
+-- HSET of field, value pairs (`list`, flat) in chunks of 1000 items (500
+-- pairs): a single unpack of more than about 8000 items fails in Lua.
+local function hset_chunks(key, list)
+  for i = 1, #list, 1000 do rcall('HSET', key, unpack(list, i, math.min(i + 999, #list))) end
+end
+
 -- A board or option name, a key of the settings (`what`: "board", "option").
 local function check_config_name(what, s)
   if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
@@ -130,6 +149,7 @@ end
 local function main()
   local root, ns = campaign_key('campaign_configure')
   argc('campaign_configure', 1, 1, 'one JSON argument')
+  if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])
   if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
     fail('INVALID_CONFIG', 'settings are not a JSON object')
@@ -207,7 +227,10 @@ local function main()
       if r.extra ~= nil then
         if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
         rule.extra = {}
+        local nextra = 0
         for channel, n in pairs(r.extra) do
+          nextra = nextra + 1
+          if nextra > 32 then fail('INVALID_CONFIG', what .. ': extra holds at most 32 channels') end
           if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
           rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
         end
@@ -246,6 +269,7 @@ local function main()
     if spec.periods ~= nil or not exists then
       local seen, list = {}, {}
       if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
+      if #(spec.periods or {}) > 5 then fail('INVALID_CONFIG', board .. ': periods must be a list of at most 5') end
       for _, p in ipairs(spec.periods or { 'total' }) do
         if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
           fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
@@ -292,6 +316,7 @@ local function main()
         if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
         local flat = {}
         for k, v in pairs(o.data) do
+          if #flat >= 200 then fail('INVALID_CONFIG', board .. '/' .. option .. ': data holds at most 100 fields') end
           if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
             fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
           end
@@ -302,7 +327,9 @@ local function main()
       end
     end
     local remove = {}
-    if spec.remove ~= nil and type(spec.remove) ~= 'table' then fail('INVALID_CONFIG', board .. ': remove must be a list') end
+    if spec.remove ~= nil and (type(spec.remove) ~= 'table' or #spec.remove > 1000) then
+      fail('INVALID_CONFIG', board .. ': remove must be a list of at most 1000 options')
+    end
     for _, option in ipairs(spec.remove or {}) do
       check_config_name('option', option)
       if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
@@ -315,7 +342,7 @@ local function main()
   -- validated: the writes start here
   campaign[#campaign + 1] = 'updated'
   campaign[#campaign + 1] = rcall('TIME')[1]
-  rcall('HSET', root, unpack(campaign))
+  hset_chunks(root, campaign)
   for _, d in ipairs(deny) do
     rcall('DEL', ns .. 'deny:' .. d[1])
     for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
@@ -328,12 +355,12 @@ local function main()
   for _, b in ipairs(boards) do
     local board, fields, weights, data = b[1], b[2], b[3], b[4]
     rcall('SADD', ns .. 'boards', board)
-    if #fields > 0 then rcall('HSET', ns .. 'board:' .. board, unpack(fields)) end
-    if #weights > 0 then rcall('HSET', ns .. 'weights:' .. board, unpack(weights)) end
+    hset_chunks(ns .. 'board:' .. board, fields)
+    hset_chunks(ns .. 'weights:' .. board, weights)
     for _, d in ipairs(data) do
       local key = ns .. 'option:' .. board .. ':' .. d[1]
       rcall('DEL', key)
-      if #d[2] > 0 then rcall('HSET', key, unpack(d[2])) end
+      hset_chunks(key, d[2])
     end
     if #b[5] > 0 then
       -- Period boards that have expired leave the index first (0: kept forever).

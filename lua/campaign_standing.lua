@@ -74,15 +74,15 @@ end
 
 -- "" (or nil) for the server's clock, or explicit integer Unix seconds
 -- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
--- the same with the server's microseconds (rolling rate limits).
+-- the microsecond within it (the server's; 0 on the explicit clock), for
+-- rolling rate limits.
 local function clock(at)
   if at == nil or at == '' then
     local t = rcall('TIME')
-    local now = tonumber(t[1])
-    return now, now + tonumber(t[2]) / 1000000
+    return tonumber(t[1]), tonumber(t[2])
   end
   local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
-  return now, now
+  return now, 0
 end
 -- offset: the campaign's UTC offset, read from its root hash. Needs rcall
 -- and fail (lib/prologue).

@@ -19,7 +19,8 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1..] field, value, field, value, ... (none: only read)
+    ARGV[1..] field, value, field, value, ... (none: only read); at most
+             the 4 settings, 8 arguments (REDVOTE_USAGE beyond)
 
   Output: { "vote_score", v, "window", v, "page_size", v, "rankings", v }
           (effective values, defaults filled in)
@@ -110,8 +111,8 @@ local settings = { 'vote_score', 'window', 'page_size', 'rankings' }
 local defaults = { vote_score = DEFAULT_VOTE_SCORE, window = DEFAULT_WINDOW, page_size = DEFAULT_PAGE_SIZE, rankings = '' }
 
 local function main()
-  local root, prefix = site_root('configure', 0, math.huge, 'field, value pairs')
-  if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs') end
+  local root, prefix = site_root('configure', 0, 8, 'field, value pairs, at most 4 (8 arguments)')
+  if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs, at most 4 (8 arguments)') end
   local stored = rcall('HMGET', prefix .. CONFIG, unpack(settings))
   local current = {}
   for i, name in ipairs(settings) do current[name] = stored[i] or defaults[name] end

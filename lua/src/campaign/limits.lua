@@ -67,7 +67,7 @@ local function main()
     if #keys == 0 then return 0 end
     return rcall('DEL', unpack(keys))
   end
-  limit_evaluate(checks, now, now)
+  limit_evaluate(checks, now, 0)
   local reply = {}
   for _, check in ipairs(checks) do
     reply[#reply + 1] = { check.rule.name, check.left, check.reset_in }

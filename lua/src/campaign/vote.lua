@@ -73,7 +73,7 @@ local function main()
   local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
-  local now, precise = clock(ARGV[2])
+  local now, usec = clock(ARGV[2])
 
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
@@ -103,7 +103,7 @@ local function main()
   local checks
   if c[4] and c[4] ~= '[]' then
     checks = limit_plan(ns, limit_rules(root, c[4]), { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
-    local refusal = limit_evaluate(checks, now, precise)
+    local refusal = limit_evaluate(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
 

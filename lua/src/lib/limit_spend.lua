@@ -8,7 +8,7 @@
 local function limit_spend(checks)
   for _, c in ipairs(checks) do
     if c.rule.rolling then
-      rcall('SET', c.key, string.format('%.6f', c.new_tat), 'EXAT', math.ceil(c.new_tat) + 1)
+      rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
     elseif c.existed then
       rcall('INCRBY', c.key, c.need)
     elseif c.finish then

@@ -23,7 +23,15 @@
 --   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
 --                  votes per `per` seconds spaced evenly, `burst` at once;
 --                  no edge bursts; one key per subject holding the
---                  theoretical arrival time.
+--                  theoretical arrival time (TAT), exactly: the emission
+--                  interval per * 10^6 / limit microseconds is kept as the
+--                  rational iq + ir / limit (integer microseconds and a
+--                  remainder), so burst and remaining are exact for every
+--                  limit and per (7 per 60 s: 8571428 + 4/7 us). Stored as
+--                  "SECONDS.MICROSECONDS", followed by "+R/L" when the TAT
+--                  lies R/L of a microsecond later (L: the rule's limit),
+--                  e.g. "2215484417.142857+1/7"; the key expires one second
+--                  after the TAT has passed.
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
@@ -94,28 +102,82 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   return checks
 end
 
+-- n emission intervals (iq + ir / l microseconds each) as whole
+-- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
+local function intervals(n, iq, ir, l)
+  local r = n * ir
+  return n * iq + math.floor(r / l), r % l
+end
+
 -- Evaluate every check without writing. Returns the refusal (nil when all
 -- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
--- `clock` is now in seconds with fractions (rolling rules).
-local function limit_evaluate(checks, now, clock)
+-- `usec` is the microsecond within second `now` (rolling rules; 0 on the
+-- explicit clock). All rolling arithmetic is on integers: durations from
+-- now as (whole microseconds, remainder / limit).
+local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
   local keys = {}
   for i, c in ipairs(checks) do keys[i] = c.key end
   local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every counter
   for i, c in ipairs(checks) do
-    local stored = values[i] and tonumber(values[i]) or nil -- MGET gives false when absent
-    c.existed = stored ~= nil
+    local value = values[i] -- MGET gives false when absent
+    c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
-      local interval = c.rule.per / c.rule.limit
-      local tat = math.max(stored or 0, clock)
-      c.new_tat = tat + c.need * interval
-      local allow_at = c.new_tat - c.allowance * interval
-      left = math.floor((clock - (tat - c.allowance * interval)) / interval + 1e-9)
-      if clock < allow_at then wait = c.need > c.allowance and -1 or math.ceil(allow_at - clock) end
-      c.reset_in = math.max(0, math.ceil((stored or 0) - clock))
+      local l, need, allowance = c.rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(c.rule.per * 1000000 / l), (c.rule.per * 1000000) % l
+      -- d = TAT - now (dq us + dr / l us), from the stored TAT
+      local dq, dr = 0, 0
+      if value then
+        local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
+        if not s then s, u = value:match('^(%d+)%.(%d+)$') end
+        if s then
+          dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
+          -- a remainder stored under another limit: rounded down to 1/l
+          if r and tonumber(den) > 0 then dr = math.floor(tonumber(r) * l / tonumber(den)) % l end
+        end
+      end
+      c.reset_in = 0
+      if dq > 0 or (dq == 0 and dr > 0) then
+        c.reset_in = math.ceil((dq + (dr > 0 and 1 or 0)) / 1000000)
+      else
+        dq, dr = 0, 0 -- max(TAT, now)
+      end
+      -- remaining: allowance - ceil(d / interval)
+      local k = math.ceil((dq + dr / l) / (iq + ir / l))
+      local kq, kr = intervals(k, iq, ir, l)
+      while kq < dq or (kq == dq and kr < dr) do
+        k = k + 1
+        kq, kr = intervals(k, iq, ir, l)
+      end
+      while k > 0 do
+        kq, kr = intervals(k - 1, iq, ir, l)
+        if kq < dq or (kq == dq and kr < dr) then break end
+        k = k - 1
+      end
+      left = allowance - k
+      -- passes when d + need * interval <= allowance * interval
+      if need > allowance then
+        wait = -1
+      else
+        local mq, mr = intervals(allowance - need, iq, ir, l)
+        if dq > mq or (dq == mq and dr > mr) then
+          local wq, wr = dq - mq, dr - mr -- how long until it would pass
+          if wr < 0 then wq, wr = wq - 1, wr + l end
+          wait = math.ceil((wq + (wr > 0 and 1 or 0)) / 1000000)
+        end
+      end
+      -- the new TAT: now + d + need * interval
+      local nq, nr = intervals(need, iq, ir, l)
+      nq, nr = dq + nq, dr + nr
+      if nr >= l then nq, nr = nq + 1, nr - l end
+      local total = usec + nq
+      local secs = now + math.floor(total / 1000000)
+      local micros = total % 1000000
+      c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
+      c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
-      local used = stored or 0
+      local used = value and tonumber(value) or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.

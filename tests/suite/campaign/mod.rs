@@ -16,6 +16,7 @@ mod import;
 mod participants;
 mod removal;
 mod retention;
+mod sizes;
 mod standing;
 mod ties;
 mod top;

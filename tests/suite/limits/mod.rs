@@ -22,6 +22,7 @@ mod concurrency;
 mod configure;
 mod deny;
 mod dimensions;
+mod exact;
 mod expiry;
 mod rolling;
 mod spending;

@@ -6,6 +6,7 @@
 //! catalogue is the top-level `bad_input` module.
 
 mod article;
+mod configure_args;
 mod errors;
 mod groups;
 mod post;
