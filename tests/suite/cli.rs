@@ -406,3 +406,175 @@ fn campaign_commands_end_to_end() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("REDVOTE_UNKNOWN_OPTION"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scratch directory of the test's own, removed at the end.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("redvote-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// Write `text` to `name` in the directory; its path.
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Campaign "imp" with board "stars" (total only) and options o1..o600.
+fn import_campaign(con: &mut redis::Connection) {
+    let names: Vec<String> = (1..=600).map(|i| format!("o{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let board =
+        redvote::campaign::BoardSettings::new(&[redvote::Period::Total]).with_options(&names);
+    support::setup(con, "imp", support::boards([("stars", board)]));
+}
+
+/// `option,votes` rows o1..o600 with votes = i, each line passed through `edit`.
+fn import_csv(edit: impl Fn(usize, String) -> String) -> String {
+    (1..=600).map(|i| edit(i, format!("o{i},{i}\n"))).collect()
+}
+
+/// The shown total of `option` on "stars".
+fn imported_total(con: &mut redis::Connection, option: &str) -> Option<String> {
+    redis::cmd("ZSCORE")
+        .arg("{c:imp}:b:stars:shown:total")
+        .arg(option)
+        .query(con)
+        .unwrap()
+}
+
+/// The whole file is checked before the first batch: a bad row 551 of 600
+/// (past the first batch of 500) is refused by line number, with every other
+/// bad row, and nothing is written.
+#[test]
+fn campaign_import_checks_the_whole_file_first() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    import_campaign(&mut con);
+    let dir = Scratch::new("import-check");
+    let before = support::digest(&mut con);
+
+    let bad = dir.file(
+        "bad551.csv",
+        &import_csv(|i, line| if i == 551 { "o551,12x\n".into() } else { line }),
+    );
+    let out = redvote(u, &["campaign", "imp", "import", "stars", &bad]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("line 551"), "{stderr}");
+    assert!(stderr.contains("nothing imported"), "{stderr}");
+    assert_eq!(support::digest(&mut con), before, "a refused import wrote");
+
+    // Many bad rows: the first few by line, then a count; names, numbers
+    // and duplicates as the script checks them.
+    let many = dir.file(
+        "many.csv",
+        &import_csv(|i, line| match i {
+            3 => "o3,-1\n".into(),
+            7 => "o:7,7\n".into(),
+            9 => "o9,1.\n".into(),
+            10 => "o1,10\n".into(),
+            11 => "o11\n".into(),
+            12..=20 => format!("o{i},{i}x\n"),
+            _ => line,
+        }),
+    );
+    let out = redvote(u, &["campaign", "imp", "import", "stars", &many]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    for line in ["line 3:", "line 7:", "line 9:", "line 10:", "line 11:"] {
+        assert!(stderr.contains(line), "{line} not named: {stderr}");
+    }
+    assert!(stderr.contains("14 bad row(s)"), "{stderr}");
+    assert!(stderr.contains("and 9 more"), "{stderr}");
+    assert_eq!(support::digest(&mut con), before, "a refused import wrote");
+}
+
+/// Only the documented header `option,votes` is a header: any other first
+/// line is data, checked like the rest.
+#[test]
+fn campaign_import_header_is_only_the_documented_one() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    import_campaign(&mut con);
+    let dir = Scratch::new("import-header");
+    let before = support::digest(&mut con);
+
+    let headless = dir.file("headless.csv", "wjk,12x\no1,5\n");
+    let out = redvote(u, &["campaign", "imp", "import", "stars", &headless]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("line 1:"), "{stderr}");
+    assert!(stderr.contains("12x"), "{stderr}");
+    assert_eq!(support::digest(&mut con), before, "a refused import wrote");
+
+    let headed = dir.file("headed.csv", "option,votes\no1,5\no2,7.5\n");
+    let done = json(u, &["campaign", "imp", "import", "stars", &headed]);
+    assert_eq!(done["changed"], 2);
+    assert_eq!(imported_total(&mut con, "o1").as_deref(), Some("5"));
+    assert_eq!(imported_total(&mut con, "o2").as_deref(), Some("7.5"));
+}
+
+/// A batch refused by the server (an option the board lacks, at row 551)
+/// after the first batch went in: the error says how many rows were
+/// imported and that rerunning is safe; the rerun with the row fixed gives
+/// the right totals.
+#[test]
+fn campaign_import_refused_batch_says_what_was_imported() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    import_campaign(&mut con);
+    let dir = Scratch::new("import-batch");
+
+    let unknown = dir.file(
+        "unknown.csv",
+        &import_csv(|i, line| {
+            if i == 551 {
+                "nosuch,551\n".into()
+            } else {
+                line
+            }
+        }),
+    );
+    let out = redvote(u, &["campaign", "imp", "import", "stars", &unknown]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("500 rows imported"), "{stderr}");
+    assert!(stderr.contains("rerun"), "{stderr}");
+    assert!(stderr.contains("REDVOTE_UNKNOWN_OPTION"), "{stderr}");
+    assert_eq!(imported_total(&mut con, "o500").as_deref(), Some("500"));
+    assert_eq!(imported_total(&mut con, "o501"), None, "batch 2 is atomic");
+
+    let fixed = dir.file("fixed.csv", &import_csv(|_, line| line));
+    let done = json(u, &["campaign", "imp", "import", "stars", &fixed]);
+    assert_eq!(
+        (done["changed"].as_u64(), done["unchanged"].as_u64()),
+        (Some(100), Some(500))
+    );
+    for i in [1, 500, 501, 551, 600] {
+        assert_eq!(
+            imported_total(&mut con, &format!("o{i}")),
+            Some(i.to_string()),
+            "o{i}"
+        );
+    }
+}

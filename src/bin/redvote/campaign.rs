@@ -1,7 +1,7 @@
 //! `redvote campaign NAME ...`: the campaign leaderboards from the command
 //! line. Parse, call the library, print (human or `--json`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
@@ -107,10 +107,13 @@ enum CampaignCommand {
         pairs: Vec<String>,
     },
     /// Import starting shown votes from a CSV (option,votes) or JSON ({"option": votes}) file
+    ///
+    /// The whole file is checked before anything is written; a bad row
+    /// imports nothing. Idempotent: running it again changes nothing.
     Import {
         /// Board
         board: String,
-        /// The file
+        /// CSV lines option,votes (an optional first line exactly "option,votes" is the header) or a JSON object {"option": votes}
         file: String,
         /// Options per atomic call
         #[arg(long, default_value_t = 500)]
@@ -354,38 +357,143 @@ fn show_page(p: &BoardPage) -> String {
     out
 }
 
-/// Rows of an import file: CSV lines `option,votes` (a header line whose
-/// second field is not a number is skipped) or a JSON object
-/// `{"option": votes}`.
-fn rows(file: &str, text: &str) -> Result<Vec<(String, String)>> {
+/// The header an import CSV may start with; any other first line is data.
+const IMPORT_HEADER: &str = "option,votes";
+
+/// How many bad rows an import error lists before it only counts the rest.
+const SHOWN_BAD_ROWS: usize = 5;
+
+/// One row of an import file: where it is (a CSV line number, or the JSON
+/// key), the option and its votes.
+#[derive(Debug)]
+struct Row {
+    /// Position in the file, for the order of error messages.
+    pos: usize,
+    at: String,
+    option: String,
+    votes: String,
+}
+
+/// Whether `s` is a name `campaign_import.lua` accepts (`lua/src/lib/names.lua`):
+/// 1..64 bytes, none of `: { } * ? [ ] \ ,`, whitespace or control
+/// characters (Lua's `%c` and `%s`: bytes 0..31, 127 and space).
+fn name_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && !s
+            .bytes()
+            .any(|b| b <= b' ' || b == 127 || b":{}*?[]\\,".contains(&b))
+}
+
+/// Whether `s` is votes as `campaign_import.lua` accepts them, apart from
+/// the board's `decimals` (checked by the script): a non-negative decimal,
+/// digits with optionally `.` and more digits, at most 20 characters.
+fn votes_ok(s: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    s.len() <= 20
+        && match s.split_once('.') {
+            Some((int, frac)) => digits(int) && digits(frac),
+            None => digits(s),
+        }
+}
+
+/// Rows of an import file: CSV lines `option,votes` (an optional first
+/// line exactly `option,votes` is the header; blank lines are skipped) or a
+/// JSON object `{"option": votes}`. Every row is checked as the script
+/// would (name, number format, an option given twice) before anything is
+/// written: the error lists every bad row (the first few, then a count).
+fn rows(file: &str, text: &str) -> Result<Vec<Row>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
     if text.trim_start().starts_with('{') {
         let map: BTreeMap<String, serde_json::Value> =
             serde_json::from_str(text).with_context(|| format!("{file}: not a JSON object"))?;
-        return map
-            .into_iter()
-            .map(|(k, v)| match v {
-                serde_json::Value::Number(n) => Ok((k, n.to_string())),
-                serde_json::Value::String(s) => Ok((k, s)),
-                other => bail!("{file}: {k}: votes must be a number, got {other}"),
-            })
-            .collect();
+        for (pos, (option, v)) in map.into_iter().enumerate() {
+            let at = format!("{option:?}");
+            match v {
+                serde_json::Value::Number(n) => out.push(Row {
+                    pos,
+                    at,
+                    option,
+                    votes: n.to_string(),
+                }),
+                serde_json::Value::String(votes) => out.push(Row {
+                    pos,
+                    at,
+                    option,
+                    votes,
+                }),
+                other => bad.push((pos, format!("{at}: votes must be a number, got {other}"))),
+            }
+        }
+    } else {
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            if n == 0 && fields.join(",") == IMPORT_HEADER {
+                continue; // the header
+            }
+            let at = format!("line {}", n + 1);
+            match fields[..] {
+                [option, votes] => out.push(Row {
+                    pos: n,
+                    at,
+                    option: option.to_string(),
+                    votes: votes.to_string(),
+                }),
+                _ => bad.push((
+                    n,
+                    format!("{at}: expected option,votes, got {:?}", clip(line)),
+                )),
+            }
+        }
     }
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for row in &out {
+        if !name_ok(&row.option) {
+            bad.push((row.pos, format!(
+                "{}: {:?} is not an option name (1..64 bytes, none of : {{ }} * ? [ ] \\ , spaces or control characters)",
+                row.at,
+                clip(&row.option)
+            )));
+        } else if let Some(first) = seen.insert(&row.option, &row.at) {
+            bad.push((
+                row.pos,
+                format!("{}: option {} again (first at {first})", row.at, row.option),
+            ));
         }
-        let Some((option, votes)) = line.split_once(',') else {
-            bail!("{file}:{}: expected option,votes", n + 1);
-        };
-        let votes = votes.trim();
-        if n == 0 && votes.parse::<f64>().is_err() {
-            continue; // header
+        if !votes_ok(&row.votes) {
+            bad.push((row.pos, format!(
+                "{}: votes must be a non-negative decimal (digits, optionally . and digits, at most 20 characters), got {:?}",
+                row.at,
+                clip(&row.votes)
+            )));
         }
-        out.push((option.trim().to_string(), votes.to_string()));
+    }
+    if !bad.is_empty() {
+        bad.sort_by_key(|(pos, _)| *pos); // stable: a row's messages stay in order
+        let bad: Vec<String> = bad.into_iter().map(|(_, msg)| msg).collect();
+        let more = bad.len().saturating_sub(SHOWN_BAD_ROWS);
+        let mut msg = format!(
+            "{file}: {} bad row(s), nothing imported: {}",
+            bad.len(),
+            bad[..bad.len().min(SHOWN_BAD_ROWS)].join("; ")
+        );
+        if more > 0 {
+            msg.push_str(&format!("; and {more} more"));
+        }
+        bail!(msg);
     }
     Ok(out)
+}
+
+/// At most 80 characters of a bad value, for an error message.
+fn clip(s: &str) -> String {
+    s.chars().take(80).collect()
 }
 
 fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize) -> Result<()> {
@@ -401,17 +509,34 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
         ProgressBar::new(rows.len() as u64)
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} options").expect("template"));
-    let (mut changed, mut unchanged) = (0, 0);
+    let (mut changed, mut unchanged, mut done_rows) = (0, 0, 0);
     // Each batch is one atomic call; the import as a whole is idempotent,
     // so after an interruption running it again completes it.
     for chunk in rows.chunks(batch) {
         let pairs: Vec<(&str, &str)> = chunk
             .iter()
-            .map(|(o, v)| (o.as_str(), v.as_str()))
+            .map(|r| (r.option.as_str(), r.votes.as_str()))
             .collect();
-        let done = campaign.import(board, &pairs).run(&mut con)?;
+        let done = match campaign.import(board, &pairs).run(&mut con) {
+            Ok(done) => done,
+            Err(err) => {
+                bar.finish_and_clear();
+                let (first, last) = (&chunk[0].at, &chunk[chunk.len() - 1].at);
+                let what = if done_rows == 0 {
+                    "nothing imported".to_string()
+                } else {
+                    format!(
+                        "{done_rows} rows imported (of {}), then the batch from {first} to {last} \
+                         was refused; the import is idempotent: fix the file and rerun it",
+                        rows.len()
+                    )
+                };
+                return Err(anyhow::Error::new(err).context(format!("{file}: {what}")));
+            }
+        };
         changed += done.changed;
         unchanged += done.unchanged;
+        done_rows += chunk.len();
         bar.inc(chunk.len() as u64);
     }
     bar.finish_and_clear();
