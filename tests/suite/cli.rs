@@ -578,3 +578,54 @@ fn campaign_import_refused_batch_says_what_was_imported() {
         );
     }
 }
+
+/// A password in `--url` never reaches stderr: not on a refused login (the
+/// CLI names the URL it could not connect to), not on a failing command
+/// after a good login, not from the demo; nor does `--help` show it.
+#[test]
+fn url_password_is_never_printed() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("requirepass")
+        .arg("secret")
+        .query::<()>(&mut con)
+        .unwrap();
+    let port = server.port();
+    let wrong = format!("redis://:wrongpass@127.0.0.1:{port}");
+    let right = format!("redis://:secret@127.0.0.1:{port}");
+    let named = format!("redis://default:secret@127.0.0.1:{port}");
+    let checks: [(&str, &str, &[&str]); 4] = [
+        (&wrong, "wrongpass", &["articles"]),
+        (&wrong, "wrongpass", &["demo"]),
+        (&right, "secret", &["article", "1:x"]),
+        (&named, "secret", &["campaign", "nosuch", "top", "stars"]),
+    ];
+    for (url, password, args) in checks {
+        let out = redvote(Some(url), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(!stderr.is_empty(), "{args:?}: no message");
+        assert!(
+            !stderr.contains(password) && !stdout.contains(password),
+            "{args:?} printed the password: {stderr}{stdout}"
+        );
+    }
+    // The URL is still named, with the password hidden.
+    let out = redvote(Some(&wrong), &["articles"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("redis://:***@127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    // --help shows REDVOTE_URL's name, never its value.
+    let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
+        .env("REDVOTE_URL", &right)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("secret"));
+}

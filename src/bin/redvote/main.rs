@@ -33,7 +33,7 @@ struct Cli {
 #[derive(Args, Debug, Clone)]
 pub struct Global {
     /// Redis URL [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
-    #[arg(long, env = "REDVOTE_URL", global = true)]
+    #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true)]
     pub url: Option<String>,
     /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
     #[arg(long, default_value = "", global = true)]
@@ -57,11 +57,48 @@ impl Global {
     }
 }
 
-/// A sync connection, with an error that names the URL.
+/// A sync connection, with an error that names the URL (its password
+/// redacted).
 pub fn connect(url: &str) -> Result<redis::Connection> {
     redis::Client::open(url)
         .and_then(|c| c.get_connection())
-        .with_context(|| format!("cannot connect to Redis at {url}"))
+        .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
+}
+
+/// `url` for display, without its secrets: every URL the CLI prints goes
+/// through here. The password of `redis://user:pass@host` becomes `***`
+/// (`redis://user:***@host`, `redis://:***@host`); a user part without a
+/// colon (`redis://secret@host`, perhaps a password put there) becomes `***`
+/// whole; so do `pass=`/`password=` query values (`redis+unix:///s?pass=p`).
+/// The user info ends at the URL's LAST `@`, so a password holding raw `/`,
+/// `?`, `#` or `@` is hidden too (at worst more is hidden than needed).
+pub fn redact(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let (scheme, rest) = url.split_at(start);
+    let (user, after) = match rest.rfind('@') {
+        Some(at) => {
+            let user = match rest[..at].split_once(':') {
+                Some((name, _)) => format!("{name}:***@"),
+                None => "***@".to_string(),
+            };
+            (user, &rest[at + 1..])
+        }
+        None => (String::new(), rest),
+    };
+    let after = match after.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if k == "pass" || k == "password" => format!("{k}=***"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => after.to_string(),
+    };
+    format!("{scheme}{user}{after}")
 }
 
 #[derive(Subcommand, Debug)]
@@ -419,4 +456,28 @@ fn show_article(a: &Article) -> String {
 
 fn score(s: Option<f64>) -> String {
     s.map_or("-".to_string(), |s| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn redact_hides_passwords_only() {
+        for (url, shown) in [
+            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("redis://:pw@h:1/0", "redis://:***@h:1/0"),
+            ("redis://user:pw@h:1", "redis://user:***@h:1"),
+            ("rediss://maybe-pw@h", "rediss://***@h"),
+            ("redis://:p@ss/w?rd@h:1", "redis://:***@h:1"),
+            (
+                "redis+unix:///s.sock?db=1&pass=pw",
+                "redis+unix:///s.sock?db=1&pass=***",
+            ),
+            ("unix:///s?password=pw", "unix:///s?password=***"),
+            (":pw@h:1", ":***@h:1"),
+        ] {
+            assert_eq!(redact(url), shown, "{url}");
+        }
+    }
 }
