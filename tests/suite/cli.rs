@@ -629,3 +629,43 @@ fn url_password_is_never_printed() {
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stdout).contains("secret"));
 }
+
+/// A command line clap rejects: exactly one line on stderr, `redvote: ...`
+/// with what is wrong, exit 2; `--help` and `--version` keep clap's output
+/// and exit 0.
+#[test]
+fn usage_errors_are_one_line_and_exit_2() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["bogus"], "unrecognized subcommand 'bogus'"),
+        (&["post", "--user", "u"], "--title <TITLE>, --link <LINK>"),
+        (
+            &["articles", "--page", "x"],
+            "invalid value 'x' for '--page <PAGE>'",
+        ),
+        (
+            &["articles", "--order", "nope"],
+            "expected one of score, time, hot, best",
+        ),
+        (&["campaign", "spring", "vote", "--user", "u"], "<PAIRS>"),
+        (&["group"], "redvote group --help"),
+    ];
+    for (args, says) in cases {
+        let out = redvote(None, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("redvote: "), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error:"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(says),
+            "{args:?} should say {says}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    for args in [&["--help"][..], &["campaign", "--help"], &["--version"]] {
+        let out = redvote(None, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -1,7 +1,8 @@
 //! `redvote`: the command line over the library. Parse, call, print.
 //!
-//! Exit codes: 0 on success, 1 on any error (a one-line message on stderr
-//! naming the problem), 2 on a command line clap rejects.
+//! Exit codes: 0 on success (and on --help, --version), 1 on any error (a
+//! one-line message on stderr naming the problem), 2 on a command line clap
+//! rejects (one line too: clap's message, then where to look).
 
 mod campaign;
 mod demo;
@@ -9,6 +10,7 @@ mod demo;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use redvote::{Article, ConfigUpdate, Order, Page, Ranking, Site, Vote};
 use serde::Serialize;
@@ -226,7 +228,16 @@ enum GroupCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => match err.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => err.exit(),
+            _ => {
+                eprintln!("redvote: {}", usage_error(&err));
+                return ExitCode::from(2);
+            }
+        },
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -234,6 +245,41 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A command line clap rejects, on one line: clap's message (a list it
+/// gives on the lines below, such as missing arguments, joined with ", "),
+/// then where to look: `(see redvote SUBCOMMAND --help)`.
+fn usage_error(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    // The command the usage line names: "Usage: redvote campaign <NAME> vote ..."
+    // gives "redvote campaign".
+    let command = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|usage| {
+            let words: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '<', '[']))
+                .collect();
+            words.join(" ")
+        })
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "redvote".to_string());
+    let message = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        "a command is required".to_string()
+    } else {
+        let mut lines = text.lines().take_while(|l| !l.trim().is_empty());
+        let first = lines.next().unwrap_or_default();
+        let first = first.strip_prefix("error: ").unwrap_or(first).trim();
+        let rest: Vec<&str> = lines.map(str::trim).collect();
+        if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first} {}", rest.join(", "))
+        }
+    };
+    format!("{message} (see {command} --help)")
 }
 
 /// The error and its causes on one line, each cause once (redis-rs repeats
