@@ -578,3 +578,94 @@ fn campaign_import_refused_batch_says_what_was_imported() {
         );
     }
 }
+
+/// A password in `--url` never reaches stderr: not on a refused login (the
+/// CLI names the URL it could not connect to), not on a failing command
+/// after a good login, not from the demo; nor does `--help` show it.
+#[test]
+fn url_password_is_never_printed() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("requirepass")
+        .arg("secret")
+        .query::<()>(&mut con)
+        .unwrap();
+    let port = server.port();
+    let wrong = format!("redis://:wrongpass@127.0.0.1:{port}");
+    let right = format!("redis://:secret@127.0.0.1:{port}");
+    let named = format!("redis://default:secret@127.0.0.1:{port}");
+    let checks: [(&str, &str, &[&str]); 4] = [
+        (&wrong, "wrongpass", &["articles"]),
+        (&wrong, "wrongpass", &["demo"]),
+        (&right, "secret", &["article", "1:x"]),
+        (&named, "secret", &["campaign", "nosuch", "top", "stars"]),
+    ];
+    for (url, password, args) in checks {
+        let out = redvote(Some(url), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(!stderr.is_empty(), "{args:?}: no message");
+        assert!(
+            !stderr.contains(password) && !stdout.contains(password),
+            "{args:?} printed the password: {stderr}{stdout}"
+        );
+    }
+    // The URL is still named, with the password hidden.
+    let out = redvote(Some(&wrong), &["articles"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("redis://:***@127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    // --help shows REDVOTE_URL's name, never its value.
+    let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
+        .env("REDVOTE_URL", &right)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("secret"));
+}
+
+/// A command line clap rejects: exactly one line on stderr, `redvote: ...`
+/// with what is wrong, exit 2; `--help` and `--version` keep clap's output
+/// and exit 0.
+#[test]
+fn usage_errors_are_one_line_and_exit_2() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["bogus"], "unrecognized subcommand 'bogus'"),
+        (&["post", "--user", "u"], "--title <TITLE>, --link <LINK>"),
+        (
+            &["articles", "--page", "x"],
+            "invalid value 'x' for '--page <PAGE>'",
+        ),
+        (
+            &["articles", "--order", "nope"],
+            "expected one of score, time, hot, best",
+        ),
+        (&["campaign", "spring", "vote", "--user", "u"], "<PAIRS>"),
+        (&["group"], "redvote group --help"),
+    ];
+    for (args, says) in cases {
+        let out = redvote(None, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("redvote: "), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error:"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(says),
+            "{args:?} should say {says}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    for args in [&["--help"][..], &["campaign", "--help"], &["--version"]] {
+        let out = redvote(None, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -11,7 +11,7 @@ use redvote::{
     BoardSettings, Campaign, CampaignSettings, OptionSettings, Order, Paging, Period, Site, View,
 };
 
-use crate::{connect, print_page, Global};
+use crate::{connect, print_page, redact, Global};
 
 /// (poster, title, link) of the demo's articles.
 const ARTICLES: [(&str, &str, &str); 5] = [
@@ -58,7 +58,10 @@ pub fn run(g: &Global) -> Result<()> {
         }
     };
     if server.is_some() {
-        say(format!("started a throwaway redis-server at {url}"));
+        say(format!(
+            "started a throwaway redis-server at {}",
+            redact(&url)
+        ));
     }
     let mut con = connect(&url)?;
     let site = Site::new(g.prefix.clone());

@@ -1,7 +1,8 @@
 //! `redvote`: the command line over the library. Parse, call, print.
 //!
-//! Exit codes: 0 on success, 1 on any error (a one-line message on stderr
-//! naming the problem), 2 on a command line clap rejects.
+//! Exit codes: 0 on success (and on --help, --version), 1 on any error (a
+//! one-line message on stderr naming the problem), 2 on a command line clap
+//! rejects (one line too: clap's message, then where to look).
 
 mod campaign;
 mod demo;
@@ -9,6 +10,7 @@ mod demo;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use redvote::{Article, ConfigUpdate, Order, Page, Ranking, Site, Vote};
 use serde::Serialize;
@@ -33,7 +35,7 @@ struct Cli {
 #[derive(Args, Debug, Clone)]
 pub struct Global {
     /// Redis URL [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
-    #[arg(long, env = "REDVOTE_URL", global = true)]
+    #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true)]
     pub url: Option<String>,
     /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
     #[arg(long, default_value = "", global = true)]
@@ -57,11 +59,48 @@ impl Global {
     }
 }
 
-/// A sync connection, with an error that names the URL.
+/// A sync connection, with an error that names the URL (its password
+/// redacted).
 pub fn connect(url: &str) -> Result<redis::Connection> {
     redis::Client::open(url)
         .and_then(|c| c.get_connection())
-        .with_context(|| format!("cannot connect to Redis at {url}"))
+        .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
+}
+
+/// `url` for display, without its secrets: every URL the CLI prints goes
+/// through here. The password of `redis://user:pass@host` becomes `***`
+/// (`redis://user:***@host`, `redis://:***@host`); a user part without a
+/// colon (`redis://secret@host`, perhaps a password put there) becomes `***`
+/// whole; so do `pass=`/`password=` query values (`redis+unix:///s?pass=p`).
+/// The user info ends at the URL's LAST `@`, so a password holding raw `/`,
+/// `?`, `#` or `@` is hidden too (at worst more is hidden than needed).
+pub fn redact(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let (scheme, rest) = url.split_at(start);
+    let (user, after) = match rest.rfind('@') {
+        Some(at) => {
+            let user = match rest[..at].split_once(':') {
+                Some((name, _)) => format!("{name}:***@"),
+                None => "***@".to_string(),
+            };
+            (user, &rest[at + 1..])
+        }
+        None => (String::new(), rest),
+    };
+    let after = match after.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if k == "pass" || k == "password" => format!("{k}=***"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => after.to_string(),
+    };
+    format!("{scheme}{user}{after}")
 }
 
 #[derive(Subcommand, Debug)]
@@ -189,7 +228,16 @@ enum GroupCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => match err.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => err.exit(),
+            _ => {
+                eprintln!("redvote: {}", usage_error(&err));
+                return ExitCode::from(2);
+            }
+        },
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -197,6 +245,41 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A command line clap rejects, on one line: clap's message (a list it
+/// gives on the lines below, such as missing arguments, joined with ", "),
+/// then where to look: `(see redvote SUBCOMMAND --help)`.
+fn usage_error(err: &clap::Error) -> String {
+    let text = err.render().to_string();
+    // The command the usage line names: "Usage: redvote campaign <NAME> vote ..."
+    // gives "redvote campaign".
+    let command = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|usage| {
+            let words: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '<', '[']))
+                .collect();
+            words.join(" ")
+        })
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "redvote".to_string());
+    let message = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        "a command is required".to_string()
+    } else {
+        let mut lines = text.lines().take_while(|l| !l.trim().is_empty());
+        let first = lines.next().unwrap_or_default();
+        let first = first.strip_prefix("error: ").unwrap_or(first).trim();
+        let rest: Vec<&str> = lines.map(str::trim).collect();
+        if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first} {}", rest.join(", "))
+        }
+    };
+    format!("{message} (see {command} --help)")
 }
 
 /// The error and its causes on one line, each cause once (redis-rs repeats
@@ -419,4 +502,28 @@ fn show_article(a: &Article) -> String {
 
 fn score(s: Option<f64>) -> String {
     s.map_or("-".to_string(), |s| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn redact_hides_passwords_only() {
+        for (url, shown) in [
+            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("redis://:pw@h:1/0", "redis://:***@h:1/0"),
+            ("redis://user:pw@h:1", "redis://user:***@h:1"),
+            ("rediss://maybe-pw@h", "rediss://***@h"),
+            ("redis://:p@ss/w?rd@h:1", "redis://:***@h:1"),
+            (
+                "redis+unix:///s.sock?db=1&pass=pw",
+                "redis+unix:///s.sock?db=1&pass=***",
+            ),
+            ("unix:///s?password=pw", "unix:///s?password=***"),
+            (":pw@h:1", ":***@h:1"),
+        ] {
+            assert_eq!(redact(url), shown, "{url}");
+        }
+    }
 }
