@@ -14,7 +14,7 @@
   Output: { campaign participants, { option, participants }, ... }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN,
-    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION.
+    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION, REDVOTE_INVALID_CONFIG.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the

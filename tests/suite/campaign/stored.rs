@@ -11,8 +11,7 @@ use redvote::campaign::Voter;
 use redvote::{Campaign, Code, Neighbourhood, Paging, View};
 use serde_json::json;
 
-use super::T0;
-use crate::support::{self, discard, hget, raw, refused_unchanged, CampaignCall, DAY};
+use crate::support::{self, discard, hget, raw, refused_unchanged, utc, CampaignCall, DAY};
 
 const VOTE: CampaignCall = |c, con| discard(c.vote("alice", &[("B", "x")]).run(con));
 const TOP: CampaignCall =
@@ -36,11 +35,14 @@ const NUMBERS: &[&str] = &[
 ];
 
 fn campaign(con: &mut Connection) -> Campaign {
+    // In 2040: boards and counters must not expire (by the server's clock)
+    // while the digest is compared.
+    let t0 = utc((2040, 3, 13), (12, 0, 0));
     let c = Campaign::new("stored");
     let doc = json!({
         "offset": "+08:00",
-        "start": T0 - DAY,
-        "end": T0 + DAY,
+        "start": t0 - DAY,
+        "end": t0 + DAY,
         "limits": [
             {"name": "day", "by": ["user"], "window": "day", "limit": 100, "extra": {"partner": 5}},
             {"name": "smooth", "by": ["user", "option"], "rolling": {"limit": 100, "per": 60}}
@@ -52,7 +54,7 @@ fn campaign(con: &mut Connection) -> Campaign {
         }}
     });
     raw(con, "campaign_configure", c.root_key(), &[&doc.to_string()]).unwrap();
-    let c = c.at(T0);
+    let c = c.at(t0);
     c.vote("bob", &[("B", "x"), ("B", "y")]).run(con).unwrap();
     c
 }
