@@ -118,6 +118,28 @@ local function check_option(ns, board, option)
     fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
   end
 end
+-- stored: the one parser of stored integer settings (campaign, board and
+-- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -171,8 +193,9 @@ local function main()
       campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
     end
   end
-  local start_at = tonumber(doc.start or rcall('HGET', root, 'start'))
-  local end_at = tonumber(doc['end'] or rcall('HGET', root, 'end'))
+  local stored = rcall('HMGET', root, 'start', 'end')
+  local start_at = doc.start or (stored[1] and stored_int(stored[1], 0, 253402300799, root, 'start'))
+  local end_at = doc['end'] or (stored[2] and stored_int(stored[2], 0, 253402300799, root, 'end'))
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
 
   if doc.limits ~= nil then

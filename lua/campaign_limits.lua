@@ -95,15 +95,43 @@ local function clock(at)
   local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
   return now, 0
 end
--- offset: the campaign's UTC offset, read from its root hash. Needs rcall
--- and fail (lib/prologue).
+-- stored: the one parser of stored integer settings (campaign, board and
+-- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
 
--- The offset in seconds; REDVOTE_UNKNOWN_CAMPAIGN when the campaign does
--- not exist.
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue) and stored_int (lib/stored).
+
+-- The offset in seconds (whole minutes within 14 hours);
+-- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,
+-- REDVOTE_INVALID_CONFIG when the stored offset is corrupt.
 local function campaign_offset(root)
   local offset = rcall('HGET', root, 'offset')
-  if not offset and rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  return tonumber(offset or 0)
+  if not offset then
+    if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+    return 0
+  end
+  local n = stored_int(offset, -50400, 50400, root, 'offset')
+  if n % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. offset:sub(1, 40) .. '"') end
+  return n
 end
 -- user: a user id is an opaque string of 1..256 bytes without control
 -- characters.
@@ -260,10 +288,46 @@ local function check_voter(user, channel, device)
   if device ~= '' then check_name(device) end
 end
 
--- The rules, from the campaign's `limits` field (JSON).
+-- The rules, from the campaign's `limits` field (JSON), checked to be
+-- exactly what campaign_configure writes: a list of at most 32 rules, each
+-- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
+-- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
+-- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
+-- and field otherwise.
 local function limit_rules(root, json)
   local ok, rules = pcall(cjson.decode, json)
-  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
+  local n = 0
+  for _ in pairs(bad and {} or rules) do n = n + 1 end
+  bad = bad or n ~= #rules
+  for i = 1, bad and 0 or #rules do
+    local r = rules[i]
+    local what = 'limits rule ' .. i
+    bad = type(r) ~= 'table' or not name_ok(r.name) or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
+    if not bad then
+      local seen = {}
+      for j, d in pairs(r.by) do
+        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
+        seen[d] = true
+      end
+      for channel, x in pairs(r.extra or {}) do
+        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
+      end
+      if r.rolling == true then
+        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
+        stored_int(r.per, 1, 315360000, root, what .. ' per')
+        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
+      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
+          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
+        bad = true
+      else
+        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
+      end
+    end
+    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+  end
+  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
 
@@ -432,6 +496,7 @@ local function main()
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end')
   local rules = limit_rules(root, c[1] or '[]')
+  local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   local pairs_ = {}
   for i = 6, #ARGV, 2 do
     check_name(ARGV[i])
@@ -445,7 +510,7 @@ local function main()
     end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, tonumber(c[2]))
+  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at)
   if mode == 'reset' then
     local keys = {}
     for _, check in ipairs(checks) do keys[#keys + 1] = check.key end

@@ -144,27 +144,67 @@ local function check_name(s)
     fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
   end
 end
+-- stored: the one parser of stored integer settings (campaign, board and
+-- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
--- (lib/prologue) and check_name (lib/name_arg).
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
 -- The settings of the board named `board`: REDVOTE_INVALID_NAME,
--- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG when they are corrupt.
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
 local function board_settings(ns, board)
   check_name(board)
-  local s = rcall('HMGET', ns .. 'board:' .. board, 'periods', 'ties', 'decimals', 'carry',
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month')
-  if not s[1] then fail('UNKNOWN_BOARD', ns .. 'board:' .. board) end
+  if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
     keeps[p] = true
     periods[#periods + 1] = p
   end
-  local decimals, carry = tonumber(s[3] or 2), tonumber(s[4] or 0)
-  if not decimals or not carry then fail('INVALID_CONFIG', ns .. 'board:' .. board .. ' is corrupt') end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = s[2] or 'competition'
+  if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
+  end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
   return {
-    name = board, keeps = keeps, periods = periods, ties = s[2] or 'competition', decimals = decimals,
-    carry_millionths = math.floor(carry * 1000000 + 0.5),
-    keep = { hour = tonumber(s[5] or 0), day = tonumber(s[6] or 0), week = tonumber(s[7] or 0), month = tonumber(s[8] or 0) },
+    name = board, keeps = keeps, periods = periods, ties = ties,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
   }
 end
 -- user: a user id is an opaque string of 1..256 bytes without control
@@ -306,10 +346,46 @@ local function check_voter(user, channel, device)
   if device ~= '' then check_name(device) end
 end
 
--- The rules, from the campaign's `limits` field (JSON).
+-- The rules, from the campaign's `limits` field (JSON), checked to be
+-- exactly what campaign_configure writes: a list of at most 32 rules, each
+-- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
+-- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
+-- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
+-- and field otherwise.
 local function limit_rules(root, json)
   local ok, rules = pcall(cjson.decode, json)
-  if not ok or type(rules) ~= 'table' then fail('INVALID_CONFIG', root .. ' limits are corrupt') end
+  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
+  local n = 0
+  for _ in pairs(bad and {} or rules) do n = n + 1 end
+  bad = bad or n ~= #rules
+  for i = 1, bad and 0 or #rules do
+    local r = rules[i]
+    local what = 'limits rule ' .. i
+    bad = type(r) ~= 'table' or not name_ok(r.name) or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
+    if not bad then
+      local seen = {}
+      for j, d in pairs(r.by) do
+        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
+        seen[d] = true
+      end
+      for channel, x in pairs(r.extra or {}) do
+        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
+      end
+      if r.rolling == true then
+        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
+        stored_int(r.per, 1, 315360000, root, what .. ' per')
+        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
+      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
+          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
+        bad = true
+      else
+        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
+      end
+    end
+    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+  end
+  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
 
@@ -541,9 +617,15 @@ local function main()
 
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
-  local offset = tonumber(c[1] or 0)
-  if c[2] and now < tonumber(c[2]) then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
-  if c[3] and now >= tonumber(c[3]) then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
+  -- Stored settings are parsed strictly (lib/stored): INVALID_CONFIG
+  -- naming the key and field, before the first write.
+  local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
+  if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
+  local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
+  local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
+  local rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
+  if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
   -- Every board's settings once, every option's weight.
   local boards, pairs_ = {}, {}
@@ -551,8 +633,9 @@ local function main()
     local board, option = ARGV[i], ARGV[i + 1]
     check_name(option)
     boards[board] = boards[board] or board_settings(ns, board)
-    local weight = tonumber(rcall('HGET', ns .. 'weights:' .. board, option))
+    local weight = rcall('HGET', ns .. 'weights:' .. board, option)
     if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
 
@@ -565,8 +648,8 @@ local function main()
     end
   end
   local checks
-  if c[4] and c[4] ~= '[]' then
-    checks = limit_plan(ns, limit_rules(root, c[4]), { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+  if rules then
+    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, end_at)
     local refusal = limit_evaluate(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end

@@ -22,7 +22,8 @@
     are nil (and the window empty) when the member is not on the board.
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
-    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_INVALID_CONFIG (a corrupt stored setting).
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"

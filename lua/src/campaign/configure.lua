@@ -72,6 +72,7 @@
 --- @include "lib/names"
 --- @include "lib/campaign"
 --- @include "lib/option"
+--- @include "lib/stored"
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -125,8 +126,9 @@ local function main()
       campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
     end
   end
-  local start_at = tonumber(doc.start or rcall('HGET', root, 'start'))
-  local end_at = tonumber(doc['end'] or rcall('HGET', root, 'end'))
+  local stored = rcall('HMGET', root, 'start', 'end')
+  local start_at = doc.start or (stored[1] and stored_int(stored[1], 0, 253402300799, root, 'start'))
+  local end_at = doc['end'] or (stored[2] and stored_int(stored[2], 0, 253402300799, root, 'end'))
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
 
   if doc.limits ~= nil then

@@ -47,6 +47,7 @@ local function main()
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end')
   local rules = limit_rules(root, c[1] or '[]')
+  local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   local pairs_ = {}
   for i = 6, #ARGV, 2 do
     check_name(ARGV[i])
@@ -60,7 +61,7 @@ local function main()
     end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, tonumber(c[2]))
+  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at)
   if mode == 'reset' then
     local keys = {}
     for _, check in ipairs(checks) do keys[#keys + 1] = check.key end

@@ -13,7 +13,7 @@
   Output: { campaign participants, { option, participants }, ... }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN,
-    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION.
+    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION, REDVOTE_INVALID_CONFIG.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"

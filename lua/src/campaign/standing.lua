@@ -20,7 +20,8 @@
     "total" has no previous period).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
-    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_INVALID_CONFIG (a corrupt stored setting).
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"

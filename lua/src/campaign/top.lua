@@ -19,7 +19,8 @@
     { { member, score (string, the board's decimals), rank }, ... } }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
-    REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD.
+    REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_INVALID_CONFIG (a corrupt stored setting).
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"

@@ -77,9 +77,15 @@ local function main()
 
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
-  local offset = tonumber(c[1] or 0)
-  if c[2] and now < tonumber(c[2]) then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
-  if c[3] and now >= tonumber(c[3]) then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
+  -- Stored settings are parsed strictly (lib/stored): INVALID_CONFIG
+  -- naming the key and field, before the first write.
+  local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
+  if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
+  local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
+  local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
+  local rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
+  if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
   -- Every board's settings once, every option's weight.
   local boards, pairs_ = {}, {}
@@ -87,8 +93,9 @@ local function main()
     local board, option = ARGV[i], ARGV[i + 1]
     check_name(option)
     boards[board] = boards[board] or board_settings(ns, board)
-    local weight = tonumber(rcall('HGET', ns .. 'weights:' .. board, option))
+    local weight = rcall('HGET', ns .. 'weights:' .. board, option)
     if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
 
@@ -101,8 +108,8 @@ local function main()
     end
   end
   local checks
-  if c[4] and c[4] ~= '[]' then
-    checks = limit_plan(ns, limit_rules(root, c[4]), { user = user, channel = channel, device = device }, pairs_, cost, now, offset, tonumber(c[3]))
+  if rules then
+    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, end_at)
     local refusal = limit_evaluate(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end

@@ -18,6 +18,7 @@ mod removal;
 mod retention;
 mod sizes;
 mod standing;
+mod stored;
 mod ties;
 mod top;
 mod vote;
