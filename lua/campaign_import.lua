@@ -71,8 +71,9 @@ local function pair_argc(op, fixed, lo, hi, usage, too_many)
   if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
   if n > 2 * hi then fail('USAGE', too_many) end
 end
--- stored: the one parser of stored integer settings (campaign, board and
--- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
 -- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
 -- trusted only as written by campaign_configure. Needs fail (lib/prologue).
 -- One function on purpose: every helper a script defines is a closure per

@@ -84,8 +84,9 @@ local function clock(at)
   local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
   return now, 0
 end
--- stored: the one parser of stored integer settings (campaign, board and
--- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
 -- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
 -- trusted only as written by campaign_configure. Needs fail (lib/prologue).
 -- One function on purpose: every helper a script defines is a closure per

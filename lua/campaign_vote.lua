@@ -144,8 +144,9 @@ local function check_name(s)
     fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
   end
 end
--- stored: the one parser of stored integer settings (campaign, board and
--- weight hashes, and the numbers of the stored `limits` JSON). Lua's
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
 -- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
 -- trusted only as written by campaign_configure. Needs fail (lib/prologue).
 -- One function on purpose: every helper a script defines is a closure per

@@ -61,6 +61,29 @@ local function article_id(ref)
   return id
 end
 
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
 -- site_config: the site's settings, hash <prefix>redvote:config, where an
 -- absent field means its default (below, the one place they are written).
 -- configure.lua documents and changes them. Plain locals, no tables: post
@@ -77,14 +100,9 @@ local CONFIG = 'redvote:config'
 -- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
   local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
-  -- Strictly decimal digits (tonumber would take nan, inf, 0x10, ' 5', 2.5).
-  if not vote_score:find('^[1-9]%d?%d?%d?%d?%d?%d?$') or tonumber(vote_score) > VOTE_SCORE_MAX
-    or not window:find('^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$') or tonumber(window) < WINDOW_MIN
-    or tonumber(window) > WINDOW_MAX then
-    fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a vote_score or window out of range')
-  end
-  return tonumber(vote_score), tonumber(window), cfg[3] or ''
+  local key = prefix .. CONFIG
+  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
+    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
 end
 
 -- rankings: the extra rankings a site may keep beside score:, hot: and

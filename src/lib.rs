@@ -71,6 +71,8 @@ pub mod campaign;
 pub mod error;
 #[cfg(test)]
 mod headers;
+#[cfg(test)]
+mod manifest;
 pub mod reply;
 pub mod scripts;
 pub mod site;

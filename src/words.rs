@@ -7,9 +7,6 @@
 macro_rules! words {
     ($ty:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         impl $ty {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$ty] = &[$($ty::$variant),+];
-
             /// The wire and CLI spelling.
             pub fn as_str(self) -> &'static str {
                 match self { $($ty::$variant => $text),+ }

@@ -1,4 +1,5 @@
 --- @include "lib/prologue"
+--- @include "lib/stored"
 -- site_config: the site's settings, hash <prefix>redvote:config, where an
 -- absent field means its default (below, the one place they are written).
 -- configure.lua documents and changes them. Plain locals, no tables: post
@@ -15,12 +16,7 @@ local CONFIG = 'redvote:config'
 -- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
 local function vote_settings(prefix)
   local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
-  -- Strictly decimal digits (tonumber would take nan, inf, 0x10, ' 5', 2.5).
-  if not vote_score:find('^[1-9]%d?%d?%d?%d?%d?%d?$') or tonumber(vote_score) > VOTE_SCORE_MAX
-    or not window:find('^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$') or tonumber(window) < WINDOW_MIN
-    or tonumber(window) > WINDOW_MAX then
-    fail('INVALID_CONFIG', prefix .. CONFIG .. ' holds a vote_score or window out of range')
-  end
-  return tonumber(vote_score), tonumber(window), cfg[3] or ''
+  local key = prefix .. CONFIG
+  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
+    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
 end

@@ -7,10 +7,7 @@
 -- The default articles per page (a number), or INVALID_CONFIG.
 local function page_size_setting(prefix)
   local size = rcall('HGET', prefix .. CONFIG, 'page_size') or DEFAULT_PAGE_SIZE
-  if not size:find('^[1-9]%d*$') or tonumber(size) > 100 then
-    fail('INVALID_CONFIG', prefix .. CONFIG .. ' page_size is not in 1..100')
-  end
-  return tonumber(size)
+  return stored_int(size, 1, 100, prefix .. CONFIG, 'page_size')
 end
 
 -- Check order, page and per_page (absent: the site's page_size); returns

@@ -511,7 +511,7 @@ mod tests {
     #[test]
     fn redact_hides_passwords_only() {
         for (url, shown) in [
-            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("redis://127.0.0.1:7001", "redis://127.0.0.1:7001"),
             ("redis://:pw@h:1/0", "redis://:***@h:1/0"),
             ("redis://user:pw@h:1", "redis://user:***@h:1"),
             ("rediss://maybe-pw@h", "rediss://***@h"),

@@ -1,0 +1,41 @@
+//! Test only: what `Cargo.toml` promises about features. Without `async`
+//! (and `cli`) the crate pulls in no tokio: redis-rs's `tokio-comp` comes only
+//! through the `async` feature, and no normal dependency is tokio itself.
+
+const MANIFEST: &str = include_str!("../Cargo.toml");
+
+/// The lines of one `[section]` of the manifest.
+fn section(name: &str) -> Vec<&'static str> {
+    let header = format!("[{name}]");
+    MANIFEST
+        .lines()
+        .skip_while(|l| l.trim() != header)
+        .skip(1)
+        .take_while(|l| !l.starts_with('['))
+        .collect()
+}
+
+#[test]
+fn only_the_async_feature_brings_tokio() {
+    for line in section("dependencies") {
+        assert!(
+            !line.starts_with("tokio"),
+            "tokio is a normal dependency: {line}"
+        );
+        if line.starts_with("redis ") {
+            assert!(!line.contains("tokio") && !line.contains("aio"), "{line}");
+        }
+    }
+    let features = section("features");
+    let feature = |name: &str| {
+        features
+            .iter()
+            .find(|l| l.starts_with(&format!("{name} =")))
+            .unwrap_or_else(|| panic!("no feature {name}"))
+            .to_string()
+    };
+    assert!(feature("async").contains("redis/tokio-comp"));
+    for other in ["cli", "testing"] {
+        assert!(!feature(other).contains("tokio"), "{}", feature(other));
+    }
+}
