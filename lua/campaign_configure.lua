@@ -60,7 +60,9 @@
 
   Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
-    <ns>deny:channels; <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
+    <ns>deny:channels; EXPIREAT of the campaign-window counters
+    <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
+    <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
     keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
@@ -199,9 +201,11 @@ local function main()
   local end_at = doc['end'] or (stored[2] and stored_int(stored[2], 0, 253402300799, root, 'end'))
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
 
+  local rules = nil -- the new rules, when the document gives them
   if doc.limits ~= nil then
     if not is_list(doc.limits) or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
-    local rules, names = {}, {}
+    local names = {}
+    rules = {}
     local dims = { user = true, option = true, channel = true, device = true }
     local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
     for i, r in ipairs(doc.limits) do
@@ -264,6 +268,31 @@ local function main()
     campaign[#campaign + 1] = 'limits'
     campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
   end
+  -- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
+  -- expiring at the campaign's end: a new end moves their expiry (so moving
+  -- `end` later never resets "once per campaign"), and a rule that is
+  -- removed takes its counters along (they would never expire without an
+  -- end). The stored rules are read leniently here (names only): this is
+  -- also the call that repairs a corrupt `limits`.
+  local counters_of = function(rules)
+    local names = {}
+    for _, r in ipairs(type(rules) == 'table' and rules or {}) do
+      if type(r) == 'table' and r.window == 'campaign' and name_ok(r.name) then names[r.name] = true end
+    end
+    return names
+  end
+  local stored_limits = rcall('HGET', root, 'limits')
+  local ok_old, old_rules = pcall(cjson.decode, stored_limits or '[]')
+  local old_counters = counters_of(ok_old and old_rules)
+  local new_counters = doc.limits ~= nil and counters_of(rules) or old_counters
+  local expire_counters, drop_counters = {}, {}
+  if doc['end'] ~= nil and doc['end'] ~= (stored[2] and tonumber(stored[2])) then
+    for name in pairs(new_counters) do expire_counters[#expire_counters + 1] = ns .. 'rl:' .. name .. ':campaign' end
+  end
+  for name in pairs(old_counters) do
+    if not new_counters[name] then drop_counters[#drop_counters + 1] = ns .. 'rl:' .. name .. ':campaign' end
+  end
+
   local deny = {}
   if doc.deny ~= nil then
     if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
@@ -367,6 +396,8 @@ local function main()
   campaign[#campaign + 1] = 'updated'
   campaign[#campaign + 1] = rcall('TIME')[1]
   hset_chunks(root, campaign)
+  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end']) end
+  for _, key in ipairs(drop_counters) do rcall('DEL', key) end
   for _, d in ipairs(deny) do
     rcall('DEL', ns .. 'deny:' .. d[1])
     for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end

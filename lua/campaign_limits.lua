@@ -369,13 +369,18 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     for _, pair in ipairs(pairs) do
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
-      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
-      local check = by_key[key]
+      local subject = limit_subject(rule, ctx, pair.board, pair.option)
+      -- Campaign-window counters: one hash per rule, field = subject, that
+      -- expires with the campaign (configure moves its expiry with `end`).
+      local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
+      if rule.window == 'campaign' then key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject end
+      local id_of = field and (key .. '\0' .. field) or key
+      local check = by_key[id_of]
       if not check then
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish, never = never }
-        by_key[key] = check
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never }
+        by_key[id_of] = check
         checks[#checks + 1] = check
       end
       check.need = check.need + cost
@@ -398,11 +403,14 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys = {}
-  for i, c in ipairs(checks) do keys[i] = c.key end
-  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every counter
+  local keys, at = {}, {}
   for i, c in ipairs(checks) do
-    local value = values[i] -- MGET gives false when absent
+    if not c.field then keys[#keys + 1] = c.key; at[i] = #keys end
+  end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  for i, c in ipairs(checks) do
+    local value -- false when absent
+    if c.field then value = rcall('HGET', c.key, c.field) else value = values[at[i]] end
     c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
@@ -459,7 +467,7 @@ local function limit_evaluate(checks, now, usec)
       c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
-      local used = value and tonumber(value) or 0
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.
@@ -513,10 +521,19 @@ local function main()
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
   local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at)
   if mode == 'reset' then
-    local keys = {}
-    for _, check in ipairs(checks) do keys[#keys + 1] = check.key end
-    if #keys == 0 then return 0 end
-    return rcall('DEL', unpack(keys))
+    -- a hash of the wrong type is refused (WRONGTYPE) before the first delete
+    for _, check in ipairs(checks) do
+      if check.field then rcall('HEXISTS', check.key, check.field) end
+    end
+    local deleted = 0
+    for _, check in ipairs(checks) do
+      if check.field then
+        deleted = deleted + rcall('HDEL', check.key, check.field)
+      else
+        deleted = deleted + rcall('DEL', check.key)
+      end
+    end
+    return deleted
   end
   limit_evaluate(checks, now, 0)
   local reply = {}

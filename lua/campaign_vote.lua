@@ -35,6 +35,8 @@
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
+    <ns>rl:RULE:campaign              hash: campaign-window counters, field
+                                      SUBJECT (expires at the campaign's end)
 
   Precision: shown scores are kept as exact decimals with the board's
   `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is
@@ -427,13 +429,18 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     for _, pair in ipairs(pairs) do
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
-      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
-      local check = by_key[key]
+      local subject = limit_subject(rule, ctx, pair.board, pair.option)
+      -- Campaign-window counters: one hash per rule, field = subject, that
+      -- expires with the campaign (configure moves its expiry with `end`).
+      local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
+      if rule.window == 'campaign' then key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject end
+      local id_of = field and (key .. '\0' .. field) or key
+      local check = by_key[id_of]
       if not check then
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish, never = never }
-        by_key[key] = check
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never }
+        by_key[id_of] = check
         checks[#checks + 1] = check
       end
       check.need = check.need + cost
@@ -456,11 +463,14 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys = {}
-  for i, c in ipairs(checks) do keys[i] = c.key end
-  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every counter
+  local keys, at = {}, {}
   for i, c in ipairs(checks) do
-    local value = values[i] -- MGET gives false when absent
+    if not c.field then keys[#keys + 1] = c.key; at[i] = #keys end
+  end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  for i, c in ipairs(checks) do
+    local value -- false when absent
+    if c.field then value = rcall('HGET', c.key, c.field) else value = values[at[i]] end
     c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
@@ -517,7 +527,7 @@ local function limit_evaluate(checks, now, usec)
       c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
-      local used = value and tonumber(value) or 0
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.
@@ -541,10 +551,14 @@ end
 -- rcall (lib/prologue).
 
 -- Spend: only after every check passed; one write a counter (a new counter
--- is created with its expiry, an existing one already has it).
+-- is created with its expiry, an existing one already has it; a
+-- campaign-window hash gets the campaign's end when a subject is new).
 local function limit_spend(checks)
   for _, c in ipairs(checks) do
-    if c.rule.rolling then
+    if c.field then
+      -- a campaign-window hash: a new subject (re)sets the hash's expiry
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    elseif c.rule.rolling then
       rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
     elseif c.existed then
       rcall('INCRBY', c.key, c.need)

@@ -63,10 +63,19 @@ local function main()
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
   local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at)
   if mode == 'reset' then
-    local keys = {}
-    for _, check in ipairs(checks) do keys[#keys + 1] = check.key end
-    if #keys == 0 then return 0 end
-    return rcall('DEL', unpack(keys))
+    -- a hash of the wrong type is refused (WRONGTYPE) before the first delete
+    for _, check in ipairs(checks) do
+      if check.field then rcall('HEXISTS', check.key, check.field) end
+    end
+    local deleted = 0
+    for _, check in ipairs(checks) do
+      if check.field then
+        deleted = deleted + rcall('HDEL', check.key, check.field)
+      else
+        deleted = deleted + rcall('DEL', check.key)
+      end
+    end
+    return deleted
   end
   limit_evaluate(checks, now, 0)
   local reply = {}

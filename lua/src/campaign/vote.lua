@@ -34,6 +34,8 @@
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
+    <ns>rl:RULE:campaign              hash: campaign-window counters, field
+                                      SUBJECT (expires at the campaign's end)
 
   Precision: shown scores are kept as exact decimals with the board's
   `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is

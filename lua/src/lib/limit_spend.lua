@@ -4,10 +4,14 @@
 -- rcall (lib/prologue).
 
 -- Spend: only after every check passed; one write a counter (a new counter
--- is created with its expiry, an existing one already has it).
+-- is created with its expiry, an existing one already has it; a
+-- campaign-window hash gets the campaign's end when a subject is new).
 local function limit_spend(checks)
   for _, c in ipairs(checks) do
-    if c.rule.rolling then
+    if c.field then
+      -- a campaign-window hash: a new subject (re)sets the hash's expiry
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then rcall('EXPIREAT', c.key, c.finish) end
+    elseif c.rule.rolling then
       rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
     elseif c.existed then
       rcall('INCRBY', c.key, c.need)

@@ -124,13 +124,18 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     for _, pair in ipairs(pairs) do
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
-      local key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. limit_subject(rule, ctx, pair.board, pair.option)
-      local check = by_key[key]
+      local subject = limit_subject(rule, ctx, pair.board, pair.option)
+      -- Campaign-window counters: one hash per rule, field = subject, that
+      -- expires with the campaign (configure moves its expiry with `end`).
+      local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
+      if rule.window == 'campaign' then key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject end
+      local id_of = field and (key .. '\0' .. field) or key
+      local check = by_key[id_of]
       if not check then
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, need = 0, allowance = allowance, finish = finish, never = never }
-        by_key[key] = check
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never }
+        by_key[id_of] = check
         checks[#checks + 1] = check
       end
       check.need = check.need + cost
@@ -153,11 +158,14 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys = {}
-  for i, c in ipairs(checks) do keys[i] = c.key end
-  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every counter
+  local keys, at = {}, {}
   for i, c in ipairs(checks) do
-    local value = values[i] -- MGET gives false when absent
+    if not c.field then keys[#keys + 1] = c.key; at[i] = #keys end
+  end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  for i, c in ipairs(checks) do
+    local value -- false when absent
+    if c.field then value = rcall('HGET', c.key, c.field) else value = values[at[i]] end
     c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
@@ -214,7 +222,7 @@ local function limit_evaluate(checks, now, usec)
       c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
-      local used = value and tonumber(value) or 0
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
       left = c.allowance - used
       if used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.

@@ -3,10 +3,11 @@
 //! expiring at its window's end, and the whole-campaign window (never
 //! passable again once spent: retry_after -1).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
+use redvote::CampaignSettings;
 
 use super::{
     configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries,
@@ -202,10 +203,14 @@ fn window_campaign_one_vote_per_user() {
         );
     }
     pass(&mut con, &c.at(t + DAY), &Voter::new("bob"), &[("b", "a")]);
-    // without an end, the counters never expire
+    // one hash for the rule, a field per user; without an end it never expires
     let expiries = rl_expiries(&mut con, &c);
-    assert_eq!(expiries.len(), 2);
-    assert!(expiries.values().all(|e| *e == -1), "{expiries:?}");
+    let hash = format!("{}rl:once:campaign", c.namespace());
+    assert_eq!(expiries, BTreeMap::from([(hash.clone(), -1)]));
+    assert_eq!(
+        support::hgetall(&mut con, &hash),
+        support::map([("5:alice", "1"), ("3:bob", "1")])
+    );
     assert_eq!(real(&mut con, &c, "b", "a"), 2);
 }
 
@@ -235,4 +240,61 @@ fn window_campaign_with_an_end_retry_after_is_minus_one() {
         peek(&mut con, &c.at(t + DAY), &alice, &[]),
         lefts(&[("once", 0, -1)])
     );
+}
+
+/// Moving the campaign's end later moves the expiry of the campaign-window
+/// counters with it: "once per campaign" still holds after the old end
+/// (issue 9, defect 4). Real expiry on the server's clock: the old end is
+/// two seconds away. Moving it earlier moves the counters' expiry too, and
+/// removing the rule deletes its counters.
+#[test]
+fn moving_the_end_later_keeps_once_per_campaign() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let now = support::server_time(&mut con) as u64;
+    let mut s = settings(
+        "+00:00",
+        vec![fixed("once", &[User], Window::Campaign, 1)],
+        BOARDS,
+    );
+    s.end = Some(now + 2);
+    let c = support::setup(&mut con, "move", s);
+    let alice = Voter::new("alice");
+    pass(&mut con, &c, &alice, &[("b", "a")]);
+    let hash = format!("{}rl:once:campaign", c.namespace());
+    assert_eq!(support::expiretime(&mut con, &hash), (now + 2) as i64);
+    let later = now + 3600;
+    c.configure(&CampaignSettings {
+        end: Some(later),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    assert_eq!(support::expiretime(&mut con, &hash), later as i64);
+    // past the old end: alice has voted in this campaign, for good
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while (support::server_time(&mut con) as u64) < now + 3 {
+        assert!(std::time::Instant::now() < deadline, "the server clock did not move");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let want = refusal("once", -1, &[("once", 0)]);
+    refused_vote(&mut con, &c, &alice, &[("b", "b")], want);
+    pass(&mut con, &c, &Voter::new("bob"), &[("b", "a")]);
+    assert_eq!(real(&mut con, &c, "b", "a"), 2);
+    // earlier again: the counters follow
+    c.configure(&CampaignSettings {
+        end: Some(later - 60),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    assert_eq!(support::expiretime(&mut con, &hash), (later - 60) as i64);
+    // the rule removed: its counters go with it
+    c.configure(&CampaignSettings {
+        limits: Some(vec![]),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    assert!(!support::exists(&mut con, &hash));
 }
