@@ -13,6 +13,8 @@
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
         "end": 1769904000,             Unix seconds; votes from then on are refused
+        "vote_id_ttl": 86400,          seconds a vote id is remembered (1..31536000;
+                                       default 86400)
         "limits": [                    rate limits checked by every vote (replaces
                                        the list; [] removes them), at most 32:
           { "name": "user-minute",     1..64 bytes, unique
@@ -58,7 +60,7 @@
     REDVOTE_USAGE), and every write of a list goes in chunks of at most 1000
     items (hset_chunks), so no write can reach Lua's unpack limit.
 
-  Writes: HSET <ns>campaign offset start end; SADD <ns>boards; HSET
+  Writes: HSET <ns>campaign offset start end vote_id_ttl; SADD <ns>boards; HSET
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
@@ -195,6 +197,10 @@ local function main()
       campaign[#campaign + 1] = field
       campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
     end
+  end
+  if doc.vote_id_ttl ~= nil then
+    campaign[#campaign + 1] = 'vote_id_ttl'
+    campaign[#campaign + 1] = integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl')
   end
   local stored = rcall('HMGET', root, 'start', 'end')
   local start_at = doc.start or (stored[1] and stored_int(stored[1], 0, 253402300799, root, 'start'))

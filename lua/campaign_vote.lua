@@ -19,7 +19,9 @@
     ARGV[3]  channel  traffic source for rate limits ("" none), a name
     ARGV[4]  device   device type for rate limits ("" none), e.g. pc, mobile
     ARGV[5]  cost     what the vote spends of each rate limit, 1..1000 ("" = 1)
-    ARGV[6..] board, option, board, option, ...: 1..50 pairs
+    ARGV[6]  id       "" none; else the vote id, 1..128 bytes without control
+                      characters: the call's idempotency key (see Exactly once)
+    ARGV[7..] board, option, board, option, ...: 1..50 pairs
 
   Keys written (P = a period name such as day:2026-03-17, or total):
     <ns>b:B:real:P, <ns>b:B:shown:P   zsets, member O (EXPIREAT end of P +
@@ -34,6 +36,9 @@
                                       a board gets its EXPIREAT when first seen
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
+    <ns>vid:ID                        string: the applied vote with id ID, its
+                                      arguments and reply as JSON (EX the
+                                      campaign's vote_id_ttl, default 86400)
     <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
                                       SUBJECT (expires at the campaign's end)
@@ -50,10 +55,19 @@
   campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
   pairs count against the limits pair by pair, all or nothing.
 
-  Output: one entry per pair, in order: { board, option, { P, shown score
-    (string, fixed decimals), ... } } for every period the board keeps.
+  Exactly once: a vote with an id is recorded with its reply, in the same
+  call as its writes, for the campaign's vote_id_ttl seconds (server clock).
+  A call with an id already recorded writes nothing and answers the recorded
+  reply, each entry marked "replay"; with the same id but other arguments it
+  is refused (REDVOTE_VOTE_ID_REUSED). A refused vote records nothing: its
+  retry is judged afresh.
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NUMBER,
+  Output: one entry per pair, in order: { board, option, { P, shown score
+    (string, fixed decimals), ... } } for every period the board keeps; on a
+    replay each entry has a fourth element, "replay".
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,
+    REDVOTE_VOTE_ID_REUSED, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
     REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
@@ -620,17 +634,63 @@ end
 local function decimal_text(units, decimals)
   return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
 end
+-- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
+-- at <ns>vid:ID, in the same call as its writes, as the JSON
+-- [request, reply] (request: every argument but the id, as JSON; a retry
+-- sends the same ones). Needs rcall and fail (lib/prologue).
+
+-- The id's record: returns the recorded reply marked as a replay when `id`
+-- was applied with the same arguments (the caller answers it and writes
+-- nothing), or nil and the request to record. REDVOTE_VOTE_ID_REUSED when
+-- the id was applied with other arguments; REDVOTE_INVALID_CONFIG when the
+-- record is corrupt; REDVOTE_INVALID_VOTE_ID for an id that is empty,
+-- longer than 128 bytes or holds control characters.
+local function vote_id_lookup(ns, id)
+  if #id > 128 or id:find('%c') then
+    fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')
+  end
+  local args = {}
+  for i = 1, #ARGV do
+    if i ~= 6 then args[#args + 1] = ARGV[i] end
+  end
+  local request = cjson.encode(args)
+  local key = ns .. 'vid:' .. id
+  local stored = rcall('GET', key)
+  if not stored then return nil, request end
+  local ok, record = pcall(cjson.decode, stored)
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+    fail('INVALID_CONFIG', key .. ' is not a vote record')
+  end
+  if record[1] ~= request then
+    fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
+  end
+  for _, entry in ipairs(record[2]) do
+    if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end
+    entry[4] = 'replay'
+  end
+  return record[2]
+end
+
+-- Record an applied vote: its request and reply, for `ttl` seconds.
+local function vote_id_record(ns, id, request, reply, ttl)
+  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply }), 'EX', ttl)
+end
 
 local function main()
   local root, ns = campaign_key('campaign_vote')
-  pair_argc('campaign_vote', 5, 1, 50, 'user, time, channel, device, cost, then board, option pairs',
+  pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
-  local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
+  local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
   check_voter(user, channel, device)
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
+  local record, request
+  if id ~= '' then
+    record, request = vote_id_lookup(ns, id)
+    if record then return record end
+  end
 
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   -- Stored settings are parsed strictly (lib/stored): INVALID_CONFIG
   -- naming the key and field, before the first write.
@@ -639,12 +699,13 @@ local function main()
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   local rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
   -- Every board's settings once, every option's weight.
   local boards, pairs_ = {}, {}
-  for i = 6, #ARGV, 2 do
+  for i = 7, #ARGV, 2 do
     local board, option = ARGV[i], ARGV[i + 1]
     check_name(option)
     boards[board] = boards[board] or board_settings(ns, board)
@@ -758,6 +819,7 @@ local function main()
     end
     reply[n] = { pair.board, pair.option, shown }
   end
+  if request then vote_id_record(ns, id, request, reply, id_ttl) end
   return reply
 end
 

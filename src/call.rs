@@ -41,6 +41,7 @@ pub struct Call<T: Reply> {
     key: String,
     args: Vec<String>,
     context: T::Context,
+    idempotent: bool,
 }
 
 impl<T: Reply<Context = ()>> Call<T> {
@@ -63,7 +64,24 @@ impl<T: Reply> Call<T> {
             key: key.to_string(),
             args,
             context,
+            idempotent: true,
         }
+    }
+
+    /// The same call, declared safe (or not) to send twice.
+    pub(crate) fn idempotent(self, idempotent: bool) -> Self {
+        Call { idempotent, ..self }
+    }
+
+    /// Whether sending this call twice has the effect of sending it once, so
+    /// that a call whose outcome is unknown (the connection dropped, or no
+    /// reply within the timeout) may be retried: every read; the article
+    /// votes (they set a state: up, down or none); configure, groups, rerank,
+    /// import and reset-limits (they set values); a campaign vote WITH a
+    /// vote id ([`crate::Voter::id`]). Not: a campaign vote without an id
+    /// (it adds), `post` and `Site::import` (each makes a new article).
+    pub fn is_idempotent(&self) -> bool {
+        self.idempotent
     }
 
     /// The script this call runs.

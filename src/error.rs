@@ -37,6 +37,10 @@ codes! {
     Usage => "REDVOTE_USAGE",
     /// Empty, oversized (> 256 bytes) or control-character user.
     InvalidUser => "REDVOTE_INVALID_USER",
+    /// A campaign vote id that is oversized (> 128 bytes) or holds control characters.
+    InvalidVoteId => "REDVOTE_INVALID_VOTE_ID",
+    /// A campaign vote id already applied to a vote with other arguments.
+    VoteIdReused => "REDVOTE_VOTE_ID_REUSED",
     /// An article reference that is not `N` or `article:N` (e.g. `1:x`, `{a}`).
     InvalidId => "REDVOTE_INVALID_ID",
     /// Empty, oversized or malformed title or link.

@@ -102,17 +102,17 @@ fn calls_match_the_script_headers() {
 
     let c = Campaign::new("t").at(5);
     let pairs = [("b", "o"), ("b", "p")];
-    let voter = Voter::new("u").channel("c").device("d").cost(2);
+    let voter = Voter::new("u").channel("c").device("d").cost(2).id("v");
     let view = View::new(Kind::Real, "day");
     check(c.configure(&CampaignSettings::new()), "settings", s);
     check(
         c.vote("u", &pairs),
-        "user time channel device cost board..",
+        "user time channel device cost id board..",
         s,
     );
     check(
         c.vote_by(&voter, &pairs),
-        "user time channel device cost board..",
+        "user time channel device cost id board..",
         s,
     );
     check(c.import("b", &[("o", "1")]), "board time option..", s);

@@ -68,6 +68,7 @@
 
 pub mod call;
 pub mod campaign;
+pub mod client;
 pub mod error;
 #[cfg(test)]
 mod headers;
@@ -82,6 +83,9 @@ mod words;
 
 pub use call::Call;
 pub use campaign::*;
+#[cfg(feature = "async")]
+pub use client::AsyncConnection;
+pub use client::{Client, Connection, Retry};
 pub use error::{Code, Error, RateLimited, Result};
 pub use site::*;
 

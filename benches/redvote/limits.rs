@@ -147,6 +147,7 @@ impl Bench {
                 channel: Some(channel),
                 device: Some(LIMITS_DEVICES[1]),
                 cost: 1,
+                id: None,
             };
             let got: Vec<(String, i64)> = campaign
                 .limits(&voter, &[(LIMITS_BOARD, "opt1")])

@@ -115,6 +115,7 @@ impl Input {
             channel: Some(self.channel),
             device: Some(self.device),
             cost: 1,
+            id: None,
         }
     }
 }

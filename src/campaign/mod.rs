@@ -98,8 +98,9 @@ impl Campaign {
     pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
         let mut args = voter.args(self.time_arg());
         args.push(voter.cost.to_string());
+        args.push(voter.id.unwrap_or_default().to_string());
         args.extend(flat(pairs));
-        Call::new("campaign_vote", &self.root, args)
+        Call::new("campaign_vote", &self.root, args).idempotent(voter.id.is_some())
     }
 
     /// Set the imported (starting) shown votes of options of `board`:

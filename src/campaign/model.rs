@@ -81,6 +81,10 @@ pub struct Ballot {
     pub option: String,
     /// The new shown score in every period the board keeps.
     pub shown: Vec<PeriodScore>,
+    /// True when the vote's id ([`Voter::id`]) had already been applied:
+    /// nothing was written now, and this is the first run's answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replay: bool,
 }
 
 /// One ranked member of a board.
@@ -172,6 +176,11 @@ pub struct Voter<'a> {
     pub device: Option<&'a str>,
     /// What the vote spends of each limit (1..=1000).
     pub cost: u32,
+    /// The vote's idempotency key (1..=128 bytes, no control characters):
+    /// a vote with an id already applied writes nothing and answers the
+    /// first run's ballots, marked [`Ballot::replay`]. Give one to every
+    /// vote that may be retried (the driver retries only votes with an id).
+    pub id: Option<&'a str>,
 }
 
 impl<'a> Voter<'a> {
@@ -182,6 +191,7 @@ impl<'a> Voter<'a> {
             channel: None,
             device: None,
             cost: 1,
+            id: None,
         }
     }
 
@@ -205,6 +215,15 @@ impl<'a> Voter<'a> {
     /// The same voter spending `cost` of each limit.
     pub fn cost(self, cost: u32) -> Self {
         Voter { cost, ..self }
+    }
+
+    /// The same voter with the vote's idempotency key `id` (see
+    /// [`Voter::id`](Voter#structfield.id)).
+    pub fn id(self, id: &'a str) -> Self {
+        Voter {
+            id: Some(id),
+            ..self
+        }
     }
 
     /// user, time, channel, device: the ARGV the vote and the limit

@@ -43,7 +43,8 @@ reply_type! {
             options: count(get(&items, 3)?)?,
         })
     };
-    // `campaign_vote.lua`, per pair: `{ board, option, { period, score, ... } }`.
+    // `campaign_vote.lua`, per pair: `{ board, option, { period, score, ... } }`,
+    // plus `"replay"` when the vote id had already been applied.
     Ballot => |v| {
         let pair = items(v)?;
         let scores = items(get(&pair, 2)?.clone())?;
@@ -59,6 +60,11 @@ reply_type! {
                     })
                 })
                 .collect::<Shape<_>>()?,
+            replay: match pair.get(3) {
+                None => false,
+                Some(v) if text(v)? == "replay" => true,
+                Some(v) => return Err(format!("expected \"replay\", got {v:?}")),
+            },
         })
     };
     // `campaign_import.lua`: `{ changed, unchanged }`.

@@ -25,6 +25,10 @@ pub struct CampaignSettings {
     /// Votes from this Unix time on are refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
+    /// Seconds a vote id ([`crate::Voter::id`]) is remembered, 1..=31536000
+    /// (the campaign's default: 86400, a day). A retry after that counts again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_id_ttl: Option<u64>,
     /// Rate limits checked by every vote; replaces the list (`Some(vec![])` removes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Vec<LimitRule>>,

@@ -50,7 +50,7 @@ impl Site {
     /// Post an article at the server's time; the poster's own upvote counts.
     /// Returns the new id.
     pub fn post(&self, user: &str, title: &str, link: &str) -> Call<u64> {
-        Call::new("post", &self.root, strings([user, title, link]))
+        Call::new("post", &self.root, strings([user, title, link])).idempotent(false)
     }
 
     /// Import/backfill path: post an article with an explicit publish time
@@ -59,7 +59,7 @@ impl Site {
     pub fn import(&self, user: &str, title: &str, link: &str, time: u64) -> Call<u64> {
         let mut args = strings([user, title, link]);
         args.push(time.to_string());
-        Call::new("post", &self.root, args)
+        Call::new("post", &self.root, args).idempotent(false)
     }
 
     /// Set `user`'s vote on `article` (`"7"` or `"article:7"`) to `vote`.

@@ -63,8 +63,15 @@ impl VoterArgs {
             channel: self.channel.as_deref(),
             device: self.device.as_deref(),
             cost: self.cost,
+            id: None,
         }
     }
+}
+
+/// Whether a failed call may have been applied (its outcome is unknown).
+fn unknown(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<redvote::Error>()
+        .is_some_and(redvote::Error::may_have_applied)
 }
 
 fn split_pairs(pairs: &[String]) -> Result<Vec<(&str, &str)>> {
@@ -88,6 +95,10 @@ enum CampaignCommand {
     Vote {
         #[command(flatten)]
         voter: VoterArgs,
+        /// Idempotency key (1..128 bytes): a vote sent again with the same id
+        /// counts once and prints the first answer, marked (replay)
+        #[arg(long)]
+        vote_id: Option<String>,
         /// BOARD:OPTION pairs
         #[arg(required = true)]
         pairs: Vec<String>,
@@ -190,15 +201,32 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             };
             let settings: CampaignSettings = serde_json::from_str(&text)
                 .with_context(|| format!("{file}: not campaign settings"))?;
-            let done = campaign.configure(&settings).run(&mut g.connect()?)?;
+            let done = g.run(&campaign.configure(&settings))?;
             print(g, &done, |d| {
                 format!("configured {} board(s), {} option(s)", d.boards, d.options)
             })
         }
-        CampaignCommand::Vote { voter, pairs } => {
+        CampaignCommand::Vote {
+            voter,
+            vote_id,
+            pairs,
+        } => {
             let pairs = split_pairs(pairs)?;
-            let call = campaign.vote_by(&voter.voter(), &pairs);
-            let ballots = call.run(&mut g.connect()?)?;
+            let voter = Voter {
+                id: vote_id.as_deref(),
+                ..voter.voter()
+            };
+            let call = campaign.vote_by(&voter, &pairs);
+            let ballots = g.run(&call).map_err(|err| match vote_id {
+                // the outcome is unknown: say how to find out safely
+                Some(id) if unknown(&err) => err.context(format!(
+                    "retry with the same --vote-id {id}: it counts once"
+                )),
+                None if unknown(&err) => err.context(
+                    "a retry may count it twice: give votes a --vote-id to retry them safely",
+                ),
+                _ => err,
+            })?;
             print(g, &ballots, |ballots| {
                 let lines: Vec<String> = ballots
                     .iter()
@@ -208,7 +236,8 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                             .iter()
                             .map(|s| format!("{} {}", s.period, s.score))
                             .collect();
-                        format!("{}:{}  {}", b.board, b.option, scores.join("  "))
+                        let replay = if b.replay { "  (replay)" } else { "" };
+                        format!("{}:{}  {}{replay}", b.board, b.option, scores.join("  "))
                     })
                     .collect();
                 lines.join("\n")
@@ -216,9 +245,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         }
         CampaignCommand::Limits { voter, pairs } => {
             let pairs = split_pairs(pairs)?;
-            let left = campaign
-                .limits(&voter.voter(), &pairs)
-                .run(&mut g.connect()?)?;
+            let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
             print(g, &left, |left| {
                 let lines: Vec<String> = left
                     .iter()
@@ -234,9 +261,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         }
         CampaignCommand::ResetLimits { voter, pairs } => {
             let pairs = split_pairs(pairs)?;
-            let n = campaign
-                .reset_limits(&voter.voter(), &pairs)
-                .run(&mut g.connect()?)?;
+            let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
             print(g, &n, |n| format!("reset {n} counter(s)"))
         }
         CampaignCommand::Import { board, file, batch } => import(g, &campaign, board, file, *batch),
@@ -248,7 +273,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         } => {
             let names: Vec<&str> = boards.iter().map(String::as_str).collect();
             let call = campaign.top(&names, &view.view(), Paging::new(*page, *per_page));
-            let pages = call.run(&mut g.connect()?)?;
+            let pages = g.run(&call)?;
             print(g, &pages, |pages| {
                 pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
             })
@@ -260,7 +285,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         } => {
             let names: Vec<&str> = members.iter().map(String::as_str).collect();
             let call = campaign.standing(board, &view.view(), &names);
-            let standings = call.run(&mut g.connect()?)?;
+            let standings = g.run(&call)?;
             print(g, &standings, |all| {
                 let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
                 let num = |o: &Option<u64>| o.map_or("-".into(), |n| n.to_string());
@@ -295,7 +320,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 member,
                 Neighbourhood::new(*window, *per_page),
             );
-            let around = call.run(&mut g.connect()?)?;
+            let around = g.run(&call)?;
             print(g, &around, |a| {
                 let mut out = format!(
                     "{member}: rank {}, percentile {}, page {} of {} ({} members)",
@@ -314,9 +339,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         }
         CampaignCommand::Participants { board, options } => {
             let names: Vec<&str> = options.iter().map(String::as_str).collect();
-            let p = campaign
-                .participants(board, &names)
-                .run(&mut g.connect()?)?;
+            let p = g.run(&campaign.participants(board, &names))?;
             print(g, &p, |p| {
                 let mut out = format!("campaign {}", p.campaign);
                 for (o, n) in &p.options {
@@ -336,7 +359,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 )]),
                 ..Default::default()
             };
-            let done = campaign.configure(&settings).run(&mut g.connect()?)?;
+            let done = g.run(&campaign.configure(&settings))?;
             print(g, &done, |_| {
                 format!("removed {} option(s) from {board}", options.len())
             })
@@ -517,7 +540,7 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
             .iter()
             .map(|r| (r.option.as_str(), r.votes.as_str()))
             .collect();
-        let done = match campaign.import(board, &pairs).run(&mut con) {
+        let done = match con.run(&campaign.import(board, &pairs)) {
             Ok(done) => done,
             Err(err) => {
                 bar.finish_and_clear();

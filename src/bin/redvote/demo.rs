@@ -63,7 +63,8 @@ pub fn run(g: &Global) -> Result<()> {
             redact(&url)
         ));
     }
-    let mut con = connect(&url)?;
+    let mut client = connect(&url, g)?;
+    let mut con = client.redis()?;
     let site = Site::new(g.prefix.clone());
 
     let mut ids = Vec::new();
@@ -111,7 +112,7 @@ pub fn run(g: &Global) -> Result<()> {
                 .run(&mut con)?,
         )?;
     }
-    campaign(&mut con, g, &say)
+    campaign(con, g, &say)
 }
 
 /// A campaign with one board: "stars", kept per day and in total, where a

@@ -8,11 +8,13 @@ mod campaign;
 mod demo;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
-use redvote::{Article, ConfigUpdate, Order, Page, Ranking, Site, Vote};
+use redvote::reply::Reply;
+use redvote::{Article, Call, ConfigUpdate, Order, Page, Ranking, Site, Vote};
 use serde::Serialize;
 
 /// The Redis the CLI talks to when neither --url nor REDVOTE_URL is given (the default).
@@ -43,6 +45,21 @@ pub struct Global {
     /// Machine-readable JSON output
     #[arg(long, global = true)]
     pub json: bool,
+    /// Seconds to wait for a connection, and for each reply, before failing
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, global = true)]
+    pub timeout: f64,
+    /// Retries of a call that failed before running (LOADING, BUSY, refused
+    /// connection) or, when it cannot count twice, with an unknown outcome
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10), global = true)]
+    pub retries: u32,
+}
+
+/// A `--timeout`: positive seconds, at most a day.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 86400.0 => Ok(t),
+        _ => Err(format!("{s:?} is not a number of seconds in (0, 86400]")),
+    }
 }
 
 impl Global {
@@ -54,16 +71,35 @@ impl Global {
         self.url.as_deref().unwrap_or(DEFAULT_URL)
     }
 
-    fn connect(&self) -> Result<redis::Connection> {
-        connect(self.url())
+    fn connect(&self) -> Result<redvote::Connection> {
+        connect(self.url(), self)
+    }
+
+    /// Connect and run `call` (retried per --retries); an error that leaves
+    /// the outcome unknown says so.
+    pub fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
+        self.connect()?.run(call).map_err(|err| {
+            let unknown = err.may_have_applied();
+            let err = anyhow::Error::new(err);
+            if unknown {
+                err.context(format!(
+                    "{} may have been applied (no reply within --timeout, or the connection was lost)",
+                    call.script().name()
+                ))
+            } else {
+                err
+            }
+        })
     }
 }
 
-/// A sync connection, with an error that names the URL (its password
-/// redacted).
-pub fn connect(url: &str) -> Result<redis::Connection> {
-    redis::Client::open(url)
-        .and_then(|c| c.get_connection())
+/// A sync connection with the timeouts and retries of `g`, with an error
+/// that names the URL (its password redacted).
+pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
+    let timeout = Duration::from_secs_f64(g.timeout);
+    let retry = redvote::Retry::new(g.retries + 1, Duration::from_millis(100));
+    redvote::Client::open(url)
+        .and_then(|c| c.timeouts(timeout, timeout).retry(retry).connect())
         .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
 }
 
@@ -303,42 +339,38 @@ fn run(cli: Cli) -> Result<()> {
     let site = g.site();
     match cli.command {
         Command::Post(p) => {
-            let id = site
-                .post(&p.user, &p.title, &p.link)
-                .run(&mut g.connect()?)?;
+            let id = g.run(&site.post(&p.user, &p.title, &p.link))?;
             print(g, &id, |id| id.to_string())
         }
         Command::Import { post: p, time } => {
             let call = site.import(&p.user, &p.title, &p.link, time);
-            let id = call.run(&mut g.connect()?)?;
+            let id = g.run(&call)?;
             print(g, &id, |id| id.to_string())
         }
         Command::Vote(v) => vote(g, &site, v, Vote::Up),
         Command::Downvote(v) => vote(g, &site, v, Vote::Down),
         Command::Unvote(v) => vote(g, &site, v, Vote::None),
         Command::Article { id, user } => {
-            let a = site.article(&id, user.as_deref()).run(&mut g.connect()?)?;
+            let a = g.run(&site.article(&id, user.as_deref()))?;
             print(g, &a, show_article)
         }
         Command::Articles(p) => {
-            let page = site
-                .page(p.order, p.page, p.per_page)
-                .run(&mut g.connect()?)?;
+            let page = g.run(&site.page(p.order, p.page, p.per_page))?;
             print_page(g, &page)
         }
         Command::Group(GroupCommand::Add { id, groups }) => {
             let names: Vec<&str> = groups.iter().map(String::as_str).collect();
-            let c = site.groups(&id, &names, &[]).run(&mut g.connect()?)?;
+            let c = g.run(&site.groups(&id, &names, &[]))?;
             print(g, &c, |c| format!("joined {} group(s)", c.added))
         }
         Command::Group(GroupCommand::Remove { id, groups }) => {
             let names: Vec<&str> = groups.iter().map(String::as_str).collect();
-            let c = site.groups(&id, &[], &names).run(&mut g.connect()?)?;
+            let c = g.run(&site.groups(&id, &[], &names))?;
             print(g, &c, |c| format!("left {} group(s)", c.removed))
         }
         Command::Group(GroupCommand::Articles { group, page: p }) => {
             let call = site.group_page(&group, p.order, p.page, p.per_page);
-            print_page(g, &call.run(&mut g.connect()?)?)
+            print_page(g, &g.run(&call)?)
         }
         Command::Config {
             vote_score,
@@ -361,7 +393,7 @@ fn run(cli: Cli) -> Result<()> {
                 page_size,
                 rankings,
             };
-            let config = site.configure(&update).run(&mut g.connect()?)?;
+            let config = g.run(&site.configure(&update))?;
             print(g, &config, |c| {
                 let rankings: Vec<&str> = c.rankings.iter().map(|r| r.as_str()).collect();
                 format!(
@@ -377,7 +409,7 @@ fn run(cli: Cli) -> Result<()> {
             let mut con = g.connect()?;
             let (mut start, mut ranked) = (0, 0);
             loop {
-                let done = site.rerank(start, batch).run(&mut con)?;
+                let done = con.run(&site.rerank(start, batch))?;
                 ranked += done.ranked;
                 if done.next == 0 {
                     break;
@@ -397,7 +429,7 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Load => {
-            let loaded = redvote::scripts::load_all(&mut g.connect()?)?;
+            let loaded = redvote::scripts::load_all(g.connect()?.redis()?)?;
             let list: Vec<ScriptLine> = loaded
                 .into_iter()
                 .map(|(name, sha1)| ScriptLine { name, sha1 })
@@ -424,7 +456,7 @@ fn show_scripts(list: &[ScriptLine]) -> String {
 }
 
 fn vote(g: &Global, site: &Site, v: VoteArgs, want: Vote) -> Result<()> {
-    let o = site.set_vote(&v.user, &v.id, want).run(&mut g.connect()?)?;
+    let o = g.run(&site.set_vote(&v.user, &v.id, want))?;
     print(g, &o, |o| {
         let what = if o.changed {
             format!("vote {} (was {})", o.vote, o.previous)

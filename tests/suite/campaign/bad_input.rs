@@ -276,6 +276,11 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         args[n - 1] = option.to_string();
         votes.push((args, Code::InvalidName));
     }
+    for id in ["i".repeat(129), "a\nb".to_string(), "\0".to_string()] {
+        let mut args = base.clone();
+        args[5] = id;
+        votes.push((args, Code::InvalidVoteId));
+    }
     votes.push((base[..n - 1].to_vec(), Code::Usage));
     let mut odd = base.clone();
     odd.push("B".to_string());

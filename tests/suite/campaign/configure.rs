@@ -76,6 +76,7 @@ fn configure_creates_boards_with_the_documented_defaults() {
             board: "B".to_string(),
             option: "x".to_string(),
             shown: vec![ps("total", "1.00")],
+            replay: false,
         }]
     );
     refused(

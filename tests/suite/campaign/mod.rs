@@ -22,6 +22,7 @@ mod stored;
 mod ties;
 mod top;
 mod vote;
+mod vote_ids;
 
 use redis::Connection;
 use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};

@@ -100,6 +100,7 @@ fn voter<'a>(user: &'a str, channel: Option<&'a str>, device: Option<&'a str>) -
         channel,
         device,
         cost: 1,
+        id: None,
     }
 }
 
@@ -109,6 +110,7 @@ fn costing(user: &str, cost: u32) -> Voter<'_> {
         channel: None,
         device: None,
         cost,
+        id: None,
     }
 }
 

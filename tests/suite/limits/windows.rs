@@ -274,7 +274,10 @@ fn moving_the_end_later_keeps_once_per_campaign() {
     // past the old end: alice has voted in this campaign, for good
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while (support::server_time(&mut con) as u64) < now + 3 {
-        assert!(std::time::Instant::now() < deadline, "the server clock did not move");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server clock did not move"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let want = refusal("once", -1, &[("once", 0)]);

@@ -1,0 +1,331 @@
+//! [`Client`]: connections with connect and response timeouts, and calls
+//! retried, within bounds, when a retry cannot count anything twice.
+//!
+//! `Call::run(&mut con)` sends a call once on any redis-rs connection. A
+//! backend that must ride out a dropped connection, a restarting server
+//! (`LOADING`) or a long script (`BUSY`) opens a [`Client`] instead:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use redvote::{Campaign, Client, Retry, Voter};
+//!
+//! let client = Client::open("redis://127.0.0.1:6379/")?
+//!     .timeouts(Duration::from_secs(1), Duration::from_secs(2))
+//!     .retry(Retry::new(4, Duration::from_millis(50)));
+//! let mut con = client.connect()?;
+//! let spring = Campaign::new("spring2026");
+//! // a vote id makes the vote safe to send again: it counts once
+//! let voter = Voter::new("user:1").id("req-7f3a");
+//! let ballots = con.run(&spring.vote_by(&voter, &[("best-song", "s1")]))?;
+//! # Ok::<(), redvote::Error>(())
+//! ```
+//!
+//! The retry policy, per failure:
+//! - the call certainly did not run (the connection could not be made;
+//!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN` or
+//!   `CLUSTERDOWN`): retried, whatever the call;
+//! - the outcome is unknown (the connection dropped after sending, or no
+//!   reply within the response timeout): retried only when
+//!   [`Call::is_idempotent`] (every call but `post`, `Site::import` and a
+//!   campaign vote without a vote id); otherwise the error is returned and
+//!   [`Error::may_have_applied`] says so;
+//! - anything else (a script's refusal, a bad URL, `NOPERM`, ...): returned
+//!   at once.
+//!
+//! `NOSCRIPT` never reaches the policy: [`Call::run`] loads the script, and
+//! falls back to `EVAL` when it was flushed again meanwhile.
+
+use std::time::Duration;
+
+use crate::call::Call;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+
+/// How many times a call is sent at most, and how long to wait in between
+/// (doubling from `delay` up to `max_delay`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Sends at most (1: no retry).
+    pub attempts: u32,
+    /// Wait before the first retry.
+    pub delay: Duration,
+    /// The longest wait between two sends.
+    pub max_delay: Duration,
+}
+
+impl Retry {
+    /// Up to `attempts` sends, waiting `delay`, then twice as long each time
+    /// (at most 2 s).
+    pub fn new(attempts: u32, delay: Duration) -> Self {
+        Retry {
+            attempts: attempts.max(1),
+            delay,
+            max_delay: Duration::from_secs(2),
+        }
+    }
+
+    /// Send once, never retry.
+    pub fn never() -> Self {
+        Retry::new(1, Duration::ZERO)
+    }
+
+    /// The wait before send `n + 1` (`n` sends done), if one is allowed
+    /// after `err` for a call that is (or not) idempotent.
+    fn after(&self, n: u32, err: &Error, idempotent: bool) -> Option<Duration> {
+        let again = match err.outcome() {
+            Outcome::NotRun => true,
+            Outcome::Unknown => idempotent,
+            Outcome::Final => false,
+        };
+        (again && n < self.attempts).then(|| {
+            let factor = 1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX);
+            self.delay.saturating_mul(factor).min(self.max_delay)
+        })
+    }
+}
+
+/// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
+impl Default for Retry {
+    fn default() -> Self {
+        Retry::new(4, Duration::from_millis(50))
+    }
+}
+
+/// What a failed call tells about whether it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// It did not run: safe to send again.
+    NotRun,
+    /// It may have run: safe to send again only if it is idempotent.
+    Unknown,
+    /// Sending it again would fail the same way (or it was refused).
+    Final,
+}
+
+impl Error {
+    fn outcome(&self) -> Outcome {
+        let Error::Redis(err) = self else {
+            return Outcome::Final;
+        };
+        if err.is_connection_refusal() {
+            return Outcome::NotRun;
+        }
+        if matches!(
+            err.code(),
+            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN")
+        ) {
+            return Outcome::NotRun;
+        }
+        if err.is_io_error() || err.is_timeout() || err.is_connection_dropped() {
+            return Outcome::Unknown;
+        }
+        Outcome::Final
+    }
+
+    /// True when the call may have been applied although it failed: the
+    /// connection dropped after the call was sent, or no reply came within
+    /// the response timeout. Retrying is safe for idempotent calls (a
+    /// campaign vote with the same vote id); a campaign vote without an id
+    /// retried may count twice.
+    pub fn may_have_applied(&self) -> bool {
+        self.outcome() == Outcome::Unknown
+    }
+}
+
+/// Where to connect, with timeouts and a retry policy: the way to open
+/// connections that [`Connection::run`] and [`AsyncConnection::run`] retry.
+#[derive(Debug, Clone)]
+pub struct Client {
+    redis: redis::Client,
+    connect_timeout: Duration,
+    response_timeout: Duration,
+    retry: Retry,
+}
+
+impl Client {
+    /// A client of the Redis at `url` (`redis://[user:pass@]host:port[/db]`,
+    /// `rediss://`, `redis+unix://`), with the default timeouts (connect 5 s,
+    /// response 5 s) and [`Retry::default`]. Nothing is sent yet.
+    pub fn open(url: &str) -> Result<Client> {
+        Ok(Client {
+            redis: redis::Client::open(url)?,
+            connect_timeout: Duration::from_secs(5),
+            response_timeout: Duration::from_secs(5),
+            retry: Retry::default(),
+        })
+    }
+
+    /// The same client with these timeouts: to establish a connection, and
+    /// to wait for each reply (a server that stops answering fails the call
+    /// after `response`, an outcome-unknown failure).
+    pub fn timeouts(self, connect: Duration, response: Duration) -> Self {
+        Client {
+            connect_timeout: connect,
+            response_timeout: response,
+            ..self
+        }
+    }
+
+    /// The same client with this retry policy.
+    pub fn retry(self, retry: Retry) -> Self {
+        Client { retry, ..self }
+    }
+
+    /// The redis-rs client underneath.
+    pub fn redis(&self) -> &redis::Client {
+        &self.redis
+    }
+
+    /// A sync connection (connected now, with the timeouts); it reconnects
+    /// by itself after a connection error.
+    pub fn connect(&self) -> Result<Connection> {
+        let mut con = Connection {
+            client: self.clone(),
+            con: None,
+        };
+        con.redis()?;
+        Ok(con)
+    }
+
+    /// An async connection (redis-rs's `ConnectionManager`: multiplexed,
+    /// cheap to clone, reconnecting in the background), with the timeouts.
+    #[cfg(feature = "async")]
+    pub async fn connect_async(&self) -> Result<AsyncConnection> {
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.connect_timeout))
+            .set_response_timeout(Some(self.response_timeout))
+            .set_number_of_retries(1);
+        let con =
+            redis::aio::ConnectionManager::new_with_config(self.redis.clone(), config).await?;
+        Ok(AsyncConnection {
+            con,
+            retry: self.retry,
+        })
+    }
+}
+
+/// A sync connection that retries calls by [`Client`]'s policy and
+/// reconnects after a connection error.
+pub struct Connection {
+    client: Client,
+    con: Option<redis::Connection>,
+}
+
+impl Connection {
+    /// Run `call`, retried per the client's [`Retry`] policy (see the
+    /// module documentation for which failures are retried).
+    pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            let result = self.redis().and_then(|con| call.run(con));
+            match result {
+                Err(err) => {
+                    if let Error::Redis(e) = &err {
+                        // a connection that failed (or may hold a late
+                        // reply) is not used again
+                        if e.is_io_error() || e.is_timeout() || e.is_connection_dropped() {
+                            self.con = None;
+                        }
+                    }
+                    match self.client.retry.after(sent, &err, call.is_idempotent()) {
+                        Some(wait) => std::thread::sleep(wait),
+                        None => return Err(err),
+                    }
+                }
+                ok => return ok,
+            }
+        }
+    }
+
+    /// The redis-rs connection, connecting first if the last one failed.
+    pub fn redis(&mut self) -> Result<&mut redis::Connection> {
+        if self.con.is_none() {
+            let c = &self.client;
+            let con = connect_sync(&c.redis, c.connect_timeout, c.response_timeout)?;
+            self.con = Some(con);
+        }
+        Ok(self.con.as_mut().expect("connected above"))
+    }
+}
+
+/// Connect to every address `redis` resolves to, each within `connect`, and
+/// set the read and write timeouts.
+fn connect_sync(
+    redis: &redis::Client,
+    connect: Duration,
+    response: Duration,
+) -> Result<redis::Connection> {
+    let con = redis.get_connection_with_timeout(connect)?;
+    con.set_read_timeout(Some(response))?;
+    con.set_write_timeout(Some(response))?;
+    Ok(con)
+}
+
+/// An async connection (clone it freely: clones share one multiplexed
+/// connection) that retries calls by [`Client`]'s policy.
+#[cfg(feature = "async")]
+#[derive(Clone)]
+pub struct AsyncConnection {
+    con: redis::aio::ConnectionManager,
+    retry: Retry,
+}
+
+#[cfg(feature = "async")]
+impl AsyncConnection {
+    /// Run `call`, retried per the client's [`Retry`] policy.
+    pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
+        let mut con = self.con.clone();
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            match call.run_async(&mut con).await {
+                Err(err) => match self.retry.after(sent, &err, call.is_idempotent()) {
+                    Some(wait) => tokio::time::sleep(wait).await,
+                    None => return Err(err),
+                },
+                ok => return ok,
+            }
+        }
+    }
+
+    /// The redis-rs connection manager underneath.
+    pub fn redis(&self) -> redis::aio::ConnectionManager {
+        self.con.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_retries_what_cannot_double() {
+        let retry = Retry::new(3, Duration::from_millis(10));
+        let dropped = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::UnexpectedEof,
+        )));
+        assert!(dropped.may_have_applied());
+        assert_eq!(
+            retry.after(1, &dropped, true),
+            Some(Duration::from_millis(10))
+        );
+        assert_eq!(
+            retry.after(2, &dropped, true),
+            Some(Duration::from_millis(20))
+        );
+        assert_eq!(retry.after(3, &dropped, true), None, "3 sends at most");
+        assert_eq!(retry.after(1, &dropped, false), None, "not idempotent");
+        let refused = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        )));
+        assert!(!refused.may_have_applied());
+        assert!(retry.after(1, &refused, false).is_some(), "never sent");
+        let script = Error::Script {
+            code: crate::Code::Usage,
+            detail: String::new(),
+        };
+        assert_eq!(retry.after(1, &script, true), None);
+        assert!(Retry::never().after(1, &dropped, true).is_none());
+    }
+}
