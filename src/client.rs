@@ -176,15 +176,24 @@ impl Client {
         &self.redis
     }
 
-    /// A sync connection (connected now, with the timeouts); it reconnects
-    /// by itself after a connection error.
+    /// A sync connection (connected now, with the timeouts, retried per the
+    /// policy); it reconnects by itself after a connection error.
     pub fn connect(&self) -> Result<Connection> {
         let mut con = Connection {
             client: self.clone(),
             con: None,
         };
-        con.redis()?;
-        Ok(con)
+        let mut tried = 0;
+        loop {
+            tried += 1;
+            match con.redis() {
+                Ok(_) => return Ok(con),
+                Err(err) => match self.retry.after(tried, &err, true) {
+                    Some(wait) => std::thread::sleep(wait),
+                    None => return Err(err),
+                },
+            }
+        }
     }
 
     /// An async connection (redis-rs's `ConnectionManager`: multiplexed,
@@ -218,7 +227,12 @@ impl Connection {
         let mut sent = 0;
         loop {
             sent += 1;
-            let result = self.redis().and_then(|con| call.run(con));
+            // a failure to (re)connect means the call was not sent: it may
+            // be retried whatever it is
+            let (result, unsent) = match self.redis() {
+                Ok(con) => (call.run(con), false),
+                Err(err) => (Err(err), true),
+            };
             match result {
                 Err(err) => {
                     if let Error::Redis(e) = &err {
@@ -228,7 +242,11 @@ impl Connection {
                             self.con = None;
                         }
                     }
-                    match self.client.retry.after(sent, &err, call.is_idempotent()) {
+                    match self
+                        .client
+                        .retry
+                        .after(sent, &err, unsent || call.is_idempotent())
+                    {
                         Some(wait) => std::thread::sleep(wait),
                         None => return Err(err),
                     }

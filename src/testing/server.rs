@@ -18,6 +18,7 @@ pub struct TempServer {
     child: Child,
     port: u16,
     dir: PathBuf,
+    extra: Vec<String>,
 }
 
 /// What to tell someone whose machine has no `redis-server`.
@@ -45,25 +46,14 @@ impl TempServer {
                 SEQ.fetch_add(1, Ordering::Relaxed)
             ));
             std::fs::create_dir_all(&dir)?;
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-                .args(["--enable-debug-command", "yes"])
-                .arg("--dir")
-                .arg(&dir)
-                .args(["--logfile", "redis.log"])
-                .args(extra)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| match e.kind() {
-                    io::ErrorKind::NotFound => {
-                        io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT)
-                    }
-                    _ => e,
-                })?;
-            let mut server = TempServer { child, port, dir };
+            let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
+            let child = spawn(port, &dir, &extra)?;
+            let mut server = TempServer {
+                child,
+                port,
+                dir,
+                extra,
+            };
             match server.wait_ready(Duration::from_secs(10)) {
                 Ok(()) => return Ok(server),
                 Err(e) => last = Some(e),
@@ -99,6 +89,35 @@ impl TempServer {
         }
     }
 
+    /// Fault injection: kill the server with SIGKILL (no shutdown, no
+    /// final fsync) and wait for it to die. Its directory (AOF, RDB) stays.
+    pub fn kill(&mut self) -> io::Result<()> {
+        self.child.kill()?;
+        self.child.wait()?;
+        Ok(())
+    }
+
+    /// Start the server again on the same port and directory, with the same
+    /// arguments (it loads its AOF or RDB, if persistence was on), and wait
+    /// until it answers PING.
+    pub fn restart(&mut self) -> io::Result<()> {
+        if self.child.try_wait()?.is_none() {
+            self.kill()?;
+        }
+        self.child = spawn(self.port, &self.dir, &self.extra)?;
+        self.wait_ready(Duration::from_secs(30))
+    }
+
+    /// The server's process id (for signals such as SIGSTOP).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's working directory (its log, AOF and RDB files).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     /// The loopback port.
     pub fn port(&self) -> u16 {
         self.port
@@ -113,6 +132,27 @@ impl TempServer {
     pub fn client(&self) -> redis::Client {
         redis::Client::open(self.url()).expect("a loopback URL is valid")
     }
+}
+
+/// `redis-server` on `port` in `dir`: persistence off and DEBUG on unless
+/// `extra` says otherwise (later arguments win).
+fn spawn(port: u16, dir: &std::path::Path, extra: &[String]) -> io::Result<Child> {
+    Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+        .args(["--enable-debug-command", "yes"])
+        .arg("--dir")
+        .arg(dir)
+        .args(["--logfile", "redis.log"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT),
+            _ => e,
+        })
 }
 
 impl Drop for TempServer {

@@ -100,6 +100,15 @@ pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
     let retry = redvote::Retry::new(g.retries + 1, Duration::from_millis(100));
     redvote::Client::open(url)
         .and_then(|c| c.timeouts(timeout, timeout).retry(retry).connect())
+        .map_err(|err| {
+            let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout());
+            let err = anyhow::Error::new(err);
+            if timed_out {
+                err.context(format!("no answer within --timeout {} s", g.timeout))
+            } else {
+                err
+            }
+        })
         .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
 }
 
