@@ -366,11 +366,11 @@ fn a_replica_digest_equals_its_masters_after_a_mixed_workload() {
             .ok()
         };
         let (m, r) = (offset(&mut con), offset(&mut rcon));
-        if m.is_some() && m == r {
+        if let (Some(m), Some(r)) = (m, r) {
             let (dm, dr) = (support::digest(&mut con), support::digest(&mut rcon));
-            if dm == dr {
+            if m == r && dm == dr {
                 assert_ne!(dm, "0".repeat(40));
-                println!("replica: digest {dm} equal at offset {}", m.unwrap());
+                println!("replica: digest {dm} equal at offset {m}");
                 break;
             }
         }
