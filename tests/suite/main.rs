@@ -12,6 +12,7 @@ mod cluster;
 mod concurrency;
 mod faults;
 mod limits;
+mod model;
 mod periods;
 mod pipeline;
 mod readme;
