@@ -197,6 +197,12 @@ fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
     );
 }
 
+/// A connection that retries up to 50 times, 1 ms apart at first.
+fn storm_connection(url: &str) -> redvote::Connection {
+    let retry = Retry::new(50, Duration::from_millis(1));
+    Client::open(url).unwrap().retry(retry).connect().unwrap()
+}
+
 /// (c) `CLIENT KILL` every few ms while threads vote with ids: the retrying
 /// connection gets every vote through, and none counts twice.
 #[test]
@@ -227,10 +233,7 @@ fn client_kill_storms_neither_lose_nor_double_votes_with_ids() {
         .map(|t| {
             let (url, c) = (url.clone(), c.clone());
             thread::spawn(move || {
-                let client = Client::open(&url)
-                    .unwrap()
-                    .retry(Retry::new(50, Duration::from_millis(1)));
-                let mut con = client.connect().unwrap();
+                let mut con = storm_connection(&url);
                 let mut replays = 0;
                 for n in 0..VOTES {
                     let id = format!("t{t}:v{n}");
@@ -250,10 +253,7 @@ fn client_kill_storms_neither_lose_nor_double_votes_with_ids() {
     let blind = {
         let (url, c) = (url.clone(), c.clone());
         thread::spawn(move || {
-            let client = Client::open(&url)
-                .unwrap()
-                .retry(Retry::new(50, Duration::from_millis(1)));
-            let mut con = client.connect().unwrap();
+            let mut con = storm_connection(&url);
             let (mut acked, mut unknown) = (0, 0);
             for _ in 0..VOTES {
                 match con.run(&c.vote("u", &[("B", "y")])) {
