@@ -196,20 +196,26 @@ impl Client {
         }
     }
 
-    /// An async connection (redis-rs's `ConnectionManager`: multiplexed,
-    /// cheap to clone, reconnecting in the background), with the timeouts.
+    /// An async connection (a redis-rs `MultiplexedConnection`, connected
+    /// now with the timeouts, replaced after a connection error; clones share
+    /// it).
     #[cfg(feature = "async")]
     pub async fn connect_async(&self) -> Result<AsyncConnection> {
-        let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.connect_timeout))
-            .set_response_timeout(Some(self.response_timeout))
-            .set_number_of_retries(1);
-        let con =
-            redis::aio::ConnectionManager::new_with_config(self.redis.clone(), config).await?;
-        Ok(AsyncConnection {
-            con,
-            retry: self.retry,
-        })
+        let con = AsyncConnection {
+            client: self.clone(),
+            shared: std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())),
+        };
+        let mut tried = 0;
+        loop {
+            tried += 1;
+            match con.current().await {
+                Ok(_) => return Ok(con),
+                Err(err) => match self.retry.after(tried, &err, true) {
+                    Some(wait) => tokio::time::sleep(wait).await,
+                    None => return Err(err),
+                },
+            }
+        }
     }
 }
 
@@ -280,36 +286,89 @@ fn connect_sync(
     Ok(con)
 }
 
-/// An async connection (clone it freely: clones share one multiplexed
-/// connection) that retries calls by [`Client`]'s policy.
+/// An async connection that retries calls by [`Client`]'s policy; clones
+/// share one multiplexed connection, which is replaced (by the first caller
+/// that needs it) after a connection error.
 #[cfg(feature = "async")]
 #[derive(Clone)]
 pub struct AsyncConnection {
-    con: redis::aio::ConnectionManager,
-    retry: Retry,
+    client: Client,
+    shared: std::sync::Arc<tokio::sync::Mutex<Shared>>,
+}
+
+/// The connection clones share, with a generation number so that a failed
+/// one is dropped once, not its replacement.
+#[cfg(feature = "async")]
+#[derive(Default)]
+struct Shared {
+    con: Option<(u64, redis::aio::MultiplexedConnection)>,
+    generation: u64,
 }
 
 #[cfg(feature = "async")]
 impl AsyncConnection {
     /// Run `call`, retried per the client's [`Retry`] policy.
     pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
-        let mut con = self.con.clone();
         let mut sent = 0;
         loop {
             sent += 1;
-            match call.run_async(&mut con).await {
-                Err(err) => match self.retry.after(sent, &err, call.is_idempotent()) {
-                    Some(wait) => tokio::time::sleep(wait).await,
-                    None => return Err(err),
-                },
+            let (result, unsent) = match self.current().await {
+                Ok((generation, mut con)) => {
+                    let result = call.run_async(&mut con).await;
+                    if let Err(Error::Redis(e)) = &result {
+                        if e.is_io_error() || e.is_timeout() || e.is_connection_dropped() {
+                            self.forget(generation).await;
+                        }
+                    }
+                    (result, false)
+                }
+                Err(err) => (Err(err), true),
+            };
+            match result {
+                Err(err) => {
+                    match self
+                        .client
+                        .retry
+                        .after(sent, &err, unsent || call.is_idempotent())
+                    {
+                        Some(wait) => tokio::time::sleep(wait).await,
+                        None => return Err(err),
+                    }
+                }
                 ok => return ok,
             }
         }
     }
 
-    /// The redis-rs connection manager underneath.
-    pub fn redis(&self) -> redis::aio::ConnectionManager {
-        self.con.clone()
+    /// The redis-rs connection, connecting first if the last one failed.
+    pub async fn redis(&self) -> Result<redis::aio::MultiplexedConnection> {
+        Ok(self.current().await?.1)
+    }
+
+    async fn current(&self) -> Result<(u64, redis::aio::MultiplexedConnection)> {
+        let mut shared = self.shared.lock().await;
+        if let Some((generation, con)) = &shared.con {
+            return Ok((*generation, con.clone()));
+        }
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(self.client.connect_timeout))
+            .set_response_timeout(Some(self.client.response_timeout));
+        let con = self
+            .client
+            .redis
+            .get_multiplexed_async_connection_with_config(&config)
+            .await?;
+        shared.generation += 1;
+        shared.con = Some((shared.generation, con.clone()));
+        Ok((shared.generation, con))
+    }
+
+    /// Drop the connection of `generation` (if it is still the current one).
+    async fn forget(&self, generation: u64) {
+        let mut shared = self.shared.lock().await;
+        if matches!(&shared.con, Some((g, _)) if *g == generation) {
+            shared.con = None;
+        }
     }
 }
 

@@ -287,6 +287,72 @@ fn client_kill_storms_neither_lose_nor_double_votes_with_ids() {
     );
 }
 
+/// The same storm on the async path: 20 tokio tasks sharing one
+/// `AsyncConnection` (redis-rs's reconnecting `ConnectionManager`).
+#[test]
+fn client_kill_storms_on_the_async_connection_stay_exact() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = storm_campaign(&mut con);
+    let stop = Arc::new(AtomicBool::new(false));
+    let killer = {
+        let (stop, mut con) = (stop.clone(), support::con(&server));
+        thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let _: i64 = redis::cmd("CLIENT")
+                    .arg(&["KILL", "TYPE", "normal", "SKIPME", "yes"][..])
+                    .query(&mut con)
+                    .unwrap();
+                thread::sleep(Duration::from_millis(3));
+            }
+        })
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = Client::open(&server.url())
+        .unwrap()
+        .retry(Retry::new(50, Duration::from_millis(2)));
+    const TASKS: usize = 20;
+    const VOTES: usize = 50;
+    let replays: usize = rt.block_on(async {
+        let acon = client.connect_async().await.unwrap();
+        let tasks: Vec<_> = (0..TASKS)
+            .map(|t| {
+                let (acon, c) = (acon.clone(), c.clone());
+                tokio::spawn(async move {
+                    let mut replays = 0;
+                    for n in 0..VOTES {
+                        let id = format!("a{t}:v{n}");
+                        let voter = Voter::new("u").id(&id);
+                        let ballots = acon
+                            .run(&c.vote_by(&voter, &[("B", "x")]))
+                            .await
+                            .unwrap_or_else(|e| panic!("vote {id} failed after retries: {e}"));
+                        replays += usize::from(ballots[0].replay);
+                    }
+                    replays
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for t in tasks {
+            sum += t.await.unwrap();
+        }
+        sum
+    });
+    stop.store(true, Ordering::Relaxed);
+    killer.join().unwrap();
+    let mut con = support::con(&server);
+    assert_eq!(real_total(&mut con, &c, "B", "x"), (TASKS * VOTES) as u64);
+    println!(
+        "async CLIENT KILL storm: {} votes with ids, {replays} replays, total exact",
+        TASKS * VOTES
+    );
+}
+
 /// (d) A replica ends up with its master's data set, byte for byte.
 #[test]
 fn a_replica_digest_equals_its_masters_after_a_mixed_workload() {
