@@ -10,6 +10,7 @@ mod campaign;
 mod cli;
 mod cluster;
 mod concurrency;
+mod fuzz;
 mod limits;
 mod periods;
 mod pipeline;
