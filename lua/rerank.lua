@@ -17,7 +17,8 @@
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER.
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
+    key of the wrong type).
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -126,6 +127,13 @@ local function best(up, down)
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
 
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
 -- Write an article's entries in the rankings the site keeps (`rankings`:
 -- the config value, e.g. "hot,best").
 local function write_rankings(prefix, rankings, member, up, down, time)
@@ -143,12 +151,17 @@ local function main()
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
   local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
 
-  -- validated: the writes start here
+  -- Everything is read before the first write: a ranking or an article
+  -- hash of the wrong type is refused with nothing written.
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')
+  check_rankings(prefix, rankings)
+  local counts = {}
+  for i = 1, #batch, 2 do counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes') end
+
+  -- validated: the writes start here
   for i = 1, #batch, 2 do
-    local member, time = batch[i], tonumber(batch[i + 1])
-    local counts = rcall('HMGET', prefix .. member, 'votes', 'downvotes')
-    write_rankings(prefix, rankings, member, tonumber(counts[1]) or 0, tonumber(counts[2]) or 0, time)
+    local c = counts[i]
+    write_rankings(prefix, rankings, batch[i], tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(batch[i + 1]))
   end
   local done = #batch / 2
   return { done, done == count and start + count or 0 }
