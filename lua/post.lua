@@ -178,7 +178,7 @@ local function main()
   -- id counter that is not one (ids have at most 15 digits), is refused
   -- before the first write.
   local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
-  rcall('HLEN', prefix .. 'article:' .. id)
+  rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
   rcall('SCARD', prefix .. 'voted:' .. id)
   rcall('ZCARD', prefix .. 'time:')
   rcall('ZCARD', prefix .. 'score:')
