@@ -435,4 +435,40 @@ if res:find('^WRONGTYPE') then
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
 end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
 return redis.error_reply(res)

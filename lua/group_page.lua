@@ -19,7 +19,8 @@
     ARGV[3]  page      1-based page number, 1..1000000
     ARGV[4]  per_page  optional, 1..100 (default: the site's page_size, 25)
 
-  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
+  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent
+    (deleted again when the page is refused: a key of the wrong type).
 
   Output: as page.lua: { total, per_page, { id, score, { field, value, ... } }, ... }
 
@@ -167,12 +168,21 @@ local function main()
 
   -- validated: the writes start here
   local set = prefix .. order .. ':' .. group
-  if rcall('EXISTS', set) == 0 then
+  local built = rcall('EXISTS', set) == 0
+  if built then
     rcall('ZINTERSTORE', set, 2, prefix .. 'group:' .. group, prefix .. order .. ':',
       'WEIGHTS', 0, 1, 'AGGREGATE', 'MAX')
     rcall('EXPIRE', set, 60)
   end
-  return read_page(prefix, set, page, per_page)
+  -- The page reads score: and its articles' hashes, which only the ordering
+  -- names: when one is of the wrong type, the ordering just built is
+  -- deleted again, so the refusal leaves the data set as it was.
+  local ok, reply = pcall(read_page, prefix, set, page, per_page)
+  if not ok then
+    if built then rcall('DEL', set) end
+    error(reply, 0)
+  end
+  return reply
 end
 
 -- epilogue: what every script closes with: run main() and answer its
@@ -190,5 +200,41 @@ if res:find('^WRONGTYPE') then
   res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
 end
 return redis.error_reply(res)

@@ -17,7 +17,7 @@
   Output: { added (groups the article newly joined), removed (groups it left) }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
-    REDVOTE_UNKNOWN_ARTICLE.
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -79,6 +79,9 @@ local function main()
   end
   local member = 'article:' .. id
   if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+  -- every group's set is read first: one of the wrong type is refused
+  -- before the first write
+  for _, change in ipairs(changes) do rcall('SCARD', prefix .. 'group:' .. change[2]) end
 
   -- validated: the writes start here
   local added, removed = 0, 0
@@ -115,5 +118,41 @@ if res:find('^WRONGTYPE') then
   res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
 end
 return redis.error_reply(res)

@@ -22,7 +22,8 @@
   Output: the new article id (integer).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
-    REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
+    REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a corrupt setting or id
+    counter, a key of the wrong type).
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -138,6 +139,13 @@ local function best(up, down)
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
 
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
 -- Write an article's entries in the rankings the site keeps (`rankings`:
 -- the config value, e.g. "hot,best").
 local function write_rankings(prefix, rankings, member, up, down, time)
@@ -166,9 +174,18 @@ local function main()
     now = tonumber(rcall('TIME')[1])
   end
   local vote_score, window, rankings = vote_settings(prefix)
+  -- Every key the post writes is read first: a key of the wrong type, or an
+  -- id counter that is not one (ids have at most 15 digits), is refused
+  -- before the first write.
+  local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
+  rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
+  rcall('SCARD', prefix .. 'voted:' .. id)
+  rcall('ZCARD', prefix .. 'time:')
+  rcall('ZCARD', prefix .. 'score:')
+  check_rankings(prefix, rankings)
 
   -- validated: the writes start here
-  local id = rcall('INCR', root)
+  local n = rcall('INCR', root)
   local member = 'article:' .. id
   local article = prefix .. member
   local voted = prefix .. 'voted:' .. id
@@ -179,7 +196,7 @@ local function main()
   rcall('EXPIREAT', voted, now + window + 1) -- outlives the window's last second
   -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
   write_rankings(prefix, rankings, member, 1, 0, now)
-  return id
+  return n
 end
 
 -- epilogue: what every script closes with: run main() and answer its
@@ -197,5 +214,41 @@ if res:find('^WRONGTYPE') then
   res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
 end
 return redis.error_reply(res)

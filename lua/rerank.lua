@@ -17,7 +17,8 @@
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER.
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
+    key of the wrong type).
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -126,6 +127,13 @@ local function best(up, down)
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
 
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
 -- Write an article's entries in the rankings the site keeps (`rankings`:
 -- the config value, e.g. "hot,best").
 local function write_rankings(prefix, rankings, member, up, down, time)
@@ -143,12 +151,17 @@ local function main()
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
   local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
 
-  -- validated: the writes start here
+  -- Everything is read before the first write: a ranking or an article
+  -- hash of the wrong type is refused with nothing written.
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')
+  check_rankings(prefix, rankings)
+  local counts = {}
+  for i = 1, #batch, 2 do counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes') end
+
+  -- validated: the writes start here
   for i = 1, #batch, 2 do
-    local member, time = batch[i], tonumber(batch[i + 1])
-    local counts = rcall('HMGET', prefix .. member, 'votes', 'downvotes')
-    write_rankings(prefix, rankings, member, tonumber(counts[1]) or 0, tonumber(counts[2]) or 0, time)
+    local c = counts[i]
+    write_rankings(prefix, rankings, batch[i], tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(batch[i + 1]))
   end
   local done = #batch / 2
   return { done, done == count and start + count or 0 }
@@ -169,5 +182,41 @@ if res:find('^WRONGTYPE') then
   res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
 end
 return redis.error_reply(res)

@@ -129,6 +129,13 @@ local function best(up, down)
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
 
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
 -- Write an article's entries in the rankings the site keeps (`rankings`:
 -- the config value, e.g. "hot,best").
 local function write_rankings(prefix, rankings, member, up, down, time)
@@ -165,7 +172,9 @@ local function main()
   -- votes / downvotes equal the sizes of voted:ID / downvoted:ID (this
   -- script keeps them together), so no downvotes means no downvoter to look for.
   local counts = rcall('HMGET', article, 'votes', 'downvotes')
-  local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
+  -- (and are HINCRBY'd below: a count that is not one is refused first)
+  local tally = { up = stored_int(counts[1] or '0', 0, 999999999999999, article, 'votes'),
+    down = stored_int(counts[2] or '0', 0, 999999999999999, article, 'downvotes') }
   local was = 'none'
   if rcall('SISMEMBER', sets.up, user) == 1 then was = 'up' end
   -- downvoted:ID is read also before any downvote: the read checks its
@@ -177,6 +186,7 @@ local function main()
   local changed = 0
   local score
   if was ~= want then
+    check_rankings(prefix, rankings)
     -- validated: the writes start here. score: is written first: it is the
     -- one key not read above, so a wrong-type score: fails before any write.
     changed = 1
@@ -220,5 +230,41 @@ if res:find('^WRONGTYPE') then
   res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
 elseif not res:find('^REDVOTE_') then
   res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
 end
 return redis.error_reply(res)

@@ -236,6 +236,55 @@ fn raw_script_arguments_are_validated() {
     );
 }
 
+/// A refusal's detail quotes the offending value, cut at 80 bytes: it is
+/// sent as an error line, which redis-rs reads as UTF-8 and cannot read
+/// otherwise (the call failed with a parse error and the connection was
+/// lost). Binary values and a cut inside a character keep their valid
+/// UTF-8, every other byte becomes '?' (found by the fuzz test).
+#[test]
+fn refusal_details_are_utf8_whatever_the_arguments() {
+    let (_server, mut con, site) = populated_site();
+    // 1 + 79 bytes: the cut at 80 falls inside the 40th "é"
+    let id = format!("x{}", "é".repeat(50));
+    let detail = support::refused_unchanged(&mut con, "cut é", Code::InvalidId, |con| {
+        site.vote("u", &id).run(con)
+    });
+    assert!(
+        detail.contains(&format!("x{}?", "é".repeat(39))),
+        "{detail}"
+    );
+    let campaign = redvote::Campaign::new("utf8");
+    redvote::scripts::load_all(&mut con).unwrap();
+    for (script, key, args) in [
+        ("vote", "article:", vec![&b"u"[..], b"\xff\xfe7"]),
+        ("page", "article:", vec![&b"\xc3(\xed\xa0\x80"[..], b"1"]),
+        (
+            "campaign_top",
+            campaign.root_key(),
+            vec![&b"shown"[..], b"day", b"\xf4\x90\x80\x80", b"10", b"", b"B"],
+        ),
+    ] {
+        let before = support::digest(&mut con);
+        let mut cmd = redis::cmd("EVALSHA");
+        cmd.arg(redvote::scripts::get(script).unwrap().sha1())
+            .arg(1)
+            .arg(key);
+        for a in &args {
+            cmd.arg(*a);
+        }
+        let err = cmd.query::<redis::Value>(&mut con).unwrap_err();
+        assert!(
+            err.code().is_some_and(|c| c.starts_with("REDVOTE_")),
+            "{script}: {err}"
+        );
+        assert!(
+            err.detail().unwrap_or_default().contains("??"),
+            "{script}: {err}"
+        );
+        assert_eq!(support::digest(&mut con), before, "{script} wrote");
+    }
+}
+
 #[test]
 fn cli_refusals_exit_non_zero_with_a_named_problem_and_change_nothing() {
     let (server, mut con, _site) = populated_site();

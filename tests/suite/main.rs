@@ -11,6 +11,7 @@ mod cli;
 mod cluster;
 mod concurrency;
 mod faults;
+mod fuzz;
 mod limits;
 mod model;
 mod periods;

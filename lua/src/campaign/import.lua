@@ -78,6 +78,16 @@ local function main()
     end
   end
 
+  -- Every key written is read first: one of the wrong type, or a sequence
+  -- counter that is not one, is refused before the first write.
+  stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
+  if #changes > 0 then
+    rcall('ZCARD', ns .. 'periods:' .. b.name)
+    for _, k in ipairs(keys) do
+      if first then rcall('ZCARD', k[2]) end
+    end
+  end
+
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do

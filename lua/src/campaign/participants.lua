@@ -30,10 +30,20 @@ local function main()
     check_name(ARGV[i])
     check_option(ns, b.name, ARGV[i])
   end
-  -- validated: PFCOUNT may write (it caches the count inside the HLL)
-  local reply = { rcall('PFCOUNT', ns .. 'hll') }
+  -- PFCOUNT may write (it caches the count inside the HLL): every
+  -- HyperLogLog is read first, so that a key of the wrong type or a string
+  -- that is not one is refused before the first PFCOUNT.
+  local hlls = { ns .. 'hll' }
+  for i = 2, #ARGV do hlls[i] = ns .. 'hll:' .. b.name .. ':' .. ARGV[i] end
+  for _, key in ipairs(hlls) do
+    local magic = rcall('GETRANGE', key, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', key .. ' is not a HyperLogLog') end
+  end
+
+  -- validated: PFCOUNT may write
+  local reply = { rcall('PFCOUNT', hlls[1]) }
   for i = 2, #ARGV do
-    reply[#reply + 1] = { ARGV[i], rcall('PFCOUNT', ns .. 'hll:' .. b.name .. ':' .. ARGV[i]) }
+    reply[#reply + 1] = { ARGV[i], rcall('PFCOUNT', hlls[i]) }
   end
   return reply
 end

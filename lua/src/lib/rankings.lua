@@ -20,6 +20,13 @@ local function best(up, down)
   return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
 end
 
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
 -- Write an article's entries in the rankings the site keeps (`rankings`:
 -- the config value, e.g. "hot,best").
 local function write_rankings(prefix, rankings, member, up, down, time)

@@ -13,7 +13,7 @@
             { field, value, ... } (the article hash) }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
-    REDVOTE_UNKNOWN_ARTICLE.
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
 ]]
 --- @include "lib/user"
 --- @include "lib/site_args"

@@ -63,7 +63,7 @@ local function main()
     elseif limits[field] then
       integer_arg(value, field, limits[field][1], limits[field][2], nil, 'INVALID_CONFIG')
     else
-      fail('INVALID_CONFIG', 'unknown setting "' .. field .. '" (vote_score, window, page_size, rankings)')
+      fail('INVALID_CONFIG', 'unknown setting "' .. field:sub(1, 80) .. '" (vote_score, window, page_size, rankings)')
     end
     if field == 'vote_score' and value ~= current.vote_score and rcall('EXISTS', root) == 1 then
       fail('CONFIG_LOCKED', 'vote_score is fixed once ' .. root .. ' exists (' .. current.vote_score .. ')')

@@ -18,7 +18,8 @@
     ARGV[3]  page      1-based page number, 1..1000000
     ARGV[4]  per_page  optional, 1..100 (default: the site's page_size, 25)
 
-  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
+  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent
+    (deleted again when the page is refused: a key of the wrong type).
 
   Output: as page.lua: { total, per_page, { id, score, { field, value, ... } }, ... }
 
@@ -38,12 +39,21 @@ local function main()
 
   -- validated: the writes start here
   local set = prefix .. order .. ':' .. group
-  if rcall('EXISTS', set) == 0 then
+  local built = rcall('EXISTS', set) == 0
+  if built then
     rcall('ZINTERSTORE', set, 2, prefix .. 'group:' .. group, prefix .. order .. ':',
       'WEIGHTS', 0, 1, 'AGGREGATE', 'MAX')
     rcall('EXPIRE', set, 60)
   end
-  return read_page(prefix, set, page, per_page)
+  -- The page reads score: and its articles' hashes, which only the ordering
+  -- names: when one is of the wrong type, the ordering just built is
+  -- deleted again, so the refusal leaves the data set as it was.
+  local ok, reply = pcall(read_page, prefix, set, page, per_page)
+  if not ok then
+    if built then rcall('DEL', set) end
+    error(reply, 0)
+  end
+  return reply
 end
 
 --- @include "lib/epilogue"

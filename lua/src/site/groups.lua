@@ -16,7 +16,7 @@
   Output: { added (groups the article newly joined), removed (groups it left) }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
-    REDVOTE_UNKNOWN_ARTICLE.
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
 ]]
 --- @include "lib/site_args"
 --- @include "lib/site_group"
@@ -39,6 +39,9 @@ local function main()
   end
   local member = 'article:' .. id
   if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+  -- every group's set is read first: one of the wrong type is refused
+  -- before the first write
+  for _, change in ipairs(changes) do rcall('SCARD', prefix .. 'group:' .. change[2]) end
 
   -- validated: the writes start here
   local added, removed = 0, 0

@@ -21,7 +21,8 @@
   Output: the new article id (integer).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
-    REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
+    REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a corrupt setting or id
+    counter, a key of the wrong type).
 ]]
 --- @include "lib/user"
 --- @include "lib/integer_arg"
@@ -48,9 +49,18 @@ local function main()
     now = tonumber(rcall('TIME')[1])
   end
   local vote_score, window, rankings = vote_settings(prefix)
+  -- Every key the post writes is read first: a key of the wrong type, or an
+  -- id counter that is not one (ids have at most 15 digits), is refused
+  -- before the first write.
+  local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
+  rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
+  rcall('SCARD', prefix .. 'voted:' .. id)
+  rcall('ZCARD', prefix .. 'time:')
+  rcall('ZCARD', prefix .. 'score:')
+  check_rankings(prefix, rankings)
 
   -- validated: the writes start here
-  local id = rcall('INCR', root)
+  local n = rcall('INCR', root)
   local member = 'article:' .. id
   local article = prefix .. member
   local voted = prefix .. 'voted:' .. id
@@ -61,7 +71,7 @@ local function main()
   rcall('EXPIREAT', voted, now + window + 1) -- outlives the window's last second
   -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
   write_rankings(prefix, rankings, member, 1, 0, now)
-  return id
+  return n
 end
 
 --- @include "lib/epilogue"

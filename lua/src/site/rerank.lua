@@ -16,7 +16,8 @@
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER.
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
+    key of the wrong type).
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/site_args"
@@ -31,12 +32,17 @@ local function main()
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
   local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
 
-  -- validated: the writes start here
+  -- Everything is read before the first write: a ranking or an article
+  -- hash of the wrong type is refused with nothing written.
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')
+  check_rankings(prefix, rankings)
+  local counts = {}
+  for i = 1, #batch, 2 do counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes') end
+
+  -- validated: the writes start here
   for i = 1, #batch, 2 do
-    local member, time = batch[i], tonumber(batch[i + 1])
-    local counts = rcall('HMGET', prefix .. member, 'votes', 'downvotes')
-    write_rankings(prefix, rankings, member, tonumber(counts[1]) or 0, tonumber(counts[2]) or 0, time)
+    local c = counts[i]
+    write_rankings(prefix, rankings, batch[i], tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(batch[i + 1]))
   end
   local done = #batch / 2
   return { done, done == count and start + count or 0 }

@@ -59,7 +59,9 @@ local function main()
   -- votes / downvotes equal the sizes of voted:ID / downvoted:ID (this
   -- script keeps them together), so no downvotes means no downvoter to look for.
   local counts = rcall('HMGET', article, 'votes', 'downvotes')
-  local tally = { up = tonumber(counts[1]) or 0, down = tonumber(counts[2]) or 0 }
+  -- (and are HINCRBY'd below: a count that is not one is refused first)
+  local tally = { up = stored_int(counts[1] or '0', 0, 999999999999999, article, 'votes'),
+    down = stored_int(counts[2] or '0', 0, 999999999999999, article, 'downvotes') }
   local was = 'none'
   if rcall('SISMEMBER', sets.up, user) == 1 then was = 'up' end
   -- downvoted:ID is read also before any downvote: the read checks its
@@ -71,6 +73,7 @@ local function main()
   local changed = 0
   local score
   if was ~= want then
+    check_rankings(prefix, rankings)
     -- validated: the writes start here. score: is written first: it is the
     -- one key not read above, so a wrong-type score: fails before any write.
     changed = 1

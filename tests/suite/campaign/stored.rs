@@ -185,3 +185,57 @@ fn corrupt_stored_settings_are_refused_by_every_reader_before_any_write() {
         call(&c, &mut con).unwrap();
     }
 }
+
+/// Import and participants read every key they write before the first
+/// write: a key of the wrong type, a sequence counter that is not one or a
+/// string that is not a HyperLogLog is refused with nothing written. Found
+/// by the fuzz test: an import wrote the boards before failing on
+/// `periods:B` or a "first" side key, and answered REDVOTE_INTERNAL on a
+/// corrupt `seq`; participants cached one count (PFCOUNT writes) before
+/// failing on the next HyperLogLog.
+#[test]
+fn import_and_participants_refuse_keys_of_the_wrong_type_before_any_write() {
+    let import: CampaignCall = |c, con| discard(c.import("B", &[("x", "20"), ("y", "1")]).run(con));
+    let participants: CampaignCall = |c, con| discard(c.participants("B", &["x", "y"]).run(con));
+    // (call, key under the namespace, planted: a type, or a plain string)
+    #[rustfmt::skip]
+    let cases: &[(&str, CampaignCall, &str, &str)] = &[
+        ("import", import, "periods:B", "string"),
+        ("import", import, "f:B:shown:total", "string"),
+        ("import", import, "seq", "not a counter"),
+        ("participants", participants, "hll:B:y", "set"),
+        ("participants", participants, "hll:B:y", "not a HyperLogLog"),
+    ];
+    let t0 = utc((2040, 3, 13), (12, 0, 0));
+    for (what, call, key, planted) in cases {
+        let server = support::server();
+        let mut con = support::con(&server);
+        let c = Campaign::new("typed");
+        let doc = json!({"boards": {"B": {
+            "periods": ["day", "total"], "ties": "first", "options": {"x": {}, "y": {}}
+        }}});
+        raw(
+            &mut con,
+            "campaign_configure",
+            c.root_key(),
+            &[&doc.to_string()],
+        )
+        .unwrap();
+        let c = c.at(t0);
+        // Both HyperLogLogs hold a count not yet cached: PFCOUNT would write.
+        c.vote("alice", &[("B", "x"), ("B", "y")])
+            .run(&mut con)
+            .unwrap();
+        let key = format!("{}{key}", c.namespace());
+        support::del(&mut con, &key);
+        let cmd = match *planted {
+            "string" | "not a counter" | "not a HyperLogLog" => {
+                redis::cmd("SET").arg(&key).arg("x").clone()
+            }
+            _ => redis::cmd("SADD").arg(&key).arg("x").clone(),
+        };
+        cmd.query::<()>(&mut con).unwrap();
+        let what = format!("{what} with {key} {planted}");
+        refused_unchanged(&mut con, &what, Code::InvalidConfig, |con| call(&c, con));
+    }
+}
