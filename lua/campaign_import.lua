@@ -337,23 +337,31 @@ local function expire_at(b, kind, finish)
   return (finish and keep > 0) and (finish + keep) or nil
 end
 
--- Record the period boards a write touched in <ns>periods:B (members
--- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
--- find every board; a board seen for the first time gets its expiry (the
--- board and its "first" side key). `touched` is a list of
--- { member, expire_at or false }.
-local function track_periods(ns, board, touched)
-  local index = ns .. 'periods:' .. board
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (one call in the
+-- steady state; an index of the wrong type is refused here). `touched` is a
+-- list of { member, expire_at or false }; returns the list of the new ones.
+local function new_periods(ns, board, touched)
   local members = {}
   for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
+  local fresh = {}
   for i, t in ipairs(touched) do
-    if not known[i] then
-      rcall('ZADD', index, t[2] or 0, t[1])
-      if t[2] then
-        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
-      end
+    if not known[i] then fresh[#fresh + 1] = t end
+  end
+  return fresh
+end
+
+-- Record the new period boards (from new_periods) in <ns>periods:B, so that
+-- removing an option can find every board; a board seen for the first time
+-- gets its expiry (the board and its "first" side key).
+local function track_periods(ns, board, fresh)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then
+      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
     end
   end
 end
@@ -421,8 +429,9 @@ local function main()
   -- Every key written is read first: one of the wrong type, or a sequence
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
+  local fresh
   if #changes > 0 then
-    rcall('ZCARD', ns .. 'periods:' .. b.name)
+    fresh = new_periods(ns, b.name, touched)
     for _, k in ipairs(keys) do
       if first then rcall('ZCARD', k[2]) end
     end
@@ -438,7 +447,7 @@ local function main()
       if first then rcall('ZADD', k[2], seq + n, option) end
     end
   end
-  if #changes > 0 then track_periods(ns, b.name, touched) end
+  if #changes > 0 then track_periods(ns, b.name, fresh) end
   return { #changes, unchanged }
 end
 

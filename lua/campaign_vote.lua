@@ -595,23 +595,31 @@ local function expire_at(b, kind, finish)
   return (finish and keep > 0) and (finish + keep) or nil
 end
 
--- Record the period boards a write touched in <ns>periods:B (members
--- "real:P" / "shown:P" -> expiry, 0: kept), so that removing an option can
--- find every board; a board seen for the first time gets its expiry (the
--- board and its "first" side key). `touched` is a list of
--- { member, expire_at or false }.
-local function track_periods(ns, board, touched)
-  local index = ns .. 'periods:' .. board
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (one call in the
+-- steady state; an index of the wrong type is refused here). `touched` is a
+-- list of { member, expire_at or false }; returns the list of the new ones.
+local function new_periods(ns, board, touched)
   local members = {}
   for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', index, unpack(members)) -- one call in the steady state
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
+  local fresh = {}
   for i, t in ipairs(touched) do
-    if not known[i] then
-      rcall('ZADD', index, t[2] or 0, t[1])
-      if t[2] then
-        rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-        rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
-      end
+    if not known[i] then fresh[#fresh + 1] = t end
+  end
+  return fresh
+end
+
+-- Record the new period boards (from new_periods) in <ns>periods:B, so that
+-- removing an option can find every board; a board seen for the first time
+-- gets its expiry (the board and its "first" side key).
+local function track_periods(ns, board, fresh)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then
+      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
+      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
     end
   end
 end
@@ -739,7 +747,9 @@ local function main()
     local entry = plan[id]
     if not entry then
       entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
-      if not entry.incr then entry.units = units_of(rcall('ZSCORE', key, option), scale) end
+      -- every key written is read first: a wrong type is refused here
+      if entry.incr then rcall('ZCARD', key) else entry.units = units_of(rcall('ZSCORE', key, option), scale) end
+      if first_key then rcall('ZCARD', first_key) end
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
@@ -784,11 +794,26 @@ local function main()
     end
   end
 
+  -- The other keys written, read (and checked) before the first write: the
+  -- period indexes, the sequence counter, the participant HyperLogLogs.
+  local fresh = {}
+  for board, t in pairs(touched) do fresh[board] = new_periods(ns, board, t) end
+  local first_ties = false
+  for _, b in pairs(boards) do first_ties = first_ties or b.ties == 'first' end
+  if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  local hlls, seen = { ns .. 'hll' }, {}
+  for _, pair in ipairs(pairs_) do
+    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
+    if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
+  end
+  for _, hll in ipairs(hlls) do
+    local magic = rcall('GETRANGE', hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
+  end
+
   -- validated: the writes start here
   local seq = 0
-  for _, b in pairs(boards) do
-    if b.ties == 'first' then seq = rcall('INCRBY', ns .. 'seq', #order) - #order; break end
-  end
+  if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
@@ -799,16 +824,8 @@ local function main()
     if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
   end
   if checks then limit_spend(checks) end
-  for board, t in pairs(touched) do track_periods(ns, board, t) end
-  local participants = {}
-  for _, pair in ipairs(pairs_) do
-    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
-    if not participants[hll] then
-      participants[hll] = true
-      rcall('PFADD', hll, user)
-    end
-  end
-  rcall('PFADD', ns .. 'hll', user)
+  for board, f in pairs(fresh) do track_periods(ns, board, f) end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
 
   local reply = {}
   for n, pair in ipairs(pairs_) do

@@ -254,7 +254,10 @@ local function main()
     if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
     nboards = nboards + 1
     if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
-    local exists = rcall('EXISTS', ns .. 'board:' .. board) == 1
+    -- every key this call writes is read first (HLEN, SCARD, ZCARD): one of
+    -- the wrong type is refused before the first write
+    local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
+    rcall('HLEN', ns .. 'weights:' .. board)
     local fields = {}
     local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
     if spec.periods ~= nil or not exists then
@@ -327,8 +330,24 @@ local function main()
       check_option(ns, board, option)
       remove[#remove + 1] = option
     end
-    boards[#boards + 1] = { board, fields, weights, data, remove }
+    local boards_of = {} -- the board's period boards, "real:P" / "shown:P"
+    if #remove > 0 then
+      local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
+      local now = tonumber(rcall('TIME')[1])
+      for i = 1, #index, 2 do
+        local expiry = tonumber(index[i + 1])
+        if expiry == 0 or expiry > now then
+          boards_of[#boards_of + 1] = index[i]
+          rcall('ZCARD', ns .. 'b:' .. board .. ':' .. index[i])
+          rcall('ZCARD', ns .. 'f:' .. board .. ':' .. index[i])
+        end
+      end
+      rcall('HLEN', ns .. 'initial:' .. board)
+    end
+    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of }
   end
+
+  if nboards > 0 then rcall('SCARD', ns .. 'boards') end
 
   -- validated: the writes start here
   campaign[#campaign + 1] = 'updated'
@@ -359,7 +378,7 @@ local function main()
       -- Period boards that have expired leave the index first (0: kept forever).
       local index = ns .. 'periods:' .. board
       rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
-      local boards_of = rcall('ZRANGE', index, 0, -1) -- "real:P" / "shown:P"
+      local boards_of = b[6]
       for _, option in ipairs(b[5]) do
         for _, p in ipairs(boards_of) do
           rcall('ZREM', ns .. 'b:' .. board .. ':' .. p, option)

@@ -81,8 +81,9 @@ local function main()
   -- Every key written is read first: one of the wrong type, or a sequence
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
+  local fresh
   if #changes > 0 then
-    rcall('ZCARD', ns .. 'periods:' .. b.name)
+    fresh = new_periods(ns, b.name, touched)
     for _, k in ipairs(keys) do
       if first then rcall('ZCARD', k[2]) end
     end
@@ -98,7 +99,7 @@ local function main()
       if first then rcall('ZADD', k[2], seq + n, option) end
     end
   end
-  if #changes > 0 then track_periods(ns, b.name, touched) end
+  if #changes > 0 then track_periods(ns, b.name, fresh) end
   return { #changes, unchanged }
 end
 

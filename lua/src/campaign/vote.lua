@@ -146,7 +146,9 @@ local function main()
     local entry = plan[id]
     if not entry then
       entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
-      if not entry.incr then entry.units = units_of(rcall('ZSCORE', key, option), scale) end
+      -- every key written is read first: a wrong type is refused here
+      if entry.incr then rcall('ZCARD', key) else entry.units = units_of(rcall('ZSCORE', key, option), scale) end
+      if first_key then rcall('ZCARD', first_key) end
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
@@ -191,11 +193,26 @@ local function main()
     end
   end
 
+  -- The other keys written, read (and checked) before the first write: the
+  -- period indexes, the sequence counter, the participant HyperLogLogs.
+  local fresh = {}
+  for board, t in pairs(touched) do fresh[board] = new_periods(ns, board, t) end
+  local first_ties = false
+  for _, b in pairs(boards) do first_ties = first_ties or b.ties == 'first' end
+  if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  local hlls, seen = { ns .. 'hll' }, {}
+  for _, pair in ipairs(pairs_) do
+    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
+    if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
+  end
+  for _, hll in ipairs(hlls) do
+    local magic = rcall('GETRANGE', hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
+  end
+
   -- validated: the writes start here
   local seq = 0
-  for _, b in pairs(boards) do
-    if b.ties == 'first' then seq = rcall('INCRBY', ns .. 'seq', #order) - #order; break end
-  end
+  if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
@@ -206,16 +223,8 @@ local function main()
     if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
   end
   if checks then limit_spend(checks) end
-  for board, t in pairs(touched) do track_periods(ns, board, t) end
-  local participants = {}
-  for _, pair in ipairs(pairs_) do
-    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
-    if not participants[hll] then
-      participants[hll] = true
-      rcall('PFADD', hll, user)
-    end
-  end
-  rcall('PFADD', ns .. 'hll', user)
+  for board, f in pairs(fresh) do track_periods(ns, board, f) end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
 
   local reply = {}
   for n, pair in ipairs(pairs_) do

@@ -194,12 +194,37 @@ fn corrupt_stored_settings_are_refused_by_every_reader_before_any_write() {
 /// corrupt `seq`; participants cached one count (PFCOUNT writes) before
 /// failing on the next HyperLogLog.
 #[test]
-fn import_and_participants_refuse_keys_of_the_wrong_type_before_any_write() {
+fn writers_refuse_keys_of_the_wrong_type_before_any_write() {
     let import: CampaignCall = |c, con| discard(c.import("B", &[("x", "20"), ("y", "1")]).run(con));
     let participants: CampaignCall = |c, con| discard(c.participants("B", &["x", "y"]).run(con));
     // (call, key under the namespace, planted: a type, or a plain string)
     #[rustfmt::skip]
+    let vote: CampaignCall = |c, con| discard(c.vote("bob", &[("B", "x"), ("B", "y")]).run(con));
+    let configure: CampaignCall = |c, con| {
+        let doc = json!({"boards": {"B": {"options": {"z": {}}}, "C": {}}});
+        discard(c.configure(&serde_json::from_value(doc).unwrap()).run(con))
+    };
+    let remove: CampaignCall = |c, con| {
+        let doc = json!({"boards": {"B": {"remove": ["y"]}}});
+        discard(c.configure(&serde_json::from_value(doc).unwrap()).run(con))
+    };
+    #[rustfmt::skip]
     let cases: &[(&str, CampaignCall, &str, &str)] = &[
+        // the vote (found by the fuzz test: it wrote, then failed)
+        ("vote", vote, "b:B:real:total", "string"),
+        ("vote", vote, "b:B:real:day:2040-03-13", "set"),
+        ("vote", vote, "f:B:real:total", "string"),
+        ("vote", vote, "periods:B", "string"),
+        ("vote", vote, "seq", "not a counter"),
+        ("vote", vote, "hll", "set"),
+        ("vote", vote, "hll:B:y", "not a HyperLogLog"),
+        // configure, and the removal of an option
+        ("configure", configure, "boards", "string"),
+        ("configure", configure, "board:B", "set"),
+        ("configure", configure, "weights:B", "string"),
+        ("remove", remove, "b:B:shown:total", "string"),
+        ("remove", remove, "f:B:real:day:2040-03-13", "set"),
+        ("remove", remove, "initial:B", "string"),
         ("import", import, "periods:B", "string"),
         ("import", import, "f:B:shown:total", "string"),
         ("import", import, "seq", "not a counter"),
