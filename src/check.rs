@@ -50,7 +50,8 @@ pub struct Violation {
 /// once), and how much was looked at.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// What was checked: `site <prefix>` or `campaign <namespace>`.
+    /// What was checked: `site <prefix>` (`site` without a prefix) or
+    /// `campaign <namespace>`.
     pub target: String,
     /// Keys `SCAN` returned under the prefix or namespace (a key `SCAN`
     /// returns twice counts twice).
@@ -112,11 +113,12 @@ impl std::fmt::Display for Report {
             .iter()
             .map(|(k, n)| format!("{n} {k}"))
             .collect();
+        let n = self.violations.len();
         write!(
             f,
-            "{}: {} invariant violation(s); {} keys scanned; checked {}",
+            "{n} invariant violation{} in {} ({} keys scanned; checked {})",
+            if n == 1 { "" } else { "s" },
             self.target,
-            self.violations.len(),
             self.keys_scanned,
             if checked.is_empty() {
                 "nothing".to_string()
@@ -124,6 +126,15 @@ impl std::fmt::Display for Report {
                 checked.join(", ")
             }
         )
+    }
+}
+
+/// What a report names: `site`, `site <prefix>`, `campaign <namespace>`.
+fn target(kind: &str, prefix: &str) -> String {
+    if prefix.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind} {prefix}")
     }
 }
 
@@ -329,7 +340,7 @@ mod tests {
         assert_eq!(r.violations.len(), 2);
         assert_eq!(
             r.to_string(),
-            "{s}:article:1: a\n{s}:score:: b\nsite {s}:: 2 invariant violation(s); 0 keys scanned; checked 2 articles"
+            "{s}:article:1: a\n{s}:score:: b\n2 invariant violations in site {s}: (0 keys scanned; checked 2 articles)"
         );
         assert!(!r.is_clean());
         assert_eq!(r.violations_of("{s}:score:").count(), 1);

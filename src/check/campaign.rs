@@ -68,7 +68,7 @@ const COUNT_MAX: i64 = 9007199254740991;
 /// data, deny lists; counters of rules no longer configured.
 pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Report> {
     let ns = campaign.namespace();
-    let mut r = Report::new(format!("campaign {ns}"));
+    let mut r = Report::new(super::target("campaign", ns));
     let Some(c) = settings(con, campaign.root_key(), &mut r)? else {
         return Ok(r.finish());
     };
@@ -403,7 +403,8 @@ struct Board {
     keep: HashMap<&'static str, i64>,
     /// Whether the settings parsed: relations are checked only then.
     ok: bool,
-    weights: HashMap<String, i64>,
+    /// Options and their weights (`None`: a corrupt stored weight).
+    weights: HashMap<String, Option<i64>>,
     /// Imported amounts, in units of 10^-decimals.
     initial: HashMap<String, i128>,
     /// "real:P" / "shown:P" -> recorded expiry (0: kept).
@@ -478,12 +479,15 @@ fn boards(
             r,
             |key, option, v, r| match stored_int(v, 1, 1000000) {
                 Some(w) => {
-                    b.weights.insert(option.to_string(), w);
+                    b.weights.insert(option.to_string(), Some(w));
                 }
-                None => r.violation(
-                    key,
-                    format!("weight of {option} {v:?} is not an integer in 1..1000000"),
-                ),
+                None => {
+                    b.weights.insert(option.to_string(), None);
+                    r.violation(
+                        key,
+                        format!("weight of {option} {v:?} is not an integer in 1..1000000"),
+                    );
+                }
             },
         )?;
         let scale = b.scale();
@@ -909,6 +913,10 @@ impl Scan<'_> {
             // The string layout of campaign-window counters (before they
             // moved into one hash per rule): the expiry set at creation.
             None if settled => match (c.end, read.expires) {
+                (Some(end), -1) => r.violation(
+                    key,
+                    format!("has no expiry, but the campaign ends at {end}"),
+                ),
                 (Some(end), at) if at != end => r.violation(
                     key,
                     format!("expires at {at}, but the campaign ends at {end}"),
@@ -1176,6 +1184,7 @@ impl Scan<'_> {
                         r.violation(key, format!("{m} is not an option of board {name}"));
                         continue;
                     };
+                    let Some(weight) = weight else { continue }; // reported with the weights
                     if b.first && settled && col(2, j).is_none() {
                         missing_first.push(m.clone());
                     }
@@ -1240,7 +1249,11 @@ impl Scan<'_> {
                         if units != want {
                             r.violation(
                                 key,
-                                format!("{m} shows {s}, but {how} = {}", b.text(want)),
+                                format!(
+                                    "{m} shows {}, but {how} = {}",
+                                    b.text(units),
+                                    b.text(want)
+                                ),
                             );
                         }
                     } else if p == "total" || imported.is_none() {
@@ -1256,7 +1269,8 @@ impl Scan<'_> {
                             r.violation(
                                 key,
                                 format!(
-                                    "{m} shows {s}, less than its {votes} real votes{} allow",
+                                    "{m} shows {}, less than its {votes} real votes{} allow",
+                                    b.text(units),
                                     if imported.is_some() {
                                         " + imported"
                                     } else {

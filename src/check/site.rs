@@ -43,7 +43,7 @@ const ORDERS: [&str; 4] = ["score:", "time:", "hot:", "best:"];
 /// holds what `rerank` last wrote).
 pub fn check_site(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Report> {
     let prefix = site.prefix();
-    let mut r = Report::new(format!("site {prefix}"));
+    let mut r = Report::new(super::target("site", prefix));
     let settings = settings(con, prefix, &mut r)?;
     let mut scan = Scan {
         prefix,
