@@ -82,29 +82,70 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
         board_keys: BTreeMap::new(),
         first_keys: Vec::new(),
         counters: Vec::new(),
+        pending: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, ns, |con, keys| {
         for key in keys {
             scan.classify(key, &mut r);
         }
         if scan.counters.len() >= PAGE {
-            let batch = std::mem::take(&mut scan.counters);
-            scan.counters(con, &batch, &mut r)?;
+            for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
+                scan.counters(con, page, &mut r)?;
+            }
         }
         Ok(())
     })?;
-    let batch = std::mem::take(&mut scan.counters);
-    scan.counters(con, &batch, &mut r)?;
+    for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
+        scan.counters(con, page, &mut r)?;
+    }
     let keys = std::mem::take(&mut scan.board_keys);
-    for ((board, kind, p), key) in &keys {
-        scan.board_key(con, board, kind, p, key, &mut r)?;
+    let mut pending = std::mem::take(&mut scan.pending);
+    for (id, key) in &keys {
+        scan.board_key(con, id, key, &mut pending, &mut r)?;
     }
     for (board, kind, p, key) in std::mem::take(&mut scan.first_keys) {
         let beside = keys.get(&(board.clone(), kind.clone(), p.clone()));
         scan.first_key(con, &board, &kind, &p, &key, beside.is_some(), &mut r)?;
     }
     scan.listed_boards_exist(con, &keys, &mut r)?;
+    confirm(con, ns, &pending, &mut r)?;
     Ok(r.finish())
+}
+
+/// Report the pending keys whose board or option is still missing, read
+/// again in one MULTI/EXEC per page.
+fn confirm(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    pending: &[(String, Recheck)],
+    r: &mut Report,
+) -> RedisResult<()> {
+    for page in pending.chunks(PAGE) {
+        let mut pipe = redis::pipe();
+        for (_, recheck) in page {
+            match recheck {
+                Recheck::Board(b) => pipe.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
+                Recheck::Option(b, o) => pipe.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
+            };
+        }
+        let got = exec(con, &mut pipe)?;
+        for ((key, recheck), v) in page.iter().zip(&got) {
+            if int(v) != Some(0) {
+                continue;
+            }
+            let what = match recheck {
+                Recheck::Board(b) => format!("belongs to board {b:?}, which is not in {ns}boards"),
+                Recheck::Option(b, o) if key.starts_with(&format!("{ns}b:")) => {
+                    format!("{o} is not an option of board {b}")
+                }
+                Recheck::Option(b, o) => {
+                    format!("belongs to option {o:?}, which board {b} does not have")
+                }
+            };
+            r.violation(key, what);
+        }
+    }
+    Ok(())
 }
 
 /// A rate-limit rule's window.
@@ -691,6 +732,17 @@ struct Scan<'a> {
     first_keys: Vec<(String, String, String, String)>,
     /// Rate-limit counters not checked yet: key, rule name, the rest.
     counters: Vec<(String, String, String)>,
+    /// Keys that name a board or option missing from the settings read at
+    /// the start: read again before they are reported (configure may have
+    /// added it since).
+    pending: Vec<(String, Recheck)>,
+}
+
+/// What a pending key names: a board (of `<ns>boards`) or an option (of
+/// `<ns>weights:B`).
+enum Recheck {
+    Board(String),
+    Option(String, String),
 }
 
 /// A counter as read: its value (string counters) and expiry.
@@ -706,30 +758,19 @@ impl Scan<'_> {
         let (head, tail) = rest.split_once(':').unwrap_or((rest, ""));
         match head {
             "board" | "weights" | "initial" | "periods" if !self.boards.contains_key(tail) => {
-                r.violation(
-                    &key,
-                    format!(
-                        "belongs to board {tail:?}, which is not in {}boards",
-                        self.ns
-                    ),
-                );
+                let board = tail.to_string();
+                self.pending.push((key, Recheck::Board(board)));
             }
             "option" | "hll" if !tail.is_empty() => {
                 let (board, option) = tail.split_once(':').unwrap_or((tail, ""));
-                match self.boards.get(board) {
-                    None => r.violation(
-                        &key,
-                        format!(
-                            "belongs to board {board:?}, which is not in {}boards",
-                            self.ns
-                        ),
-                    ),
-                    Some(b) if b.ok && !b.weights.contains_key(option) => r.violation(
-                        &key,
-                        format!("belongs to option {option:?}, which board {board} does not have"),
-                    ),
-                    _ => {}
-                }
+                let recheck = match self.boards.get(board) {
+                    None => Recheck::Board(board.to_string()),
+                    Some(b) if b.ok && !b.weights.contains_key(option) => {
+                        Recheck::Option(board.to_string(), option.to_string())
+                    }
+                    _ => return,
+                };
+                self.pending.push((key, recheck));
             }
             "b" | "f" => {
                 let parsed = tail.split_once(':').and_then(|(board, rest)| {
@@ -743,13 +784,9 @@ impl Scan<'_> {
                         &key,
                         "is not a period board key (b:BOARD:real|shown:PERIOD)",
                     ),
-                    Some((board, ..)) if !self.boards.contains_key(&board) => r.violation(
-                        &key,
-                        format!(
-                            "belongs to board {board:?}, which is not in {}boards",
-                            self.ns
-                        ),
-                    ),
+                    Some((board, ..)) if !self.boards.contains_key(&board) => {
+                        self.pending.push((key, Recheck::Board(board)));
+                    }
                     Some((board, kind, p)) if head == "b" => {
                         self.board_keys.insert((board, kind, p), key);
                     }
@@ -1069,12 +1106,12 @@ impl Scan<'_> {
     fn board_key(
         &self,
         con: &mut dyn ConnectionLike,
-        name: &str,
-        kind: &str,
-        p: &str,
+        (name, kind, p): &(String, String, String),
         key: &str,
+        pending: &mut Vec<(String, Recheck)>,
         r: &mut Report,
     ) -> RedisResult<()> {
+        let (name, kind, p) = (name.as_str(), kind.as_str(), p.as_str());
         let ns = self.ns;
         let b = &self.boards[name];
         let c = &self.c;
@@ -1096,9 +1133,20 @@ impl Scan<'_> {
         if expires == -2 {
             return Ok(()); // expired since SCAN
         }
-        match b.index.get(&member) {
+        // A board created since the index was read is in it now.
+        let listed = match b.index.get(&member) {
+            Some(&at) => Some(at),
+            None => {
+                let at: Option<f64> = redis::cmd("ZSCORE")
+                    .arg(&index_key)
+                    .arg(&member)
+                    .query(con)?;
+                at.map(|at| at as i64)
+            }
+        };
+        match listed {
             None => r.violation(key, format!("is not listed in {index_key}")),
-            Some(&at) => {
+            Some(at) => {
                 if let Some(wrong) = expiry_mismatch(expires, at) {
                     r.violation(key, wrong);
                 }
@@ -1181,7 +1229,8 @@ impl Scan<'_> {
                         continue;
                     };
                     let Some(&weight) = b.weights.get(m) else {
-                        r.violation(key, format!("{m} is not an option of board {name}"));
+                        let recheck = Recheck::Option(name.to_string(), m.clone());
+                        pending.push((key.to_string(), recheck));
                         continue;
                     };
                     let Some(weight) = weight else { continue }; // reported with the weights
@@ -1348,19 +1397,26 @@ impl Scan<'_> {
                 let mut pipe = redis::pipe();
                 pipe.cmd("ZMSCORE").arg(key).arg(&members);
                 pipe.cmd("ZMSCORE").arg(&board_key).arg(&members);
+                pipe.cmd("GET").arg(format!("{ns}seq"));
                 let got = exec(con, &mut pipe)?;
+                // the sequence as it is now (votes go on); a corrupt one was
+                // reported with the settings
+                let top = match &self.seq {
+                    Some(_) => text(&got[2]).and_then(|t| t.parse::<f64>().ok()),
+                    None => None,
+                };
                 for (j, m) in members.iter().enumerate() {
                     let Some(s) = items(&got[0]).get(j).and_then(text) else {
                         continue;
                     };
                     let seq = score_of(&s).unwrap_or(f64::NAN);
-                    let top = self.seq.map_or(f64::INFINITY, |n| n as f64);
-                    if !(seq.fract() == 0.0 && seq >= 1.0 && seq <= top) {
+                    let within = top.map_or(true, |top| seq <= top);
+                    if !(seq.fract() == 0.0 && seq >= 1.0 && within) {
+                        let top = top.map_or("seq".to_string(), |t| t.to_string());
                         r.violation(
                             key,
                             format!(
-                                "{m} has the sequence number {s}, not a vote number in 1..{}",
-                                self.seq.unwrap_or(0)
+                                "{m} has the sequence number {s}, not a vote number in 1..{top}"
                             ),
                         );
                     }

@@ -59,20 +59,9 @@ pub fn check_site(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Repo
         for key in keys {
             scan.classify(key, &mut r);
         }
-        if scan.articles.len() >= PAGE {
-            let batch = std::mem::take(&mut scan.articles);
-            scan.articles(con, &batch, &mut r)?;
-        }
-        if scan.voter_sets.len() >= PAGE {
-            let batch = std::mem::take(&mut scan.voter_sets);
-            scan.orphans(con, &batch, &mut r)?;
-        }
-        Ok(())
+        scan.flush(con, PAGE, &mut r)
     })?;
-    let batch = std::mem::take(&mut scan.articles);
-    scan.articles(con, &batch, &mut r)?;
-    let batch = std::mem::take(&mut scan.voter_sets);
-    scan.orphans(con, &batch, &mut r)?;
+    scan.flush(con, 1, &mut r)?;
     for id in std::mem::take(&mut scan.overlaps) {
         scan.overlap(con, &id, &mut r)?;
     }
@@ -201,6 +190,27 @@ struct VoterSet {
 }
 
 impl Scan<'_> {
+    /// Check the articles and voter sets found, PAGE at a time, once at
+    /// least `least` of them wait.
+    fn flush(
+        &mut self,
+        con: &mut dyn ConnectionLike,
+        least: usize,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        if self.articles.len() >= least {
+            for page in std::mem::take(&mut self.articles).chunks(PAGE) {
+                self.articles(con, page, r)?;
+            }
+        }
+        if self.voter_sets.len() >= least {
+            for page in std::mem::take(&mut self.voter_sets).chunks(PAGE) {
+                self.orphans(con, page, r)?;
+            }
+        }
+        Ok(())
+    }
+
     fn classify(&mut self, key: String, r: &mut Report) {
         let rest = &key[self.prefix.len()..];
         if let Some(id) = rest.strip_prefix("article:").and_then(article_id) {
@@ -251,10 +261,16 @@ impl Scan<'_> {
                 pipe.cmd("EXPIRETIME").arg(format!("{p}{set}{id}"));
             }
         }
+        pipe.cmd("GET").arg(format!("{p}article:"));
         pipe.cmd("TIME");
         let got = exec(con, &mut pipe)?;
-        if got.len() != ids.len() * READS + 1 {
+        if got.len() != ids.len() * READS + 2 {
             return Ok(()); // nothing to read
+        }
+        // the id counter as it is now (posts go on); a corrupt one was
+        // reported with the settings
+        if self.settings.counter.is_some() {
+            self.settings.counter = text(&got[got.len() - 2]).and_then(|t| t.parse().ok());
         }
         let (secs, micros) = time_of(&got[got.len() - 1]).unwrap_or((0, 0));
         let now_ms = secs * 1000 + micros / 1000;

@@ -212,7 +212,9 @@ fn a_realistic_site_is_clean_and_the_cli_exits_0() {
         .unwrap();
     assert!(!check_site(&mut con, &other).unwrap().is_clean());
 
+    let before = digest(&mut con);
     let report = check_site(&mut con, &site).unwrap();
+    assert_eq!(digest(&mut con), before, "the check wrote");
     assert_clean(&report);
     assert_eq!(report.target, format!("site {PREFIX}"));
     assert_eq!(report.checked["articles"], 5);
@@ -535,6 +537,64 @@ fn thousands_of_articles_are_scanned_in_bounded_time() {
     );
 }
 
+/// Votes from another connection while checks run: every check is clean
+/// (the reads that must agree are taken in one MULTI/EXEC).
+#[test]
+fn checks_during_concurrent_votes_report_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::new("{busy}:");
+    for n in 0..40 {
+        site.post(&format!("poster:{n}"), "T", "https://example.com")
+            .run(&mut con)
+            .unwrap();
+    }
+    let now = server_time(&mut con) as u64;
+    let settings = CampaignSettings::new()
+        .with_dates(now + 1, now + DAY)
+        .with_board(
+            "b",
+            BoardSettings::new(&[Period::Hour, Period::Day, Period::Total])
+                .with_ties(Ties::First)
+                .with_carry("0.5")
+                .with_option("x", OptionSettings::weighted(3))
+                .with_option("y", OptionSettings::weighted(1)),
+        );
+    let campaign = support::setup(&mut con, "busy", settings);
+    while (server_time(&mut con) as u64) <= now {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let client = server.client();
+    let voter = std::thread::spawn(move || {
+        let mut con = client.get_connection().unwrap();
+        let (site, campaign) = (Site::new("{busy}:"), Campaign::new("busy"));
+        for i in 0..600u64 {
+            if i % 50 == 0 {
+                site.post("late", "T", "https://example.com")
+                    .run(&mut con)
+                    .unwrap();
+            }
+            let user = format!("u{}", i % 23);
+            let id = (i * 7 % 40 + 1).to_string();
+            let vote = [Vote::Up, Vote::Down, Vote::None][(i % 3) as usize];
+            site.set_vote(&user, &id, vote).run(&mut con).unwrap();
+            let option = if i % 2 == 0 { "x" } else { "y" };
+            campaign
+                .vote(&user, &[("b", option)])
+                .run(&mut con)
+                .unwrap();
+        }
+    });
+    let mut checks = 0;
+    while !voter.is_finished() || checks < 2 {
+        assert_clean(&check_site(&mut con, &site).unwrap());
+        assert_clean(&check_campaign(&mut con, &campaign).unwrap());
+        checks += 1;
+    }
+    voter.join().unwrap();
+    assert!(checks >= 2);
+}
+
 // ---- campaigns -------------------------------------------------------------------
 
 /// A campaign voted at explicit times in 2030 (`Campaign::at`): hourly,
@@ -679,7 +739,9 @@ fn realistic_campaigns_are_clean_and_the_cli_exits_0() {
     let spring = spring(&mut con);
     let live = live(&mut con);
 
+    let before = digest(&mut con);
     let report = check_campaign(&mut con, &spring).unwrap();
+    assert_eq!(digest(&mut con), before, "the check wrote");
     assert_clean(&report);
     assert_eq!(report.target, "campaign {c:spring}:");
     assert_eq!(report.checked["boards"], 3);
