@@ -42,10 +42,13 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
-/// the last one): the whole campaign when its `start` is no earlier than
+/// the last one): the whole campaign when its `start` is later than
 /// `updated` (no vote can predate the last change); otherwise a period
-/// board whose period starts at least 28 h (the widest offset change) after
-/// `updated`, a second or minute window that starts after it:
+/// board whose period starts more than 28 h (the widest offset change)
+/// after `updated`, a second or minute window that starts after it. This
+/// reads votes as cast on the server's clock: a vote at an explicit time
+/// (`Campaign::at`, the test and import path) sent before a `configure`
+/// but dated after it escapes the rule.
 /// - shown == real x weight x 10^decimals units, + real votes of the
 ///   period before x the rounded carried share (carry > 0; exact when the
 ///   period before is also settled and its real board still exists or never
@@ -226,21 +229,22 @@ struct Settings {
 impl Settings {
     /// No configure since the campaign started: every vote was cast under
     /// the current settings.
+    /// (`updated` is a whole second: a configure in the second a vote was
+    /// cast may have come after it, so the comparisons are strict.)
     fn settled(&self) -> bool {
-        matches!((self.start, self.updated), (Some(s), Some(u)) if u <= s)
+        matches!((self.start, self.updated), (Some(s), Some(u)) if u < s)
     }
 
     /// Whether data of a calendar period starting at `start` (read in the
     /// current offset; `None`: the total) was written under the current
     /// settings.
     fn settled_period(&self, start: Option<i64>) -> bool {
-        self.settled()
-            || matches!((start, self.updated), (Some(s), Some(u)) if s >= u + OFFSET_SPAN)
+        self.settled() || matches!((start, self.updated), (Some(s), Some(u)) if s > u + OFFSET_SPAN)
     }
 
     /// The same for a UTC-aligned window (second, minute) starting at `start`.
     fn settled_since(&self, start: i64) -> bool {
-        self.settled() || self.updated.is_some_and(|u| start >= u)
+        self.settled() || self.updated.is_some_and(|u| start > u)
     }
 }
 

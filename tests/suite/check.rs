@@ -771,6 +771,57 @@ fn realistic_campaigns_are_clean_and_the_cli_exits_0() {
     assert_eq!(err, "redvote: 1 invariant violation\n");
 }
 
+/// A weight changed after the campaign started (on the server's clock):
+/// shown = real x weight no longer holds for the votes before, so those
+/// boards get the weaker shown >= real, which still catches a shown score
+/// below its real votes.
+#[test]
+fn a_weight_changed_mid_campaign_gets_the_weaker_relation() {
+    let server = support::server();
+    let url = server.url();
+    let mut con = support::con(&server);
+    let now = server_time(&mut con) as u64;
+    let board = |w: u32| {
+        BoardSettings::new(&[Period::Hour, Period::Total])
+            .with_option("a", OptionSettings::weighted(w))
+    };
+    let settings = CampaignSettings::new()
+        .with_dates(now + 2, now + DAY)
+        .with_board("b", board(2));
+    let campaign = support::setup(&mut con, "mid", settings);
+    while (server_time(&mut con) as u64) < now + 2 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for user in ["u1", "u2", "u3"] {
+        campaign.vote(user, &[("b", "a")]).run(&mut con).unwrap();
+    }
+    let report = check_campaign(&mut con, &campaign).unwrap();
+    assert_clean(&report);
+    assert_eq!(report.checked["exact_entries"], 2, "{report}");
+    campaign
+        .configure(&CampaignSettings::new().with_board("b", board(5)))
+        .run(&mut con)
+        .unwrap();
+    campaign.vote("u4", &[("b", "a")]).run(&mut con).unwrap();
+    let total = format!("{}b:b:shown:total", campaign.namespace());
+    assert_eq!(support::zscore(&mut con, &total, "a"), Some(11.0)); // 3 x 2 + 5
+    let report = check_campaign(&mut con, &campaign).unwrap();
+    assert_clean(&report);
+    assert_eq!(report.checked.get("exact_entries"), None, "{report}");
+    assert_eq!(report.checked["weak_entries"], 2, "{report}");
+
+    let check = |con: &mut Connection| check_campaign(con, &Campaign::new("mid")).unwrap();
+    let args = ["campaign", "mid", "check"];
+    planted(&mut con, &url, &args, &check, &total, &[&total], |c| {
+        redis::cmd("ZADD")
+            .arg(&total)
+            .arg(3)
+            .arg("a")
+            .query::<i64>(c)
+            .unwrap();
+    });
+}
+
 /// The key of `pattern` (exactly one).
 fn only_key(con: &mut Connection, pattern: &str) -> String {
     let found = keys(con, pattern);
