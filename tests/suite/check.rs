@@ -924,6 +924,25 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
                 .unwrap();
         },
     );
+    // a side key with no board beside it; an index entry of no board
+    let stray = k("f:stars:real:hour:2030-12-01T00");
+    planted(c, &url, &args, &check_spring, &stray, &[&stray], |c| {
+        redis::cmd("ZADD")
+            .arg(&stray)
+            .arg(1)
+            .arg("a")
+            .query::<i64>(c)
+            .unwrap();
+    });
+    let index = k("periods:stars");
+    planted(c, &url, &args, &check_spring, &index, &[&index], |c| {
+        redis::cmd("ZADD")
+            .arg(&index)
+            .arg(0)
+            .arg("real:day:2030-12-01")
+            .query::<i64>(c)
+            .unwrap();
+    });
     // a board member that is no option
     let simple = k("b:simple:real:total");
     planted(c, &url, &args, &check_spring, &simple, &[&simple], |c| {
@@ -940,7 +959,6 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         redis::cmd("PERSIST").arg(&hour).query::<i64>(c).unwrap();
     });
     let day = k("b:stars:real:day:2030-03-17");
-    let index = k("periods:stars");
     planted(c, &url, &args, &check_spring, &day, &[&index], |c| {
         redis::cmd("ZREM")
             .arg(&index)
