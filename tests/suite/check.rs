@@ -71,7 +71,8 @@ fn restore(con: &mut Connection, (key, dump, at): Saved) {
 /// One planted violation: `plant` breaks an invariant by writing the
 /// `touched` keys with raw commands; the library must report it on `key`
 /// and nothing else, and the CLI (`args`) must exit 1 printing the key,
-/// with `redvote: N invariant violation(s)` on stderr. Then the touched
+/// with `redvote: N invariant violation(s)` on stderr (and with `--json`,
+/// the report's violations). Then the touched
 /// keys are restored (the digest and expiries are the ones before) and the report is
 /// clean again.
 #[track_caller]
@@ -109,6 +110,13 @@ fn planted(
         format!("redvote: {n} invariant violations\n")
     };
     assert_eq!(err, want);
+    let mut json_args = vec!["--json"];
+    json_args.extend_from_slice(args);
+    let (code, out, _) = cli(url, &json_args);
+    let json: serde_json::Value = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(code, 1);
+    assert_eq!(json["violations"].as_array().map(Vec::len), Some(n));
+    assert_eq!(json["violations"][0]["key"], key);
     for s in saved {
         restore(con, s);
     }
