@@ -72,9 +72,8 @@ fn restore(con: &mut Connection, (key, dump, at): Saved) {
 /// `touched` keys with raw commands; the library must report it on `key`
 /// and nothing else, and the CLI (`args`) must exit 1 printing the key,
 /// with `redvote: N invariant violation(s)` on stderr (and with `--json`,
-/// the report's violations). Then the touched
-/// keys are restored (the digest and expiries are the ones before) and the report is
-/// clean again.
+/// the report's violations). Then the touched keys are restored (the
+/// digest and expiries are the ones before) and the report is clean again.
 #[track_caller]
 fn planted(
     con: &mut Connection,
