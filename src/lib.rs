@@ -57,6 +57,8 @@
 //! - [`reply`]: [`reply::Reply`], how results are read from replies (and
 //!   `redis::FromRedisValue` for them).
 //! - [`error`]: [`Code`], the one table of script error codes, and [`Error`].
+//! - [`check`]: [`check_site`] and [`check_campaign`], read-only invariant
+//!   scans (SCAN-based) that return a [`Report`] of [`Violation`]s.
 //! - [`scripts`]: the embedded Lua (`lua/<op>.lua`, assembled from
 //!   `lua/src/`), their SHA1s, `SCRIPT LOAD` of all.
 //! - [`testing`] (feature `testing`): dev-only helpers.
@@ -68,6 +70,7 @@
 
 pub mod call;
 pub mod campaign;
+pub mod check;
 pub mod client;
 pub mod error;
 #[cfg(test)]
@@ -83,6 +86,7 @@ mod words;
 
 pub use call::Call;
 pub use campaign::*;
+pub use check::{check_campaign, check_site, Report, Violation};
 #[cfg(feature = "async")]
 pub use client::AsyncConnection;
 pub use client::{Client, Connection, Retry};

@@ -7,6 +7,7 @@ mod support;
 mod acl;
 mod bad_input;
 mod campaign;
+mod check;
 mod cli;
 mod cluster;
 mod concurrency;

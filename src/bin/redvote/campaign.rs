@@ -176,6 +176,8 @@ enum CampaignCommand {
         /// Options
         options: Vec<String>,
     },
+    /// Scan the campaign's keys (read-only) and report every broken invariant; exit 1 if any
+    Check,
     /// Remove options from a board, with their scores on every period board
     RemoveOptions {
         /// Board
@@ -347,6 +349,9 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 }
                 out
             })
+        }
+        CampaignCommand::Check => {
+            crate::report(g, &redvote::check_campaign(&mut g.connect()?, &campaign)?)
         }
         CampaignCommand::RemoveOptions { board, options } => {
             let settings = CampaignSettings {

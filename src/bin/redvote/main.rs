@@ -206,6 +206,8 @@ enum Command {
     Load,
     /// Run the site's whole flow (on a throwaway redis-server unless --url)
     Demo,
+    /// Scan the site's keys (read-only) and report every broken invariant; exit 1 if any
+    Check,
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
 }
@@ -446,6 +448,7 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
+        Command::Check => report(g, &redvote::check_site(&mut g.connect()?, &site)?),
         Command::Campaign(args) => campaign::run(g, &args),
     }
 }
@@ -479,6 +482,17 @@ fn vote(g: &Global, site: &Site, v: VoteArgs, want: Vote) -> Result<()> {
             o.downvotes
         )
     })
+}
+
+/// Print a check's report (one line per violation, then a summary; the
+/// report as JSON with --json); an error, so exit 1, when it found any.
+pub fn report(g: &Global, report: &redvote::Report) -> Result<()> {
+    print(g, report, |r| r.to_string())?;
+    match report.violations.len() {
+        0 => Ok(()),
+        1 => anyhow::bail!("1 invariant violation"),
+        n => anyhow::bail!("{n} invariant violations"),
+    }
 }
 
 /// Print `value` as JSON with --json, else as `human` renders it.

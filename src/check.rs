@@ -1,0 +1,348 @@
+//! Invariant scanner: [`check_site`] and [`check_campaign`] read a site's or
+//! a campaign's keys and report every place where the data disagrees with
+//! what the scripts write (a count off by one, a score that does not follow
+//! from the counts, a key without the expiry it was promised, a corrupt
+//! stored setting...).
+//!
+//! Both are **read-only** and cheap for the server: keys are found with
+//! `SCAN MATCH <prefix>*` (the prefix glob-escaped) in batches of
+//! [`SCAN_COUNT`], sorted sets, sets and hashes are read with `ZSCAN` /
+//! `SSCAN` / `HSCAN` pages and `ZMSCORE` / `SMISMEMBER` / `HMGET` of at most
+//! [`PAGE`] members, and the reads that must agree with each other go
+//! together in one `MULTI`/`EXEC` of bounded size. No script runs and no
+//! command is O(N) in the data set, so a check is safe on a live server of
+//! any size; it takes time proportional to the keys under the prefix.
+//!
+//! Relations that depend on settings an operator may change (a weight, a
+//! board's carry, a rate limit) are checked exactly only for data written
+//! after the last change; see [`check_campaign`] for which ones and why.
+
+mod calendar;
+mod campaign;
+mod site;
+
+use std::collections::BTreeMap;
+
+use redis::{ConnectionLike, RedisResult, Value};
+use serde::Serialize;
+
+pub use campaign::check_campaign;
+pub use site::check_site;
+
+/// Keys a `SCAN` call asks for (its `COUNT`).
+pub const SCAN_COUNT: usize = 1000;
+/// Members a `ZSCAN`/`SSCAN`/`HSCAN` page asks for, and the most members one
+/// `ZMSCORE`/`SMISMEMBER`/`HMGET` names; also the articles or counters read
+/// in one `MULTI`/`EXEC`.
+pub const PAGE: usize = 200;
+
+/// One broken invariant: the key where it shows and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Violation {
+    /// The full key name (with the site's prefix or the campaign's
+    /// namespace) whose content is wrong.
+    pub key: String,
+    /// What is wrong, naming the member or field and the values compared.
+    pub what: String,
+}
+
+/// The result of a check: every violation found (sorted by key, each
+/// once), and how much was looked at.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// What was checked: `site <prefix>` (`site` without a prefix) or
+    /// `campaign <namespace>`.
+    pub target: String,
+    /// Keys `SCAN` returned under the prefix or namespace (a key `SCAN`
+    /// returns twice counts twice).
+    pub keys_scanned: u64,
+    /// How many of each kind of item were checked (`articles`,
+    /// `voter_sets`, `zset_members`, `board_entries`, `exact_entries`,
+    /// `counters`, ...). `exact_entries` counts the board entries whose
+    /// shown score was compared exactly; the others had the weaker check.
+    pub checked: BTreeMap<String, u64>,
+    /// Every violation, sorted by key.
+    pub violations: Vec<Violation>,
+}
+
+impl Report {
+    fn new(target: String) -> Self {
+        Report {
+            target,
+            ..Default::default()
+        }
+    }
+
+    /// Whether no invariant is broken.
+    pub fn is_clean(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The violations that name `key`.
+    pub fn violations_of<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Violation> + 'a {
+        self.violations.iter().filter(move |v| v.key == key)
+    }
+
+    fn violation(&mut self, key: impl Into<String>, what: impl Into<String>) {
+        self.violations.push(Violation {
+            key: key.into(),
+            what: what.into(),
+        });
+    }
+
+    fn count(&mut self, what: &str, n: u64) {
+        *self.checked.entry(what.to_string()).or_default() += n;
+    }
+
+    /// Sort the violations and drop repeats (`SCAN` may return a key twice).
+    fn finish(mut self) -> Self {
+        self.violations.sort();
+        self.violations.dedup();
+        self
+    }
+}
+
+impl std::fmt::Display for Report {
+    /// One line per violation (`key: what`), then a summary line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for v in &self.violations {
+            writeln!(f, "{}: {}", v.key, v.what)?;
+        }
+        let checked: Vec<String> = self
+            .checked
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let n = self.violations.len();
+        write!(
+            f,
+            "{n} invariant violation{} in {} ({} keys scanned; checked {})",
+            if n == 1 { "" } else { "s" },
+            self.target,
+            self.keys_scanned,
+            if checked.is_empty() {
+                "nothing".to_string()
+            } else {
+                checked.join(", ")
+            }
+        )
+    }
+}
+
+/// What a report names: `site`, `site <prefix>`, `campaign <namespace>`.
+fn target(kind: &str, prefix: &str) -> String {
+    if prefix.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind} {prefix}")
+    }
+}
+
+/// `s` as a literal inside a Redis glob pattern: `\`, `*`, `?`, `[`, `]`,
+/// `{`, `}` and `^` escaped with a backslash.
+pub(crate) fn glob_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}' | '^') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Every key matching `<prefix>*`, one `SCAN` batch at a time: `each` gets
+/// the batch (keys that are not UTF-8 are skipped: the scripts write none).
+/// Returns how many keys SCAN returned.
+fn scan_keys(
+    con: &mut dyn ConnectionLike,
+    prefix: &str,
+    mut each: impl FnMut(&mut dyn ConnectionLike, Vec<String>) -> RedisResult<()>,
+) -> RedisResult<u64> {
+    let pattern = format!("{}*", glob_escape(prefix));
+    let mut cursor: u64 = 0;
+    let mut seen = 0;
+    loop {
+        let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(&pattern)
+            .arg("COUNT")
+            .arg(SCAN_COUNT)
+            .query(con)?;
+        seen += keys.len() as u64;
+        let keys: Vec<String> = keys
+            .into_iter()
+            .filter_map(|k| String::from_utf8(k).ok())
+            .collect();
+        if !keys.is_empty() {
+            each(con, keys)?;
+        }
+        if next == 0 {
+            return Ok(seen);
+        }
+        cursor = next;
+    }
+}
+
+/// A `*SCAN` page: the next cursor (0: done) and the flat items.
+type Page = (u64, Vec<Vec<u8>>);
+
+/// One page of `ZSCAN`/`SSCAN`/`HSCAN` of `key`: the next cursor and the
+/// flat items (member, score / member / field, value). A key of the wrong
+/// type gives the error text.
+fn scan_page(
+    con: &mut dyn ConnectionLike,
+    command: &str,
+    key: &str,
+    cursor: u64,
+) -> RedisResult<Result<Page, String>> {
+    let reply: RedisResult<(u64, Vec<Vec<u8>>)> = redis::cmd(command)
+        .arg(key)
+        .arg(cursor)
+        .arg("COUNT")
+        .arg(PAGE)
+        .query(con);
+    match reply {
+        Ok(page) => Ok(Ok(page)),
+        Err(e) if e.code() == Some("WRONGTYPE") => {
+            Ok(Err(format!("WRONGTYPE {}", e.detail().unwrap_or_default())))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Run `pipe` as one `MULTI`/`EXEC`, every reply kept (an error reply, such
+/// as `WRONGTYPE`, is a `Value::ServerError` in its place).
+fn exec(con: &mut dyn ConnectionLike, pipe: &mut redis::Pipeline) -> RedisResult<Vec<Value>> {
+    if pipe.is_empty() {
+        return Ok(Vec::new());
+    }
+    pipe.atomic().ignore_errors().query(con)
+}
+
+/// The error text of an error reply.
+fn error_of(v: &Value) -> Option<String> {
+    match v {
+        Value::ServerError(e) => Some(format!(
+            "{}{}",
+            e.code(),
+            e.details().map(|d| format!(" {d}")).unwrap_or_default()
+        )),
+        _ => None,
+    }
+}
+
+/// A bulk or simple string reply as text (`None` for nil or another type).
+fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Value::SimpleString(s) => Some(s.clone()),
+        Value::Okay => Some("OK".to_string()),
+        Value::Int(n) => Some(n.to_string()),
+        Value::Double(d) => Some(d.to_string()),
+        _ => None,
+    }
+}
+
+/// An integer reply.
+fn int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(n) => Some(*n),
+        other => text(other).and_then(|t| t.parse().ok()),
+    }
+}
+
+/// The items of an array reply (empty for anything else).
+fn items(v: &Value) -> &[Value] {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        _ => &[],
+    }
+}
+
+/// A score as Redis prints it (`"12"`, `"0.3"`, `"inf"`) as a number.
+fn score_of(text: &str) -> Option<f64> {
+    match text {
+        "inf" | "+inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        _ => text.parse().ok(),
+    }
+}
+
+/// The server's clock from a `TIME` reply: (seconds, microseconds).
+fn time_of(v: &Value) -> Option<(i64, i64)> {
+    let parts = items(v);
+    Some((int(parts.first()?)?, int(parts.get(1)?)?))
+}
+
+/// A stored integer setting as `lua/src/lib/stored.lua` reads it: at most 16
+/// characters, an optional minus sign and decimal digits, within lo..=hi.
+fn stored_int(v: &str, lo: i64, hi: i64) -> Option<i64> {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    if v.len() > 16 || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i64 = v.parse().ok()?;
+    (lo..=hi).contains(&n).then_some(n)
+}
+
+/// The name rule of `lua/src/lib/names.lua` (boards, options, groups, rule
+/// names): 1..64 bytes, none of `: { } * ? [ ] \ ,`, whitespace or control
+/// characters.
+fn name_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && !s
+            .bytes()
+            .any(|b| b <= b' ' || b == 127 || b":{}*?[]\\,".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_escape_makes_prefixes_literal() {
+        assert_eq!(glob_escape("{c:a*b}:"), "\\{c:a\\*b\\}:");
+        assert_eq!(glob_escape("x?[y]\\^"), "x\\?\\[y\\]\\\\\\^");
+        assert_eq!(glob_escape("plain:"), "plain:");
+    }
+
+    #[test]
+    fn stored_int_is_as_strict_as_the_scripts() {
+        assert_eq!(stored_int("432", 1, 1000000), Some(432));
+        assert_eq!(stored_int("-60", -100, 0), Some(-60));
+        for bad in [
+            "",
+            "-",
+            " 5",
+            "2.5",
+            "0x10",
+            "nan",
+            "inf",
+            "1e3",
+            "99999999999999999",
+        ] {
+            assert_eq!(stored_int(bad, i64::MIN, i64::MAX), None, "{bad:?}");
+        }
+        assert_eq!(stored_int("0", 1, 10), None);
+    }
+
+    #[test]
+    fn report_prints_a_line_per_violation_and_a_summary() {
+        let mut r = Report::new("site {s}:".into());
+        r.violation("{s}:score:", "b");
+        r.violation("{s}:article:1", "a");
+        r.violation("{s}:article:1", "a");
+        r.count("articles", 2);
+        let r = r.finish();
+        assert_eq!(r.violations.len(), 2);
+        assert_eq!(
+            r.to_string(),
+            "{s}:article:1: a\n{s}:score:: b\n2 invariant violations in site {s}: (0 keys scanned; checked 2 articles)"
+        );
+        assert!(!r.is_clean());
+        assert_eq!(r.violations_of("{s}:score:").count(), 1);
+    }
+}

@@ -1,0 +1,1555 @@
+//! [`check_campaign`]: a campaign's invariants.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use redis::{ConnectionLike, RedisResult, Value};
+
+use super::calendar::{parse_period, period, PeriodKind};
+use super::{
+    error_of, exec, int, items, name_ok, scan_keys, scan_page, score_of, stored_int, text, time_of,
+    Report, PAGE,
+};
+use crate::Campaign;
+
+/// The widest move of a period's start an offset change can make (from
+/// -14:00 to +14:00): a period whose start, read in the current offset, is
+/// this long after the last `configure` holds no vote from before it.
+const OFFSET_SPAN: i64 = 2 * 50400;
+/// The latest time a campaign setting may hold (9999-12-31T23:59:59Z).
+const TIME_MAX: i64 = 253402300799;
+/// Scores beyond 2^53 are not exact integers.
+const COUNT_MAX: i64 = 9007199254740991;
+
+/// Check every invariant of `campaign` (see the README, "Checking a data
+/// set"), reading only.
+///
+/// Always checked:
+/// - stored settings parse as the scripts parse them (`<ns>campaign`:
+///   offset, start < end, `limits` JSON, `denying`, `updated`; each
+///   `<ns>board:B`; weights 1..1000000; imported amounts; `<ns>seq`);
+/// - every board score is finite; real boards hold whole counts >= 1;
+///   every member of a board is an option of it; a member of `real:P` is on
+///   `shown:P`;
+/// - every period board (`<ns>b:B:KIND:P`) and its "first" side key is
+///   listed in `<ns>periods:B` and expires exactly when the index records
+///   (0: never); a listed board that has not expired exists;
+/// - a "first" side key (`<ns>f:...`) has a board beside it, holds only
+///   members of it, with vote sequence numbers in 1..`seq`;
+/// - fixed-window rate counters hold counts >= 1 and expire (the
+///   campaign-window hash `<ns>rl:RULE:campaign` exactly at the campaign's
+///   `end`, never without one); a rolling counter holds a well-formed
+///   theoretical arrival time (TAT) and expires one second after it.
+///
+/// Checked where the settings they depend on are known to hold for the data
+/// ("settled": no `configure` since the votes were cast; `updated` records
+/// the last one): the whole campaign when its `start` is later than
+/// `updated` (no vote can predate the last change); otherwise a period
+/// board whose period starts more than 28 h (the widest offset change)
+/// after `updated`, a second or minute window that starts after it. This
+/// reads votes as cast on the server's clock: a vote at an explicit time
+/// (`Campaign::at`, the test and import path) sent before a `configure`
+/// but dated after it escapes the rule.
+/// - shown == real x weight x 10^decimals units, + real votes of the
+///   period before x the rounded carried share (carry > 0; exact when the
+///   period before is also settled and its real board still exists or never
+///   did), + the imported amount on the total board; period boards of an
+///   option with imported votes are not compared (an import adds to the
+///   periods current when it runs, which no key records);
+/// - otherwise the weaker relation that holds whatever the history (every
+///   weight >= 1, carry >= 0): shown >= real (+ imported, on total; within
+///   one unit, for a rounding after a change of `decimals`);
+/// - a period's real count <= the total real count; a board with ties
+///   `first` has a side key entry for every member; a period board's
+///   recorded expiry is the end of its period + the board's retention;
+///   a shown score has at most `decimals` decimals;
+/// - a counter within its rule's allowance: `limit` (a rolling rule:
+///   `burst`) + the extra of the counter's channel (of any channel when the
+///   rule does not count by channel); a rolling TAT at most allowance x
+///   interval after now; counters expire exactly at their window's end.
+///
+/// Not checked: participant HyperLogLogs (approximate by design), display
+/// data, deny lists; counters of rules no longer configured.
+pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Report> {
+    let ns = campaign.namespace();
+    let mut r = Report::new(super::target("campaign", ns));
+    let Some(c) = settings(con, campaign.root_key(), &mut r)? else {
+        return Ok(r.finish());
+    };
+    let seq = read_seq(con, ns, &mut r)?;
+    let boards = boards(con, ns, &mut r)?;
+    let mut scan = Scan {
+        ns,
+        c,
+        seq,
+        boards,
+        board_keys: BTreeMap::new(),
+        first_keys: Vec::new(),
+        counters: Vec::new(),
+        pending: Vec::new(),
+    };
+    r.keys_scanned = scan_keys(con, ns, |con, keys| {
+        for key in keys {
+            scan.classify(key, &mut r);
+        }
+        if scan.counters.len() >= PAGE {
+            for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
+                scan.counters(con, page, &mut r)?;
+            }
+        }
+        Ok(())
+    })?;
+    for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
+        scan.counters(con, page, &mut r)?;
+    }
+    let keys = std::mem::take(&mut scan.board_keys);
+    let mut pending = std::mem::take(&mut scan.pending);
+    for (id, key) in &keys {
+        scan.board_key(con, id, key, &mut pending, &mut r)?;
+    }
+    for (board, kind, p, key) in std::mem::take(&mut scan.first_keys) {
+        let beside = keys.get(&(board.clone(), kind.clone(), p.clone()));
+        scan.first_key(con, &board, &kind, &p, &key, beside.is_some(), &mut r)?;
+    }
+    scan.listed_boards_exist(con, &keys, &mut r)?;
+    confirm(con, ns, &pending, &mut r)?;
+    Ok(r.finish())
+}
+
+/// Report the pending keys whose board or option is still missing, read
+/// again in one MULTI/EXEC per page.
+fn confirm(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    pending: &[(String, Recheck)],
+    r: &mut Report,
+) -> RedisResult<()> {
+    for page in pending.chunks(PAGE) {
+        let mut pipe = redis::pipe();
+        for (_, recheck) in page {
+            match recheck {
+                Recheck::Board(b) => pipe.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
+                Recheck::Option(b, o) => pipe.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
+            };
+        }
+        let got = exec(con, &mut pipe)?;
+        for ((key, recheck), v) in page.iter().zip(&got) {
+            if int(v) != Some(0) {
+                continue;
+            }
+            let what = match recheck {
+                Recheck::Board(b) => format!("belongs to board {b:?}, which is not in {ns}boards"),
+                Recheck::Option(b, o) if key.starts_with(&format!("{ns}b:")) => {
+                    format!("{o} is not an option of board {b}")
+                }
+                Recheck::Option(b, o) => {
+                    format!("belongs to option {o:?}, which board {b} does not have")
+                }
+            };
+            r.violation(key, what);
+        }
+    }
+    Ok(())
+}
+
+/// A rate-limit rule's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RuleWindow {
+    Second,
+    Minute,
+    Period(PeriodKind),
+    Campaign,
+    Rolling,
+}
+
+/// A rate-limit rule as stored (the normalized JSON campaign_configure
+/// writes).
+#[derive(Debug, Clone)]
+struct Rule {
+    window: RuleWindow,
+    by: Vec<String>,
+    /// `limit` of a fixed rule, `burst` of a rolling one.
+    allowance: i64,
+    /// A rolling rule's `limit` and `per`.
+    limit: i64,
+    per: i64,
+    extra: BTreeMap<String, i64>,
+}
+
+impl Rule {
+    /// What one counter of this rule may reach: the allowance plus the
+    /// extra of `channel` (of the most generous channel when the rule does
+    /// not count by channel).
+    fn allowance(&self, channel: Option<&str>) -> i64 {
+        let extra = match channel {
+            Some(c) => self.extra.get(c).copied().unwrap_or(0),
+            None => self.extra.values().copied().max().unwrap_or(0),
+        };
+        self.allowance + extra
+    }
+
+    /// A counter's subject (`limit_subject` in lib/limits.lua): one
+    /// length-prefixed value per dimension (two, board and option, for
+    /// `option`), joined with `|`. Returns the channel when the rule counts
+    /// by channel; `None` when `s` is not such a subject.
+    fn subject<'s>(&self, s: &'s str) -> Option<Option<&'s str>> {
+        let mut rest = s;
+        let mut channel = None;
+        for (i, dim) in self.by.iter().enumerate() {
+            if i > 0 {
+                rest = rest.strip_prefix('|')?;
+            }
+            for _ in 0..if dim == "option" { 2 } else { 1 } {
+                let (len, after) = rest.split_once(':')?;
+                if len.is_empty() || len.len() > 4 || !len.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let n: usize = len.parse().ok()?;
+                let value = after.get(..n)?;
+                rest = &after[n..];
+                if dim == "channel" {
+                    channel = Some(value);
+                }
+            }
+        }
+        rest.is_empty().then_some(channel)
+    }
+}
+
+/// The campaign's settings and clock.
+struct Settings {
+    offset: i64,
+    start: Option<i64>,
+    end: Option<i64>,
+    updated: Option<i64>,
+    rules: BTreeMap<String, Rule>,
+    /// The server's clock when the check started.
+    now: i64,
+}
+
+impl Settings {
+    /// No configure since the campaign started: every vote was cast under
+    /// the current settings.
+    /// (`updated` is a whole second: a configure in the second a vote was
+    /// cast may have come after it, so the comparisons are strict.)
+    fn settled(&self) -> bool {
+        matches!((self.start, self.updated), (Some(s), Some(u)) if u < s)
+    }
+
+    /// Whether data of a calendar period starting at `start` (read in the
+    /// current offset; `None`: the total) was written under the current
+    /// settings.
+    fn settled_period(&self, start: Option<i64>) -> bool {
+        self.settled() || matches!((start, self.updated), (Some(s), Some(u)) if s > u + OFFSET_SPAN)
+    }
+
+    /// The same for a UTC-aligned window (second, minute) starting at `start`.
+    fn settled_since(&self, start: i64) -> bool {
+        self.settled() || self.updated.is_some_and(|u| start > u)
+    }
+}
+
+fn settings(
+    con: &mut dyn ConnectionLike,
+    root: &str,
+    r: &mut Report,
+) -> RedisResult<Option<Settings>> {
+    let mut pipe = redis::pipe();
+    pipe.cmd("HGETALL").arg(root);
+    pipe.cmd("TIME");
+    let got = exec(con, &mut pipe)?;
+    if let Some(e) = error_of(&got[0]) {
+        r.violation(root, format!("is not a hash: {e}"));
+        return Ok(None);
+    }
+    let now = time_of(&got[1]).map_or(0, |t| t.0);
+    let flat = items(&got[0]);
+    let fields: HashMap<String, String> = flat
+        .chunks(2)
+        .filter_map(|kv| Some((text(&kv[0])?, text(kv.get(1)?)?)))
+        .collect();
+    if fields.is_empty() {
+        r.violation(root, "no such campaign (the settings hash is missing)");
+        return Ok(None);
+    }
+    let mut c = Settings {
+        offset: 0,
+        start: None,
+        end: None,
+        updated: None,
+        rules: BTreeMap::new(),
+        now,
+    };
+    if let Some(v) = fields.get("offset") {
+        match stored_int(v, -50400, 50400).filter(|n| n % 60 == 0) {
+            Some(n) => c.offset = n,
+            None => r.violation(
+                root,
+                format!("offset {v:?} is not seconds within 14 h, in whole minutes"),
+            ),
+        }
+    }
+    for (name, slot) in [("start", &mut c.start), ("end", &mut c.end)] {
+        if let Some(v) = fields.get(name) {
+            *slot = stored_int(v, 0, TIME_MAX);
+            if slot.is_none() {
+                r.violation(root, format!("{name} {v:?} is not a Unix time"));
+            }
+        }
+    }
+    if let (Some(s), Some(e)) = (c.start, c.end) {
+        if e <= s {
+            r.violation(root, format!("end {e} is not after start {s}"));
+        }
+    }
+    match fields.get("updated") {
+        None => r.violation(root, "has no updated time (campaign_configure writes it)"),
+        Some(v) => {
+            c.updated = stored_int(v, 0, TIME_MAX);
+            if c.updated.is_none() {
+                r.violation(root, format!("updated {v:?} is not a Unix time"));
+            }
+        }
+    }
+    if let Some(v) = fields.get("denying") {
+        if v != "0" && v != "1" {
+            r.violation(root, format!("denying {v:?} is neither 0 nor 1"));
+        }
+    }
+    if let Some(v) = fields.get("limits") {
+        match rules(v) {
+            Ok(rules) => c.rules = rules,
+            Err(e) => r.violation(root, format!("limits is corrupt: {e}")),
+        }
+    }
+    Ok(Some(c))
+}
+
+/// A whole JSON number in lo..=hi (the stored rules' numbers).
+fn json_int(v: Option<&serde_json::Value>, lo: i64, hi: i64) -> Option<i64> {
+    let f = v?.as_f64()?;
+    (f.fract() == 0.0 && f >= lo as f64 && f <= hi as f64).then_some(f as i64)
+}
+
+/// The stored `limits` as `limit_rules` (lib/limits.lua) accepts them.
+fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    let list = match &doc {
+        serde_json::Value::Array(list) if list.len() <= 32 => list,
+        serde_json::Value::Object(o) if o.is_empty() => return Ok(BTreeMap::new()),
+        _ => return Err("not a list of at most 32 rules".into()),
+    };
+    let mut out = BTreeMap::new();
+    for (i, r) in list.iter().enumerate() {
+        let bad = || format!("rule {} is malformed", i + 1);
+        let name = r
+            .get("name")
+            .and_then(|n| n.as_str())
+            .filter(|n| name_ok(n))
+            .ok_or_else(bad)?;
+        let by: Vec<String> = r
+            .get("by")
+            .and_then(|b| b.as_array())
+            .ok_or_else(bad)?
+            .iter()
+            .map(|d| d.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?;
+        let distinct: BTreeSet<&String> = by.iter().collect();
+        if by.is_empty()
+            || by.len() > 4
+            || distinct.len() != by.len()
+            || !by
+                .iter()
+                .all(|d| ["user", "option", "channel", "device"].contains(&d.as_str()))
+        {
+            return Err(bad());
+        }
+        let mut extra = BTreeMap::new();
+        match r.get("extra") {
+            None => {}
+            Some(serde_json::Value::Object(map)) => {
+                for (channel, n) in map {
+                    let n = json_int(Some(n), 0, 1000000000)
+                        .filter(|_| name_ok(channel))
+                        .ok_or_else(bad)?;
+                    extra.insert(channel.clone(), n);
+                }
+            }
+            Some(serde_json::Value::Array(a)) if a.is_empty() => {}
+            Some(_) => return Err(bad()),
+        }
+        let rule = if r.get("rolling") == Some(&serde_json::Value::Bool(true)) {
+            let limit = json_int(r.get("limit"), 1, 1000000).ok_or_else(bad)?;
+            Rule {
+                window: RuleWindow::Rolling,
+                by,
+                allowance: json_int(r.get("burst"), 1, 1000000).ok_or_else(bad)?,
+                limit,
+                per: json_int(r.get("per"), 1, 315360000).ok_or_else(bad)?,
+                extra,
+            }
+        } else {
+            if r.get("rolling").is_some() {
+                return Err(bad());
+            }
+            let window = match r.get("window").and_then(|w| w.as_str()) {
+                Some("second") => RuleWindow::Second,
+                Some("minute") => RuleWindow::Minute,
+                Some("campaign") => RuleWindow::Campaign,
+                Some(w) => RuleWindow::Period(PeriodKind::parse(w).ok_or_else(bad)?),
+                None => return Err(bad()),
+            };
+            Rule {
+                window,
+                by,
+                allowance: json_int(r.get("limit"), 1, 1000000000).ok_or_else(bad)?,
+                limit: 0,
+                per: 0,
+                extra,
+            }
+        };
+        out.insert(name.to_string(), rule);
+    }
+    Ok(out)
+}
+
+fn read_seq(con: &mut dyn ConnectionLike, ns: &str, r: &mut Report) -> RedisResult<Option<i64>> {
+    let key = format!("{ns}seq");
+    let mut pipe = redis::pipe();
+    pipe.cmd("GET").arg(&key);
+    let got = exec(con, &mut pipe)?;
+    if let Some(e) = error_of(&got[0]) {
+        r.violation(&key, format!("is not a string: {e}"));
+        return Ok(None);
+    }
+    Ok(match text(&got[0]) {
+        None => Some(0),
+        Some(v) => {
+            let n = stored_int(&v, 0, COUNT_MAX);
+            if n.is_none() {
+                r.violation(&key, format!("the vote sequence {v:?} is not an integer"));
+            }
+            n
+        }
+    })
+}
+
+/// A board's settings, options, imported amounts and period index.
+#[derive(Debug, Default)]
+struct Board {
+    /// The periods it keeps ("hour", ..., "total"); empty when corrupt.
+    periods: Vec<String>,
+    first: bool,
+    decimals: u32,
+    /// The carry in millionths, as board_settings computes it.
+    carry: i64,
+    /// Retention per period kind, seconds (0: keep).
+    keep: HashMap<&'static str, i64>,
+    /// Whether the settings parsed: relations are checked only then.
+    ok: bool,
+    /// Options and their weights (`None`: a corrupt stored weight).
+    weights: HashMap<String, Option<i64>>,
+    /// Imported amounts, in units of 10^-decimals.
+    initial: HashMap<String, i128>,
+    /// "real:P" / "shown:P" -> recorded expiry (0: kept).
+    index: HashMap<String, i64>,
+}
+
+impl Board {
+    fn keeps(&self, kind: &str) -> bool {
+        self.periods.iter().any(|p| p == kind)
+    }
+
+    fn scale(&self) -> f64 {
+        10f64.powi(self.decimals as i32)
+    }
+
+    /// A stored decimal in units of 10^-decimals (`units_of` in lib/exact.lua).
+    fn units(&self, score: f64) -> i128 {
+        (score * self.scale() + 0.5).floor() as i128
+    }
+
+    /// The carried share of one vote of an option of `weight`, in units,
+    /// computed as the vote script computes it (in doubles).
+    fn carried(&self, weight: i64) -> i128 {
+        (weight as f64 * self.carry as f64 * self.scale() / 1000000.0 + 0.5).floor() as i128
+    }
+
+    fn text(&self, units: i128) -> String {
+        let d = self.decimals as usize;
+        format!("{:.d$}", units as f64 / self.scale())
+    }
+}
+
+/// Every board of `<ns>boards` with its settings, weights, imports and
+/// period index (each read with HGETALL of a hash of at most 8 fields or
+/// in HSCAN / ZSCAN pages).
+fn boards(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    r: &mut Report,
+) -> RedisResult<BTreeMap<String, Board>> {
+    let set = format!("{ns}boards");
+    let mut names = Vec::new();
+    let mut cursor = 0;
+    loop {
+        let (next, page) = match scan_page(con, "SSCAN", &set, cursor)? {
+            Ok(page) => page,
+            Err(e) => {
+                r.violation(&set, format!("is not a set: {e}"));
+                break;
+            }
+        };
+        for b in page {
+            let b = String::from_utf8_lossy(&b).into_owned();
+            if name_ok(&b) {
+                names.push(b);
+            } else {
+                r.violation(&set, format!("{b:?} is not a board name"));
+            }
+        }
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+    let mut out = BTreeMap::new();
+    for name in names {
+        r.count("boards", 1);
+        let mut b = board_settings(con, ns, &name, r)?;
+        hash_pages(
+            con,
+            &format!("{ns}weights:{name}"),
+            r,
+            |key, option, v, r| match stored_int(v, 1, 1000000) {
+                Some(w) => {
+                    b.weights.insert(option.to_string(), Some(w));
+                }
+                None => {
+                    b.weights.insert(option.to_string(), None);
+                    r.violation(
+                        key,
+                        format!("weight of {option} {v:?} is not an integer in 1..1000000"),
+                    );
+                }
+            },
+        )?;
+        let scale = b.scale();
+        hash_pages(
+            con,
+            &format!("{ns}initial:{name}"),
+            r,
+            |key, option, v, r| {
+                let ok = match v.split_once('.') {
+                    Some((i, f)) => {
+                        !i.is_empty()
+                            && !f.is_empty()
+                            && (i.to_string() + f).bytes().all(|c| c.is_ascii_digit())
+                    }
+                    None => !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit()),
+                };
+                match v.parse::<f64>() {
+                    Ok(x) if ok && x.is_finite() => {
+                        b.initial
+                            .insert(option.to_string(), (x * scale + 0.5).floor() as i128);
+                    }
+                    _ => r.violation(
+                        key,
+                        format!("imported votes of {option} {v:?} are not a decimal >= 0"),
+                    ),
+                }
+            },
+        )?;
+        let index = format!("{ns}periods:{name}");
+        let mut cursor = 0;
+        loop {
+            let (next, page) = match scan_page(con, "ZSCAN", &index, cursor)? {
+                Ok(page) => page,
+                Err(e) => {
+                    r.violation(&index, format!("is not a sorted set: {e}"));
+                    break;
+                }
+            };
+            for pair in page.chunks(2) {
+                let member = String::from_utf8_lossy(&pair[0]).into_owned();
+                let score = String::from_utf8_lossy(&pair[1]).into_owned();
+                let valid = member.split_once(':').is_some_and(|(k, p)| {
+                    (k == "real" || k == "shown") && (p == "total" || parse_period(p, 0).is_some())
+                });
+                let at =
+                    score_of(&score).filter(|s| s.is_finite() && s.fract() == 0.0 && *s >= 0.0);
+                if !valid {
+                    r.violation(
+                        &index,
+                        format!("member {member:?} is not real:PERIOD or shown:PERIOD"),
+                    );
+                } else if let Some(at) = at {
+                    b.index.insert(member, at as i64);
+                } else {
+                    r.violation(
+                        &index,
+                        format!("{member} has the expiry {score}, not a Unix time or 0"),
+                    );
+                }
+            }
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        out.insert(name, b);
+    }
+    Ok(out)
+}
+
+/// Every field of hash `key`, HSCAN page by page, given to `each` (key,
+/// field, value, report); a key of the wrong type is reported.
+fn hash_pages(
+    con: &mut dyn ConnectionLike,
+    key: &str,
+    r: &mut Report,
+    mut each: impl FnMut(&str, &str, &str, &mut Report),
+) -> RedisResult<()> {
+    let mut cursor = 0;
+    loop {
+        let (next, page) = match scan_page(con, "HSCAN", key, cursor)? {
+            Ok(page) => page,
+            Err(e) => {
+                r.violation(key, format!("is not a hash: {e}"));
+                return Ok(());
+            }
+        };
+        for kv in page.chunks(2) {
+            let (f, v) = (
+                String::from_utf8_lossy(&kv[0]),
+                String::from_utf8_lossy(&kv[1]),
+            );
+            each(key, &f, &v, r);
+        }
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
+    }
+}
+
+/// `<ns>board:B` parsed as `board_settings` (lib/board.lua) parses it.
+fn board_settings(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    name: &str,
+    r: &mut Report,
+) -> RedisResult<Board> {
+    let key = format!("{ns}board:{name}");
+    let kinds = ["hour", "day", "week", "month"];
+    let mut pipe = redis::pipe();
+    let keeps: Vec<String> = kinds.iter().map(|k| format!("keep_{k}")).collect();
+    pipe.cmd("HMGET")
+        .arg(&key)
+        .arg(&["periods", "ties", "decimals", "carry"])
+        .arg(&keeps);
+    let got = exec(con, &mut pipe)?;
+    let mut b = Board {
+        decimals: 2,
+        ..Default::default()
+    };
+    if let Some(e) = error_of(&got[0]) {
+        r.violation(&key, format!("is not a hash: {e}"));
+        return Ok(b);
+    }
+    let fields: Vec<Option<String>> = items(&got[0]).iter().map(text).collect();
+    let field = |i: usize| fields.get(i).cloned().flatten();
+    let mut ok = true;
+    let mut bad = |what: String, r: &mut Report| {
+        ok = false;
+        r.violation(&key, what);
+    };
+    match field(0) {
+        None => bad(
+            "has no periods (the board does not exist for the scripts)".into(),
+            r,
+        ),
+        Some(p) => {
+            let list: Vec<&str> = p.split(',').collect();
+            let distinct: BTreeSet<&&str> = list.iter().collect();
+            if distinct.len() != list.len()
+                || !list
+                    .iter()
+                    .all(|k| ["hour", "day", "week", "month", "total"].contains(k))
+            {
+                bad(format!("periods {p:?} is corrupt"), r);
+            } else {
+                b.periods = list.iter().map(|s| s.to_string()).collect();
+            }
+        }
+    }
+    let ties = field(1).unwrap_or_else(|| "competition".into());
+    if !["competition", "name", "dense", "first"].contains(&ties.as_str()) {
+        bad(format!("ties {ties:?} is corrupt"), r);
+    }
+    b.first = ties == "first";
+    if let Some(d) = field(2) {
+        match stored_int(&d, 0, 6) {
+            Some(n) => b.decimals = n as u32,
+            None => bad(format!("decimals {d:?} is corrupt"), r),
+        }
+    }
+    let carry = field(3).unwrap_or_else(|| "0".into());
+    let carry_ok = carry.len() <= 8
+        && (carry == "0"
+            || carry == "1"
+            || carry
+                .strip_prefix("0.")
+                .is_some_and(|f| !f.is_empty() && f.bytes().all(|c| c.is_ascii_digit()))
+            || carry
+                .strip_prefix("1.")
+                .is_some_and(|f| !f.is_empty() && f.bytes().all(|c| c == b'0')));
+    if carry_ok {
+        b.carry = (carry.parse::<f64>().unwrap_or(0.0) * 1000000.0 + 0.5).floor() as i64;
+    } else {
+        bad(format!("carry {carry:?} is corrupt"), r);
+    }
+    for (i, kind) in kinds.iter().enumerate() {
+        let keep = match field(4 + i) {
+            None => 0,
+            Some(v) => stored_int(&v, 0, 315360000).unwrap_or_else(|| {
+                bad(format!("keep_{kind} {v:?} is corrupt"), r);
+                0
+            }),
+        };
+        b.keep.insert(kind, keep);
+    }
+    b.ok = ok;
+    Ok(b)
+}
+
+/// The state of one scan.
+struct Scan<'a> {
+    ns: &'a str,
+    c: Settings,
+    seq: Option<i64>,
+    boards: BTreeMap<String, Board>,
+    /// Period boards found: (board, kind, period) -> key.
+    board_keys: BTreeMap<(String, String, String), String>,
+    /// "first" side keys found: board, kind, period, key.
+    first_keys: Vec<(String, String, String, String)>,
+    /// Rate-limit counters not checked yet: key, rule name, the rest.
+    counters: Vec<(String, String, String)>,
+    /// Keys that name a board or option missing from the settings read at
+    /// the start: read again before they are reported (configure may have
+    /// added it since).
+    pending: Vec<(String, Recheck)>,
+}
+
+/// What a pending key names: a board (of `<ns>boards`) or an option (of
+/// `<ns>weights:B`).
+enum Recheck {
+    Board(String),
+    Option(String, String),
+}
+
+/// A counter as read: its value (string counters) and expiry.
+struct CounterRead<'v> {
+    value: &'v Value,
+    expires: i64,
+    now_us: i128,
+}
+
+impl Scan<'_> {
+    fn classify(&mut self, key: String, r: &mut Report) {
+        let rest = &key[self.ns.len()..];
+        let (head, tail) = rest.split_once(':').unwrap_or((rest, ""));
+        match head {
+            "board" | "weights" | "initial" | "periods" if !self.boards.contains_key(tail) => {
+                let board = tail.to_string();
+                self.pending.push((key, Recheck::Board(board)));
+            }
+            "option" | "hll" if !tail.is_empty() => {
+                let (board, option) = tail.split_once(':').unwrap_or((tail, ""));
+                let recheck = match self.boards.get(board) {
+                    None => Recheck::Board(board.to_string()),
+                    Some(b) if b.ok && !b.weights.contains_key(option) => {
+                        Recheck::Option(board.to_string(), option.to_string())
+                    }
+                    _ => return,
+                };
+                self.pending.push((key, recheck));
+            }
+            "b" | "f" => {
+                let parsed = tail.split_once(':').and_then(|(board, rest)| {
+                    let (kind, p) = rest.split_once(':')?;
+                    let ok = (kind == "real" || kind == "shown")
+                        && (p == "total" || parse_period(p, 0).is_some());
+                    ok.then(|| (board.to_string(), kind.to_string(), p.to_string()))
+                });
+                match parsed {
+                    None => r.violation(
+                        &key,
+                        "is not a period board key (b:BOARD:real|shown:PERIOD)",
+                    ),
+                    Some((board, ..)) if !self.boards.contains_key(&board) => {
+                        self.pending.push((key, Recheck::Board(board)));
+                    }
+                    Some((board, kind, p)) if head == "b" => {
+                        self.board_keys.insert((board, kind, p), key);
+                    }
+                    Some((board, kind, p)) => self.first_keys.push((board, kind, p, key)),
+                }
+            }
+            "rl" => match tail.split_once(':') {
+                Some((rule, rest)) if self.c.rules.contains_key(rule) => {
+                    let (rule, rest) = (rule.to_string(), rest.to_string());
+                    self.counters.push((key, rule, rest));
+                }
+                _ => r.count("counters_of_other_rules", 1),
+            },
+            _ => {}
+        }
+    }
+
+    /// A batch of rate-limit counters: values and expiries in one
+    /// MULTI/EXEC (with the clock), a campaign-window hash's fields in
+    /// HSCAN pages.
+    fn counters(
+        &mut self,
+        con: &mut dyn ConnectionLike,
+        batch: &[(String, String, String)],
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let mut pipe = redis::pipe();
+        for (key, ..) in batch {
+            pipe.cmd("TYPE").arg(key);
+            pipe.cmd("GET").arg(key);
+            pipe.cmd("EXPIRETIME").arg(key);
+        }
+        pipe.cmd("TIME");
+        let got = exec(con, &mut pipe)?;
+        if got.len() != batch.len() * 3 + 1 {
+            return Ok(());
+        }
+        let (secs, micros) = time_of(&got[got.len() - 1]).unwrap_or((0, 0));
+        let now_us = secs as i128 * 1000000 + micros as i128;
+        let mut hashes = Vec::new();
+        for ((key, rule, rest), v) in batch.iter().zip(got.chunks(3)) {
+            let expires = int(&v[2]).unwrap_or(-2);
+            if expires == -2 {
+                continue; // expired since SCAN
+            }
+            let kind = text(&v[0]).unwrap_or_default();
+            let rule = &self.c.rules[rule];
+            if rule.window == RuleWindow::Campaign && rest == "campaign" {
+                if kind != "hash" {
+                    r.violation(
+                        key,
+                        format!("is a {kind}, not a hash of campaign-window counters"),
+                    );
+                } else {
+                    hashes.push((key.clone(), rule.clone(), expires));
+                }
+                continue;
+            }
+            if kind != "string" {
+                r.violation(key, format!("is a {kind}, not a counter string"));
+                continue;
+            }
+            r.count("counters", 1);
+            let read = CounterRead {
+                value: &v[1],
+                expires,
+                now_us,
+            };
+            self.counter(key, rule, rest, read, r);
+        }
+        for (key, rule, expires) in hashes {
+            self.campaign_hash(con, &key, &rule, expires, r)?;
+        }
+        Ok(())
+    }
+
+    fn counter(&self, key: &str, rule: &Rule, rest: &str, read: CounterRead, r: &mut Report) {
+        let c = &self.c;
+        let value = text(read.value).unwrap_or_default();
+        // The window (start, end; None: the campaign) and the subject.
+        let (window, subject): (Option<(i64, i64)>, &str) = match rule.window {
+            RuleWindow::Rolling => match rest.strip_prefix("rolling:") {
+                Some(s) => return self.rolling(key, rule, s, &value, read, r),
+                None => {
+                    return r.violation(key, "is not rl:RULE:rolling:SUBJECT of a rolling rule")
+                }
+            },
+            RuleWindow::Campaign => match rest.strip_prefix("campaign:") {
+                Some(s) => (None, s),
+                None => {
+                    return r.violation(key, "is not rl:RULE:campaign of a campaign-window rule")
+                }
+            },
+            RuleWindow::Second | RuleWindow::Minute => {
+                let (id, s) = rest.split_once(':').unwrap_or((rest, ""));
+                let n = if rule.window == RuleWindow::Minute {
+                    id.strip_prefix('m')
+                } else {
+                    Some(id)
+                };
+                match n
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<i64>().ok())
+                {
+                    Some(n) if rule.window == RuleWindow::Minute => {
+                        (Some((n * 60, n * 60 + 60)), s)
+                    }
+                    Some(n) => (Some((n, n + 1)), s),
+                    None => return r.violation(key, "does not name a window of its rule"),
+                }
+            }
+            RuleWindow::Period(kind) => {
+                let len = match kind {
+                    PeriodKind::Hour => 18,
+                    PeriodKind::Day => 14,
+                    PeriodKind::Week | PeriodKind::Month => 13,
+                };
+                let bounds = rest
+                    .get(..len)
+                    .filter(|name| name.starts_with(kind.as_str()))
+                    .and_then(|name| parse_period(name, c.offset))
+                    .filter(|_| rest.as_bytes().get(len) == Some(&b':'));
+                match bounds {
+                    Some((_, start, end)) => (Some((start, end)), &rest[len + 1..]),
+                    None => return r.violation(key, "does not name a window of its rule"),
+                }
+            }
+        };
+        let Some(channel) = rule.subject(subject) else {
+            return r.violation(
+                key,
+                format!("subject {subject:?} does not match the rule's dimensions"),
+            );
+        };
+        let Some(count) = stored_int(&value, 1, COUNT_MAX) else {
+            return r.violation(key, format!("holds {value:?}, not a count >= 1"));
+        };
+        let settled = match (rule.window, window) {
+            (RuleWindow::Period(_), Some((start, _))) => c.settled_period(Some(start)),
+            (_, Some((start, _))) => c.settled_since(start),
+            (_, None) => c.settled(),
+        };
+        let allowance = rule.allowance(channel);
+        if settled && count > allowance {
+            r.violation(
+                key,
+                format!("counts {count}, over its rule's allowance of {allowance}"),
+            );
+        }
+        match window {
+            Some((_, end)) => {
+                if read.expires == -1 {
+                    r.violation(key, format!("has no expiry (its window ends at {end})"));
+                } else if settled && read.expires != end {
+                    r.violation(
+                        key,
+                        format!("expires at {}, but its window ends at {end}", read.expires),
+                    );
+                }
+            }
+            // The string layout of campaign-window counters (before they
+            // moved into one hash per rule): the expiry set at creation.
+            None if settled => match (c.end, read.expires) {
+                (Some(end), -1) => r.violation(
+                    key,
+                    format!("has no expiry, but the campaign ends at {end}"),
+                ),
+                (Some(end), at) if at != end => r.violation(
+                    key,
+                    format!("expires at {at}, but the campaign ends at {end}"),
+                ),
+                (None, at) if at != -1 => {
+                    r.violation(key, format!("expires at {at}, but the campaign has no end"))
+                }
+                _ => {}
+            },
+            None => {}
+        }
+    }
+
+    /// A rolling (GCRA) counter: "SECONDS.MICROSECONDS[+R/L]", expiring one
+    /// second after that time (rounded up); settled, at most the allowance
+    /// of emission intervals ahead of now.
+    fn rolling(
+        &self,
+        key: &str,
+        rule: &Rule,
+        subject: &str,
+        value: &str,
+        read: CounterRead,
+        r: &mut Report,
+    ) {
+        let Some(channel) = rule.subject(subject) else {
+            return r.violation(
+                key,
+                format!("subject {subject:?} does not match the rule's dimensions"),
+            );
+        };
+        let parsed = (|| {
+            let (time, frac) = value
+                .split_once('+')
+                .map_or((value, None), |(t, f)| (t, Some(f)));
+            let (s, u) = time.split_once('.')?;
+            let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+            if !digits(s) || u.len() != 6 || !digits(u) || s.len() > 15 {
+                return None;
+            }
+            let (s, u): (i128, i128) = (s.parse().ok()?, u.parse().ok()?);
+            let (num, den) = match frac {
+                None => (0, 1),
+                Some(f) => {
+                    let (n, d) = f.split_once('/')?;
+                    if !digits(n) || !digits(d) || n.len() > 9 || d.len() > 9 {
+                        return None;
+                    }
+                    let (n, d): (i128, i128) = (n.parse().ok()?, d.parse().ok()?);
+                    if n == 0 || n >= d {
+                        return None;
+                    }
+                    (n, d)
+                }
+            };
+            Some((s, u, num, den))
+        })();
+        let Some((secs, micros, num, den)) = parsed else {
+            return r.violation(
+                key,
+                format!("holds {value:?}, not a rolling TAT SECONDS.MICROSECONDS[+R/L]"),
+            );
+        };
+        let due = secs + i128::from(micros > 0 || num > 0) + 1;
+        if read.expires == -1 {
+            r.violation(
+                key,
+                format!("has no expiry (due {due}, one second after its TAT)"),
+            );
+        } else if read.expires as i128 != due {
+            r.violation(
+                key,
+                format!(
+                    "expires at {}, but its TAT {value} gives {due}",
+                    read.expires
+                ),
+            );
+        }
+        if self.c.settled() {
+            // In units of 1/limit microsecond: TAT - now <= allowance x per x 10^6.
+            let l = rule.limit as i128;
+            let tat = (secs * 1000000 + micros) * l + num * l / den;
+            let ahead = tat - read.now_us * l;
+            let allowance = rule.allowance(channel);
+            if ahead > allowance as i128 * rule.per as i128 * 1000000 {
+                r.violation(
+                    key,
+                    format!(
+                        "its TAT {value} is more than {allowance} intervals of {} s / {} ahead: over its rule's allowance",
+                        rule.per, rule.limit
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The campaign-window counters of one rule: a hash (field = subject,
+    /// value = votes counted) that expires exactly at the campaign's end,
+    /// or never without one.
+    fn campaign_hash(
+        &self,
+        con: &mut dyn ConnectionLike,
+        key: &str,
+        rule: &Rule,
+        expires: i64,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        match (self.c.end, expires) {
+            (Some(end), -1) => r.violation(
+                key,
+                format!("has no expiry, but the campaign ends at {end}"),
+            ),
+            (Some(end), at) if at != end => r.violation(
+                key,
+                format!("expires at {at}, but the campaign ends at {end}"),
+            ),
+            (None, at) if at != -1 => {
+                r.violation(key, format!("expires at {at}, but the campaign has no end"))
+            }
+            _ => {}
+        }
+        let settled = self.c.settled();
+        hash_pages(con, key, r, |key, subject, v, r| {
+            r.count("counters", 1);
+            let Some(channel) = rule.subject(subject) else {
+                return r.violation(
+                    key,
+                    format!("field {subject:?} does not match the rule's dimensions"),
+                );
+            };
+            match stored_int(v, 1, COUNT_MAX) {
+                None => r.violation(
+                    key,
+                    format!("field {subject:?} holds {v:?}, not a count >= 1"),
+                ),
+                Some(n) if settled && n > rule.allowance(channel) => r.violation(
+                    key,
+                    format!(
+                        "field {subject:?} counts {n}, over its rule's allowance of {}",
+                        rule.allowance(channel)
+                    ),
+                ),
+                _ => {}
+            }
+        })
+    }
+
+    /// One period board: its expiry against the index, and its entries,
+    /// page by page, against the other boards.
+    fn board_key(
+        &self,
+        con: &mut dyn ConnectionLike,
+        (name, kind, p): &(String, String, String),
+        key: &str,
+        pending: &mut Vec<(String, Recheck)>,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let (name, kind, p) = (name.as_str(), kind.as_str(), p.as_str());
+        let ns = self.ns;
+        let b = &self.boards[name];
+        let c = &self.c;
+        r.count("board_keys", 1);
+        // The period: bounds in the current offset, the one before it.
+        let bounds = parse_period(p, c.offset);
+        let settled = c.settled_period(bounds.map(|(_, s, _)| s));
+        let prev = bounds.map(|(k, s, _)| period(k, s - 1, c.offset));
+        let kept = b.keeps(p.split(':').next().unwrap_or(p));
+        let first_key = format!("{ns}f:{name}:{kind}:{p}");
+        let index_key = format!("{ns}periods:{name}");
+        let member = format!("{kind}:{p}");
+
+        let mut pipe = redis::pipe();
+        pipe.cmd("EXPIRETIME").arg(key);
+        pipe.cmd("TIME");
+        let got = exec(con, &mut pipe)?;
+        let expires = int(&got[0]).unwrap_or(-2);
+        if expires == -2 {
+            return Ok(()); // expired since SCAN
+        }
+        // A board created since the index was read is in it now.
+        let listed = match b.index.get(&member) {
+            Some(&at) => Some(at),
+            None => {
+                let at: Option<f64> = redis::cmd("ZSCORE")
+                    .arg(&index_key)
+                    .arg(&member)
+                    .query(con)?;
+                at.map(|at| at as i64)
+            }
+        };
+        match listed {
+            None => r.violation(key, format!("is not listed in {index_key}")),
+            Some(at) => {
+                if let Some(wrong) = expiry_mismatch(expires, at) {
+                    r.violation(key, wrong);
+                }
+                if b.ok && settled && kept {
+                    let want = match bounds {
+                        Some((k, _, end)) if b.keep[k.as_str()] > 0 => end + b.keep[k.as_str()],
+                        _ => 0,
+                    };
+                    if at != want {
+                        r.violation(
+                            &index_key,
+                            format!("records the expiry {at} for {member}, but the period's end + retention is {want}"),
+                        );
+                    }
+                }
+            }
+        }
+        if !b.ok {
+            return Ok(());
+        }
+
+        let real = kind == "real";
+        let scale = b.scale();
+        let total_real = format!("{ns}b:{name}:real:total");
+        let other = format!("{ns}b:{name}:{}:{p}", if real { "shown" } else { "real" });
+        let with_total = real && p != "total" && b.keeps("total") && settled;
+        let prev_real = prev
+            .as_ref()
+            .filter(|_| !real && b.carry > 0)
+            .map(|(n, s, _)| (format!("{ns}b:{name}:real:{n}"), format!("real:{n}"), *s));
+        let mut missing_first = Vec::new();
+        let mut cursor = 0;
+        loop {
+            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
+                Ok(page) => page,
+                Err(e) => {
+                    r.violation(key, format!("is not a sorted set: {e}"));
+                    return Ok(());
+                }
+            };
+            let members: Vec<String> = page
+                .chunks(2)
+                .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
+                .collect();
+            if !members.is_empty() {
+                // One snapshot: this board, the boards it is compared with.
+                let mut pipe = redis::pipe();
+                pipe.cmd("ZMSCORE").arg(key).arg(&members);
+                pipe.cmd("ZMSCORE").arg(&other).arg(&members);
+                pipe.cmd("ZMSCORE").arg(&first_key).arg(&members);
+                pipe.cmd("ZMSCORE").arg(&total_real).arg(&members);
+                pipe.cmd("HMGET")
+                    .arg(format!("{ns}initial:{name}"))
+                    .arg(&members);
+                if let Some((prev_key, ..)) = &prev_real {
+                    pipe.cmd("ZMSCORE").arg(prev_key).arg(&members);
+                    pipe.cmd("EXISTS").arg(prev_key);
+                } else {
+                    pipe.cmd("PING");
+                    pipe.cmd("PING");
+                }
+                pipe.cmd("TIME");
+                let got = exec(con, &mut pipe)?;
+                let now = time_of(&got[7]).map_or(c.now, |t| t.0);
+                let col = |i: usize, j: usize| items(&got[i]).get(j).and_then(text);
+                // The real votes of the period before, when known.
+                let prev_known = prev_real.as_ref().map(|(_, m, start)| {
+                    let exists = int(&got[6]) == Some(1);
+                    let listed_alive = match b.index.get(m) {
+                        None => true,
+                        Some(&at) => at == 0 || at > now,
+                    };
+                    (exists || listed_alive) && c.settled_period(Some(*start))
+                });
+                for (j, m) in members.iter().enumerate() {
+                    let Some(s) = col(0, j) else { continue }; // removed since ZSCAN
+                    r.count("board_entries", 1);
+                    let Some(score) = score_of(&s).filter(|x| x.is_finite()) else {
+                        r.violation(key, format!("{m} has the non-finite score {s}"));
+                        continue;
+                    };
+                    let Some(&weight) = b.weights.get(m) else {
+                        let recheck = Recheck::Option(name.to_string(), m.clone());
+                        pending.push((key.to_string(), recheck));
+                        continue;
+                    };
+                    let Some(weight) = weight else { continue }; // reported with the weights
+                    if b.first && settled && col(2, j).is_none() {
+                        missing_first.push(m.clone());
+                    }
+                    let other_score = col(1, j).and_then(|t| score_of(&t));
+                    if real {
+                        if score.fract() != 0.0 || score < 1.0 {
+                            r.violation(
+                                key,
+                                format!("{m} counts {s} votes, not a whole number >= 1"),
+                            );
+                            continue;
+                        }
+                        if other_score.is_none() {
+                            r.violation(
+                                &other,
+                                format!("lacks {m}, which {key} counts {s} votes for"),
+                            );
+                        }
+                        if with_total {
+                            let total = col(3, j).and_then(|t| score_of(&t)).unwrap_or(0.0);
+                            if score > total {
+                                r.violation(key, format!("{m} counts {s} votes, more than the {total} of {total_real}"));
+                            }
+                        }
+                        continue;
+                    }
+                    // A shown entry: its decimals, then against real x weight.
+                    if settled
+                        && format!("{score:.*}", b.decimals as usize).parse::<f64>() != Ok(score)
+                    {
+                        r.violation(
+                            key,
+                            format!("{m} shows {s}, not a decimal with {} decimals", b.decimals),
+                        );
+                    }
+                    let votes = other_score.unwrap_or(0.0) as i128;
+                    let imported = col(4, j).map(|t| t.parse::<f64>().map_or(0, |x| b.units(x)));
+                    let units = b.units(score);
+                    let prev_votes = items(&got[5])
+                        .get(j)
+                        .and_then(text)
+                        .and_then(|t| score_of(&t))
+                        .unwrap_or(0.0) as i128;
+                    let exact = settled
+                        && prev_known.unwrap_or(true)
+                        && (p == "total" || imported.is_none());
+                    if exact {
+                        r.count("exact_entries", 1);
+                        let mut want = votes * weight as i128 * scale as i128;
+                        let mut how = format!("{votes} real x weight {weight}");
+                        if prev_real.is_some() && p != "total" {
+                            want += prev_votes * b.carried(weight);
+                            how += &format!(
+                                " + {prev_votes} real of the period before x carried {}",
+                                b.text(b.carried(weight))
+                            );
+                        }
+                        if let Some(i) = imported.filter(|_| p == "total") {
+                            want += i;
+                            how += &format!(" + imported {}", b.text(i));
+                        }
+                        if units != want {
+                            r.violation(
+                                key,
+                                format!(
+                                    "{m} shows {}, but {how} = {}",
+                                    b.text(units),
+                                    b.text(want)
+                                ),
+                            );
+                        }
+                    } else if p == "total" || imported.is_none() {
+                        r.count("weak_entries", 1);
+                        let want = votes * scale as i128
+                            + if p == "total" {
+                                imported.unwrap_or(0)
+                            } else {
+                                0
+                            };
+                        let slack = i128::from(imported.is_some());
+                        if units + slack < want {
+                            r.violation(
+                                key,
+                                format!(
+                                    "{m} shows {}, less than its {votes} real votes{} allow",
+                                    b.text(units),
+                                    if imported.is_some() {
+                                        " + imported"
+                                    } else {
+                                        ""
+                                    }
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        if !missing_first.is_empty() {
+            let n = missing_first.len();
+            missing_first.truncate(5);
+            r.violation(
+                &first_key,
+                format!(
+                    "lacks {n} member(s) of {key} (ties first): {}",
+                    missing_first.join(", ")
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// A "first" side key: a board beside it, the same expiry, only its
+    /// members, sequence numbers in 1..seq.
+    #[allow(clippy::too_many_arguments)]
+    fn first_key(
+        &self,
+        con: &mut dyn ConnectionLike,
+        name: &str,
+        kind: &str,
+        p: &str,
+        key: &str,
+        beside: bool,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let ns = self.ns;
+        let b = &self.boards[name];
+        let board_key = format!("{ns}b:{name}:{kind}:{p}");
+        r.count("first_keys", 1);
+        let expires: i64 = redis::cmd("EXPIRETIME").arg(key).query(con)?;
+        if expires == -2 {
+            return Ok(());
+        }
+        // (a board created while SCAN ran may have escaped it: look)
+        if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
+            r.violation(key, format!("has no board {board_key} beside it"));
+            return Ok(());
+        }
+        if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
+            if let Some(wrong) = expiry_mismatch(expires, at) {
+                r.violation(key, wrong);
+            }
+        }
+        let mut cursor = 0;
+        loop {
+            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
+                Ok(page) => page,
+                Err(e) => {
+                    r.violation(key, format!("is not a sorted set: {e}"));
+                    return Ok(());
+                }
+            };
+            let members: Vec<String> = page
+                .chunks(2)
+                .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
+                .collect();
+            if !members.is_empty() {
+                let mut pipe = redis::pipe();
+                pipe.cmd("ZMSCORE").arg(key).arg(&members);
+                pipe.cmd("ZMSCORE").arg(&board_key).arg(&members);
+                pipe.cmd("GET").arg(format!("{ns}seq"));
+                let got = exec(con, &mut pipe)?;
+                // the sequence as it is now (votes go on); a corrupt one was
+                // reported with the settings
+                let top = match &self.seq {
+                    Some(_) => text(&got[2]).and_then(|t| t.parse::<f64>().ok()),
+                    None => None,
+                };
+                for (j, m) in members.iter().enumerate() {
+                    let Some(s) = items(&got[0]).get(j).and_then(text) else {
+                        continue;
+                    };
+                    let seq = score_of(&s).unwrap_or(f64::NAN);
+                    let within = top.map_or(true, |top| seq <= top);
+                    if !(seq.fract() == 0.0 && seq >= 1.0 && within) {
+                        let top = top.map_or("seq".to_string(), |t| t.to_string());
+                        r.violation(
+                            key,
+                            format!(
+                                "{m} has the sequence number {s}, not a vote number in 1..{top}"
+                            ),
+                        );
+                    }
+                    if items(&got[1]).get(j).and_then(text).is_none() {
+                        r.violation(key, format!("holds {m}, which is not on {board_key}"));
+                    }
+                }
+            }
+            if next == 0 {
+                return Ok(());
+            }
+            cursor = next;
+        }
+    }
+
+    /// Every board the index lists, not expired, exists (read again, with
+    /// the index entry, when the scan did not find it).
+    fn listed_boards_exist(
+        &self,
+        con: &mut dyn ConnectionLike,
+        found: &BTreeMap<(String, String, String), String>,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let ns = self.ns;
+        for (name, b) in &self.boards {
+            let index_key = format!("{ns}periods:{name}");
+            for (member, &at) in &b.index {
+                let (kind, p) = member.split_once(':').unwrap_or((member, ""));
+                if (at != 0 && at <= self.c.now)
+                    || found.contains_key(&(name.clone(), kind.to_string(), p.to_string()))
+                {
+                    continue;
+                }
+                let key = format!("{ns}b:{name}:{member}");
+                let mut pipe = redis::pipe();
+                pipe.cmd("ZSCORE").arg(&index_key).arg(member);
+                pipe.cmd("EXISTS").arg(&key);
+                pipe.cmd("TIME");
+                let got = exec(con, &mut pipe)?;
+                let now = time_of(&got[2]).map_or(self.c.now, |t| t.0);
+                let listed = text(&got[0]).and_then(|s| score_of(&s)).map(|s| s as i64);
+                if let Some(at) = listed.filter(|&at| at == 0 || at > now) {
+                    if int(&got[1]) == Some(0) {
+                        let when = if at == 0 {
+                            "kept".to_string()
+                        } else {
+                            format!("expiring at {at}")
+                        };
+                        r.violation(
+                            &index_key,
+                            format!("lists {member} ({when}), but {key} does not exist"),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a key's expiry (`EXPIRETIME`) differs from the one its index
+/// records (0: none), if it does.
+fn expiry_mismatch(expires: i64, recorded: i64) -> Option<String> {
+    match (expires, recorded) {
+        (-1, 0) => None,
+        (-1, at) => Some(format!("has no expiry, but the index records {at}")),
+        (got, 0) => Some(format!("expires at {got}, but the index records none")),
+        (got, at) if got != at => Some(format!("expires at {got}, but the index records {at}")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_parse_as_limit_subject_writes_them() {
+        let json = r#"[{"name":"a","by":["user","option","channel"],"window":"day","limit":5,"extra":{"partner":3}},
+                      {"name":"b","by":["user"],"rolling":true,"limit":7,"per":60,"burst":2}]"#;
+        let parsed = rules(json).unwrap();
+        let a = &parsed["a"];
+        assert_eq!(a.window, RuleWindow::Period(PeriodKind::Day));
+        assert_eq!(
+            a.subject("6:user:1|5:stars3:y:x|7:partner"),
+            Some(Some("partner"))
+        );
+        assert_eq!(a.allowance(Some("partner")), 8);
+        assert_eq!(a.allowance(Some("")), 5);
+        assert_eq!(a.subject("6:user:1|5:stars3:y:x|0:"), Some(Some("")));
+        assert_eq!(a.subject("6:user:1|5:stars3:yx|0:"), None);
+        assert_eq!(a.subject("6:user:1"), None);
+        let b = &parsed["b"];
+        assert_eq!(
+            (b.window, b.allowance, b.limit, b.per),
+            (RuleWindow::Rolling, 2, 7, 60)
+        );
+        assert_eq!(b.subject("3:a|b"), Some(None));
+        assert_eq!(b.subject("4:a|b"), None);
+        assert_eq!(b.allowance(None), 2);
+        for bad in [
+            "{",
+            "[1]",
+            r#"[{"name":"x:y","by":["user"],"window":"day","limit":1}]"#,
+            r#"[{"name":"x","by":[],"window":"day","limit":1}]"#,
+            r#"[{"name":"x","by":["user"],"window":"year","limit":1}]"#,
+        ] {
+            assert!(rules(bad).is_err(), "{bad}");
+        }
+        assert!(rules("{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn carried_shares_round_as_the_vote_script_rounds() {
+        let b = Board {
+            decimals: 2,
+            carry: 100000, // 0.1
+            ..Default::default()
+        };
+        assert_eq!(b.carried(1), 10);
+        assert_eq!(b.carried(3), 30);
+        let half = Board {
+            decimals: 0,
+            carry: 500000,
+            ..Default::default()
+        };
+        assert_eq!(half.carried(1), 1); // 0.5 rounds half up
+        assert_eq!(b.units(0.3), 30);
+        assert_eq!(b.text(1234), "12.34");
+    }
+}
