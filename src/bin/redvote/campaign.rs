@@ -350,9 +350,10 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 out
             })
         }
-        CampaignCommand::Check => {
-            crate::report(g, &redvote::check_campaign(&mut g.connect()?, &campaign)?)
-        }
+        CampaignCommand::Check => crate::report(
+            g,
+            &redvote::check_campaign(g.connect()?.redis()?, &campaign)?,
+        ),
         CampaignCommand::RemoveOptions { board, options } => {
             let settings = CampaignSettings {
                 boards: BTreeMap::from([(

@@ -448,7 +448,7 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
-        Command::Check => report(g, &redvote::check_site(&mut g.connect()?, &site)?),
+        Command::Check => report(g, &redvote::check_site(g.connect()?.redis()?, &site)?),
         Command::Campaign(args) => campaign::run(g, &args),
     }
 }
