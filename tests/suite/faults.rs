@@ -65,6 +65,14 @@ fn assert_site_consistent(con: &mut Connection, articles: &[u64]) {
     }
 }
 
+/// `redvote check` of the default site and the campaign `c` finds nothing.
+fn assert_checks_pass(con: &mut Connection, c: &Campaign) {
+    let site = redvote::check_site(con, &Site::default()).unwrap();
+    assert!(site.is_clean(), "{site}");
+    let campaign = redvote::check_campaign(con, c).unwrap();
+    assert!(campaign.is_clean(), "{campaign}");
+}
+
 /// (a) kill -9 with every write fsynced: nothing acknowledged is lost.
 #[test]
 fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
@@ -160,6 +168,7 @@ fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
         assert!(member, "acknowledged vote of {user} on article {id} lost");
     }
     assert_site_consistent(&mut con, &articles);
+    assert_checks_pass(&mut con, &c);
     // every acknowledged campaign vote is recorded; each record is one vote
     let recorded = support::keys(&mut con, &format!("{}vid:*", c.namespace()));
     let recorded: BTreeSet<String> = recorded
@@ -273,6 +282,7 @@ fn client_kill_storms_neither_lose_nor_double_votes_with_ids() {
     let kills = killer.join().unwrap();
     let mut con = support::con(&server);
     assert_eq!(real_total(&mut con, &c, "A", "x"), (THREADS * VOTES) as u64);
+    assert_checks_pass(&mut con, &c);
     let counted = real_total(&mut con, &c, "B", "y");
     assert!(
         (acked..=acked + unknown).contains(&counted),
@@ -436,6 +446,7 @@ fn a_replica_digest_equals_its_masters_after_a_mixed_workload() {
             let (dm, dr) = (support::digest(&mut con), support::digest(&mut rcon));
             if m == r && dm == dr {
                 assert_ne!(dm, "0".repeat(40));
+                assert_checks_pass(&mut rcon, &c);
                 println!("replica: digest {dm} equal at offset {m}");
                 break;
             }
