@@ -16,7 +16,9 @@
 //!   and the others still decode.
 //!
 //! The sync and async APIs are the same names with the same results, built
-//! by one code path.
+//! by one code path. `run` sends once; [`crate::Client`]'s connections add
+//! timeouts and resend a call when that cannot count it twice
+//! ([`Call::is_idempotent`]).
 
 use std::fmt;
 
