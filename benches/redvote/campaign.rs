@@ -209,13 +209,15 @@ impl Bench {
 }
 
 /// redvote's campaign vote must answer one ballot for the board and option
-/// with a shown score in each of the 5 periods.
+/// with a shown score in each of the 5 periods, not a replay (every vote id
+/// is new).
 pub(super) fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> Result<u64> {
     ensure!(
         ballots.len() == 1
             && ballots[0].board == CAMPAIGN_BOARD
             && ballots[0].option == option
-            && ballots[0].shown.len() == PERIODS.len(),
+            && ballots[0].shown.len() == PERIODS.len()
+            && !ballots[0].replay,
         "redvote's campaign vote of {} for {option} answered {ballots:?}",
         input.user
     );

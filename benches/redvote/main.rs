@@ -631,26 +631,31 @@ struct Plan {
     rounds: u64,
 }
 
-/// The order of the scenarios in round `round`: as listed, except that each
-/// group of rate-limit scenarios (0, 4 and 8 rules at the same connections)
-/// is rotated by one every round, so none of them always runs first (right
-/// after a different kind of scenario) or last.
+/// The order of the scenarios in round `round`: as listed, except that the
+/// members of each rotation group (`Scenario::rotation_group`: the rate-limit
+/// campaigns at the same connections; the redvote campaign vote without and
+/// with a vote id at the same connections) trade places, rotated by one
+/// every round, so none of them always runs first or last, or right after
+/// the same other scenario.
 fn round_order(scenarios: &[Scenario], round: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scenarios.len()).collect();
-    let mut i = 0;
-    while i < scenarios.len() {
-        let mut j = i;
-        while j < scenarios.len()
-            && matches!(scenarios[j].op, Op::Limits(_))
-            && scenarios[j].suffix == scenarios[i].suffix
-        {
-            j += 1;
+    let mut placed = vec![false; scenarios.len()];
+    for i in 0..scenarios.len() {
+        let Some(group) = scenarios[i].rotation_group() else {
+            continue;
+        };
+        if placed[i] {
+            continue;
         }
-        if j > i {
-            order[i..j].rotate_left(round as usize % (j - i));
-            i = j;
-        } else {
-            i += 1;
+        // The group's places, in the listed order; member k of the group
+        // runs at place k - round (mod its size).
+        let places: Vec<usize> = (i..scenarios.len())
+            .filter(|&j| scenarios[j].rotation_group() == Some(group))
+            .collect();
+        let n = places.len();
+        for (k, &place) in places.iter().enumerate() {
+            order[place] = places[(k + round as usize) % n];
+            placed[place] = true;
         }
     }
     order
@@ -669,7 +674,8 @@ struct Bench {
     posts: u64,
     /// The votes the last check found on the articles.
     votes_found: u64,
-    /// Campaign votes cast by each side: [redvote, seed].
+    /// Campaign votes cast by each side: [redvote, seed] (redvote's include
+    /// the votes with a vote id).
     campaign_votes: [u64; 2],
     /// Votes cast on each rate-limit campaign (0, 4 and 8 rules).
     limits_votes: [u64; 3],
@@ -733,6 +739,10 @@ impl Bench {
             suffix: "1",
         };
         let shared = !args.dedicated;
+        let (plain, with_id) = (
+            Op::Campaign { vote_id: false },
+            Op::Campaign { vote_id: true },
+        );
         let scenarios = [
             one(Op::Vote, Flow::Seeds, ops),
             many(Op::Vote, Flow::Seeds, shared, ops),
@@ -753,19 +763,24 @@ impl Bench {
             many(Op::Page, Flow::Redvote, shared, pages),
             // The campaign section: the seed's 16 commands one after the
             // other, then all at once on one multiplexed connection, ...
-            one(Op::Campaign, Flow::SeedsSequential, campaign_ops),
+            one(plain, Flow::SeedsSequential, campaign_ops),
             Scenario {
                 async_con: true,
-                ..one(Op::Campaign, Flow::Seeds, campaign_ops)
+                ..one(plain, Flow::Seeds, campaign_ops)
             },
-            many(Op::Campaign, Flow::Seeds, shared, campaign_ops),
-            // ... against one EVALSHA.
-            one(Op::Campaign, Flow::Redvote, campaign_ops),
-            many(Op::Campaign, Flow::Redvote, shared, campaign_ops),
+            many(plain, Flow::Seeds, shared, campaign_ops),
+            // ... against one EVALSHA, ...
+            one(plain, Flow::Redvote, campaign_ops),
+            many(plain, Flow::Redvote, shared, campaign_ops),
             Scenario {
                 suffix: "own",
-                ..many(Op::Campaign, Flow::Redvote, false, campaign_ops)
+                ..many(plain, Flow::Redvote, false, campaign_ops)
             },
+            // ... and the same EVALSHA on the same campaign with a new vote
+            // id on every vote: what recording the id costs (each trades
+            // places with its plain twin every round).
+            one(with_id, Flow::Redvote, campaign_ops),
+            many(with_id, Flow::Redvote, shared, campaign_ops),
             // The rate-limit section: the same vote with 0, 4 and 8 rules
             // (each group of three runs in a rotated order every round).
             one(Op::Limits(0), Flow::Redvote, limits_ops),
@@ -835,7 +850,7 @@ impl Bench {
                         self.votes_cast += hi - lo;
                         self.check(&format!("{} (round {})", s.id(), round + 1))?;
                     }
-                    Op::Campaign => {
+                    Op::Campaign { .. } => {
                         let side = usize::from(s.flow != Flow::Redvote);
                         self.campaign_votes[side] += hi - lo;
                         self.check_campaign_totals(

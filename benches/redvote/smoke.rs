@@ -10,7 +10,8 @@
 //!
 //! * `checks.ok`, and the checks' counts agree with the rows: the votes found
 //!   are the posts plus the vote rows' ops, each campaign side's and each
-//!   rate-limit campaign's votes are its rows' ops;
+//!   rate-limit campaign's votes are its rows' ops (redvote's include the
+//!   votes with a vote id);
 //! * every row of the module doc, in order, each with all its ops run,
 //!   `ops_per_sec > 0` and `p99_us >= p50_us`;
 //! * every ratio of the module doc, in order (among them the ones the README
@@ -46,7 +47,7 @@ const NAME: &str = "bench_smoke";
 const SMOKE_ARGS: [&str; 3] = ["redvote-bench-smoke", "--ops", "200"];
 
 /// Every row, in the report's order (the module doc's list).
-const ROW_IDS: [&str; 23] = [
+const ROW_IDS: [&str; 25] = [
     "vote_seeds_1",
     "vote_seeds_tasks",
     "vote_watch_1",
@@ -64,6 +65,8 @@ const ROW_IDS: [&str; 23] = [
     "campaign_redvote_1",
     "campaign_redvote_tasks",
     "campaign_redvote_own",
+    "campaign_redvote_id_1",
+    "campaign_redvote_id_tasks",
     "limits_rules0_1",
     "limits_rules4_1",
     "limits_rules8_1",
@@ -73,7 +76,7 @@ const ROW_IDS: [&str; 23] = [
 ];
 
 /// Every ratio, in the report's order (the module doc's list).
-const RATIO_IDS: [&str; 17] = [
+const RATIO_IDS: [&str; 20] = [
     "vote_redvote_over_seeds_1",
     "vote_redvote_over_watch_1",
     "vote_redvote_over_seeds_tasks",
@@ -85,6 +88,9 @@ const RATIO_IDS: [&str; 17] = [
     "campaign_redvote_over_seeds_1",
     "campaign_redvote_over_seeds_sequential_1",
     "campaign_redvote_over_seeds_tasks",
+    "campaign_id_over_plain_1",
+    "campaign_id_over_plain_tasks",
+    "campaign_id_over_plain_server_cpu",
     "limits_4_over_0_1",
     "limits_8_over_0_1",
     "limits_4_over_0_tasks",
