@@ -35,6 +35,9 @@ pub(super) const PERIODS: [Period; 5] = [
     Period::Month,
     Period::Total,
 ];
+/// The campaign's `vote_id_ttl`: the default (the bench configures none),
+/// how long a vote id record lives, seconds.
+pub(super) const VOTE_ID_TTL: u64 = 86_400;
 /// Commands of the seed's campaign vote: 5 ZINCRBY real + 5 ZINCRBY shown +
 /// 4 ZINCRBY carry + 2 PFADD.
 pub(super) const SEED_WRITES: usize = 16;

@@ -530,6 +530,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
         posts: 0,
         votes_found: 0,
         campaign_votes: [0, 0],
+        campaign_id_votes: 0,
         limits_votes: [0; 3],
         threads: args.threads as usize,
         pings: Measure::new()?,
@@ -677,6 +678,8 @@ struct Bench {
     /// Campaign votes cast by each side: [redvote, seed] (redvote's include
     /// the votes with a vote id).
     campaign_votes: [u64; 2],
+    /// Campaign votes cast with a vote id (each recorded at `<ns>vid:<id>`).
+    campaign_id_votes: u64,
     /// Votes cast on each rate-limit campaign (0, 4 and 8 rules).
     limits_votes: [u64; 3],
     threads: usize,
@@ -850,9 +853,12 @@ impl Bench {
                         self.votes_cast += hi - lo;
                         self.check(&format!("{} (round {})", s.id(), round + 1))?;
                     }
-                    Op::Campaign { .. } => {
+                    Op::Campaign { vote_id } => {
                         let side = usize::from(s.flow != Flow::Redvote);
                         self.campaign_votes[side] += hi - lo;
+                        if vote_id {
+                            self.campaign_id_votes += hi - lo;
+                        }
                         self.check_campaign_totals(
                             side,
                             &format!("{} (round {})", s.id(), round + 1),
@@ -882,6 +888,7 @@ impl Bench {
         let campaign = CampaignChecks {
             redvote: self.check_campaign(0)?,
             seed: self.check_campaign(1)?,
+            vote_ids: self.check_vote_ids(temp.is_some())?,
         };
         let limits = (0..LIMIT_RULE_COUNTS.len())
             .map(|k| self.check_limits(k))

@@ -528,6 +528,18 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
             c.participants
         )?;
     }
+    let v = &r.checks.campaign.vote_ids;
+    let digest = match v.digest_keys {
+        Some(keys) => format!("DEBUG DIGEST-VALUE of the namespace's {keys} keys unchanged"),
+        None => "DEBUG DIGEST not compared (--url)".to_string(),
+    };
+    writeln!(
+        out,
+        "checks: OK: campaign vote ids: {} votes with an id, {} vid: records (SCAN); replaying \
+         {} answered the recorded ballots marked replay and changed nothing (totals, records, \
+         TTL {} s; {digest})",
+        v.votes, v.records, v.replayed, v.ttl
+    )?;
     for c in &r.checks.limits {
         let counters = match &c.day_counters {
             Some(sums) if !sums.is_empty() => format!(

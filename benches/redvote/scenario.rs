@@ -100,7 +100,7 @@ pub(super) struct Input {
     pub(super) user: String,
     article: usize,
     /// Index into the campaign's options.
-    option: usize,
+    pub(super) option: usize,
     /// The rate-limit votes' channel and device.
     pub(super) channel: &'static str,
     pub(super) device: &'static str,
