@@ -35,6 +35,9 @@ pub(super) const PERIODS: [Period; 5] = [
     Period::Month,
     Period::Total,
 ];
+/// The campaign's `vote_id_ttl`: the default (the bench configures none),
+/// how long a vote id record lives, seconds.
+pub(super) const VOTE_ID_TTL: u64 = 86_400;
 /// Commands of the seed's campaign vote: 5 ZINCRBY real + 5 ZINCRBY shown +
 /// 4 ZINCRBY carry + 2 PFADD.
 pub(super) const SEED_WRITES: usize = 16;
@@ -209,13 +212,15 @@ impl Bench {
 }
 
 /// redvote's campaign vote must answer one ballot for the board and option
-/// with a shown score in each of the 5 periods.
+/// with a shown score in each of the 5 periods, not a replay (every vote id
+/// is new).
 pub(super) fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> Result<u64> {
     ensure!(
         ballots.len() == 1
             && ballots[0].board == CAMPAIGN_BOARD
             && ballots[0].option == option
-            && ballots[0].shown.len() == PERIODS.len(),
+            && ballots[0].shown.len() == PERIODS.len()
+            && !ballots[0].replay,
         "redvote's campaign vote of {} for {option} answered {ballots:?}",
         input.user
     );

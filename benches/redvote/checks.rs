@@ -2,8 +2,9 @@
 //! connection: every article's votes and score after each vote slice, both
 //! page flows' page 1, each campaign side's and each rate-limit campaign's
 //! boards after each slice and at the end (HyperLogLogs, rate-limit
-//! counters), and what the end-of-run checks found, for the report. A
-//! failed check is an error: the bench exits 1.
+//! counters), the campaign's vote id records and a replay, and what the
+//! end-of-run checks found, for the report. A failed check is an error: the
+//! bench exits 1.
 
 use std::collections::BTreeMap;
 
@@ -17,7 +18,7 @@ use serde::Serialize;
 use super::article::{seeds_page_sync, PER_PAGE};
 use super::campaign::{
     period_at, CAMPAIGN_BOARD, CAMPAIGN_CARRY_VALUE, CAMPAIGN_OFFSET_SECONDS, CAMPAIGN_WEIGHT,
-    PERIODS,
+    PERIODS, VOTE_ID_TTL,
 };
 use super::limits::{limit_rules, LIMITS_BOARD, LIMITS_PERIODS, LIMITS_WEIGHT, LIMIT_RULE_COUNTS};
 use super::measure::round;
@@ -176,6 +177,112 @@ impl Bench {
             shown_total: round(total("shown"), 2),
             participants,
             boards: boards.len() as u64,
+        })
+    }
+
+    /// After the rounds, the vote ids of the redvote campaign: its `vid:`
+    /// records (SCAN) must be one per vote cast with an id, each named
+    /// `bench:<n>`; then the first of them is replayed (the same voter, id
+    /// and pair, on the admin connection): it must answer the recorded
+    /// ballots marked `replay` and change nothing: the totals, the records,
+    /// the record's TTL (still set, at most the default `vote_id_ttl`) and,
+    /// on the throwaway server (`debug`: DEBUG is enabled there only), the
+    /// DEBUG DIGEST-VALUE of every key of the namespace. The namespace's
+    /// keys rather than DEBUG DIGEST of the whole database: the rate-limit
+    /// campaigns' counters (1-second windows) may expire in between.
+    pub(super) fn check_vote_ids(&mut self, debug: bool) -> Result<VoteIdCheck> {
+        let ctx = std::sync::Arc::clone(&self.ctx);
+        let campaign = &ctx.campaign.redvote;
+        let ns = campaign.namespace().to_string();
+        let votes = self.campaign_id_votes;
+        let records = scan_keys(&mut self.admin, &format!("{ns}vid:"))?;
+        ensure!(
+            records.len() as u64 == votes,
+            "vote id check: {} {ns}vid:* records, want one per vote cast with an id ({votes})",
+            records.len()
+        );
+        let mut numbers = Vec::with_capacity(records.len());
+        for key in &records {
+            let n = key[ns.len() + 4..]
+                .strip_prefix("bench:")
+                .and_then(|n| n.parse::<u64>().ok())
+                .with_context(|| format!("vote id check: unexpected record {key}"))?;
+            numbers.push(n);
+        }
+        let Some(&first) = numbers.iter().min() else {
+            bail!("vote id check: no vote with an id was cast");
+        };
+        // The vote with the id `bench:<first>` was op `first` of a scenario
+        // whose users start at 0 (inputs depend on the user number only).
+        let input = ctx.input(first, 0);
+        let key = format!("{ns}vid:{}", input.vote_id);
+        let option = &ctx.campaign.options[input.option];
+        let stored: String = self.admin.get(&key)?;
+        let recorded = recorded_reply(&stored).with_context(|| format!("vote id check: {key}"))?;
+
+        let keys = scan_keys(&mut self.admin, &ns)?;
+        let digest = |con: &mut redis::Connection| -> Result<Option<Vec<String>>> {
+            if !debug {
+                return Ok(None);
+            }
+            let mut digests = Vec::with_capacity(keys.len());
+            for chunk in keys.chunks(1000) {
+                let got: Vec<String> = redis::cmd("DEBUG")
+                    .arg("DIGEST-VALUE")
+                    .arg(chunk)
+                    .query(con)?;
+                digests.extend(got);
+            }
+            Ok(Some(digests))
+        };
+        let before = digest(&mut self.admin)?;
+        let ballots = campaign
+            .vote_by(
+                &input.campaign_voter(true),
+                &[(CAMPAIGN_BOARD, option.as_str())],
+            )
+            .run(&mut self.admin)
+            .with_context(|| format!("vote id check: replaying {}", input.vote_id))?;
+        let after = digest(&mut self.admin)?;
+        let replayed: Vec<BallotText> = ballots
+            .iter()
+            .map(|b| {
+                let shown = b.shown.iter().map(|p| (p.period.clone(), p.score.clone()));
+                (b.board.clone(), b.option.clone(), shown.collect())
+            })
+            .collect();
+        ensure!(
+            ballots.iter().all(|b| b.replay) && !ballots.is_empty() && replayed == recorded,
+            "vote id check: replaying {} answered {ballots:?}, want the recorded {recorded:?} \
+             marked replay",
+            input.vote_id
+        );
+        ensure!(
+            before == after,
+            "vote id check: replaying {} changed the DEBUG DIGEST-VALUE of keys of {ns}",
+            input.vote_id
+        );
+        self.check_campaign_totals(0, "the vote id replay")?;
+        let now = scan_keys(&mut self.admin, &format!("{ns}vid:"))?;
+        ensure!(
+            now == records,
+            "vote id check: the replay of {} changed the vid: records ({} -> {})",
+            input.vote_id,
+            records.len(),
+            now.len()
+        );
+        let ttl: i64 = self.admin.ttl(&key)?;
+        ensure!(
+            0 < ttl && ttl <= VOTE_ID_TTL as i64,
+            "vote id check: {key} has TTL {ttl}, want 1..={VOTE_ID_TTL}"
+        );
+        Ok(VoteIdCheck {
+            votes,
+            records: records.len() as u64,
+            replayed: input.vote_id.clone(),
+            replay: true,
+            ttl,
+            digest_keys: before.map(|d| d.len() as u64),
         })
     }
 
@@ -347,6 +454,27 @@ pub(super) fn scan_keys(con: &mut redis::Connection, prefix: &str) -> Result<Vec
     Ok(keys)
 }
 
+/// A ballot as text: (board, option, [(period, shown score)]).
+type BallotText = (String, String, Vec<(String, String)>);
+
+/// The reply recorded in a vote id record (`[request, reply]`, JSON), one
+/// `BallotText` per ballot.
+fn recorded_reply(stored: &str) -> Result<Vec<BallotText>> {
+    let (_request, reply): (String, Vec<(String, String, Vec<String>)>) =
+        serde_json::from_str(stored).context("not a [request, reply] record")?;
+    reply
+        .into_iter()
+        .map(|(board, option, shown)| {
+            ensure!(shown.len() % 2 == 0, "odd period/score list {shown:?}");
+            let pairs = shown
+                .chunks(2)
+                .map(|p| (p[0].clone(), p[1].clone()))
+                .collect();
+            Ok((board, option, pairs))
+        })
+        .collect()
+}
+
 /// The sum of a zset's scores.
 fn zset_sum(con: &mut redis::Connection, key: &str) -> Result<f64> {
     let members: Vec<(String, f64)> = con.zrange_withscores(key, 0, -1)?;
@@ -389,6 +517,26 @@ pub(super) struct LimitsCheck {
 pub(super) struct CampaignChecks {
     pub(super) redvote: CampaignCheck,
     pub(super) seed: CampaignCheck,
+    pub(super) vote_ids: VoteIdCheck,
+}
+
+/// What the end-of-run check found on the redvote campaign's vote ids.
+#[derive(Serialize)]
+pub(super) struct VoteIdCheck {
+    /// Votes cast with a vote id.
+    pub(super) votes: u64,
+    /// `<ns>vid:*` records found by SCAN (equal to `votes`).
+    pub(super) records: u64,
+    /// The vote id replayed.
+    pub(super) replayed: String,
+    /// The replay answered the recorded ballots marked `replay` (always
+    /// true: anything else fails the check).
+    pub(super) replay: bool,
+    /// The replayed record's TTL (seconds) after the replay.
+    pub(super) ttl: i64,
+    /// Keys of the namespace whose DEBUG DIGEST-VALUE the replay left
+    /// unchanged; None with `--url` (no DEBUG there: not compared).
+    pub(super) digest_keys: Option<u64>,
 }
 
 /// What the end-of-run check found on one side of the campaign section.

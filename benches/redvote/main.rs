@@ -92,6 +92,21 @@
 //!   EVALSHA of `lua/campaign_vote.lua` (atomic; it also keeps the
 //!   `periods:stars` index), at 1 sync connection, with the tasks sharing
 //!   one multiplexed connection, and (`own`) one connection per task.
+//! * **(c) redvote + id**: what a vote id costs. The same
+//!   [`Campaign::vote_by`] on the same campaign, board and option choice as
+//!   (c), its [`Voter`] carrying a new vote id on every vote
+//!   (`Voter::new(user).id("bench:<n>")`, `n` the user number, so never
+//!   repeated in a run): `ARGV[6]`, which makes the script GET
+//!   `<ns>vid:bench:<n>` (absent) first and SET it to the request and the
+//!   reply as JSON, `EX` the campaign's `vote_id_ttl` (the default, 86400),
+//!   in the same atomic call. Still one EVALSHA: 1 round trip a vote. At 1
+//!   sync connection and with the tasks sharing one multiplexed connection
+//!   (`--dedicated`: one each). Its votes count on the same boards and
+//!   HyperLogLogs as (c)'s (the checks add them to redvote's side), so both
+//!   write into sets of the same size. Its cost is reported as ops/s of (c)
+//!   over ops/s of (c) + id, at 1 connection and with the tasks, and the
+//!   server's CPU per vote with the id over without (the tasks' rows); the
+//!   human report also prints the server µs per vote of both at each.
 //!
 //! Rate-limit scenarios (`--limits-ops` votes each, default `ops / 4`): the
 //! cost of the rate limits, as the same vote with 0, 4 and 8 rules. Setup:
@@ -138,11 +153,14 @@
 //! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
 //! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
 //! or noisy machine a slow spell then hits every scenario a little instead
-//! of one scenario a lot, which keeps the ratios steady. The rate-limit
-//! scenarios run in two groups of three (0, 4, 8 rules at 1 connection, then
-//! with the tasks), each rotated by one every round, so none of them always
-//! runs first or last. Every scenario opens its connections once, before
-//! the first round, and keeps them.
+//! of one scenario a lot, which keeps the ratios steady. Scenarios compared
+//! with one another trade places: the rate-limit scenarios run in two groups
+//! of three (0, 4, 8 rules at 1 connection, then with the tasks), and (c)
+//! and (c) + id of the campaign section make two pairs (at 1 connection,
+//! with the tasks), each group rotated by one every round, so none of them
+//! always runs first or last, or right after the same other scenario. Every
+//! scenario opens its connections once, before the first round, and keeps
+//! them.
 //!
 //! Each op's latency goes into an HDR histogram (microseconds, from just
 //! before the op's first request to its last reply); throughput is ops over
@@ -168,13 +186,24 @@
 //! must read the same page 1. The ceiling's article must have gained (all
 //! but 1%, for random-user collisions) the votes redis-benchmark sent.
 //! Campaign: every redvote ballot must name the board, the option and 5
-//! periods, every seed command must succeed; after every campaign slice each
-//! side's `real:total` board must sum to the votes that side cast and its
-//! `shown:total` to twice that; at the end, for each side and each period
-//! kind, the real boards of that kind (all periods written, found by SCAN)
-//! must sum to the votes, the shown boards to 2 x votes (total) or 2.2 x
-//! votes (hour, day, week, month: weight plus carry), and the campaign's and
-//! the options' HyperLogLogs must count the voters (within 3% + 2).
+//! periods and must not be a replay, every seed command must succeed; after
+//! every campaign slice each side's `real:total` board must sum to the votes
+//! that side cast (redvote's: (c)'s and (c) + id's) and its `shown:total` to
+//! twice that; at the end, for each side and each period kind, the real
+//! boards of that kind (all periods written, found by SCAN) must sum to the
+//! votes, the shown boards to 2 x votes (total) or 2.2 x votes (hour, day,
+//! week, month: weight plus carry), and the campaign's and the options'
+//! HyperLogLogs must count the voters (within 3% + 2). Vote ids, at the end:
+//! the campaign's `<ns>vid:*` records (SCAN) must number the votes cast with
+//! an id, each `bench:<n>`; then the first of them is replayed (the same
+//! voter, id and pair, on the admin connection): it must answer the ballots
+//! recorded in the record, marked `replay`, and change nothing: the
+//! `total` boards still sum to the votes, the records are the same, the
+//! replayed one still has a TTL (at most 86400) and, on the throwaway
+//! server only (DEBUG is enabled there; skipped with `--url`), every key of
+//! the namespace has the same DEBUG DIGEST-VALUE before and after (the
+//! namespace's keys rather than DEBUG DIGEST of the database: the rate-limit
+//! counters of 1-second windows may expire in between).
 //! Rate limits: at setup, a peek ([`Campaign::limits`]) for a fresh voter on
 //! `partner` must list each campaign's rules in order, each leaving its
 //! whole allowance (extra included); every vote must pass (a
@@ -213,13 +242,16 @@
 //!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
 //!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
 //!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
-//!   `campaign_redvote_own`, `limits_rules0_1`, `limits_rules4_1`,
+//!   `campaign_redvote_own`, `campaign_redvote_id_1`,
+//!   `campaign_redvote_id_tasks`, `limits_rules0_1`, `limits_rules4_1`,
 //!   `limits_rules8_1`, `limits_rules0_tasks`, `limits_rules4_tasks`,
 //!   `limits_rules8_tasks`), `op` (`vote` | `page` | `campaign` | `limits`),
 //!   `flow` (`seeds` | `seeds_sequential` | `watch` | `redvote`; the
 //!   campaign's `seeds` sends its 16 commands concurrently,
 //!   `seeds_sequential` one after the other), `rules` (rate-limit rules each
 //!   vote checks: 0, 4 or 8 on the `limits` rows, null on the others),
+//!   `vote_id` (bool: every vote carries a vote id; true on the
+//!   `campaign_redvote_id_*` rows only, whose `flow` is `redvote`),
 //!   `label`, `tasks`, `concurrent` (bool: false for the
 //!   1-connection rows, whose `tasks` is 1), `connections` (TCP connections
 //!   used), `shared` (bool: the tasks multiplex one connection), `client`
@@ -242,7 +274,14 @@
 //!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
 //!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
 //!   `campaign_redvote_over_seeds_sequential_1`,
-//!   `campaign_redvote_over_seeds_tasks`, then the limits' costs:
+//!   `campaign_redvote_over_seeds_tasks`, then the vote id's costs:
+//!   `campaign_id_over_plain_1` (ops/s of `campaign_redvote_1` over
+//!   `campaign_redvote_id_1`), `campaign_id_over_plain_tasks`
+//!   (`campaign_redvote_tasks` over `campaign_redvote_id_tasks`) and
+//!   `campaign_id_over_plain_server_cpu` (`server_cpu_us_per_op` of
+//!   `campaign_redvote_id_tasks` over `campaign_redvote_tasks`; the server
+//!   µs per vote of both are those rows' `server_cpu_us_per_op`), none with
+//!   a target, then the limits' costs:
 //!   `limits_4_over_0_1` (target 1.5: ops/s of `limits_rules0_1` over
 //!   `limits_rules4_1`), `limits_8_over_0_1`, `limits_4_over_0_tasks`
 //!   (target 1.5: `limits_rules0_tasks` over `limits_rules4_tasks`),
@@ -261,14 +300,20 @@
 //!   `seed`, each with `votes` (cast by that side's scenarios),
 //!   `real_total` and `shown_total` (sums of the `total` boards),
 //!   `participants` (PFCOUNT of the campaign's HyperLogLog; redvote's also
-//!   holds the setup's probe voter) and `boards` (period boards found);
-//!   `limits`: array (0, 4, 8 rules) of `rules`, `votes` (cast on that
-//!   campaign, every one passed), `real_total` and `shown_total` (sums of
-//!   its `total` boards), `boards` (period boards found), `counters`
-//!   (rate-limit counter keys alive at the end) and `day_counters` (object:
-//!   each day rule -> the sum of its counters, equal to `votes`; `{}` for
-//!   the unlimited campaign; null when the votes spread over two days or the
-//!   day ended before the check, which then compares nothing).
+//!   holds the setup's probe voter) and `boards` (period boards found), and
+//!   `vote_ids`: `votes` (cast with an id), `records` (`vid:` records
+//!   found, equal to `votes`), `replayed` (the id replayed), `replay` (true:
+//!   it answered the recorded ballots marked replay), `ttl` (its record's
+//!   TTL after the replay, seconds) and `digest_keys` (keys of the namespace
+//!   whose DEBUG DIGEST-VALUE the replay left unchanged; null with `--url`,
+//!   not compared); `limits`: array (0, 4, 8 rules) of `rules`, `votes`
+//!   (cast on that campaign, every one passed), `real_total` and
+//!   `shown_total` (sums of its `total` boards), `boards` (period boards
+//!   found), `counters` (rate-limit counter keys alive at the end) and
+//!   `day_counters` (object: each day rule -> the sum of its counters, equal
+//!   to `votes`; `{}` for the unlimited campaign; null when the votes spread
+//!   over two days or the day ended before the check, which then compares
+//!   nothing).
 //!
 //! # Modules
 //!
@@ -282,11 +327,11 @@
 //!   prefixed keys and its async twin, (b) WATCH/MULTI/EXEC, the seeds' page
 //!   reads, and the checks of their replies;
 //! * `campaign`: the campaign section: its constants and names, the seed's
-//!   client-side keys and period names, its setup;
+//!   client-side keys and period names, its setup, the check of a reply;
 //! * `limits`: the rate-limit section: its rules, campaigns and setup;
 //! * `ceiling`: the redis-benchmark ceiling, its slices and its summary;
-//! * `checks`: the consistency checks read back from the server, and what
-//!   they found;
+//! * `checks`: the consistency checks read back from the server (the vote
+//!   id records and replay among them), and what they found;
 //! * `measure`: latency histograms, wall and server CPU time, the rows;
 //! * `report`: the report (the JSON object), the ratios and the table;
 //! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
@@ -530,6 +575,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
         posts: 0,
         votes_found: 0,
         campaign_votes: [0, 0],
+        campaign_id_votes: 0,
         limits_votes: [0; 3],
         threads: args.threads as usize,
         pings: Measure::new()?,
@@ -631,26 +677,31 @@ struct Plan {
     rounds: u64,
 }
 
-/// The order of the scenarios in round `round`: as listed, except that each
-/// group of rate-limit scenarios (0, 4 and 8 rules at the same connections)
-/// is rotated by one every round, so none of them always runs first (right
-/// after a different kind of scenario) or last.
+/// The order of the scenarios in round `round`: as listed, except that the
+/// members of each rotation group (`Scenario::rotation_group`: the rate-limit
+/// campaigns at the same connections; the redvote campaign vote without and
+/// with a vote id at the same connections) trade places, rotated by one
+/// every round, so none of them always runs first or last, or right after
+/// the same other scenario.
 fn round_order(scenarios: &[Scenario], round: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scenarios.len()).collect();
-    let mut i = 0;
-    while i < scenarios.len() {
-        let mut j = i;
-        while j < scenarios.len()
-            && matches!(scenarios[j].op, Op::Limits(_))
-            && scenarios[j].suffix == scenarios[i].suffix
-        {
-            j += 1;
+    let mut placed = vec![false; scenarios.len()];
+    for i in 0..scenarios.len() {
+        let Some(group) = scenarios[i].rotation_group() else {
+            continue;
+        };
+        if placed[i] {
+            continue;
         }
-        if j > i {
-            order[i..j].rotate_left(round as usize % (j - i));
-            i = j;
-        } else {
-            i += 1;
+        // The group's places, in the listed order; member k of the group
+        // runs at place k - round (mod its size).
+        let places: Vec<usize> = (i..scenarios.len())
+            .filter(|&j| scenarios[j].rotation_group() == Some(group))
+            .collect();
+        let n = places.len();
+        for (k, &place) in places.iter().enumerate() {
+            order[place] = places[(k + round as usize) % n];
+            placed[place] = true;
         }
     }
     order
@@ -669,8 +720,11 @@ struct Bench {
     posts: u64,
     /// The votes the last check found on the articles.
     votes_found: u64,
-    /// Campaign votes cast by each side: [redvote, seed].
+    /// Campaign votes cast by each side: [redvote, seed] (redvote's include
+    /// the votes with a vote id).
     campaign_votes: [u64; 2],
+    /// Campaign votes cast with a vote id (each recorded at `<ns>vid:<id>`).
+    campaign_id_votes: u64,
     /// Votes cast on each rate-limit campaign (0, 4 and 8 rules).
     limits_votes: [u64; 3],
     threads: usize,
@@ -733,6 +787,10 @@ impl Bench {
             suffix: "1",
         };
         let shared = !args.dedicated;
+        let (plain, with_id) = (
+            Op::Campaign { vote_id: false },
+            Op::Campaign { vote_id: true },
+        );
         let scenarios = [
             one(Op::Vote, Flow::Seeds, ops),
             many(Op::Vote, Flow::Seeds, shared, ops),
@@ -753,19 +811,24 @@ impl Bench {
             many(Op::Page, Flow::Redvote, shared, pages),
             // The campaign section: the seed's 16 commands one after the
             // other, then all at once on one multiplexed connection, ...
-            one(Op::Campaign, Flow::SeedsSequential, campaign_ops),
+            one(plain, Flow::SeedsSequential, campaign_ops),
             Scenario {
                 async_con: true,
-                ..one(Op::Campaign, Flow::Seeds, campaign_ops)
+                ..one(plain, Flow::Seeds, campaign_ops)
             },
-            many(Op::Campaign, Flow::Seeds, shared, campaign_ops),
-            // ... against one EVALSHA.
-            one(Op::Campaign, Flow::Redvote, campaign_ops),
-            many(Op::Campaign, Flow::Redvote, shared, campaign_ops),
+            many(plain, Flow::Seeds, shared, campaign_ops),
+            // ... against one EVALSHA, ...
+            one(plain, Flow::Redvote, campaign_ops),
+            many(plain, Flow::Redvote, shared, campaign_ops),
             Scenario {
                 suffix: "own",
-                ..many(Op::Campaign, Flow::Redvote, false, campaign_ops)
+                ..many(plain, Flow::Redvote, false, campaign_ops)
             },
+            // ... and the same EVALSHA on the same campaign with a new vote
+            // id on every vote: what recording the id costs (each trades
+            // places with its plain twin every round).
+            one(with_id, Flow::Redvote, campaign_ops),
+            many(with_id, Flow::Redvote, shared, campaign_ops),
             // The rate-limit section: the same vote with 0, 4 and 8 rules
             // (each group of three runs in a rotated order every round).
             one(Op::Limits(0), Flow::Redvote, limits_ops),
@@ -835,9 +898,12 @@ impl Bench {
                         self.votes_cast += hi - lo;
                         self.check(&format!("{} (round {})", s.id(), round + 1))?;
                     }
-                    Op::Campaign => {
+                    Op::Campaign { vote_id } => {
                         let side = usize::from(s.flow != Flow::Redvote);
                         self.campaign_votes[side] += hi - lo;
+                        if vote_id {
+                            self.campaign_id_votes += hi - lo;
+                        }
                         self.check_campaign_totals(
                             side,
                             &format!("{} (round {})", s.id(), round + 1),
@@ -867,6 +933,7 @@ impl Bench {
         let campaign = CampaignChecks {
             redvote: self.check_campaign(0)?,
             seed: self.check_campaign(1)?,
+            vote_ids: self.check_vote_ids(temp.is_some())?,
         };
         let limits = (0..LIMIT_RULE_COUNTS.len())
             .map(|k| self.check_limits(k))

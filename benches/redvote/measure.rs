@@ -53,6 +53,8 @@ pub(super) struct Row {
     flow: &'static str,
     /// Rate-limit rules each vote checks (rate-limit rows only, else null).
     rules: Option<usize>,
+    /// Every vote carries a vote id (the `campaign_redvote_id_*` rows).
+    vote_id: bool,
     pub(super) label: &'static str,
     pub(super) tasks: usize,
     concurrent: bool,
@@ -80,6 +82,7 @@ impl Row {
             op: s.op_name(),
             flow: s.flow_name(),
             rules: s.rules(),
+            vote_id: s.vote_id(),
             label: s.label(),
             tasks: s.tasks,
             concurrent: s.concurrent,

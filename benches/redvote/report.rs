@@ -214,6 +214,29 @@ pub(super) fn ratios(rows: &[Row], ceiling: &Ceiling) -> Vec<Ratio> {
             rps("campaign_seeds_tasks"),
             None,
         ),
+        // The vote id's cost: the same campaign vote without an id over
+        // with one (ops/s), the server's CPU per vote with it over without.
+        cost(
+            "campaign_id_over_plain_1",
+            "campaign cost vote id/none, 1 connection".into(),
+            rps("campaign_redvote_1"),
+            rps("campaign_redvote_id_1"),
+            None,
+        ),
+        cost(
+            "campaign_id_over_plain_tasks",
+            format!("campaign cost vote id/none, {tasks} tasks"),
+            rps("campaign_redvote_tasks"),
+            rps("campaign_redvote_id_tasks"),
+            None,
+        ),
+        cost(
+            "campaign_id_over_plain_server_cpu",
+            format!("campaign srv µs/op vote id/none, {tasks} tasks"),
+            cpu("campaign_redvote_id_tasks"),
+            cpu("campaign_redvote_tasks"),
+            None,
+        ),
         // The limits' cost: how much slower the vote gets with the rules,
         // ops/s without them over ops/s with them.
         cost(
@@ -405,6 +428,25 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
          connection. (c) = one EVALSHA of campaign_vote.lua (atomic).",
         r.campaign.ops
     )?;
+    let srv = |id: &str| {
+        r.rows
+            .iter()
+            .find(|row| row.id == id)
+            .and_then(|row| row.server_cpu_us_per_op)
+            .map_or("-".to_string(), |c| format!("{c:.0}"))
+    };
+    writeln!(
+        out,
+        "vote id: (c) + id = the same EVALSHA on the same campaign with a new vote id \
+         (bench:<user number>) on every vote, still 1 round trip: the script also GETs \
+         <ns>vid:<id> (absent) and SETs it to the request and reply as JSON, EX vote_id_ttl \
+         (86400). srv µs a vote without / with id: {} / {} at 1 connection, {} / {} with the \
+         tasks.",
+        srv("campaign_redvote_1"),
+        srv("campaign_redvote_id_1"),
+        srv("campaign_redvote_tasks"),
+        srv("campaign_redvote_id_tasks"),
+    )?;
     let rules_of = |n: usize| {
         r.limits
             .campaigns
@@ -437,8 +479,8 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "ratios (throughput: redvote's ops/s over the other's; limits cost: ops/s with 0 rules \
-         over ops/s with 4 or 8, srv µs/op with them over without):"
+        "ratios (throughput: redvote's ops/s over the other's; costs: ops/s without the vote \
+         id or the rules over ops/s with them, srv µs/op with them over without):"
     )?;
     let width = r
         .ratios
@@ -486,6 +528,18 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
             c.participants
         )?;
     }
+    let v = &r.checks.campaign.vote_ids;
+    let digest = match v.digest_keys {
+        Some(keys) => format!("DEBUG DIGEST-VALUE of the namespace's {keys} keys unchanged"),
+        None => "DEBUG DIGEST not compared (--url)".to_string(),
+    };
+    writeln!(
+        out,
+        "checks: OK: campaign vote ids: {} votes with an id, {} vid: records (SCAN); replaying \
+         {} answered the recorded ballots marked replay and changed nothing (totals, records, \
+         TTL {} s; {digest})",
+        v.votes, v.records, v.replayed, v.ttl
+    )?;
     for c in &r.checks.limits {
         let counters = match &c.day_counters {
             Some(sums) if !sums.is_empty() => format!(

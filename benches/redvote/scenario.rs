@@ -1,6 +1,7 @@
 //! The scenarios: what one is (op, flow, connections, how many ops, the
 //! names of its row), everything an op needs (`Ctx`, shared by the tasks),
-//! the inputs of op `i` (user, article, option, channel, device, page), and
+//! the inputs of op `i` (user, article, option, channel, device, page, vote
+//! id), and
 //! one op of each flow, on a sync connection and on a multiplexed one. The
 //! flows themselves live in their sections' modules (`article`, `campaign`,
 //! `limits`); this is where an op picks one.
@@ -75,6 +76,7 @@ impl Ctx {
             channel: LIMITS_CHANNELS[(hash >> 40) as usize % LIMITS_CHANNELS.len()],
             device: LIMITS_DEVICES[(hash >> 48) as usize % LIMITS_DEVICES.len()],
             page: self.input_page(i),
+            vote_id: format!("bench:{n}"),
             now: unix_now(),
         }
     }
@@ -98,11 +100,14 @@ pub(super) struct Input {
     pub(super) user: String,
     article: usize,
     /// Index into the campaign's options.
-    option: usize,
+    pub(super) option: usize,
     /// The rate-limit votes' channel and device.
     pub(super) channel: &'static str,
     pub(super) device: &'static str,
     page: u32,
+    /// The vote id of the campaign votes that carry one: `bench:<n>`, unique
+    /// over the run like the user.
+    pub(super) vote_id: String,
     /// Client clock, the seeds' `time.time()`.
     now: f64,
 }
@@ -116,6 +121,16 @@ impl Input {
             device: Some(self.device),
             cost: 1,
             id: None,
+        }
+    }
+
+    /// The campaign section's voter: the user alone, or with its vote id.
+    pub(super) fn campaign_voter(&self, vote_id: bool) -> Voter<'_> {
+        let voter = Voter::new(&self.user);
+        if vote_id {
+            voter.id(&self.vote_id)
+        } else {
+            voter
         }
     }
 }
@@ -133,8 +148,11 @@ pub(super) enum Flow {
 pub(super) enum Op {
     Vote,
     Page,
-    /// A campaign leaderboard vote.
-    Campaign,
+    /// A campaign leaderboard vote; `vote_id`: every vote carries a vote id
+    /// (`Voter::id`, recorded by the script with its reply).
+    Campaign {
+        vote_id: bool,
+    },
     /// A rate-limited campaign vote on the `k`-th campaign of the rate-limit
     /// section (`LIMIT_RULE_COUNTS[k]` rules).
     Limits(usize),
@@ -163,6 +181,9 @@ impl Scenario {
     pub(super) fn id(&self) -> String {
         match self.op {
             Op::Limits(k) => format!("limits_rules{}_{}", LIMIT_RULE_COUNTS[k], self.suffix),
+            Op::Campaign { vote_id: true } => {
+                format!("{}_{}_id_{}", self.op_name(), self.flow_name(), self.suffix)
+            }
             _ => format!("{}_{}_{}", self.op_name(), self.flow_name(), self.suffix),
         }
     }
@@ -175,11 +196,30 @@ impl Scenario {
         }
     }
 
+    /// Every vote carries a vote id (the `campaign_redvote_id_*` rows).
+    pub(super) fn vote_id(&self) -> bool {
+        matches!(self.op, Op::Campaign { vote_id: true })
+    }
+
+    /// The scenarios compared with one another at the same connections,
+    /// whose order rotates every round (see `round_order`): the rate-limit
+    /// campaigns, and the redvote campaign vote without and with a vote id;
+    /// None for the others, which keep their place.
+    pub(super) fn rotation_group(&self) -> Option<(&'static str, &'static str)> {
+        match (self.op, self.flow) {
+            (Op::Limits(_), _) => Some(("limits", self.suffix)),
+            (Op::Campaign { .. }, Flow::Redvote) if self.suffix != "own" => {
+                Some(("campaign", self.suffix))
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn op_name(&self) -> &'static str {
         match self.op {
             Op::Vote => "vote",
             Op::Page => "page",
-            Op::Campaign => "campaign",
+            Op::Campaign { .. } => "campaign",
             Op::Limits(_) => "limits",
         }
     }
@@ -200,9 +240,10 @@ impl Scenario {
             (Op::Vote, Flow::Redvote) => "vote (c) redvote EVALSHA",
             (Op::Page, Flow::Seeds | Flow::SeedsSequential) => "page seeds ZREVRANGE+HGETALLs",
             (Op::Page, _) => "page redvote EVALSHA",
-            (Op::Campaign, Flow::Seeds) => "campaign (a) seed 16 concurrent",
-            (Op::Campaign, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
-            (Op::Campaign, _) => "campaign (c) redvote EVALSHA",
+            (Op::Campaign { .. }, Flow::Seeds) => "campaign (a) seed 16 concurrent",
+            (Op::Campaign { .. }, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
+            (Op::Campaign { vote_id: true }, _) => "campaign (c) redvote + id",
+            (Op::Campaign { .. }, _) => "campaign (c) redvote EVALSHA",
             (Op::Limits(k), _) => [
                 "limits 0 rules EVALSHA",
                 "limits 4 rules EVALSHA",
@@ -218,7 +259,8 @@ impl Scenario {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 4.0 * (self.ops + retries) as f64 / self.ops as f64,
             (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
-            (Op::Campaign, Flow::SeedsSequential) => SEED_WRITES as f64,
+            (Op::Campaign { .. }, Flow::SeedsSequential) => SEED_WRITES as f64,
+            // The rest, the campaign vote with a vote id among them: one call.
             _ => 1.0,
         }
     }
@@ -230,7 +272,7 @@ impl Scenario {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 8.0 * (self.ops + retries) as f64 / self.ops as f64,
             (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
-            (Op::Campaign, Flow::Seeds | Flow::SeedsSequential) => SEED_WRITES as f64,
+            (Op::Campaign { .. }, Flow::Seeds | Flow::SeedsSequential) => SEED_WRITES as f64,
             _ => 1.0,
         }
     }
@@ -286,16 +328,16 @@ pub(super) fn op_sync(
                 .run(con)?;
             check_page(ctx, page.articles.len(), input.page)
         }
-        (Op::Campaign, Flow::Redvote) => {
+        (Op::Campaign { vote_id }, Flow::Redvote) => {
             let option = &ctx.campaign.options[input.option];
             let ballots = ctx
                 .campaign
                 .redvote
-                .vote(&input.user, &[(CAMPAIGN_BOARD, option)])
+                .vote_by(&input.campaign_voter(vote_id), &[(CAMPAIGN_BOARD, option)])
                 .run(con)?;
             check_ballots(&ballots, input, option)
         }
-        (Op::Campaign, Flow::SeedsSequential) => {
+        (Op::Campaign { .. }, Flow::SeedsSequential) => {
             let option = &ctx.campaign.options[input.option];
             let keys = ctx.campaign.seed_keys(input.now as i64);
             for cmd in keys.commands(option, &input.user) {
@@ -304,7 +346,7 @@ pub(super) fn op_sync(
             }
             Ok(0)
         }
-        (Op::Campaign, _) => bail!("{} runs on a multiplexed connection", s.id()),
+        (Op::Campaign { .. }, _) => bail!("{} runs on a multiplexed connection", s.id()),
         (Op::Limits(k), _) => {
             let option = &ctx.campaign.options[input.option];
             let reply = ctx.limits[k]
@@ -347,15 +389,15 @@ pub(super) async fn op_async(
             let page = call.run_async(con).await?;
             check_page(ctx, page.articles.len(), input.page)
         }
-        (Op::Campaign, Flow::Redvote) => {
+        (Op::Campaign { vote_id }, Flow::Redvote) => {
             let option = &ctx.campaign.options[input.option];
             let call = ctx
                 .campaign
                 .redvote
-                .vote(&input.user, &[(CAMPAIGN_BOARD, option)]);
+                .vote_by(&input.campaign_voter(vote_id), &[(CAMPAIGN_BOARD, option)]);
             check_ballots(&call.run_async(con).await?, input, option)
         }
-        (Op::Campaign, Flow::Seeds) => {
+        (Op::Campaign { .. }, Flow::Seeds) => {
             // The seed's "parallel goroutines": all 16 commands in flight at
             // once; the multiplexed connection pipelines them on the wire.
             let option = &ctx.campaign.options[input.option];
@@ -371,7 +413,7 @@ pub(super) async fn op_async(
             }
             Ok(0)
         }
-        (Op::Campaign, _) => bail!("{} runs on a sync connection", s.id()),
+        (Op::Campaign { .. }, _) => bail!("{} runs on a sync connection", s.id()),
         (Op::Limits(k), _) => {
             let option = &ctx.campaign.options[input.option];
             let reply = ctx.limits[k]

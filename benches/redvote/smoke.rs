@@ -10,14 +10,17 @@
 //!
 //! * `checks.ok`, and the checks' counts agree with the rows: the votes found
 //!   are the posts plus the vote rows' ops, each campaign side's and each
-//!   rate-limit campaign's votes are its rows' ops;
+//!   rate-limit campaign's votes are its rows' ops (redvote's include the
+//!   votes with a vote id); the vote ids' votes and `vid:` records are the
+//!   `vote_id` rows' ops, one was replayed, and the DEBUG digests were
+//!   compared (the server is a throwaway one);
 //! * every row of the module doc, in order, each with all its ops run,
 //!   `ops_per_sec > 0` and `p99_us >= p50_us`;
 //! * every ratio of the module doc, in order (among them the ones the README
 //!   reports), each with a value, except the ones over redis-benchmark when
 //!   it did not run (then `ceiling.skipped` says why) and the server-CPU
 //!   ones (INFO cpu can round a tiny slice to nothing);
-//! * the text report names every row and every ratio and prints the six
+//! * the text report names every row and every ratio and prints the seven
 //!   `checks: OK` lines.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
@@ -46,7 +49,7 @@ const NAME: &str = "bench_smoke";
 const SMOKE_ARGS: [&str; 3] = ["redvote-bench-smoke", "--ops", "200"];
 
 /// Every row, in the report's order (the module doc's list).
-const ROW_IDS: [&str; 23] = [
+const ROW_IDS: [&str; 25] = [
     "vote_seeds_1",
     "vote_seeds_tasks",
     "vote_watch_1",
@@ -64,6 +67,8 @@ const ROW_IDS: [&str; 23] = [
     "campaign_redvote_1",
     "campaign_redvote_tasks",
     "campaign_redvote_own",
+    "campaign_redvote_id_1",
+    "campaign_redvote_id_tasks",
     "limits_rules0_1",
     "limits_rules4_1",
     "limits_rules8_1",
@@ -73,7 +78,7 @@ const ROW_IDS: [&str; 23] = [
 ];
 
 /// Every ratio, in the report's order (the module doc's list).
-const RATIO_IDS: [&str; 17] = [
+const RATIO_IDS: [&str; 20] = [
     "vote_redvote_over_seeds_1",
     "vote_redvote_over_watch_1",
     "vote_redvote_over_seeds_tasks",
@@ -85,6 +90,9 @@ const RATIO_IDS: [&str; 17] = [
     "campaign_redvote_over_seeds_1",
     "campaign_redvote_over_seeds_sequential_1",
     "campaign_redvote_over_seeds_tasks",
+    "campaign_id_over_plain_1",
+    "campaign_id_over_plain_tasks",
+    "campaign_id_over_plain_server_cpu",
     "limits_4_over_0_1",
     "limits_8_over_0_1",
     "limits_4_over_0_tasks",
@@ -236,6 +244,16 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
             format!("checks.campaign.{side}.votes {got}, its rows ran {cast}"),
         );
     }
+    let with_id = sum_ops(&|r| r["vote_id"] == true);
+    let ids = &checks["campaign"]["vote_ids"];
+    want(
+        with_id > 0 && ids["votes"] == with_id && ids["records"] == with_id,
+        format!("checks.campaign.vote_ids {ids}, want votes and records = the id rows' {with_id}"),
+    );
+    want(
+        ids["replay"] == true && ids["replayed"].is_string() && ids["digest_keys"].is_u64(),
+        format!("checks.campaign.vote_ids: no replay checked with its digests: {ids}"),
+    );
     let limits = checks["limits"].as_array().cloned().unwrap_or_default();
     want(
         limits.len() == 3,
@@ -252,8 +270,8 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
         );
     }
     want(
-        text.matches("checks: OK").count() == 6,
-        "text report lacks a `checks: OK` line (want 6)".to_string(),
+        text.matches("checks: OK").count() == 7,
+        "text report lacks a `checks: OK` line (want 7)".to_string(),
     );
 
     // The ceiling ran, or says why not.
