@@ -17,7 +17,6 @@
 //! board's carry, a rate limit) are checked exactly only for data written
 //! after the last change; see [`check_campaign`] for which ones and why.
 
-mod calendar;
 mod campaign;
 mod site;
 
@@ -285,17 +284,6 @@ fn stored_int(v: &str, lo: i64, hi: i64) -> Option<i64> {
     }
     let n: i64 = v.parse().ok()?;
     (lo..=hi).contains(&n).then_some(n)
-}
-
-/// The name rule of `lua/src/lib/names.lua` (boards, options, groups, rule
-/// names): 1..64 bytes, none of `: { } * ? [ ] \ ,`, whitespace or control
-/// characters.
-fn name_ok(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && !s
-            .bytes()
-            .any(|b| b <= b' ' || b == 127 || b":{}*?[]\\,".contains(&b))
 }
 
 #[cfg(test)]

@@ -68,6 +68,7 @@
 //! `redis-cli` forms of every script and the benchmark.
 #![warn(missing_docs)]
 
+pub mod calendar;
 pub mod call;
 pub mod campaign;
 pub mod check;
@@ -77,6 +78,7 @@ pub mod error;
 mod headers;
 #[cfg(test)]
 mod manifest;
+mod names;
 pub mod reply;
 pub mod scripts;
 pub mod site;
@@ -91,6 +93,7 @@ pub use check::{check_campaign, check_site, Report, Violation};
 pub use client::AsyncConnection;
 pub use client::{Client, Connection, Retry};
 pub use error::{Code, Error, RateLimited, Result};
+pub use names::is_valid_name;
 pub use site::*;
 
 /// The README's Rust examples, compiled and run as doctests.

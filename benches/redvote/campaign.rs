@@ -228,68 +228,8 @@ pub(super) fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> 
 }
 
 /// The period of `kind` holding Unix second `t` at UTC offset `offset`
-/// seconds, as `campaign_vote.lua` names it (`hour:2026-03-17T12`,
-/// `day:2026-03-17`, `week:2026-W12`, `month:2026-03`, `total`), and its end
-/// (the first second of the next period; None for total). H. Hinnant's
-/// civil-date algorithms, like the Lua.
+/// seconds, as `campaign_vote.lua` names it, and its end (None for total):
+/// [`redvote::calendar::period_of`].
 pub(super) fn period_at(kind: Period, t: i64, offset: i64) -> (String, Option<i64>) {
-    let local = t + offset;
-    let days = local.div_euclid(86_400);
-    let (y, m, d) = civil(days);
-    match kind {
-        Period::Total => ("total".to_string(), None),
-        Period::Hour => {
-            let start = local.div_euclid(3600) * 3600;
-            let hour = (start - days * 86_400) / 3600;
-            (
-                format!("hour:{y:04}-{m:02}-{d:02}T{hour:02}"),
-                Some(start + 3600 - offset),
-            )
-        }
-        Period::Day => (
-            format!("day:{y:04}-{m:02}-{d:02}"),
-            Some((days + 1) * 86_400 - offset),
-        ),
-        Period::Week => {
-            let monday = days - (days + 3).rem_euclid(7);
-            let (iso_year, _, _) = civil(monday + 3);
-            let week = (monday + 3 - days_from_civil(iso_year, 1, 1)).div_euclid(7) + 1;
-            (
-                format!("week:{iso_year:04}-W{week:02}"),
-                Some((monday + 7) * 86_400 - offset),
-            )
-        }
-        Period::Month => {
-            let next = if m == 12 {
-                days_from_civil(y + 1, 1, 1)
-            } else {
-                days_from_civil(y, m + 1, 1)
-            };
-            (format!("month:{y:04}-{m:02}"), Some(next * 86_400 - offset))
-        }
-    }
-}
-
-/// Days since 1970-01-01 to (year, month, day).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// (year, month, day) to days since 1970-01-01.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+    redvote::calendar::period_of(kind, t, offset)
 }

@@ -4,11 +4,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use redis::{ConnectionLike, RedisResult, Value};
 
-use super::calendar::{parse_period, period, PeriodKind};
 use super::{
-    error_of, exec, int, items, name_ok, scan_keys, scan_page, score_of, stored_int, text, time_of,
-    Report, PAGE,
+    error_of, exec, int, items, scan_keys, scan_page, score_of, stored_int, text, time_of, Report,
+    PAGE,
 };
+use crate::calendar::{parse_period, period, PeriodKind};
 use crate::Campaign;
 
 /// The widest move of a period's start an offset change can make (from
@@ -345,7 +345,7 @@ fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
         let name = r
             .get("name")
             .and_then(|n| n.as_str())
-            .filter(|n| name_ok(n))
+            .filter(|n| crate::is_valid_name(n))
             .ok_or_else(bad)?;
         let by: Vec<String> = r
             .get("by")
@@ -371,7 +371,7 @@ fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
             Some(serde_json::Value::Object(map)) => {
                 for (channel, n) in map {
                     let n = json_int(Some(n), 0, 1000000000)
-                        .filter(|_| name_ok(channel))
+                        .filter(|_| crate::is_valid_name(channel))
                         .ok_or_else(bad)?;
                     extra.insert(channel.clone(), n);
                 }
@@ -503,7 +503,7 @@ fn boards(
         };
         for b in page {
             let b = String::from_utf8_lossy(&b).into_owned();
-            if name_ok(&b) {
+            if crate::is_valid_name(&b) {
                 names.push(b);
             } else {
                 r.violation(&set, format!("{b:?} is not a board name"));

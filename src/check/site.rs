@@ -3,8 +3,8 @@
 use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
-    error_of, exec, int, items, name_ok, scan_keys, scan_page, score_of, stored_int, text, time_of,
-    Report, PAGE,
+    error_of, exec, int, items, scan_keys, scan_page, score_of, stored_int, text, time_of, Report,
+    PAGE,
 };
 use crate::Site;
 
@@ -224,14 +224,17 @@ impl Scan<'_> {
             r.count("voter_sets", 1);
         } else if ORDERS.contains(&rest) {
             self.orders.push(key);
-        } else if let Some(group) = rest.strip_prefix("group:").filter(|g| name_ok(g)) {
+        } else if let Some(group) = rest
+            .strip_prefix("group:")
+            .filter(|g| crate::is_valid_name(g))
+        {
             r.count("groups", 1);
             let group = format!("{}group:{group}", self.prefix);
             self.groups.push(group);
         } else if let Some(group) = ORDERS
             .iter()
             .find_map(|o| rest.strip_prefix(o))
-            .filter(|g| name_ok(g))
+            .filter(|g| crate::is_valid_name(g))
         {
             let group = format!("{}group:{group}", self.prefix);
             self.caches.push((key, group));

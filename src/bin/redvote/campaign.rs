@@ -403,17 +403,6 @@ struct Row {
     votes: String,
 }
 
-/// Whether `s` is a name `campaign_import.lua` accepts (`lua/src/lib/names.lua`):
-/// 1..64 bytes, none of `: { } * ? [ ] \ ,`, whitespace or control
-/// characters (Lua's `%c` and `%s`: bytes 0..31, 127 and space).
-fn name_ok(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && !s
-            .bytes()
-            .any(|b| b <= b' ' || b == 127 || b":{}*?[]\\,".contains(&b))
-}
-
 /// Whether `s` is votes as `campaign_import.lua` accepts them, apart from
 /// the board's `decimals` (checked by the script): a non-negative decimal,
 /// digits with optionally `.` and more digits, at most 20 characters.
@@ -483,7 +472,7 @@ fn rows(file: &str, text: &str) -> Result<Vec<Row>> {
     }
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for row in &out {
-        if !name_ok(&row.option) {
+        if !redvote::is_valid_name(&row.option) {
             bad.push((row.pos, format!(
                 "{}: {:?} is not an option name (1..64 bytes, none of : {{ }} * ? [ ] \\ , spaces or control characters)",
                 row.at,

@@ -1,19 +1,28 @@
 //! Calendar periods in a fixed UTC offset, as `lua/src/lib/periods.lua`
-//! computes them (H. Hinnant's civil-date algorithms): the checker needs a
-//! period's bounds from its name (board keys, rate-limit windows) and the
-//! period before one (carry-over).
+//! computes them (H. Hinnant's civil-date algorithms), for Rust code that
+//! must name the same periods as the scripts: the checker (a period's bounds
+//! from its name, the period before one) and the benchmark (the seed's
+//! client-side keys). A test compares the Lua with chrono; this module's
+//! tests compare names both ways.
+
+use crate::campaign::Period;
 
 /// A period kind of a board or a fixed rate-limit window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PeriodKind {
+pub enum PeriodKind {
+    /// A clock hour.
     Hour,
+    /// A calendar day.
     Day,
+    /// An ISO week (Monday to Sunday).
     Week,
+    /// A calendar month.
     Month,
 }
 
 impl PeriodKind {
-    pub(crate) fn parse(s: &str) -> Option<Self> {
+    /// `hour`, `day`, `week` or `month`.
+    pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "hour" => Self::Hour,
             "day" => Self::Day,
@@ -23,7 +32,8 @@ impl PeriodKind {
         })
     }
 
-    pub(crate) fn as_str(self) -> &'static str {
+    /// The name `parse` takes.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Hour => "hour",
             Self::Day => "day",
@@ -58,7 +68,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// The period of `kind` holding second `t` at `offset` seconds east of UTC:
 /// its name (`day:2026-03-17`), first second and end (first second of the
 /// next period).
-pub(crate) fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
+pub fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
     let lt = t + offset;
     let days = lt.div_euclid(86400);
     let (y, m, d) = civil(days);
@@ -103,6 +113,21 @@ pub(crate) fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64
     }
 }
 
+/// The period of board period `kind` holding second `t` at `offset`, as
+/// `campaign_vote.lua` names it (`total` for the total board), and its end
+/// (the first second of the next period; `None` for total).
+pub fn period_of(kind: Period, t: i64, offset: i64) -> (String, Option<i64>) {
+    let kind = match kind {
+        Period::Total => return ("total".to_string(), None),
+        Period::Hour => PeriodKind::Hour,
+        Period::Day => PeriodKind::Day,
+        Period::Week => PeriodKind::Week,
+        Period::Month => PeriodKind::Month,
+    };
+    let (name, _, end) = period(kind, t, offset);
+    (name, Some(end))
+}
+
 fn number(s: &str, width: usize) -> Option<i64> {
     (s.len() == width && s.bytes().all(|b| b.is_ascii_digit()))
         .then(|| s.parse().ok())
@@ -113,7 +138,7 @@ fn number(s: &str, width: usize) -> Option<i64> {
 /// `month:2026-03`; not `total`) back to its kind, first second and end at
 /// `offset`; `None` unless it is exactly one period's name, as the scripts
 /// write it.
-pub(crate) fn parse_period(name: &str, offset: i64) -> Option<(PeriodKind, i64, i64)> {
+pub fn parse_period(name: &str, offset: i64) -> Option<(PeriodKind, i64, i64)> {
     let (kind, rest) = name.split_once(':')?;
     let kind = PeriodKind::parse(kind)?;
     let date = |s: &str| -> Option<i64> {
