@@ -206,6 +206,24 @@ fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
     );
 }
 
+/// A thread that kills every other client of `server` every 3 ms until
+/// `stop`; it returns how many connections it killed.
+fn kill_clients(server: &TempServer, stop: &Arc<AtomicBool>) -> thread::JoinHandle<i64> {
+    let (stop, mut con) = (stop.clone(), support::con(server));
+    thread::spawn(move || {
+        let mut kills = 0;
+        while !stop.load(Ordering::Relaxed) {
+            let n: i64 = redis::cmd("CLIENT")
+                .arg(&["KILL", "TYPE", "normal", "SKIPME", "yes"][..])
+                .query(&mut con)
+                .unwrap();
+            kills += n;
+            thread::sleep(Duration::from_millis(3));
+        }
+        kills
+    })
+}
+
 /// A connection that retries up to 50 times, 1 ms apart at first.
 fn storm_connection(url: &str) -> redvote::Connection {
     let retry = Retry::new(50, Duration::from_millis(1));
@@ -221,21 +239,7 @@ fn client_kill_storms_neither_lose_nor_double_votes_with_ids() {
     let c = storm_campaign(&mut con);
     let url = server.url();
     let stop = Arc::new(AtomicBool::new(false));
-    let killer = {
-        let (stop, mut con) = (stop.clone(), support::con(&server));
-        thread::spawn(move || {
-            let mut kills = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let n: i64 = redis::cmd("CLIENT")
-                    .arg(&["KILL", "TYPE", "normal", "SKIPME", "yes"][..])
-                    .query(&mut con)
-                    .unwrap();
-                kills += n;
-                thread::sleep(Duration::from_millis(3));
-            }
-            kills
-        })
-    };
+    let killer = kill_clients(&server, &stop);
     const THREADS: usize = 8;
     const VOTES: usize = 150;
     let voters: Vec<_> = (0..THREADS)
@@ -305,18 +309,7 @@ fn client_kill_storms_on_the_async_connection_stay_exact() {
     let mut con = support::con(&server);
     let c = storm_campaign(&mut con);
     let stop = Arc::new(AtomicBool::new(false));
-    let killer = {
-        let (stop, mut con) = (stop.clone(), support::con(&server));
-        thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                let _: i64 = redis::cmd("CLIENT")
-                    .arg(&["KILL", "TYPE", "normal", "SKIPME", "yes"][..])
-                    .query(&mut con)
-                    .unwrap();
-                thread::sleep(Duration::from_millis(3));
-            }
-        })
-    };
+    let killer = kill_clients(&server, &stop);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -354,11 +347,12 @@ fn client_kill_storms_on_the_async_connection_stay_exact() {
         sum
     });
     stop.store(true, Ordering::Relaxed);
-    killer.join().unwrap();
+    let kills = killer.join().unwrap();
     let mut con = support::con(&server);
     assert_eq!(real_total(&mut con, &c, "B", "x"), (TASKS * VOTES) as u64);
     println!(
-        "async CLIENT KILL storm: {} votes with ids, {replays} replays, total exact",
+        "async CLIENT KILL storm: {} votes with ids, {kills} connections killed, {replays} replays, \
+         total exact",
         TASKS * VOTES
     );
 }
