@@ -68,6 +68,14 @@ fn restore(con: &mut Connection, (key, dump, at): Saved) {
     }
 }
 
+/// Send one raw command (a plant), its reply ignored.
+fn send(con: &mut Connection, command: &[&str]) {
+    redis::cmd(command[0])
+        .arg(&command[1..])
+        .exec(con)
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+}
+
 /// One planted violation: `plant` breaks an invariant by writing the
 /// `touched` keys with raw commands; the library must report it on `key`
 /// and nothing else, and the CLI (`args`) must exit 1 printing the key,
@@ -820,12 +828,7 @@ fn a_weight_changed_mid_campaign_gets_the_weaker_relation() {
     let check = |con: &mut Connection| check_campaign(con, &Campaign::new("mid")).unwrap();
     let args = ["campaign", "mid", "check"];
     planted(&mut con, &url, &args, &check, &total, &[&total], |c| {
-        redis::cmd("ZADD")
-            .arg(&total)
-            .arg(3)
-            .arg("a")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &total, "3", "a"]);
     });
 }
 
@@ -863,12 +866,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &shown_total,
         &[&shown_total],
         |c| {
-            redis::cmd("ZINCRBY")
-                .arg(&shown_total)
-                .arg(1)
-                .arg("a")
-                .query::<f64>(c)
-                .unwrap();
+            send(c, &["ZINCRBY", &shown_total, "1", "a"]);
         },
     );
     let shown_hour = k("b:stars:shown:hour:2030-03-17T11");
@@ -880,12 +878,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &shown_hour,
         &[&shown_hour],
         |c| {
-            redis::cmd("ZINCRBY")
-                .arg(&shown_hour)
-                .arg(-1)
-                .arg("b")
-                .query::<f64>(c)
-                .unwrap();
+            send(c, &["ZINCRBY", &shown_hour, "-1", "b"]);
         },
     );
     let charity_total = k("b:charity:shown:total");
@@ -908,11 +901,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
     // a "first" side key missing a member, or holding a stranger
     let first = k("f:stars:real:total");
     planted(c, &url, &args, &check_spring, &first, &[&first], |c| {
-        redis::cmd("ZREM")
-            .arg(&first)
-            .arg("a")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZREM", &first, "a"]);
     });
     let first_shown = k("f:stars:shown:total");
     planted(
@@ -923,55 +912,31 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &first_shown,
         &[&first_shown],
         |c| {
-            redis::cmd("ZADD")
-                .arg(&first_shown)
-                .arg(1)
-                .arg("ghost")
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["ZADD", &first_shown, "1", "ghost"]);
         },
     );
     // a side key with no board beside it; an index entry of no board
     let stray = k("f:stars:real:hour:2030-12-01T00");
     planted(c, &url, &args, &check_spring, &stray, &[&stray], |c| {
-        redis::cmd("ZADD")
-            .arg(&stray)
-            .arg(1)
-            .arg("a")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &stray, "1", "a"]);
     });
     let index = k("periods:stars");
     planted(c, &url, &args, &check_spring, &index, &[&index], |c| {
-        redis::cmd("ZADD")
-            .arg(&index)
-            .arg(0)
-            .arg("real:day:2030-12-01")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &index, "0", "real:day:2030-12-01"]);
     });
     // a board member that is no option
     let simple = k("b:simple:real:total");
     planted(c, &url, &args, &check_spring, &simple, &[&simple], |c| {
-        redis::cmd("ZADD")
-            .arg(&simple)
-            .arg(1)
-            .arg("ghost")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &simple, "1", "ghost"]);
     });
     // a period board without its expiry, and one not in the index
     let hour = k("b:stars:real:hour:2030-03-17T10");
     planted(c, &url, &args, &check_spring, &hour, &[&hour], |c| {
-        redis::cmd("PERSIST").arg(&hour).query::<i64>(c).unwrap();
+        send(c, &["PERSIST", &hour]);
     });
     let day = k("b:stars:real:day:2030-03-17");
     planted(c, &url, &args, &check_spring, &day, &[&index], |c| {
-        redis::cmd("ZREM")
-            .arg(&index)
-            .arg("real:day:2030-03-17")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZREM", &index, "real:day:2030-03-17"]);
     });
     // a fixed-window counter over its allowance (50 + the partner's 10),
     // and one without expiry
@@ -980,79 +945,45 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &format!("{}rl:user-day:day:2030-03-17:5:alice", redis_glob(&ns)),
     );
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        redis::cmd("SET")
-            .arg(&counter)
-            .arg(61)
-            .arg("KEEPTTL")
-            .query::<()>(c)
-            .unwrap();
+        send(c, &["SET", &counter, "61", "KEEPTTL"]);
     });
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        redis::cmd("PERSIST").arg(&counter).query::<i64>(c).unwrap();
+        send(c, &["PERSIST", &counter]);
     });
     // the campaign-window counters: a field over 30 (alice has no partner
     // extra), the hash without expiry; in the string layout of before too
     let once = k("rl:once:campaign");
     planted(c, &url, &args, &check_spring, &once, &[&once], |c| {
-        redis::cmd("HSET")
-            .arg(&once)
-            .arg("5:alice|0:")
-            .arg(31)
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HSET", &once, "5:alice|0:", "31"]);
     });
     planted(c, &url, &args, &check_spring, &once, &[&once], |c| {
-        redis::cmd("PERSIST").arg(&once).query::<i64>(c).unwrap();
+        send(c, &["PERSIST", &once]);
     });
     let old = k("rl:once:campaign:5:alice|0:");
     planted(c, &url, &args, &check_spring, &old, &[&old], |c| {
-        redis::cmd("SET").arg(&old).arg(3).query::<()>(c).unwrap();
+        send(c, &["SET", &old, "3"]);
     });
     // corrupt stored settings
     let board = k("board:stars");
     planted(c, &url, &args, &check_spring, &board, &[&board], |c| {
-        redis::cmd("HSET")
-            .arg(&board)
-            .arg("carry")
-            .arg("0.1x")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HSET", &board, "carry", "0.1x"]);
     });
     let weights = k("weights:simple");
     planted(c, &url, &args, &check_spring, &weights, &[&weights], |c| {
-        redis::cmd("HSET")
-            .arg(&weights)
-            .arg("p")
-            .arg("0")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HSET", &weights, "p", "0"]);
     });
     let root = k("campaign");
     planted(c, &url, &args, &check_spring, &root, &[&root], |c| {
-        redis::cmd("HSET")
-            .arg(&root)
-            .arg("denying")
-            .arg("yes")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HSET", &root, "denying", "yes"]);
     });
     let seq = k("seq");
     planted(c, &url, &args, &check_spring, &seq, &[&seq], |c| {
-        redis::cmd("SET")
-            .arg(&seq)
-            .arg("many")
-            .query::<()>(c)
-            .unwrap();
+        send(c, &["SET", &seq, "many"]);
     });
     // leftovers of the removed option c
     let data = k("option:stars:c");
     planted(c, &url, &args, &check_spring, &data, &[&data], |c| {
-        redis::cmd("HSET")
-            .arg(&data)
-            .arg("name")
-            .arg("C")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HSET", &data, "name", "C"]);
     });
 
     // the live campaign: a rolling counter without expiry, or spent beyond
@@ -1060,7 +991,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
     let args = ["campaign", "live", "check"];
     let rolling = format!("{}rl:smooth:rolling:5:alice", live.namespace());
     planted(c, &url, &args, &check_live, &rolling, &[&rolling], |c| {
-        redis::cmd("PERSIST").arg(&rolling).query::<i64>(c).unwrap();
+        send(c, &["PERSIST", &rolling]);
     });
     planted(c, &url, &args, &check_live, &rolling, &[&rolling], |c| {
         let ahead = server_time(c) + 1000;
@@ -1082,12 +1013,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &live_once,
         &[&live_once],
         |c| {
-            redis::cmd("HINCRBY")
-                .arg(&live_once)
-                .arg("3:bob")
-                .arg(5)
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["HINCRBY", &live_once, "3:bob", "5"]);
         },
     );
 }
