@@ -288,10 +288,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("score:redis"),
         &[&k("score:redis")],
         |c| {
-            redis::cmd("PERSIST")
-                .arg(k("score:redis"))
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["PERSIST", &k("score:redis")]);
         },
     );
     planted(
@@ -302,11 +299,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("group:redis"),
         &[&k("group:redis")],
         |c| {
-            redis::cmd("SADD")
-                .arg(k("group:redis"))
-                .arg("article:99")
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["SADD", &k("group:redis"), "article:99"]);
         },
     );
     // a votes field off by one: the sets and score: agree against the hash
@@ -318,12 +311,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("article:1"),
         &[&k("article:1")],
         |c| {
-            redis::cmd("HINCRBY")
-                .arg(k("article:1"))
-                .arg("votes")
-                .arg(1)
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["HINCRBY", &k("article:1"), "votes", "1"]);
         },
     );
     // an upvoter missing from voted:
@@ -335,11 +323,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("voted:1"),
         &[&k("voted:1")],
         |c| {
-            redis::cmd("SREM")
-                .arg(k("voted:1"))
-                .arg("user:5")
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["SREM", &k("voted:1"), "user:5"]);
         },
     );
     // a downvoter missing, the set gone with it, within the window
@@ -356,29 +340,14 @@ fn each_planted_site_violation_is_reported_on_its_key() {
     );
     // score: off
     planted(c, &url, &args, &check, &k("score:"), &[&k("score:")], |c| {
-        redis::cmd("ZINCRBY")
-            .arg(k("score:"))
-            .arg(1)
-            .arg("article:3")
-            .query::<f64>(c)
-            .unwrap();
+        send(c, &["ZINCRBY", &k("score:"), "1", "article:3"]);
     });
     // a non-finite score (Redis refuses nan in a zset; inf it takes)
     planted(c, &url, &args, &check, &k("score:"), &[&k("score:")], |c| {
-        redis::cmd("ZADD")
-            .arg(k("score:"))
-            .arg("inf")
-            .arg("article:2")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &k("score:"), "inf", "article:2"]);
     });
     planted(c, &url, &args, &check, &k("hot:"), &[&k("hot:")], |c| {
-        redis::cmd("ZADD")
-            .arg(k("hot:"))
-            .arg("-inf")
-            .arg("article:1")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["ZADD", &k("hot:"), "-inf", "article:1"]);
     });
     // time: off
     planted(c, &url, &args, &check, &k("time:"), &[&k("time:")], |c| {
@@ -407,10 +376,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("voted:1"),
         &[&k("voted:1")],
         |c| {
-            redis::cmd("PERSIST")
-                .arg(k("voted:1"))
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["PERSIST", &k("voted:1")]);
         },
     );
     planted(
@@ -433,22 +399,13 @@ fn each_planted_site_violation_is_reported_on_its_key() {
     let touched = [k("downvoted:1"), k("article:1"), k("score:")];
     let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
     planted(c, &url, &args, &check, &k("downvoted:1"), &touched, |c| {
-        redis::cmd("SADD")
-            .arg(k("downvoted:1"))
-            .arg("user:5")
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["SADD", &k("downvoted:1"), "user:5"]);
         redis::cmd("EXPIREAT")
             .arg(k("downvoted:1"))
             .arg(time1 + support::WEEK + 1)
             .query::<i64>(c)
             .unwrap();
-        redis::cmd("HINCRBY")
-            .arg(k("article:1"))
-            .arg("downvotes")
-            .arg(1)
-            .query::<i64>(c)
-            .unwrap();
+        send(c, &["HINCRBY", &k("article:1"), "downvotes", "1"]);
         redis::cmd("ZINCRBY")
             .arg(k("score:"))
             .arg(-support::VOTE_SCORE)
@@ -465,16 +422,8 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("voted:77"),
         &[&k("voted:77")],
         |c| {
-            redis::cmd("SADD")
-                .arg(k("voted:77"))
-                .arg("user:1")
-                .query::<i64>(c)
-                .unwrap();
-            redis::cmd("EXPIRE")
-                .arg(k("voted:77"))
-                .arg(600)
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["SADD", &k("voted:77"), "user:1"]);
+            send(c, &["EXPIRE", &k("voted:77"), "600"]);
         },
     );
     // corrupt settings
@@ -486,12 +435,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("redvote:config"),
         &[&k("redvote:config")],
         |c| {
-            redis::cmd("HSET")
-                .arg(k("redvote:config"))
-                .arg("window")
-                .arg("2.5")
-                .query::<i64>(c)
-                .unwrap();
+            send(c, &["HSET", &k("redvote:config"), "window", "2.5"]);
         },
     );
     planted(
@@ -502,11 +446,7 @@ fn each_planted_site_violation_is_reported_on_its_key() {
         &k("article:"),
         &[&k("article:")],
         |c| {
-            redis::cmd("SET")
-                .arg(k("article:"))
-                .arg(3)
-                .query::<()>(c)
-                .unwrap();
+            send(c, &["SET", &k("article:"), "3"]);
         },
     );
 }
@@ -890,12 +830,7 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         &charity_total,
         &[&charity_total],
         |c| {
-            redis::cmd("ZINCRBY")
-                .arg(&charity_total)
-                .arg(0.1)
-                .arg("x")
-                .query::<f64>(c)
-                .unwrap();
+            send(c, &["ZINCRBY", &charity_total, "0.1", "x"]);
         },
     );
     // a "first" side key missing a member, or holding a stranger
