@@ -9,7 +9,8 @@
 //! use std::time::Duration;
 //! use redvote::{Campaign, Client, Retry, Voter};
 //!
-//! let client = Client::open("redis://127.0.0.1:6379/")?
+//! let url = std::env::var("REDIS_URL").expect("REDIS_URL names the Redis to use");
+//! let client = Client::open(&url)?
 //!     .timeouts(Duration::from_secs(1), Duration::from_secs(2))
 //!     .retry(Retry::new(4, Duration::from_millis(50)));
 //! let mut con = client.connect()?;
