@@ -81,7 +81,9 @@ impl<T: Reply> Call<T> {
     /// votes (they set a state: up, down or none); configure, groups, rerank,
     /// import and reset-limits (they set values); a campaign vote WITH a
     /// vote id ([`crate::Voter::id`]). Not: a campaign vote without an id
-    /// (it adds), `post` and `Site::import` (each makes a new article).
+    /// (it adds), `post` and `Site::import` (each makes a new article), a
+    /// campaign configure that removes options (sent again it would be
+    /// refused: the option is gone).
     pub fn is_idempotent(&self) -> bool {
         self.idempotent
     }

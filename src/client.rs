@@ -377,6 +377,30 @@ impl AsyncConnection {
 mod tests {
     use super::*;
 
+    /// Which calls a retry may resend after an unknown outcome.
+    #[test]
+    fn only_calls_that_cannot_count_twice_are_idempotent() {
+        use crate::{BoardSettings, Campaign, CampaignSettings, Order, Period, Site, Voter};
+        let (site, c) = (Site::default(), Campaign::new("c"));
+        assert!(site.vote("u", "1").is_idempotent());
+        assert!(site.page(Order::Score, 1, None).is_idempotent());
+        assert!(site.groups("1", &["g"], &[]).is_idempotent());
+        assert!(!site.post("u", "t", "https://e.x").is_idempotent());
+        assert!(!site.import("u", "t", "https://e.x", 5).is_idempotent());
+        assert!(!c.vote("u", &[("b", "o")]).is_idempotent());
+        assert!(c
+            .vote_by(&Voter::new("u").id("v1"), &[("b", "o")])
+            .is_idempotent());
+        assert!(c.import("b", &[("o", "1")]).is_idempotent());
+        assert!(c.configure(&CampaignSettings::new()).is_idempotent());
+        let removal = BoardSettings {
+            remove: vec!["o".to_string()],
+            ..BoardSettings::new(&[Period::Total])
+        };
+        let removes = CampaignSettings::new().with_board("b", removal);
+        assert!(!c.configure(&removes).is_idempotent());
+    }
+
     #[test]
     fn the_policy_retries_what_cannot_double() {
         let retry = Retry::new(3, Duration::from_millis(10));

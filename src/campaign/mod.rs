@@ -83,9 +83,12 @@ impl Campaign {
     }
 
     /// Create or update the campaign, its boards, options and settings.
+    /// Idempotent (retried after an unknown outcome) unless it removes
+    /// options: sent again, a removal would be refused, the option being gone.
     pub fn configure(&self, settings: &CampaignSettings) -> Call<Configured> {
         let json = serde_json::to_string(settings).expect("settings serialize");
-        Call::new("campaign_configure", &self.root, vec![json])
+        let removes = settings.boards.values().any(|b| !b.remove.is_empty());
+        Call::new("campaign_configure", &self.root, vec![json]).idempotent(!removes)
     }
 
     /// `user` votes for each (board, option) pair, all or nothing.
