@@ -85,6 +85,50 @@ impl Retry {
     }
 }
 
+impl Retry {
+    /// Run `attempt` until it succeeds or the policy stops it. An attempt
+    /// answers its result and whether a resend is safe after an unknown
+    /// outcome (the call is idempotent, or was never sent).
+    fn run_sync<T>(&self, mut attempt: impl FnMut() -> (Result<T>, bool)) -> Result<T> {
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            match attempt() {
+                (Err(err), safe) => match self.after(sent, &err, safe) {
+                    Some(wait) => std::thread::sleep(wait),
+                    None => return Err(err),
+                },
+                (ok, _) => return ok,
+            }
+        }
+    }
+
+    /// [`Retry::run_sync`] for async attempts.
+    #[cfg(feature = "async")]
+    async fn run_async<T, F>(&self, mut attempt: impl FnMut() -> F) -> Result<T>
+    where
+        F: std::future::Future<Output = (Result<T>, bool)>,
+    {
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            match attempt().await {
+                (Err(err), safe) => match self.after(sent, &err, safe) {
+                    Some(wait) => tokio::time::sleep(wait).await,
+                    None => return Err(err),
+                },
+                (ok, _) => return ok,
+            }
+        }
+    }
+}
+
+/// Whether `err` leaves a connection unusable (it failed, or may still
+/// deliver a late reply): it is replaced before the next send.
+fn broken(err: &Error) -> bool {
+    matches!(err, Error::Redis(e) if e.is_io_error() || e.is_timeout() || e.is_connection_dropped())
+}
+
 /// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
 impl Default for Retry {
     fn default() -> Self {
@@ -184,17 +228,8 @@ impl Client {
             client: self.clone(),
             con: None,
         };
-        let mut tried = 0;
-        loop {
-            tried += 1;
-            match con.redis() {
-                Ok(_) => return Ok(con),
-                Err(err) => match self.retry.after(tried, &err, true) {
-                    Some(wait) => std::thread::sleep(wait),
-                    None => return Err(err),
-                },
-            }
-        }
+        self.retry.run_sync(|| (con.redis().map(|_| ()), true))?;
+        Ok(con)
     }
 
     /// An async connection (a redis-rs `MultiplexedConnection`, connected
@@ -206,17 +241,10 @@ impl Client {
             client: self.clone(),
             shared: std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())),
         };
-        let mut tried = 0;
-        loop {
-            tried += 1;
-            match con.current().await {
-                Ok(_) => return Ok(con),
-                Err(err) => match self.retry.after(tried, &err, true) {
-                    Some(wait) => tokio::time::sleep(wait).await,
-                    None => return Err(err),
-                },
-            }
-        }
+        self.retry
+            .run_async(|| async { (con.current().await.map(|_| ()), true) })
+            .await?;
+        Ok(con)
     }
 }
 
@@ -231,36 +259,18 @@ impl Connection {
     /// Run `call`, retried per the client's [`Retry`] policy (see the
     /// module documentation for which failures are retried).
     pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
-        let mut sent = 0;
-        loop {
-            sent += 1;
-            // a failure to (re)connect means the call was not sent: it may
-            // be retried whatever it is
-            let (result, unsent) = match self.redis() {
-                Ok(con) => (call.run(con), false),
-                Err(err) => (Err(err), true),
-            };
-            match result {
-                Err(err) => {
-                    if let Error::Redis(e) = &err {
-                        // a connection that failed (or may hold a late
-                        // reply) is not used again
-                        if e.is_io_error() || e.is_timeout() || e.is_connection_dropped() {
-                            self.con = None;
-                        }
-                    }
-                    match self
-                        .client
-                        .retry
-                        .after(sent, &err, unsent || call.is_idempotent())
-                    {
-                        Some(wait) => std::thread::sleep(wait),
-                        None => return Err(err),
-                    }
+        let retry = self.client.retry;
+        retry.run_sync(|| match self.redis() {
+            Ok(con) => {
+                let result = call.run(con);
+                if result.as_ref().is_err_and(broken) {
+                    self.con = None;
                 }
-                ok => return ok,
+                (result, call.is_idempotent())
             }
-        }
+            // a failure to (re)connect: the call was not sent
+            Err(err) => (Err(err), true),
+        })
     }
 
     /// The redis-rs connection, connecting first if the last one failed.
@@ -310,35 +320,20 @@ struct Shared {
 impl AsyncConnection {
     /// Run `call`, retried per the client's [`Retry`] policy.
     pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
-        let mut sent = 0;
-        loop {
-            sent += 1;
-            let (result, unsent) = match self.current().await {
+        let attempt = || async {
+            match self.current().await {
                 Ok((generation, mut con)) => {
                     let result = call.run_async(&mut con).await;
-                    if let Err(Error::Redis(e)) = &result {
-                        if e.is_io_error() || e.is_timeout() || e.is_connection_dropped() {
-                            self.forget(generation).await;
-                        }
+                    if result.as_ref().is_err_and(broken) {
+                        self.forget(generation).await;
                     }
-                    (result, false)
+                    (result, call.is_idempotent())
                 }
+                // a failure to (re)connect: the call was not sent
                 Err(err) => (Err(err), true),
-            };
-            match result {
-                Err(err) => {
-                    match self
-                        .client
-                        .retry
-                        .after(sent, &err, unsent || call.is_idempotent())
-                    {
-                        Some(wait) => tokio::time::sleep(wait).await,
-                        None => return Err(err),
-                    }
-                }
-                ok => return ok,
             }
-        }
+        };
+        self.client.retry.run_async(attempt).await
     }
 
     /// The redis-rs connection, connecting first if the last one failed.
