@@ -9,7 +9,7 @@ use redvote::{Campaign, CampaignSettings, Code, Error, Period};
 
 use super::T0;
 use crate::support::{
-    self, board, boards, digest, options, redvote, refused_unchanged, setup, ttl, zscore_text,
+    self, board, boards, digest, options, real_total, redvote, refused_unchanged, setup, ttl,
 };
 
 fn campaign(con: &mut redis::Connection) -> Campaign {
@@ -21,10 +21,6 @@ fn campaign(con: &mut redis::Connection) -> Campaign {
             board(&[Period::Day, Period::Total], options([("x", 3), ("y", 1)])),
         )]),
     )
-}
-
-fn real_total(con: &mut redis::Connection, c: &Campaign, option: &str) -> Option<String> {
-    zscore_text(con, &format!("{}b:B:real:total", c.namespace()), option)
 }
 
 #[test]
@@ -55,10 +51,10 @@ fn a_vote_sent_twice_with_one_id_counts_once_and_replays_its_answer() {
         assert!(again[0].replay);
         assert_eq!(again[0].shown, first[0].shown, "the first run's answer");
     }
-    assert_eq!(real_total(&mut con, &c, "x").as_deref(), Some("2"));
+    assert_eq!(real_total(&mut con, &c, "B", "x"), 2);
     // without an id, the same vote counts again
     c.at(T0).vote("u1", &[("B", "x")]).run(&mut con).unwrap();
-    assert_eq!(real_total(&mut con, &c, "x").as_deref(), Some("3"));
+    assert_eq!(real_total(&mut con, &c, "B", "x"), 3);
     // the record expires after the default vote_id_ttl, a day
     let left = ttl(&mut con, &record);
     assert!((86390..=86400).contains(&left), "TTL {left}");
@@ -139,7 +135,7 @@ fn a_refused_vote_records_nothing_and_its_retry_is_judged_afresh() {
         .run(&mut con)
         .unwrap();
     assert!(again[0].replay);
-    assert_eq!(real_total(&mut con, &c, "x").as_deref(), Some("2"));
+    assert_eq!(real_total(&mut con, &c, "B", "x"), 2);
 }
 
 #[test]
@@ -231,7 +227,7 @@ fn the_cli_vote_id_counts_once_and_marks_the_replay() {
     assert!(again.status.success(), "{again:?}");
     let again = String::from_utf8(again.stdout).unwrap();
     assert_eq!(again, first.replace('\n', "  (replay)\n"));
-    assert_eq!(real_total(&mut con, &c, "x").as_deref(), Some("1"));
+    assert_eq!(real_total(&mut con, &c, "B", "x"), 1);
     let long = "i".repeat(129);
     let out = redvote(
         Some(&url),

@@ -4,7 +4,7 @@
 use redvote::campaign::Dimension::{Option as Opt, User};
 use redvote::campaign::{Voter, Window};
 
-use super::{fixed, lefts, pass, peek, real, refusal, refused_vote, with_rules};
+use super::{fixed, lefts, pass, peek, real_total, refusal, refused_vote, with_rules};
 use crate::support::{self, local, PLUS8};
 
 #[test]
@@ -36,7 +36,11 @@ fn batch_votes_count_pair_by_pair_all_or_nothing() {
         lefts(&[("user-minute", 2, 30)])
     );
     for (board, option, n) in [("b", "a", 1), ("b", "b", 1), ("b", "c", 1), ("b2", "a", 0)] {
-        assert_eq!(real(&mut con, &c, board, option), n, "{board}/{option}");
+        assert_eq!(
+            real_total(&mut con, &c, board, option),
+            n,
+            "{board}/{option}"
+        );
     }
     pass(&mut con, &t, &alice, &[("b", "a"), ("b2", "a")]);
     assert_eq!(
@@ -66,6 +70,6 @@ fn batch_votes_count_pair_by_pair_all_or_nothing() {
         want,
     );
     pass(&mut con, &t, &Voter::new("bob"), &[("b", "b"), ("b", "c")]);
-    assert_eq!(real(&mut con, &c, "b", "a"), 1);
-    assert_eq!(real(&mut con, &c, "b", "b"), 1);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 1);
+    assert_eq!(real_total(&mut con, &c, "b", "b"), 1);
 }

@@ -5,7 +5,7 @@ use redvote::campaign::Dimension::{Option as Opt, User};
 use redvote::campaign::{Voter, Window};
 use redvote::{Campaign, Error, RateLimited};
 
-use super::{fixed, lefts, peek, real, refusal, with_rules};
+use super::{fixed, lefts, peek, real_total, refusal, with_rules};
 use crate::support::{self, local, PLUS8};
 
 async fn hammer(
@@ -49,7 +49,7 @@ async fn fifty_tasks_one_user_exactly_five_pass() {
     assert_eq!(refused.len(), 45);
     let want = refusal("user-minute", 30, &[("user-minute", 0)]);
     assert!(refused.iter().all(|r| *r == want), "{refused:?}");
-    assert_eq!(real(&mut con, &c, "b", "a"), 5);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 5);
     assert_eq!(
         peek(&mut con, &c, &Voter::new("alice"), &[]),
         lefts(&[("user-minute", 0, 30)])
@@ -71,5 +71,5 @@ async fn fifty_users_one_option_exactly_seven_pass() {
     assert_eq!(refused.len(), 43);
     let want = refusal("option-second", 1, &[("option-second", 0)]);
     assert!(refused.iter().all(|r| *r == want), "{refused:?}");
-    assert_eq!(real(&mut con, &c, "b", "a"), 7);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 7);
 }

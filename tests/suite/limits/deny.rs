@@ -6,7 +6,9 @@ use redvote::campaign::Dimension::User;
 use redvote::campaign::{DenyLists, Voter, Window};
 use redvote::{CampaignSettings, Code};
 
-use super::{code_of, configure, fixed, lefts, pass, peek, real, rl_keys, settings, voter, BOARDS};
+use super::{
+    code_of, configure, fixed, lefts, pass, peek, real_total, rl_keys, settings, voter, BOARDS,
+};
 use crate::support::{self, local, PLUS8};
 
 #[test]
@@ -56,5 +58,5 @@ fn deny_lists_refuse_users_and_channels_outright() {
     c.configure(&update).run(&mut con).unwrap();
     pass(&mut con, &t, &Voter::new("mallory"), &[("b", "a")]);
     denied(&mut con, &voter("alice", Some("spam"), None));
-    assert_eq!(real(&mut con, &c, "b", "a"), 3);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 3);
 }

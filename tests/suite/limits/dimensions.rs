@@ -6,8 +6,8 @@ use redvote::campaign::Dimension::{Channel, Device, Option as Opt, User};
 use redvote::campaign::{Voter, Window};
 
 use super::{
-    configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, settings, voter,
-    with_rules,
+    configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote, settings,
+    voter, with_rules,
 };
 use crate::support::{self, local, PLUS8};
 
@@ -41,8 +41,8 @@ fn by_user_counts_each_user_apart() {
         peek(&mut con, &c.at(next), &alice, &[]),
         lefts(&[("user-minute", 4, 60)])
     );
-    assert_eq!(real(&mut con, &c, "b", "a"), 3);
-    assert_eq!(real(&mut con, &c, "b", "c"), 5);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 3);
+    assert_eq!(real_total(&mut con, &c, "b", "c"), 5);
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn by_option_counts_each_board_option_apart() {
     );
     // an option rule needs the pairs to look at
     assert_eq!(peek(&mut con, &c, &Voter::new("u9"), &[]), lefts(&[]));
-    assert_eq!(real(&mut con, &c, "b", "a"), 3);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 3);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn user_x_channel_counts_each_pair_apart() {
         &[("b", "a")],
         2,
     );
-    assert_eq!(real(&mut con, &c, "b", "a"), 6);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 6);
 }
 
 #[test]
@@ -188,7 +188,7 @@ fn user_x_device_a_user_out_of_pc_votes_can_still_vote_on_mobile() {
     );
     // bob on pc: his own counter
     pass(&mut con, &c, &voter("bob", None, Some("pc")), &[("b", "a")]);
-    assert_eq!(real(&mut con, &c, "b", "a"), 7);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 7);
 }
 
 #[test]
@@ -220,7 +220,7 @@ fn partner_channel_gets_its_extra_allowance() {
     );
     pass_n(&mut con, &c, &bob_partner, &[("b", "a")], 5);
     refused_vote(&mut con, &c, &bob_partner, &[("b", "a")], want);
-    assert_eq!(real(&mut con, &c, "b", "a"), 20);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 20);
 }
 
 /// Board and option names may hold '/': the option dimension must still tell

@@ -36,7 +36,7 @@ use redvote::campaign::{
 };
 use redvote::{Campaign, CampaignSettings, Code, Error, Period, RateLimited};
 
-use crate::support::{self, keys, utc, zscore_text};
+use crate::support::{self, keys, real_total, utc};
 
 /// (board, option) pairs of one vote.
 type Pairs<'a> = &'a [(&'a str, &'a str)];
@@ -179,12 +179,6 @@ fn lefts(items: &[(&str, i64, i64)]) -> Vec<LimitLeft> {
             reset_in: *reset_in,
         })
         .collect()
-}
-
-/// The real (one per vote) total of an option.
-fn real(con: &mut Connection, c: &Campaign, board: &str, option: &str) -> u64 {
-    let key = format!("{}b:{board}:real:total", c.namespace());
-    zscore_text(con, &key, option).map_or(0, |s| s.parse().unwrap())
 }
 
 fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {

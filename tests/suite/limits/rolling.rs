@@ -6,7 +6,8 @@ use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
 
 use super::{
-    fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries, rolling, with_rules,
+    fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote, rl_expiries, rolling,
+    with_rules,
 };
 use crate::support::{self, local, PLUS8};
 
@@ -51,7 +52,7 @@ fn rolling_rule_spaces_votes_evenly() {
     refused_vote(&mut con, &c.at(t0 + 84), &alice, &[("b", "a")], want);
     // bob has his own
     pass_n(&mut con, &c.at(t0), &Voter::new("bob"), &[("b", "a")], 5);
-    assert_eq!(real(&mut con, &c, "b", "a"), 17);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 17);
 }
 
 #[test]
@@ -76,11 +77,11 @@ fn rolling_rule_has_no_edge_burst_where_a_fixed_minute_does() {
     pass_n(&mut con, &fixed_c.at(first), &alice, &[("b", "a")], 5);
     let want = refusal("minute", 60, &[("minute", 0)]);
     refused_vote(&mut con, &fixed_c.at(first), &alice, &[("b", "a")], want);
-    assert_eq!(real(&mut con, &fixed_c, "b", "a"), 10);
+    assert_eq!(real_total(&mut con, &fixed_c, "b", "a"), 10);
     // rolling: 5 at 12:00:59, then nothing until 12:01:11
     pass_n(&mut con, &rolling_c.at(last), &alice, &[("b", "a")], 5);
     let want = refusal("smooth", 11, &[("smooth", 0)]);
     refused_vote(&mut con, &rolling_c.at(first), &alice, &[("b", "a")], want);
     pass(&mut con, &rolling_c.at(first + 11), &alice, &[("b", "a")]);
-    assert_eq!(real(&mut con, &rolling_c, "b", "a"), 6);
+    assert_eq!(real_total(&mut con, &rolling_c, "b", "a"), 6);
 }

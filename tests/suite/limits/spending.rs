@@ -7,7 +7,7 @@ use redvote::campaign::{Voter, Window};
 use redvote::Code;
 
 use super::{
-    code_of, costing, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_keys,
+    code_of, costing, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote, rl_keys,
     rolling, voter, with_rules,
 };
 use crate::support::{self, local, PLUS8};
@@ -44,7 +44,7 @@ fn every_rule_must_pass_and_a_refusal_spends_nothing() {
         refused_vote(&mut con, &t, &alice, &[("b", "a")], want.clone());
         assert_eq!(peek(&mut con, &t, &alice, &[("b", "a")]), before);
     }
-    assert_eq!(real(&mut con, &c, "b", "a"), 2);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 2);
 
     // the next minute: the hour rule refuses the second vote
     let t = c.at(local(PLUS8, (2040, 3, 13), (12, 1, 0)));
@@ -115,7 +115,7 @@ fn cost_spends_that_many() {
     refused_vote(&mut con, &t, &costing("alice", 3), &[("b", "a")], want);
     pass(&mut con, &t, &costing("alice", 1), &[("b", "a")]);
     // the cost is what a vote spends of the limits, not its weight on the board
-    assert_eq!(real(&mut con, &c, "b", "a"), 4);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 4);
     // a batch of 2 pairs at cost 2 spends 4
     let t = c.at(local(PLUS8, (2040, 3, 13), (12, 1, 0)));
     pass(
@@ -259,5 +259,5 @@ fn reset_limits_restores_a_users_allowance() {
         0
     );
     assert_eq!(support::digest(&mut con), before);
-    assert_eq!(real(&mut con, &c, "b", "a"), 5);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 5);
 }

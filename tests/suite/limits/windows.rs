@@ -10,7 +10,7 @@ use redvote::campaign::{Voter, Window};
 use redvote::CampaignSettings;
 
 use super::{
-    configure, fixed, lefts, pass, pass_n, peek, real, refusal, refused_vote, rl_expiries,
+    configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote, rl_expiries,
     settings, with_rules, BOARDS,
 };
 use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
@@ -90,7 +90,7 @@ fn window_edges(
         expiries,
         BTreeSet::from([start as i64, end as i64, next_end as i64])
     );
-    assert_eq!(real(&mut con, &c, "b", "a"), 2 * limit + 1);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 2 * limit + 1);
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn window_campaign_one_vote_per_user() {
         support::hgetall(&mut con, &hash),
         support::map([("5:alice", "1"), ("3:bob", "1")])
     );
-    assert_eq!(real(&mut con, &c, "b", "a"), 2);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 2);
 }
 
 /// A campaign with an end: the counter expires at the end, and an exhausted
@@ -283,7 +283,7 @@ fn moving_the_end_later_keeps_once_per_campaign() {
     let want = refusal("once", -1, &[("once", 0)]);
     refused_vote(&mut con, &c, &alice, &[("b", "b")], want);
     pass(&mut con, &c, &Voter::new("bob"), &[("b", "a")]);
-    assert_eq!(real(&mut con, &c, "b", "a"), 2);
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 2);
     // earlier again: the counters follow
     c.configure(&CampaignSettings {
         end: Some(later - 60),

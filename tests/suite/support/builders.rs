@@ -57,3 +57,10 @@ pub fn setup(con: &mut Connection, name: &str, settings: CampaignSettings) -> Ca
     campaign.configure(&settings).run(con).unwrap();
     campaign
 }
+
+/// The real (one per vote) total of `option` on `board` of campaign `c`
+/// (0 when it has no vote).
+pub fn real_total(con: &mut Connection, c: &Campaign, board: &str, option: &str) -> u64 {
+    let key = format!("{}b:{board}:real:total", c.namespace());
+    crate::support::zscore_text(con, &key, option).map_or(0, |s| s.parse().unwrap())
+}
