@@ -108,6 +108,11 @@ end
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
 
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise). Returns it and <ns>, from which every other key derives.
 local function campaign_key(op)
@@ -275,7 +280,8 @@ local function main()
     campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
   end
   -- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
-  -- expiring at the campaign's end: a new end moves their expiry (so moving
+  -- expiring a week after the campaign's end (COUNTER_GRACE, lib/campaign):
+  -- a new end moves their expiry (so moving
   -- `end` later never resets "once per campaign"), and a rule that is
   -- removed takes its counters along (they would never expire without an
   -- end). The stored rules are read leniently here (names only): this is
@@ -421,7 +427,7 @@ local function main()
   campaign[#campaign + 1] = 'updated'
   campaign[#campaign + 1] = rcall('TIME')[1]
   hset_chunks(root, campaign)
-  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end']) end
+  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end'] + COUNTER_GRACE) end
   for _, key in ipairs(drop_counters) do rcall('DEL', key) end
   for _, d in ipairs(deny) do
     rcall('DEL', ns .. 'deny:' .. d[1])

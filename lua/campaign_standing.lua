@@ -52,6 +52,11 @@ end
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
 
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise). Returns it and <ns>, from which every other key derives.
 local function campaign_key(op)

@@ -41,7 +41,8 @@
                                       campaign's vote_id_ttl, default 86400)
     <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
-                                      SUBJECT (expires at the campaign's end)
+                                      SUBJECT (expires a week after the
+                                      campaign's end)
 
   Precision: shown scores are kept as exact decimals with the board's
   `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is
@@ -112,6 +113,11 @@ local function argc(op, lo, hi, usage)
 end
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise). Returns it and <ns>, from which every other key derives.
@@ -562,16 +568,19 @@ local function limit_evaluate(checks, now, usec)
 end
 -- limit_spend: spending what limit_plan (lib/limits) planned and
 -- limit_evaluate passed, in campaign_vote after its other writes. Needs
--- rcall (lib/prologue).
+-- rcall (lib/prologue) and COUNTER_GRACE (lib/campaign).
 
 -- Spend: only after every check passed; one write a counter (a new counter
 -- is created with its expiry, an existing one already has it; a
--- campaign-window hash gets the campaign's end when a subject is new).
+-- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
+-- when a subject is new).
 local function limit_spend(checks)
   for _, c in ipairs(checks) do
     if c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
-      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then rcall('EXPIREAT', c.key, c.finish) end
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
+        rcall('EXPIREAT', c.key, c.finish + COUNTER_GRACE)
+      end
     elseif c.rule.rolling then
       rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
     elseif c.existed then

@@ -2,6 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// How long after the campaign's end its campaign-window counter hashes
+/// expire (`COUNTER_GRACE` in `lua/src/lib/campaign.lua`).
+pub(crate) const COUNTER_GRACE: i64 = 604800;
+
 use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
@@ -1055,8 +1059,8 @@ impl Scan<'_> {
     }
 
     /// The campaign-window counters of one rule: a hash (field = subject,
-    /// value = votes counted) that expires exactly at the campaign's end,
-    /// or never without one.
+    /// value = votes counted) that expires exactly [`COUNTER_GRACE`] after
+    /// the campaign's end, or never without one.
     fn campaign_hash(
         &self,
         con: &mut dyn ConnectionLike,
@@ -1070,9 +1074,11 @@ impl Scan<'_> {
                 key,
                 format!("has no expiry, but the campaign ends at {end}"),
             ),
-            (Some(end), at) if at != end => r.violation(
+            (Some(end), at) if at != end + COUNTER_GRACE => r.violation(
                 key,
-                format!("expires at {at}, but the campaign ends at {end}"),
+                format!(
+                    "expires at {at}, but the campaign ends at {end} (+{COUNTER_GRACE} s expected)"
+                ),
             ),
             (None, at) if at != -1 => {
                 r.violation(key, format!("expires at {at}, but the campaign has no end"))

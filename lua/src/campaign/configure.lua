@@ -207,7 +207,8 @@ local function main()
     campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
   end
   -- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
-  -- expiring at the campaign's end: a new end moves their expiry (so moving
+  -- expiring a week after the campaign's end (COUNTER_GRACE, lib/campaign):
+  -- a new end moves their expiry (so moving
   -- `end` later never resets "once per campaign"), and a rule that is
   -- removed takes its counters along (they would never expire without an
   -- end). The stored rules are read leniently here (names only): this is
@@ -353,7 +354,7 @@ local function main()
   campaign[#campaign + 1] = 'updated'
   campaign[#campaign + 1] = rcall('TIME')[1]
   hset_chunks(root, campaign)
-  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end']) end
+  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end'] + COUNTER_GRACE) end
   for _, key in ipairs(drop_counters) do rcall('DEL', key) end
   for _, d in ipairs(deny) do
     rcall('DEL', ns .. 'deny:' .. d[1])

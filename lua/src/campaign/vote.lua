@@ -40,7 +40,8 @@
                                       campaign's vote_id_ttl, default 86400)
     <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
-                                      SUBJECT (expires at the campaign's end)
+                                      SUBJECT (expires a week after the
+                                      campaign's end)
 
   Precision: shown scores are kept as exact decimals with the board's
   `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is

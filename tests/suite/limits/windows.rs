@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use redvote::campaign::Dimension::User;
 use redvote::campaign::{Voter, Window};
-use redvote::CampaignSettings;
+use redvote::{CampaignSettings, Code};
 
 use super::{
-    configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote, rl_expiries,
-    settings, with_rules, BOARDS,
+    code_of, configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote,
+    rl_expiries, settings, with_rules, BOARDS,
 };
 use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
 
@@ -233,7 +233,11 @@ fn window_campaign_with_an_end_retry_after_is_minus_one() {
     let alice = Voter::new("alice");
     pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
     let keys = rl_expiries(&mut con, &c);
-    assert_eq!(keys.into_values().collect::<Vec<_>>(), vec![end as i64]);
+    // kept a week past the end (a campaign extended later keeps its counts)
+    assert_eq!(
+        keys.into_values().collect::<Vec<_>>(),
+        vec![end as i64 + GRACE]
+    );
     let want = refusal("once", -1, &[("once", 0)]);
     refused_vote(&mut con, &c.at(t + DAY), &alice, &[("b", "a")], want);
     assert_eq!(
@@ -242,11 +246,17 @@ fn window_campaign_with_an_end_retry_after_is_minus_one() {
     );
 }
 
-/// Moving the campaign's end later moves the expiry of the campaign-window
-/// counters with it: "once per campaign" still holds after the old end
-/// (issue 9, defect 4). Real expiry on the server's clock: the old end is
-/// two seconds away. Moving it earlier moves the counters' expiry too, and
-/// removing the rule deletes its counters.
+/// How long campaign-window counters outlive the campaign's end
+/// (`COUNTER_GRACE` in `lua/src/lib/campaign.lua`).
+const GRACE: i64 = 604800;
+
+/// Moving the campaign's end later, even after the campaign has ended, keeps
+/// "once per campaign" (issue 9, defect 4): the counters outlive the end by
+/// a week, and configure moves their expiry with the end. Real time on the
+/// server's clock: the campaign ends two seconds in, is extended after that,
+/// and alice, who voted before the end, is still refused. Moving the end
+/// earlier moves the counters' expiry too, and removing the rule deletes
+/// its counters.
 #[test]
 fn moving_the_end_later_keeps_once_per_campaign() {
     let server = support::server();
@@ -262,16 +272,11 @@ fn moving_the_end_later_keeps_once_per_campaign() {
     let alice = Voter::new("alice");
     pass(&mut con, &c, &alice, &[("b", "a")]);
     let hash = format!("{}rl:once:campaign", c.namespace());
-    assert_eq!(support::expiretime(&mut con, &hash), (now + 2) as i64);
-    let later = now + 3600;
-    c.configure(&CampaignSettings {
-        end: Some(later),
-        ..Default::default()
-    })
-    .run(&mut con)
-    .unwrap();
-    assert_eq!(support::expiretime(&mut con, &hash), later as i64);
-    // past the old end: alice has voted in this campaign, for good
+    assert_eq!(
+        support::expiretime(&mut con, &hash),
+        (now + 2) as i64 + GRACE
+    );
+    // the campaign ends
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while (support::server_time(&mut con) as u64) < now + 3 {
         assert!(
@@ -280,6 +285,17 @@ fn moving_the_end_later_keeps_once_per_campaign() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    let closed = c.vote_by(&Voter::new("bob"), &[("b", "a")]).run(&mut con);
+    assert_eq!(code_of(closed), Code::CampaignClosed);
+    // then is extended: alice has voted in this campaign, for good
+    let later = now + 3600;
+    c.configure(&CampaignSettings {
+        end: Some(later),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    assert_eq!(support::expiretime(&mut con, &hash), later as i64 + GRACE);
     let want = refusal("once", -1, &[("once", 0)]);
     refused_vote(&mut con, &c, &alice, &[("b", "b")], want);
     pass(&mut con, &c, &Voter::new("bob"), &[("b", "a")]);
@@ -291,7 +307,10 @@ fn moving_the_end_later_keeps_once_per_campaign() {
     })
     .run(&mut con)
     .unwrap();
-    assert_eq!(support::expiretime(&mut con, &hash), (later - 60) as i64);
+    assert_eq!(
+        support::expiretime(&mut con, &hash),
+        (later - 60) as i64 + GRACE
+    );
     // the rule removed: its counters go with it
     c.configure(&CampaignSettings {
         limits: Some(vec![]),
