@@ -65,7 +65,10 @@
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
     <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
-    keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    keep_month indexed order_gen; a new tie rule UNLINKs the board's side
+    keys o:/d: of lua/src/lib/order.lua and, when it is dense or first and
+    the board was written, unsets `indexed` until campaign_reindex.lua
+    rebuilds them); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
   Output: { "boards", n, "options", n } (how many were created or updated)
@@ -149,6 +152,86 @@ local function stored_int(v, lo, hi, key, field)
     fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
   end
   return n
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
 end
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
@@ -332,8 +415,12 @@ local function main()
     -- the wrong type is refused before the first write
     local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
     rcall('HLEN', ns .. 'weights:' .. board)
+    local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'order_gen')
     local fields = {}
     local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
+    local index_key = ns .. 'periods:' .. board
+    local stale = false -- the side keys of lib/order no longer match the tie rule
+    if not exists then set('indexed', '1') end
     if spec.periods ~= nil or not exists then
       local seen, list = {}, {}
       if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
@@ -353,7 +440,19 @@ local function main()
         fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
       end
       set('ties', ties)
+      if exists and ties ~= (was[1] or 'competition') then
+        -- A new tie rule: the side keys of the old one go, and the boards
+        -- written so far need campaign_reindex.lua before the reads trust
+        -- the new one's (until then they take the legacy path).
+        stale = true
+        local written = rcall('ZCARD', index_key) > 0
+        local gen = was[2] and stored_int(was[2], 0, 999999999999999, ns .. 'board:' .. board, 'order_gen') or 0
+        local needs = written and (ties == 'dense' or ties == 'first')
+        set('indexed', needs and '0' or '1')
+        if needs then set('order_gen', gen + 1) end
+      end
     end
+    local ties_after = spec.ties or was[1] or 'competition'
     if spec.decimals ~= nil or not exists then set('decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
     if spec.carry ~= nil or not exists then
       local carry = tostring(spec.carry or '0')
@@ -405,20 +504,22 @@ local function main()
       remove[#remove + 1] = option
     end
     local boards_of = {} -- the board's period boards, "real:P" / "shown:P"
-    if #remove > 0 then
-      local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
+    local all_of = {} -- the same, expired or not: their stale side keys go
+    if #remove > 0 or stale then
+      local index = rcall('ZRANGE', index_key, 0, -1, 'WITHSCORES')
       local now = tonumber(rcall('TIME')[1])
       for i = 1, #index, 2 do
         local expiry = tonumber(index[i + 1])
-        if expiry == 0 or expiry > now then
+        all_of[#all_of + 1] = index[i]
+        if #remove > 0 and (expiry == 0 or expiry > now) then
           boards_of[#boards_of + 1] = index[i]
-          rcall('ZCARD', ns .. 'b:' .. board .. ':' .. index[i])
-          rcall('ZCARD', ns .. 'f:' .. board .. ':' .. index[i])
+          for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
         end
       end
       rcall('HLEN', ns .. 'initial:' .. board)
     end
-    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of }
+    if not stale then all_of = {} end
+    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of, all_of, ties_after }
   end
 
   if nboards > 0 then rcall('SCARD', ns .. 'boards') end
@@ -448,16 +549,16 @@ local function main()
       rcall('DEL', key)
       hset_chunks(key, d[2])
     end
+    for _, p in ipairs(b[7]) do
+      rcall('UNLINK', ns .. 'o:' .. board .. ':' .. p, ns .. 'd:' .. board .. ':' .. p)
+    end
     if #b[5] > 0 then
       -- Period boards that have expired leave the index first (0: kept forever).
       local index = ns .. 'periods:' .. board
       rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
       local boards_of = b[6]
       for _, option in ipairs(b[5]) do
-        for _, p in ipairs(boards_of) do
-          rcall('ZREM', ns .. 'b:' .. board .. ':' .. p, option)
-          rcall('ZREM', ns .. 'f:' .. board .. ':' .. p, option)
-        end
+        for _, p in ipairs(boards_of) do order_remove(ns, b[8], ns .. 'b:' .. board .. ':' .. p, option) end
         rcall('HDEL', ns .. 'weights:' .. board, option)
         rcall('HDEL', ns .. 'initial:' .. board, option)
         rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)

@@ -18,7 +18,8 @@
     ARGV[3..] option, votes, option, votes, ...: 1..500 pairs; votes a
              non-negative decimal with at most the board's decimals
 
-  Writes: ZADD on those shown boards (and their "first" side keys), HSET
+  Writes: ZADD on those shown boards (and their side keys: the "first"
+    sequence, lib/order's dense and first order), HSET
     <ns>initial:B, <ns>periods:B entries (with the boards' expiry, as a vote).
 
   Output: { options whose imported amount changed, options unchanged }
@@ -162,14 +163,14 @@ end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -184,12 +185,19 @@ local function board_settings(ns, board)
   if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
     fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
   end
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
     name = board, keeps = keeps, periods = periods, ties = ties,
+    -- the side keys of lib/order are complete (absent: a board that
+    -- predates them; `order_gen` counts the tie-rule changes that unset it)
+    indexed = s[9] == '1',
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
     keep = {
@@ -296,8 +304,8 @@ end
 -- selector. Needs fail (lib/prologue) and period, parse_period
 -- (lib/periods); `b` is what board_settings (lib/board) returns.
 
--- The board key <ns>b:B:KIND:P, its "first" side key <ns>f:B:KIND:P and the
--- period name P for kind "real" or "shown" and a period selector: "hour",
+-- The board key <ns>b:B:KIND:P (its side keys: lib/order) and the period
+-- name P for kind "real" or "shown" and a period selector: "hour",
 -- "day", "week", "month" (the one holding `now`), "total", or a named
 -- period such as "day:2026-03-17". shift = -1 gives the period before it
 -- (nil for total). Refuses, as REDVOTE_INVALID_PERIOD, another kind, a
@@ -319,7 +327,7 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
     if not start then return nil end
     name = period(ptype, start - 1, offset)
   end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
 -- option: whether a board has an option (a weight in <ns>weights:B). Needs
 -- rcall and fail (lib/prologue).
@@ -360,13 +368,13 @@ end
 
 -- Record the new period boards (from new_periods) in <ns>periods:B, so that
 -- removing an option can find every board; a board seen for the first time
--- gets its expiry (the board and its "first" side key).
+-- gets its expiry (the board and its side keys, lib/order).
 local function track_periods(ns, board, fresh)
   for _, t in ipairs(fresh) do
     rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
     if t[2] then
       rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+      for _, side in ipairs({ 'f:', 'o:', 'd:' }) do rcall('EXPIREAT', ns .. side .. board .. ':' .. t[1], t[2]) end
     end
   end
 end
@@ -389,6 +397,86 @@ end
 local function decimal_text(units, decimals)
   return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
 end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
+end
 
 local function main()
   local root, ns = campaign_key('campaign_import')
@@ -396,13 +484,13 @@ local function main()
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local decimals, first = b.decimals, b.ties == 'first'
+  local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
   local keys, touched = {}, {}
   for _, p in ipairs(b.periods) do
-    local key, fkey, name = board_key(ns, b, 'shown', p, now, offset)
+    local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
-    keys[#keys + 1] = { key, fkey }
+    keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
   end
   local initial = ns .. 'initial:' .. b.name
@@ -422,12 +510,14 @@ local function main()
     if delta == 0 then
       unchanged = unchanged + 1
     else
-      for _, k in ipairs(keys) do
-        if math.abs(units_of(rcall('ZSCORE', k[1], option), decimals) + delta) >= limit or units >= limit then
-          fail('OUT_OF_RANGE', k[1] .. ' ' .. option .. ' would leave the exact range')
+      local old = {}
+      for j, k in ipairs(keys) do
+        old[j] = rcall('ZSCORE', k, option)
+        if math.abs(units_of(old[j], decimals) + delta) >= limit or units >= limit then
+          fail('OUT_OF_RANGE', k .. ' ' .. option .. ' would leave the exact range')
         end
       end
-      changes[#changes + 1] = { option, units, delta }
+      changes[#changes + 1] = { option, units, delta, old }
     end
   end
 
@@ -435,21 +525,22 @@ local function main()
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
   local fresh
-  if #changes > 0 then
-    fresh = new_periods(ns, b.name, touched)
-    for _, k in ipairs(keys) do
-      if first then rcall('ZCARD', k[2]) end
-    end
+  if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
+  for _, c in ipairs(changes) do
+    c[5] = {}
+    for j, k in ipairs(keys) do c[5][j] = order_read(ns, ties, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta = c[1], c[2], c[3]
+    local option, units, delta, old, old_seq = c[1], c[2], c[3], c[4], c[5]
     rcall('HSET', initial, option, decimal_text(units, decimals))
-    for _, k in ipairs(keys) do
-      rcall('ZADD', k[1], decimal_text(units_of(rcall('ZSCORE', k[1], option), decimals) + delta, decimals), option)
-      if first then rcall('ZADD', k[2], seq + n, option) end
+    for j, k in ipairs(keys) do
+      local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
+      rcall('ZADD', k, new, option)
+      if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
+      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n)
     end
   end
   if #changes > 0 then track_periods(ns, b.name, fresh) end

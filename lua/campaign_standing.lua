@@ -148,14 +148,14 @@ end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -170,12 +170,19 @@ local function board_settings(ns, board)
   if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
     fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
   end
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
     name = board, keeps = keeps, periods = periods, ties = ties,
+    -- the side keys of lib/order are complete (absent: a board that
+    -- predates them; `order_gen` counts the tie-rule changes that unset it)
+    indexed = s[9] == '1',
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
     keep = {
@@ -282,8 +289,8 @@ end
 -- selector. Needs fail (lib/prologue) and period, parse_period
 -- (lib/periods); `b` is what board_settings (lib/board) returns.
 
--- The board key <ns>b:B:KIND:P, its "first" side key <ns>f:B:KIND:P and the
--- period name P for kind "real" or "shown" and a period selector: "hour",
+-- The board key <ns>b:B:KIND:P (its side keys: lib/order) and the period
+-- name P for kind "real" or "shown" and a period selector: "hour",
 -- "day", "week", "month" (the one holding `now`), "total", or a named
 -- period such as "day:2026-03-17". shift = -1 gives the period before it
 -- (nil for total). Refuses, as REDVOTE_INVALID_PERIOD, another kind, a
@@ -305,43 +312,114 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
     if not start then return nil end
     name = period(ptype, start - 1, offset)
   end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- board_view: the period boards a read (top, standing, around) looks at.
--- Needs clock (lib/clock), campaign_offset (lib/offset), board_settings
--- (lib/board) and board_key (lib/board_key).
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
 
--- The moment a read looks at: its `time` argument (checked first), then
--- the campaign's UTC offset (REDVOTE_UNKNOWN_CAMPAIGN). Returns both.
-local function read_time(root, at)
-  local now = clock(at)
-  return now, campaign_offset(root)
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
 end
 
--- Board `board`, kind "real" | "shown", period `selector` at `now` in the
--- campaign's UTC `offset`, checked in that order (see board_settings and
--- board_key): { b = settings, key, fkey ("first" side key), name (period
--- name), decimals (scores are shown with; 0 on real boards) }.
-local function board_view(ns, board, kind, selector, now, offset)
-  local b = board_settings(ns, board)
-  local key, fkey, name = board_key(ns, b, kind, selector, now, offset)
-  return { b = b, key = key, fkey = fkey, name = name, decimals = kind == 'real' and 0 or b.decimals }
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
 end
 -- ranks: a window of a board in display order under its tie rule, and the
--- score format of replies. Needs rcall (lib/prologue). Tie rules:
+-- score format of replies. Needs rcall (lib/prologue) and the side keys of
+-- lib/order. Tie rules:
 --   name         Redis' order: equal scores by member, descending; rank = position
 --   competition  equal scores share the rank, the next one skips (1, 2, 2, 4)
 --   dense        equal scores share the rank, no gap (1, 2, 2, 3)
 --   first        equal scores ordered by who reached the score first: the
 --                side zset f:... holds, per member, the sequence number of
 --                the vote that brought it to its current score
+-- On an indexed board (lib/board) dense and first read the side zsets of
+-- lib/order: O(log N) a rank, O(log N + page) a window. A board that
+-- predates them (not indexed until campaign_reindex.lua has run) takes the
+-- legacy path below, O(members above) / O(tie group), which is also the
+-- fallback when a member is missing from the side keys.
 
 -- A score as replies show it: a string with `decimals` decimals.
 local function fmt(score, decimals)
   return string.format('%.' .. decimals .. 'f', tonumber(score))
 end
 
--- How many distinct scores are strictly above s (O(members above)).
+-- The view of board key `key` (of board settings `b`) the reads take.
+local function ranked(ns, b, key)
+  return { ns = ns, key = key, ties = b.ties, indexed = b.indexed }
+end
+
+-- Legacy: how many distinct scores are strictly above s (O(members above)).
 local function distinct_above(key, s)
   local above = rcall('ZRANGEBYSCORE', key, '(' .. s, '+inf', 'WITHSCORES')
   local n, last = 0, nil
@@ -351,7 +429,13 @@ local function distinct_above(key, s)
   return n
 end
 
--- The members scoring exactly s, earliest to reach s first.
+-- How many distinct scores are strictly above s on a dense board.
+local function dense_above(r, s)
+  if r.indexed then return rcall('ZCOUNT', side_key(r.ns, 'd', r.key), '(' .. s, '+inf') end
+  return distinct_above(r.key, s)
+end
+
+-- Legacy: the members scoring exactly s, earliest to reach s first.
 local function tie_group(key, fkey, s)
   local members = rcall('ZRANGEBYSCORE', key, s, s)
   if #members > 1 then
@@ -369,15 +453,22 @@ local function tie_group(key, fkey, s)
   return members
 end
 
--- Positions start..stop (0-based) of the board in display order:
+-- Positions start..stop (0-based) of ranked board `r` in display order:
 -- { { member, score, rank }, ... }.
-local function ordered_window(key, fkey, ties, start, stop)
+local function ordered_window(r, start, stop)
+  local key, ties = r.key, r.ties
+  if ties == 'first' and r.indexed then
+    local raw = rcall('ZREVRANGE', side_key(r.ns, 'o', key), start, stop, 'WITHSCORES')
+    local out = {}
+    for i = 1, #raw, 2 do out[#out + 1] = { raw[i]:sub(16), raw[i + 1], start + (i + 1) / 2 } end
+    return out
+  end
   local raw = rcall('ZREVRANGE', key, start, stop, 'WITHSCORES')
   local out = {}
   if #raw == 0 then return out end
   if ties == 'first' then
     -- The window may cut tie groups: walk whole groups from the first one.
-    local s = raw[2]
+    local fkey, s = side_key(r.ns, 'f', key), raw[2]
     local pos = rcall('ZCOUNT', key, '(' .. s, '+inf')
     while pos <= stop do
       for _, m in ipairs(tie_group(key, fkey, s)) do
@@ -397,7 +488,7 @@ local function ordered_window(key, fkey, ties, start, stop)
     if ties == 'name' then
       rank = pos + 1
     elseif i == 1 then
-      rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') + 1 or distinct_above(key, s) + 1
+      rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') + 1 or dense_above(r, s) + 1
     elseif s ~= raw[i - 1] then
       rank = ties == 'competition' and pos + 1 or rank + 1
     end
@@ -405,23 +496,51 @@ local function ordered_window(key, fkey, ties, start, stop)
   end
   return out
 end
--- position: where one member stands on a board under its tie rule. Needs
--- rcall (lib/prologue) and distinct_above, tie_group (lib/ranks).
+-- board_view: the period boards a read (top, standing, around) looks at.
+-- Needs clock (lib/clock), campaign_offset (lib/offset), board_settings
+-- (lib/board) and board_key (lib/board_key).
 
--- A member's 0-based display position, rank and score; nil when absent.
-local function position(key, fkey, ties, member)
+-- The moment a read looks at: its `time` argument (checked first), then
+-- the campaign's UTC offset (REDVOTE_UNKNOWN_CAMPAIGN). Returns both.
+local function read_time(root, at)
+  local now = clock(at)
+  return now, campaign_offset(root)
+end
+
+-- Board `board`, kind "real" | "shown", period `selector` at `now` in the
+-- campaign's UTC `offset`, checked in that order (see board_settings and
+-- board_key): { b = settings, r (the board as lib/ranks reads it), name
+-- (period name), decimals (scores are shown with; 0 on real boards) }.
+local function board_view(ns, board, kind, selector, now, offset)
+  local b = board_settings(ns, board)
+  local key, name = board_key(ns, b, kind, selector, now, offset)
+  return { b = b, r = ranked(ns, b, key), name = name, decimals = kind == 'real' and 0 or b.decimals }
+end
+-- position: where one member stands on a board under its tie rule. Needs
+-- rcall (lib/prologue), side_key, order_member (lib/order) and
+-- dense_above, tie_group (lib/ranks).
+
+-- A member's 0-based display position, rank and score on ranked board `r`
+-- (lib/ranks); nil when absent.
+local function position(r, member)
+  local key, ties = r.key, r.ties
   local s = rcall('ZSCORE', key, member)
   if not s then return nil end
   if ties == 'first' then
+    if r.indexed then
+      local seq = tonumber(rcall('ZSCORE', side_key(r.ns, 'f', key), member))
+      local pos = rcall('ZREVRANK', side_key(r.ns, 'o', key), order_member(seq, member))
+      if pos then return pos, pos + 1, s end
+    end
     local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
-    for i, m in ipairs(tie_group(key, fkey, s)) do
+    for i, m in ipairs(tie_group(key, side_key(r.ns, 'f', key), s)) do
       if m == member then return above + i - 1, above + i, s end
     end
   end
   local pos = rcall('ZREVRANK', key, member)
   if ties == 'name' then return pos, pos + 1, s end
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
-  return pos, distinct_above(key, s) + 1, s
+  return pos, dense_above(r, s) + 1, s
 end
 
 local function main()
@@ -429,23 +548,24 @@ local function main()
   argc('campaign_standing', 5, 104, 'board, kind, period, time, then 1..100 members')
   local now, offset = read_time(root, ARGV[4])
   local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], now, offset)
-  local ties, decimals = v.b.ties, v.decimals
-  local prev_key, prev_fkey = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
+  local decimals = v.decimals
+  local prev_key = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
+  local prev = prev_key and ranked(ns, v.b, prev_key)
   local reply = {}
   for i = 5, #ARGV do
     local member = ARGV[i]
     check_name(member)
     local entry = { member, false, false, false, false, false, false }
-    local pos, rank, score = position(v.key, v.fkey, ties, member)
+    local pos, rank, score = position(v.r, member)
     if pos then
       entry[2], entry[3] = rank, fmt(score, decimals)
       if pos > 0 then
-        local ahead = ordered_window(v.key, v.fkey, ties, pos - 1, pos - 1)[1]
+        local ahead = ordered_window(v.r, pos - 1, pos - 1)[1]
         entry[4], entry[5] = ahead[1], fmt(tonumber(ahead[2]) - tonumber(score), decimals)
       end
     end
-    if prev_key then
-      local _, prev_rank, prev_score = position(prev_key, prev_fkey, ties, member)
+    if prev then
+      local _, prev_rank, prev_score = position(prev, member)
       if prev_rank then entry[6], entry[7] = prev_rank, fmt(prev_score, decimals) end
     end
     reply[#reply + 1] = entry

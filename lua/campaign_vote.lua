@@ -31,6 +31,9 @@
     <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
                                       O -> the sequence number of the vote that
                                       brought O to its current score (same TTL)
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P    zsets, boards with ties "first" / "dense":
+                                      the order kept for O(log N) ranks (see
+                                      lua/src/lib/order.lua; same TTL)
     <ns>periods:B                     zset: every board written, as "real:P" /
                                       "shown:P" -> its expiry (0: kept forever);
                                       a board gets its EXPIREAT when first seen
@@ -192,14 +195,14 @@ end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -214,12 +217,19 @@ local function board_settings(ns, board)
   if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
     fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
   end
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
     name = board, keeps = keeps, periods = periods, ties = ties,
+    -- the side keys of lib/order are complete (absent: a board that
+    -- predates them; `order_gen` counts the tie-rule changes that unset it)
+    indexed = s[9] == '1',
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
     keep = {
@@ -622,13 +632,13 @@ end
 
 -- Record the new period boards (from new_periods) in <ns>periods:B, so that
 -- removing an option can find every board; a board seen for the first time
--- gets its expiry (the board and its "first" side key).
+-- gets its expiry (the board and its side keys, lib/order).
 local function track_periods(ns, board, fresh)
   for _, t in ipairs(fresh) do
     rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
     if t[2] then
       rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-      rcall('EXPIREAT', ns .. 'f:' .. board .. ':' .. t[1], t[2])
+      for _, side in ipairs({ 'f:', 'o:', 'd:' }) do rcall('EXPIREAT', ns .. side .. board .. ':' .. t[1], t[2]) end
     end
   end
 end
@@ -650,6 +660,86 @@ end
 -- Units back to the decimal that is stored and shown.
 local function decimal_text(units, decimals)
   return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
 end
 -- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
 -- at <ns>vid:ID, in the same call as its writes, as the JSON
@@ -751,14 +841,19 @@ local function main()
   -- read first so the range is checked before any write; real boards only
   -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
   local plan, order, touched = {}, {}, {}
-  local function add(b, member_of_index, key, first_key, option, units, scale, expiry)
+  local function add(b, member_of_index, key, option, units, scale, expiry)
     local id = key .. '\0' .. option
     local entry = plan[id]
     if not entry then
-      entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
+      entry = { key = key, ties = b.ties, option = option, scale = scale, units = 0, incr = scale == nil }
       -- every key written is read first: a wrong type is refused here
-      if entry.incr then rcall('ZCARD', key) else entry.units = units_of(rcall('ZSCORE', key, option), scale) end
-      if first_key then rcall('ZCARD', first_key) end
+      if entry.incr then
+        rcall('ZCARD', key)
+      else
+        entry.old = rcall('ZSCORE', key, option)
+        entry.units = units_of(entry.old, scale)
+      end
+      entry.old_seq = order_read(ns, b.ties, key, option)
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
@@ -776,18 +871,16 @@ local function main()
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
-    local first = b.ties == 'first'
     shown_at[n] = {}
     for _, kind in ipairs(b.periods) do
       local name, _, finish = period(kind, now, offset)
       local expiry = expire_at(b, kind, finish)
       for _, which in ipairs({ 'real:', 'shown:' }) do
         local key = ns .. 'b:' .. b.name .. ':' .. which .. name
-        local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
         if which == 'real:' then
-          add(b, which .. name, key, first_key, pair.option, 1, nil, expiry)
+          add(b, which .. name, key, pair.option, 1, nil, expiry)
         else
-          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
+          add(b, which .. name, key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
           shown_at[n][#shown_at[n] + 1] = { name, key }
         end
       end
@@ -796,8 +889,7 @@ local function main()
         local carried = math.floor(pair.weight * b.carry_millionths * 10 ^ b.decimals / 1000000 + 0.5)
         if carried > 0 then
           add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
-            first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
-            expire_at(b, kind, next_finish))
+            pair.option, carried, b.decimals, expire_at(b, kind, next_finish))
         end
       end
     end
@@ -824,13 +916,18 @@ local function main()
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
+    local old = e.old
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
+      old = string.format('%.0f', tonumber(e.text) - e.units)
     else
       e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
     end
-    if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
+    if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
+    if e.ties == 'dense' or e.ties == 'first' then
+      order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i)
+    end
   end
   if checks then limit_spend(checks) end
   for board, f in pairs(fresh) do track_periods(ns, board, f) end

@@ -27,7 +27,7 @@ mod settings;
 
 pub use model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
-    Participants, Period, PeriodScore, Standing, Ties, View, Voter,
+    Participants, Period, PeriodScore, Reindexed, Standing, Ties, View, Voter,
 };
 pub use settings::{
     BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
@@ -112,6 +112,35 @@ impl Campaign {
         let mut args = vec![board.to_string(), self.time_arg()];
         args.extend(flat(votes));
         Call::new("campaign_import", &self.root, args)
+    }
+
+    /// One step of building the side keys that make `board`'s dense or
+    /// first ranks O(log N) (`lua/campaign_reindex.lua`): needed once for a
+    /// board written by a redvote before 0.2, or whose tie rule changed to
+    /// dense or first after votes; until it is done the board's reads take
+    /// the legacy O(N) path. Start with cursor `"0"` and call again with
+    /// [`Reindexed::next`] until [`Reindexed::is_done`]; each call indexes
+    /// about `count` (1..=5000) members, so none is long. Idempotent, and
+    /// safe while votes go on.
+    ///
+    /// ```no_run
+    /// # fn main() -> redvote::Result<()> {
+    /// # let mut con = redis::Client::open("redis://127.0.0.1:1/")?.get_connection()?;
+    /// let spring = redvote::Campaign::new("spring2026");
+    /// let mut cursor = "0".to_string();
+    /// loop {
+    ///     let step = spring.reindex("stars", &cursor, 1000).run(&mut con)?;
+    ///     if step.is_done() {
+    ///         break;
+    ///     }
+    ///     cursor = step.next;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn reindex(&self, board: &str, cursor: &str, count: u32) -> Call<Reindexed> {
+        let args = vec![board.to_string(), cursor.to_string(), count.to_string()];
+        Call::new("campaign_reindex", &self.root, args)
     }
 
     /// One page of each of `boards` (1..=20), in `view`.

@@ -165,6 +165,24 @@ pub struct Imported {
     pub unchanged: u64,
 }
 
+/// What one `campaign_reindex` call did (see [`crate::Campaign::reindex`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reindexed {
+    /// Members indexed by this call.
+    pub members: u64,
+    /// Period boards this call finished.
+    pub boards: u64,
+    /// The cursor for the next call; `"0"` when the board is indexed.
+    pub next: String,
+}
+
+impl Reindexed {
+    /// The board is indexed: its dense / first ranks now cost O(log N).
+    pub fn is_done(&self) -> bool {
+        self.next == "0"
+    }
+}
+
 /// Who votes, for rate limits: the user and the vote's context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Voter<'a> {

@@ -5,7 +5,7 @@ use redis::Value;
 
 use super::model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
-    Standing,
+    Reindexed, Standing,
 };
 use crate::reply::{
     count, get, int, items, list, opt_count, opt_text, reply_type, text, Reply, Shape,
@@ -73,6 +73,15 @@ reply_type! {
         Ok(Imported {
             changed: count(get(&items, 0)?)?,
             unchanged: count(get(&items, 1)?)?,
+        })
+    };
+    // `campaign_reindex.lua`: `{ members, boards, next cursor }`.
+    Reindexed => |v| {
+        let items = items(v)?;
+        Ok(Reindexed {
+            members: count(get(&items, 0)?)?,
+            boards: count(get(&items, 1)?)?,
+            next: text(get(&items, 2)?)?,
         })
     };
     // `campaign_top.lua`, per board: `{ board, period, size, entries }`.

@@ -73,7 +73,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("groups", 300),
     ("rerank", 150),
     ("configure", 250),
-    ("campaign_configure", 600),
+    ("campaign_configure", 500),
     ("campaign_vote", 600),
     ("campaign_import", 400),
     ("campaign_top", 300),
@@ -81,6 +81,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_around", 300),
     ("campaign_limits", 400),
     ("campaign_participants", 200),
+    ("campaign_reindex", 100),
 ];
 
 macro_rules! fuzz_tests {
@@ -123,6 +124,7 @@ fuzz_tests! {
     campaign_around,
     campaign_limits,
     campaign_participants,
+    campaign_reindex,
 }
 
 // ---------------------------------------------------------------------------
@@ -864,6 +866,12 @@ fn campaign_fixture(script: &str) -> Fixture {
                 clock.vote("gina", &[("B", "x")]).into(),
             ]
         }
+        "campaign_reindex" => vec![
+            c.reindex("B", "0", 3).into(),
+            c.reindex("C", "0", 5000).into(),
+            c.reindex("D", "0", 1).into(),
+            c.reindex("B", "0|shown:total|0", 2).into(),
+        ],
         "campaign_import" => vec![
             c.import("B", &[("x", "12.25"), ("z", "0")]).into(),
             c.import("C", &[("y", "5")]).into(),

@@ -40,18 +40,18 @@ local function main()
   local k = integer_arg(ARGV[6], 'window', 1, 101)
   local per_page = integer_arg(ARGV[7], 'per_page', 1, 100)
   local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], read_time(root, ARGV[4]))
-  local size = rcall('ZCARD', v.key)
+  local size = rcall('ZCARD', v.r.key)
   local pages = math.ceil(size / per_page)
-  local pos, rank, score = position(v.key, v.fkey, v.b.ties, member)
+  local pos, rank, score = position(v.r, member)
   if not pos then return { size, pages, false, false, false, {} } end
-  local below = rcall('ZCOUNT', v.key, '-inf', '(' .. score)
+  local below = rcall('ZCOUNT', v.r.key, '-inf', '(' .. score)
   local start = math.max(0, pos - math.floor((k - 1) / 2))
   local stop = start + k - 1
   if stop > size - 1 then
     stop = size - 1
     start = math.max(0, stop - k + 1)
   end
-  local window = ordered_window(v.key, v.fkey, v.b.ties, start, stop)
+  local window = ordered_window(v.r, start, stop)
   for _, e in ipairs(window) do e[2] = fmt(e[2], v.decimals) end
   return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window }
 end

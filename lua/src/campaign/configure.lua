@@ -64,7 +64,10 @@
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
     <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
-    keep_month); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    keep_month indexed order_gen; a new tie rule UNLINKs the board's side
+    keys o:/d: of lua/src/lib/order.lua and, when it is dense or first and
+    the board was written, unsets `indexed` until campaign_reindex.lua
+    rebuilds them); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
   Output: { "boards", n, "options", n } (how many were created or updated)
@@ -77,6 +80,7 @@
 --- @include "lib/campaign"
 --- @include "lib/option"
 --- @include "lib/stored"
+--- @include "lib/order"
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -259,8 +263,12 @@ local function main()
     -- the wrong type is refused before the first write
     local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
     rcall('HLEN', ns .. 'weights:' .. board)
+    local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'order_gen')
     local fields = {}
     local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
+    local index_key = ns .. 'periods:' .. board
+    local stale = false -- the side keys of lib/order no longer match the tie rule
+    if not exists then set('indexed', '1') end
     if spec.periods ~= nil or not exists then
       local seen, list = {}, {}
       if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
@@ -280,7 +288,19 @@ local function main()
         fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
       end
       set('ties', ties)
+      if exists and ties ~= (was[1] or 'competition') then
+        -- A new tie rule: the side keys of the old one go, and the boards
+        -- written so far need campaign_reindex.lua before the reads trust
+        -- the new one's (until then they take the legacy path).
+        stale = true
+        local written = rcall('ZCARD', index_key) > 0
+        local gen = was[2] and stored_int(was[2], 0, 999999999999999, ns .. 'board:' .. board, 'order_gen') or 0
+        local needs = written and (ties == 'dense' or ties == 'first')
+        set('indexed', needs and '0' or '1')
+        if needs then set('order_gen', gen + 1) end
+      end
     end
+    local ties_after = spec.ties or was[1] or 'competition'
     if spec.decimals ~= nil or not exists then set('decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
     if spec.carry ~= nil or not exists then
       local carry = tostring(spec.carry or '0')
@@ -332,20 +352,22 @@ local function main()
       remove[#remove + 1] = option
     end
     local boards_of = {} -- the board's period boards, "real:P" / "shown:P"
-    if #remove > 0 then
-      local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
+    local all_of = {} -- the same, expired or not: their stale side keys go
+    if #remove > 0 or stale then
+      local index = rcall('ZRANGE', index_key, 0, -1, 'WITHSCORES')
       local now = tonumber(rcall('TIME')[1])
       for i = 1, #index, 2 do
         local expiry = tonumber(index[i + 1])
-        if expiry == 0 or expiry > now then
+        all_of[#all_of + 1] = index[i]
+        if #remove > 0 and (expiry == 0 or expiry > now) then
           boards_of[#boards_of + 1] = index[i]
-          rcall('ZCARD', ns .. 'b:' .. board .. ':' .. index[i])
-          rcall('ZCARD', ns .. 'f:' .. board .. ':' .. index[i])
+          for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
         end
       end
       rcall('HLEN', ns .. 'initial:' .. board)
     end
-    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of }
+    if not stale then all_of = {} end
+    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of, all_of, ties_after }
   end
 
   if nboards > 0 then rcall('SCARD', ns .. 'boards') end
@@ -375,16 +397,16 @@ local function main()
       rcall('DEL', key)
       hset_chunks(key, d[2])
     end
+    for _, p in ipairs(b[7]) do
+      rcall('UNLINK', ns .. 'o:' .. board .. ':' .. p, ns .. 'd:' .. board .. ':' .. p)
+    end
     if #b[5] > 0 then
       -- Period boards that have expired leave the index first (0: kept forever).
       local index = ns .. 'periods:' .. board
       rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
       local boards_of = b[6]
       for _, option in ipairs(b[5]) do
-        for _, p in ipairs(boards_of) do
-          rcall('ZREM', ns .. 'b:' .. board .. ':' .. p, option)
-          rcall('ZREM', ns .. 'f:' .. board .. ':' .. p, option)
-        end
+        for _, p in ipairs(boards_of) do order_remove(ns, b[8], ns .. 'b:' .. board .. ':' .. p, option) end
         rcall('HDEL', ns .. 'weights:' .. board, option)
         rcall('HDEL', ns .. 'initial:' .. board, option)
         rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)

@@ -17,7 +17,8 @@
     ARGV[3..] option, votes, option, votes, ...: 1..500 pairs; votes a
              non-negative decimal with at most the board's decimals
 
-  Writes: ZADD on those shown boards (and their "first" side keys), HSET
+  Writes: ZADD on those shown boards (and their side keys: the "first"
+    sequence, lib/order's dense and first order), HSET
     <ns>initial:B, <ns>periods:B entries (with the boards' expiry, as a vote).
 
   Output: { options whose imported amount changed, options unchanged }
@@ -36,6 +37,7 @@
 --- @include "lib/option"
 --- @include "lib/board_write"
 --- @include "lib/exact"
+--- @include "lib/order"
 
 local function main()
   local root, ns = campaign_key('campaign_import')
@@ -43,13 +45,13 @@ local function main()
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local decimals, first = b.decimals, b.ties == 'first'
+  local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
   local keys, touched = {}, {}
   for _, p in ipairs(b.periods) do
-    local key, fkey, name = board_key(ns, b, 'shown', p, now, offset)
+    local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
-    keys[#keys + 1] = { key, fkey }
+    keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
   end
   local initial = ns .. 'initial:' .. b.name
@@ -69,12 +71,14 @@ local function main()
     if delta == 0 then
       unchanged = unchanged + 1
     else
-      for _, k in ipairs(keys) do
-        if math.abs(units_of(rcall('ZSCORE', k[1], option), decimals) + delta) >= limit or units >= limit then
-          fail('OUT_OF_RANGE', k[1] .. ' ' .. option .. ' would leave the exact range')
+      local old = {}
+      for j, k in ipairs(keys) do
+        old[j] = rcall('ZSCORE', k, option)
+        if math.abs(units_of(old[j], decimals) + delta) >= limit or units >= limit then
+          fail('OUT_OF_RANGE', k .. ' ' .. option .. ' would leave the exact range')
         end
       end
-      changes[#changes + 1] = { option, units, delta }
+      changes[#changes + 1] = { option, units, delta, old }
     end
   end
 
@@ -82,21 +86,22 @@ local function main()
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
   local fresh
-  if #changes > 0 then
-    fresh = new_periods(ns, b.name, touched)
-    for _, k in ipairs(keys) do
-      if first then rcall('ZCARD', k[2]) end
-    end
+  if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
+  for _, c in ipairs(changes) do
+    c[5] = {}
+    for j, k in ipairs(keys) do c[5][j] = order_read(ns, ties, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta = c[1], c[2], c[3]
+    local option, units, delta, old, old_seq = c[1], c[2], c[3], c[4], c[5]
     rcall('HSET', initial, option, decimal_text(units, decimals))
-    for _, k in ipairs(keys) do
-      rcall('ZADD', k[1], decimal_text(units_of(rcall('ZSCORE', k[1], option), decimals) + delta, decimals), option)
-      if first then rcall('ZADD', k[2], seq + n, option) end
+    for j, k in ipairs(keys) do
+      local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
+      rcall('ZADD', k, new, option)
+      if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
+      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n)
     end
   end
   if #changes > 0 then track_periods(ns, b.name, fresh) end

@@ -34,23 +34,24 @@ local function main()
   argc('campaign_standing', 5, 104, 'board, kind, period, time, then 1..100 members')
   local now, offset = read_time(root, ARGV[4])
   local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], now, offset)
-  local ties, decimals = v.b.ties, v.decimals
-  local prev_key, prev_fkey = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
+  local decimals = v.decimals
+  local prev_key = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
+  local prev = prev_key and ranked(ns, v.b, prev_key)
   local reply = {}
   for i = 5, #ARGV do
     local member = ARGV[i]
     check_name(member)
     local entry = { member, false, false, false, false, false, false }
-    local pos, rank, score = position(v.key, v.fkey, ties, member)
+    local pos, rank, score = position(v.r, member)
     if pos then
       entry[2], entry[3] = rank, fmt(score, decimals)
       if pos > 0 then
-        local ahead = ordered_window(v.key, v.fkey, ties, pos - 1, pos - 1)[1]
+        local ahead = ordered_window(v.r, pos - 1, pos - 1)[1]
         entry[4], entry[5] = ahead[1], fmt(tonumber(ahead[2]) - tonumber(score), decimals)
       end
     end
-    if prev_key then
-      local _, prev_rank, prev_score = position(prev_key, prev_fkey, ties, member)
+    if prev then
+      local _, prev_rank, prev_score = position(prev, member)
       if prev_rank then entry[6], entry[7] = prev_rank, fmt(prev_score, decimals) end
     end
     reply[#reply + 1] = entry

@@ -40,9 +40,9 @@ local function main()
   local start = (page - 1) * per_page
   local reply = {}
   for _, v in ipairs(views) do
-    local entries = ordered_window(v.key, v.fkey, v.b.ties, start, start + per_page - 1)
+    local entries = ordered_window(v.r, start, start + per_page - 1)
     for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
-    reply[#reply + 1] = { v.b.name, v.name, rcall('ZCARD', v.key), entries }
+    reply[#reply + 1] = { v.b.name, v.name, rcall('ZCARD', v.r.key), entries }
   end
   return reply
 end

@@ -30,6 +30,9 @@
     <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
                                       O -> the sequence number of the vote that
                                       brought O to its current score (same TTL)
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P    zsets, boards with ties "first" / "dense":
+                                      the order kept for O(log N) ranks (see
+                                      lua/src/lib/order.lua; same TTL)
     <ns>periods:B                     zset: every board written, as "real:P" /
                                       "shown:P" -> its expiry (0: kept forever);
                                       a board gets its EXPIREAT when first seen
@@ -82,6 +85,7 @@
 --- @include "lib/limit_spend"
 --- @include "lib/board_write"
 --- @include "lib/exact"
+--- @include "lib/order"
 --- @include "lib/vote_id"
 
 local function main()
@@ -142,14 +146,19 @@ local function main()
   -- read first so the range is checked before any write; real boards only
   -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
   local plan, order, touched = {}, {}, {}
-  local function add(b, member_of_index, key, first_key, option, units, scale, expiry)
+  local function add(b, member_of_index, key, option, units, scale, expiry)
     local id = key .. '\0' .. option
     local entry = plan[id]
     if not entry then
-      entry = { key = key, first_key = first_key, option = option, scale = scale, units = 0, incr = scale == nil }
+      entry = { key = key, ties = b.ties, option = option, scale = scale, units = 0, incr = scale == nil }
       -- every key written is read first: a wrong type is refused here
-      if entry.incr then rcall('ZCARD', key) else entry.units = units_of(rcall('ZSCORE', key, option), scale) end
-      if first_key then rcall('ZCARD', first_key) end
+      if entry.incr then
+        rcall('ZCARD', key)
+      else
+        entry.old = rcall('ZSCORE', key, option)
+        entry.units = units_of(entry.old, scale)
+      end
+      entry.old_seq = order_read(ns, b.ties, key, option)
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
@@ -167,18 +176,16 @@ local function main()
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
-    local first = b.ties == 'first'
     shown_at[n] = {}
     for _, kind in ipairs(b.periods) do
       local name, _, finish = period(kind, now, offset)
       local expiry = expire_at(b, kind, finish)
       for _, which in ipairs({ 'real:', 'shown:' }) do
         local key = ns .. 'b:' .. b.name .. ':' .. which .. name
-        local first_key = first and (ns .. 'f:' .. b.name .. ':' .. which .. name)
         if which == 'real:' then
-          add(b, which .. name, key, first_key, pair.option, 1, nil, expiry)
+          add(b, which .. name, key, pair.option, 1, nil, expiry)
         else
-          add(b, which .. name, key, first_key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
+          add(b, which .. name, key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
           shown_at[n][#shown_at[n] + 1] = { name, key }
         end
       end
@@ -187,8 +194,7 @@ local function main()
         local carried = math.floor(pair.weight * b.carry_millionths * 10 ^ b.decimals / 1000000 + 0.5)
         if carried > 0 then
           add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
-            first and (ns .. 'f:' .. b.name .. ':shown:' .. next_name), pair.option, carried, b.decimals,
-            expire_at(b, kind, next_finish))
+            pair.option, carried, b.decimals, expire_at(b, kind, next_finish))
         end
       end
     end
@@ -215,13 +221,18 @@ local function main()
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
+    local old = e.old
     if e.incr then
       e.text = rcall('ZINCRBY', e.key, e.units, e.option)
+      old = string.format('%.0f', tonumber(e.text) - e.units)
     else
       e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
     end
-    if e.first_key then rcall('ZADD', e.first_key, seq + i, e.option) end
+    if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
+    if e.ties == 'dense' or e.ties == 'first' then
+      order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i)
+    end
   end
   if checks then limit_spend(checks) end
   for board, f in pairs(fresh) do track_periods(ns, board, f) end

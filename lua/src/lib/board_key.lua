@@ -4,8 +4,8 @@
 -- selector. Needs fail (lib/prologue) and period, parse_period
 -- (lib/periods); `b` is what board_settings (lib/board) returns.
 
--- The board key <ns>b:B:KIND:P, its "first" side key <ns>f:B:KIND:P and the
--- period name P for kind "real" or "shown" and a period selector: "hour",
+-- The board key <ns>b:B:KIND:P (its side keys: lib/order) and the period
+-- name P for kind "real" or "shown" and a period selector: "hour",
 -- "day", "week", "month" (the one holding `now`), "total", or a named
 -- period such as "day:2026-03-17". shift = -1 gives the period before it
 -- (nil for total). Refuses, as REDVOTE_INVALID_PERIOD, another kind, a
@@ -27,5 +27,5 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
     if not start then return nil end
     name = period(ptype, start - 1, offset)
   end
-  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, ns .. 'f:' .. b.name .. ':' .. kind .. ':' .. name, name
+  return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, name
 end

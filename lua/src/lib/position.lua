@@ -1,20 +1,28 @@
 --- @include "lib/prologue"
 --- @include "lib/ranks"
 -- position: where one member stands on a board under its tie rule. Needs
--- rcall (lib/prologue) and distinct_above, tie_group (lib/ranks).
+-- rcall (lib/prologue), side_key, order_member (lib/order) and
+-- dense_above, tie_group (lib/ranks).
 
--- A member's 0-based display position, rank and score; nil when absent.
-local function position(key, fkey, ties, member)
+-- A member's 0-based display position, rank and score on ranked board `r`
+-- (lib/ranks); nil when absent.
+local function position(r, member)
+  local key, ties = r.key, r.ties
   local s = rcall('ZSCORE', key, member)
   if not s then return nil end
   if ties == 'first' then
+    if r.indexed then
+      local seq = tonumber(rcall('ZSCORE', side_key(r.ns, 'f', key), member))
+      local pos = rcall('ZREVRANK', side_key(r.ns, 'o', key), order_member(seq, member))
+      if pos then return pos, pos + 1, s end
+    end
     local above = rcall('ZCOUNT', key, '(' .. s, '+inf')
-    for i, m in ipairs(tie_group(key, fkey, s)) do
+    for i, m in ipairs(tie_group(key, side_key(r.ns, 'f', key), s)) do
       if m == member then return above + i - 1, above + i, s end
     end
   end
   local pos = rcall('ZREVRANK', key, member)
   if ties == 'name' then return pos, pos + 1, s end
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') + 1, s end
-  return pos, distinct_above(key, s) + 1, s
+  return pos, dense_above(r, s) + 1, s
 end

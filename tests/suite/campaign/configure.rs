@@ -47,6 +47,8 @@ fn configure_creates_boards_with_the_documented_defaults() {
             ("ties", "competition"),
             ("carry", "0"),
             ("decimals", "2"),
+            // the side keys of dense / first ranks are complete (no votes yet)
+            ("indexed", "1"),
         ])
     );
     assert_eq!(hgetall(&mut con, "{c:spring}:weights:B"), map([("x", "1")]));
@@ -135,6 +137,7 @@ fn configure_updates_keep_unspecified_settings() {
         ("carry", "0.25"),
         ("decimals", "3"),
         ("keep_day", "86400"),
+        ("indexed", "1"),
     ]);
     assert_eq!(hgetall(&mut con, "{c:upd}:board:B"), board_b);
     assert_eq!(
@@ -264,6 +267,7 @@ fn configure_updates_keep_unspecified_settings() {
             ("ties", "competition"),
             ("carry", "0"),
             ("decimals", "2"),
+            ("indexed", "1"),
         ])
     );
     assert!(!exists(&mut con, "{c:upd}:weights:C"));

@@ -1,0 +1,384 @@
+#!lua
+-- GENERATED from lua/src/campaign/reindex.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+--[[
+  campaign_reindex: build the side keys that make the "dense" and "first"
+  tie rules O(log N) (lua/src/lib/order.lua) for the period boards of one
+  board that were written without them: boards of a redvote before 0.2, and
+  boards whose tie rule changed to dense or first after votes (configure
+  then unsets the board's `indexed` flag). Until it has run to the end the
+  board's reads take the legacy path (O(members above) for dense, O(tie
+  group) for first); afterwards they cost what "competition" costs.
+
+  Batched, idempotent, safe under traffic: call with cursor "0", then again
+  with the cursor each call returns, until it returns "0". Each call indexes
+  about `count` members (ZSCAN pages of the period boards listed in
+  <ns>periods:B, one board after the other), so no call is long. Votes,
+  imports and removals may run meanwhile: every writer keeps the side keys
+  of the members it touches, so a member indexed early and voted on later
+  stays right. The call that finishes the last period board sets `indexed`
+  on <ns>board:B; a cursor from before a change of the tie rule restarts
+  from the beginning (the cursor carries the board's `order_gen`). Run it
+  once every client runs this version of the scripts (an older vote script
+  does not keep the side keys). A board whose rule is name or competition
+  needs nothing: the first call answers done.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2]  cursor  "0" to start; else the cursor the previous call returned
+    ARGV[3]  count   members to index in this call, 1..5000
+
+  Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
+    its board's expiry; HSET <ns>board:B indexed 1 when done.
+
+  Output: { members indexed by this call, period boards finished by this
+    call, next cursor ("0": the board is indexed) }
+
+  Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG.
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
+
+-- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
+local function board_settings(ns, board)
+  check_name(board)
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
+  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = s[2] or 'competition'
+  if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
+  end
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
+  return {
+    name = board, keeps = keeps, periods = periods, ties = ties,
+    -- the side keys of lib/order are complete (absent: a board that
+    -- predates them; `order_gen` counts the tie-rule changes that unset it)
+    indexed = s[9] == '1',
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
+  }
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
+end
+
+local function main()
+  local _, ns = campaign_key('campaign_reindex')
+  argc('campaign_reindex', 3, 3, 'board, cursor, count')
+  local cursor = ARGV[2]
+  local count = integer_arg(ARGV[3], 'count', 1, 5000)
+  local gen, p, scan = cursor:match('^(%d+)|([^|]+)|(%d+)$')
+  if cursor ~= '0' and not gen then
+    fail('USAGE', 'cursor must be "0" or one campaign_reindex returned, got "' .. cursor:sub(1, 80) .. '"')
+  end
+  local b = board_settings(ns, ARGV[1])
+  local board_hash = ns .. 'board:' .. b.name
+  local letter = (b.ties == 'dense' and 'd') or (b.ties == 'first' and 'o')
+  if not letter then
+    if not b.indexed then rcall('HSET', board_hash, 'indexed', '1') end
+    return { 0, 0, '0' }
+  end
+
+  -- Where to go on: the period board and ZSCAN cursor of the cursor, unless
+  -- the tie rule changed since (order_gen) or that board left the index.
+  local index = ns .. 'periods:' .. b.name
+  if not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
+    p, scan = rcall('ZRANGE', index, 0, 0)[1], '0'
+  end
+
+  -- Read everything first (the boards, their "first" sequence numbers, the
+  -- side keys' types and the boards' expiry), then write.
+  local steps, done, finished = {}, 0, 0
+  while p and done < count do
+    local key = ns .. 'b:' .. b.name .. ':' .. p
+    local page = rcall('ZSCAN', key, scan, 'COUNT', count - done)
+    local items, side = page[2], side_key(ns, letter, key)
+    rcall('ZCARD', side)
+    local pairs_ = {}
+    if letter == 'd' then
+      local seen = {}
+      for i = 2, #items, 2 do
+        local m = dense_member(items[i])
+        if not seen[m] then
+          seen[m] = true
+          pairs_[#pairs_ + 1] = items[i]
+          pairs_[#pairs_ + 1] = m
+        end
+      end
+    elseif #items > 0 then
+      local members = {}
+      for i = 1, #items, 2 do members[#members + 1] = items[i] end
+      local seqs = rcall('ZMSCORE', side_key(ns, 'f', key), unpack(members))
+      for j, m in ipairs(members) do
+        pairs_[#pairs_ + 1] = items[2 * j]
+        pairs_[#pairs_ + 1] = order_member(tonumber(seqs[j]), m)
+      end
+    end
+    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key) }
+    done = done + #items / 2
+    scan = page[1]
+    if scan == '0' then
+      finished = finished + 1
+      p = rcall('ZRANGE', index, rcall('ZRANK', index, p) + 1, rcall('ZRANK', index, p) + 1)[1]
+    end
+  end
+
+  -- validated: the writes start here
+  for _, s in ipairs(steps) do
+    for i = 1, #s.pairs, 1000 do rcall('ZADD', s.side, unpack(s.pairs, i, math.min(i + 999, #s.pairs))) end
+    if s.expires > 0 and #s.pairs > 0 then rcall('EXPIREAT', s.side, s.expires) end
+  end
+  if not p then
+    rcall('HSET', board_hash, 'indexed', '1')
+    return { done, finished, '0' }
+  end
+  return { done, finished, string.format('%d|%s|%s', b.order_gen, p, scan) }
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

@@ -1,0 +1,118 @@
+#!lua
+--[[
+  campaign_reindex: build the side keys that make the "dense" and "first"
+  tie rules O(log N) (lua/src/lib/order.lua) for the period boards of one
+  board that were written without them: boards of a redvote before 0.2, and
+  boards whose tie rule changed to dense or first after votes (configure
+  then unsets the board's `indexed` flag). Until it has run to the end the
+  board's reads take the legacy path (O(members above) for dense, O(tie
+  group) for first); afterwards they cost what "competition" costs.
+
+  Batched, idempotent, safe under traffic: call with cursor "0", then again
+  with the cursor each call returns, until it returns "0". Each call indexes
+  about `count` members (ZSCAN pages of the period boards listed in
+  <ns>periods:B, one board after the other), so no call is long. Votes,
+  imports and removals may run meanwhile: every writer keeps the side keys
+  of the members it touches, so a member indexed early and voted on later
+  stays right. The call that finishes the last period board sets `indexed`
+  on <ns>board:B; a cursor from before a change of the tie rule restarts
+  from the beginning (the cursor carries the board's `order_gen`). Run it
+  once every client runs this version of the scripts (an older vote script
+  does not keep the side keys). A board whose rule is name or competition
+  needs nothing: the first call answers done.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2]  cursor  "0" to start; else the cursor the previous call returned
+    ARGV[3]  count   members to index in this call, 1..5000
+
+  Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
+    its board's expiry; HSET <ns>board:B indexed 1 when done.
+
+  Output: { members indexed by this call, period boards finished by this
+    call, next cursor ("0": the board is indexed) }
+
+  Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/integer_arg"
+--- @include "lib/prologue"
+--- @include "lib/campaign"
+--- @include "lib/board"
+--- @include "lib/order"
+
+local function main()
+  local _, ns = campaign_key('campaign_reindex')
+  argc('campaign_reindex', 3, 3, 'board, cursor, count')
+  local cursor = ARGV[2]
+  local count = integer_arg(ARGV[3], 'count', 1, 5000)
+  local gen, p, scan = cursor:match('^(%d+)|([^|]+)|(%d+)$')
+  if cursor ~= '0' and not gen then
+    fail('USAGE', 'cursor must be "0" or one campaign_reindex returned, got "' .. cursor:sub(1, 80) .. '"')
+  end
+  local b = board_settings(ns, ARGV[1])
+  local board_hash = ns .. 'board:' .. b.name
+  local letter = (b.ties == 'dense' and 'd') or (b.ties == 'first' and 'o')
+  if not letter then
+    if not b.indexed then rcall('HSET', board_hash, 'indexed', '1') end
+    return { 0, 0, '0' }
+  end
+
+  -- Where to go on: the period board and ZSCAN cursor of the cursor, unless
+  -- the tie rule changed since (order_gen) or that board left the index.
+  local index = ns .. 'periods:' .. b.name
+  if not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
+    p, scan = rcall('ZRANGE', index, 0, 0)[1], '0'
+  end
+
+  -- Read everything first (the boards, their "first" sequence numbers, the
+  -- side keys' types and the boards' expiry), then write.
+  local steps, done, finished = {}, 0, 0
+  while p and done < count do
+    local key = ns .. 'b:' .. b.name .. ':' .. p
+    local page = rcall('ZSCAN', key, scan, 'COUNT', count - done)
+    local items, side = page[2], side_key(ns, letter, key)
+    rcall('ZCARD', side)
+    local pairs_ = {}
+    if letter == 'd' then
+      local seen = {}
+      for i = 2, #items, 2 do
+        local m = dense_member(items[i])
+        if not seen[m] then
+          seen[m] = true
+          pairs_[#pairs_ + 1] = items[i]
+          pairs_[#pairs_ + 1] = m
+        end
+      end
+    elseif #items > 0 then
+      local members = {}
+      for i = 1, #items, 2 do members[#members + 1] = items[i] end
+      local seqs = rcall('ZMSCORE', side_key(ns, 'f', key), unpack(members))
+      for j, m in ipairs(members) do
+        pairs_[#pairs_ + 1] = items[2 * j]
+        pairs_[#pairs_ + 1] = order_member(tonumber(seqs[j]), m)
+      end
+    end
+    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key) }
+    done = done + #items / 2
+    scan = page[1]
+    if scan == '0' then
+      finished = finished + 1
+      p = rcall('ZRANGE', index, rcall('ZRANK', index, p) + 1, rcall('ZRANK', index, p) + 1)[1]
+    end
+  end
+
+  -- validated: the writes start here
+  for _, s in ipairs(steps) do
+    for i = 1, #s.pairs, 1000 do rcall('ZADD', s.side, unpack(s.pairs, i, math.min(i + 999, #s.pairs))) end
+    if s.expires > 0 and #s.pairs > 0 then rcall('EXPIREAT', s.side, s.expires) end
+  end
+  if not p then
+    rcall('HSET', board_hash, 'indexed', '1')
+    return { done, finished, '0' }
+  end
+  return { done, finished, string.format('%d|%s|%s', b.order_gen, p, scan) }
+end
+
+--- @include "lib/epilogue"

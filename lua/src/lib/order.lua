@@ -1,0 +1,81 @@
+--- @include "lib/prologue"
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them, for a board of that rule, whatever its
+-- `indexed` flag (lib/board): order_read before its first write,
+-- order_write / order_remove after the board's own write. The reads trust
+-- them only when the flag is set (campaign_reindex.lua builds them for
+-- boards that predate them). Needs rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+local function order_member(seq, member)
+  return string.format('%015.0f', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE)) .. member
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` (ties `ties`) for `member`: read (and so
+-- type-check) the side keys the write will touch. Returns the member's
+-- current "first" sequence number (nil: none) for order_write.
+local function order_read(ns, ties, key, member)
+  if ties == 'dense' then
+    rcall('ZCARD', side_key(ns, 'd', key))
+  elseif ties == 'first' then
+    rcall('ZCARD', side_key(ns, 'o', key))
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+  end
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record the new score (dense) or position (first: with its new
+-- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+  if ties == 'dense' then
+    local d = side_key(ns, 'd', key)
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+  elseif ties == 'first' then
+    local o = side_key(ns, 'o', key)
+    rcall('ZREM', o, order_member(old_seq, member))
+    rcall('ZADD', o, new, order_member(seq, member))
+  end
+end
+
+-- Remove `member` from `key` and its side keys. Reads first what it needs:
+-- call it only once every check has passed.
+local function order_remove(ns, ties, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  if ties == 'dense' then
+    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+  elseif ties == 'first' then
+    local f = side_key(ns, 'f', key)
+    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  end
+  rcall('ZREM', side_key(ns, 'f', key), member)
+end
