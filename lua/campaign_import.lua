@@ -436,30 +436,41 @@ end
 
 -- Before the first write to `key` (ties `ties`) for `member`: read (and so
 -- type-check) the side keys the write will touch. Returns the member's
--- current "first" sequence number (nil: none) for order_write.
+-- current "first" sequence number (nil: none) for order_write, and whether
+-- the order key is new (order_write then gives it `expiry`).
 local function order_read(ns, ties, key, member)
   if ties == 'dense' then
-    rcall('ZCARD', side_key(ns, 'd', key))
+    return nil, rcall('ZCARD', side_key(ns, 'd', key)) == 0
   elseif ties == 'first' then
-    rcall('ZCARD', side_key(ns, 'o', key))
-    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+    local new = rcall('ZCARD', side_key(ns, 'o', key)) == 0
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)), new
   end
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
 -- (text): record the new score (dense) or position (first: with its new
 -- sequence number `seq`, replacing the one read by order_read, `old_seq`).
-local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+-- A new order key (order_read) expires at `expiry` (nil: kept), as its
+-- board, and so does the "first" side key (new too, or written without an
+-- expiry since the board switched to first).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_key, expiry)
+  local side
   if ties == 'dense' then
-    local d = side_key(ns, 'd', key)
-    rcall('ZADD', d, new, dense_member(new))
+    side = side_key(ns, 'd', key)
+    rcall('ZADD', side, new, dense_member(new))
     if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', d, old, old)
+      rcall('ZREMRANGEBYSCORE', side, old, old)
     end
   elseif ties == 'first' then
-    local o = side_key(ns, 'o', key)
-    rcall('ZREM', o, order_member(old_seq, member))
-    rcall('ZADD', o, new, order_member(seq, member))
+    -- add first: a key emptied by the ZREM would be deleted, its expiry
+    -- with it (seq always changes, so the two entries differ)
+    side = side_key(ns, 'o', key)
+    rcall('ZADD', side, new, order_member(seq, member))
+    rcall('ZREM', side, order_member(old_seq, member))
+  end
+  if side and new_key and expiry then
+    rcall('EXPIREAT', side, expiry)
+    if ties == 'first' then rcall('EXPIREAT', side_key(ns, 'f', key), expiry) end
   end
 end
 
@@ -486,12 +497,13 @@ local function main()
   local b = board_settings(ns, ARGV[1])
   local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
-  local keys, touched = {}, {}
+  local keys, touched, expiries = {}, {}, {}
   for _, p in ipairs(b.periods) do
     local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
     keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
+    expiries[#expiries + 1] = expire_at(b, p, finish)
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
@@ -527,20 +539,21 @@ local function main()
   local fresh
   if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
-    c[5] = {}
-    for j, k in ipairs(keys) do c[5][j] = order_read(ns, ties, k, c[1]) end
+    c[5], c[6] = {}, {}
+    for j, k in ipairs(keys) do c[5][j], c[6][j] = order_read(ns, ties, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta, old, old_seq = c[1], c[2], c[3], c[4], c[5]
+    local option, units, delta, old, old_seq, new_side = c[1], c[2], c[3], c[4], c[5], c[6]
     rcall('HSET', initial, option, decimal_text(units, decimals))
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
       if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
-      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n)
+      -- (a side key new for the first change is not for the next ones)
+      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], expiries[j])
     end
   end
   if #changes > 0 then track_periods(ns, b.name, fresh) end

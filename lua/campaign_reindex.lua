@@ -29,7 +29,7 @@
     ARGV[3]  count   members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
-    its board's expiry; HSET <ns>board:B indexed 1 when done.
+    its board's expiry (as is <ns>f:B:KIND:P, for first); HSET <ns>board:B indexed 1 when done.
 
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
@@ -214,30 +214,41 @@ end
 
 -- Before the first write to `key` (ties `ties`) for `member`: read (and so
 -- type-check) the side keys the write will touch. Returns the member's
--- current "first" sequence number (nil: none) for order_write.
+-- current "first" sequence number (nil: none) for order_write, and whether
+-- the order key is new (order_write then gives it `expiry`).
 local function order_read(ns, ties, key, member)
   if ties == 'dense' then
-    rcall('ZCARD', side_key(ns, 'd', key))
+    return nil, rcall('ZCARD', side_key(ns, 'd', key)) == 0
   elseif ties == 'first' then
-    rcall('ZCARD', side_key(ns, 'o', key))
-    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member))
+    local new = rcall('ZCARD', side_key(ns, 'o', key)) == 0
+    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)), new
   end
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
 -- (text): record the new score (dense) or position (first: with its new
 -- sequence number `seq`, replacing the one read by order_read, `old_seq`).
-local function order_write(ns, ties, key, member, old, new, old_seq, seq)
+-- A new order key (order_read) expires at `expiry` (nil: kept), as its
+-- board, and so does the "first" side key (new too, or written without an
+-- expiry since the board switched to first).
+local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_key, expiry)
+  local side
   if ties == 'dense' then
-    local d = side_key(ns, 'd', key)
-    rcall('ZADD', d, new, dense_member(new))
+    side = side_key(ns, 'd', key)
+    rcall('ZADD', side, new, dense_member(new))
     if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', d, old, old)
+      rcall('ZREMRANGEBYSCORE', side, old, old)
     end
   elseif ties == 'first' then
-    local o = side_key(ns, 'o', key)
-    rcall('ZREM', o, order_member(old_seq, member))
-    rcall('ZADD', o, new, order_member(seq, member))
+    -- add first: a key emptied by the ZREM would be deleted, its expiry
+    -- with it (seq always changes, so the two entries differ)
+    side = side_key(ns, 'o', key)
+    rcall('ZADD', side, new, order_member(seq, member))
+    rcall('ZREM', side, order_member(old_seq, member))
+  end
+  if side and new_key and expiry then
+    rcall('EXPIREAT', side, expiry)
+    if ties == 'first' then rcall('EXPIREAT', side_key(ns, 'f', key), expiry) end
   end
 end
 
@@ -308,7 +319,8 @@ local function main()
         pairs_[#pairs_ + 1] = order_member(tonumber(seqs[j]), m)
       end
     end
-    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key) }
+    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key),
+      first = letter == 'o' and side_key(ns, 'f', key) }
     done = done + #items / 2
     scan = page[1]
     if scan == '0' then
@@ -320,7 +332,11 @@ local function main()
   -- validated: the writes start here
   for _, s in ipairs(steps) do
     for i = 1, #s.pairs, 1000 do rcall('ZADD', s.side, unpack(s.pairs, i, math.min(i + 999, #s.pairs))) end
-    if s.expires > 0 and #s.pairs > 0 then rcall('EXPIREAT', s.side, s.expires) end
+    if s.expires > 0 and #s.pairs > 0 then
+      rcall('EXPIREAT', s.side, s.expires)
+      -- (a "first" side key written after a change of the tie rule had none)
+      if s.first then rcall('EXPIREAT', s.first, s.expires) end
+    end
   end
   if not p then
     rcall('HSET', board_hash, 'indexed', '1')

@@ -88,6 +88,7 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
         boards,
         board_keys: BTreeMap::new(),
         first_keys: Vec::new(),
+        order_keys: Vec::new(),
         counters: Vec::new(),
         pending: Vec::new(),
     };
@@ -113,6 +114,11 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
     for (board, kind, p, key) in std::mem::take(&mut scan.first_keys) {
         let beside = keys.get(&(board.clone(), kind.clone(), p.clone()));
         scan.first_key(con, &board, &kind, &p, &key, beside.is_some(), &mut r)?;
+    }
+    for (letter, board, kind, p, key) in std::mem::take(&mut scan.order_keys) {
+        let beside = keys.get(&(board.clone(), kind.clone(), p.clone()));
+        let side = (letter, board.as_str(), kind.as_str(), p.as_str());
+        scan.order_key(con, side, &key, beside.is_some(), &mut r)?;
     }
     scan.listed_boards_exist(con, &keys, &mut r)?;
     confirm(con, ns, &pending, &mut r)?;
@@ -445,6 +451,9 @@ struct Board {
     /// The periods it keeps ("hour", ..., "total"); empty when corrupt.
     periods: Vec<String>,
     first: bool,
+    dense: bool,
+    /// The side keys of dense / first ranks are complete (`indexed` 1).
+    indexed: bool,
     decimals: u32,
     /// The carry in millionths, as board_settings computes it.
     carry: i64,
@@ -652,7 +661,8 @@ fn board_settings(
     pipe.cmd("HMGET")
         .arg(&key)
         .arg(&["periods", "ties", "decimals", "carry"])
-        .arg(&keeps);
+        .arg(&keeps)
+        .arg("indexed");
     let got = exec(con, &mut pipe)?;
     let mut b = Board {
         decimals: 2,
@@ -693,6 +703,12 @@ fn board_settings(
         bad(format!("ties {ties:?} is corrupt"), r);
     }
     b.first = ties == "first";
+    b.dense = ties == "dense";
+    match field(8).as_deref() {
+        None | Some("0") => {}
+        Some("1") => b.indexed = true,
+        Some(v) => bad(format!("indexed {v:?} is corrupt"), r),
+    }
     if let Some(d) = field(2) {
         match stored_int(&d, 0, 6) {
             Some(n) => b.decimals = n as u32,
@@ -738,6 +754,8 @@ struct Scan<'a> {
     board_keys: BTreeMap<(String, String, String), String>,
     /// "first" side keys found: board, kind, period, key.
     first_keys: Vec<(String, String, String, String)>,
+    /// Order side keys (`o:`, `d:`) found: letter, board, kind, period, key.
+    order_keys: Vec<(char, String, String, String, String)>,
     /// Rate-limit counters not checked yet: key, rule name, the rest.
     counters: Vec<(String, String, String)>,
     /// Keys that name a board or option missing from the settings read at
@@ -780,7 +798,7 @@ impl Scan<'_> {
                 };
                 self.pending.push((key, recheck));
             }
-            "b" | "f" => {
+            "b" | "f" | "o" | "d" => {
                 let parsed = tail.split_once(':').and_then(|(board, rest)| {
                     let (kind, p) = rest.split_once(':')?;
                     let ok = (kind == "real" || kind == "shown")
@@ -798,7 +816,13 @@ impl Scan<'_> {
                     Some((board, kind, p)) if head == "b" => {
                         self.board_keys.insert((board, kind, p), key);
                     }
-                    Some((board, kind, p)) => self.first_keys.push((board, kind, p, key)),
+                    Some((board, kind, p)) if head == "f" => {
+                        self.first_keys.push((board, kind, p, key))
+                    }
+                    Some((board, kind, p)) => {
+                        let letter = if head == "o" { 'o' } else { 'd' };
+                        self.order_keys.push((letter, board, kind, p, key))
+                    }
                 }
             }
             "rl" => match tail.split_once(':') {
@@ -1188,6 +1212,28 @@ impl Scan<'_> {
             .filter(|_| !real && b.carry > 0)
             .map(|(n, s, _)| (format!("{ns}b:{name}:real:{n}"), format!("real:{n}"), *s));
         let mut missing_first = Vec::new();
+        let dense_key = format!("{ns}d:{name}:{kind}:{p}");
+        let dense = b.dense && b.indexed;
+        let mut missing_dense = Vec::new();
+        if b.first && b.indexed {
+            // every member has one entry in the order key (order_key checks
+            // that each entry is right, so the counts tell the rest)
+            let order_key = format!("{ns}o:{name}:{kind}:{p}");
+            let mut pipe = redis::pipe();
+            pipe.cmd("ZCARD").arg(key);
+            pipe.cmd("ZCARD").arg(&order_key);
+            let got = exec(con, &mut pipe)?;
+            if let (Some(n), Some(o)) = (int(&got[0]), int(&got[1])) {
+                if n != o {
+                    r.violation(
+                        &order_key,
+                        format!(
+                            "holds {o} entries for the {n} members of {key} (ties first, indexed)"
+                        ),
+                    );
+                }
+            }
+        }
         let mut cursor = 0;
         loop {
             let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
@@ -1219,9 +1265,31 @@ impl Scan<'_> {
                     pipe.cmd("PING");
                 }
                 pipe.cmd("TIME");
+                // dense, indexed: each score once in the dense key (the
+                // score as ZSCAN saw it; compared only if it still holds)
+                let scanned: Vec<String> = page
+                    .chunks(2)
+                    .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
+                    .collect();
+                if dense {
+                    for s in &scanned {
+                        pipe.cmd("ZCOUNT").arg(&dense_key).arg(s).arg(s);
+                    }
+                }
                 let got = exec(con, &mut pipe)?;
                 let now = time_of(&got[7]).map_or(c.now, |t| t.0);
                 let col = |i: usize, j: usize| items(&got[i]).get(j).and_then(text);
+                if dense {
+                    for (j, m) in members.iter().enumerate() {
+                        let now_score = col(0, j).and_then(|t| score_of(&t));
+                        if now_score.is_some()
+                            && now_score == score_of(&scanned[j])
+                            && int(&got[8 + j]) != Some(1)
+                        {
+                            missing_dense.push(format!("{m} ({})", scanned[j]));
+                        }
+                    }
+                }
                 // The real votes of the period before, when known.
                 let prev_known = prev_real.as_ref().map(|(_, m, start)| {
                     let exists = int(&got[6]) == Some(1);
@@ -1346,6 +1414,17 @@ impl Scan<'_> {
             }
             cursor = next;
         }
+        if !missing_dense.is_empty() {
+            let n = missing_dense.len();
+            missing_dense.truncate(5);
+            r.violation(
+                &dense_key,
+                format!(
+                    "does not hold the score of {n} member(s) of {key} exactly once (ties dense, indexed): {}",
+                    missing_dense.join(", ")
+                ),
+            );
+        }
         if !missing_first.is_empty() {
             let n = missing_first.len();
             missing_first.truncate(5);
@@ -1434,6 +1513,145 @@ impl Scan<'_> {
                     if items(&got[1]).get(j).and_then(text).is_none() {
                         r.violation(key, format!("holds {m}, which is not on {board_key}"));
                     }
+                }
+            }
+            if next == 0 {
+                return Ok(());
+            }
+            cursor = next;
+        }
+    }
+
+    /// An order side key of `lua/src/lib/order.lua` (`o:` of ties first,
+    /// `d:` of dense): a board of that rule beside it, the same expiry, and
+    /// every entry right. An `o:` entry is 15 digits of 10^15 - 1 - seq and
+    /// a member of the board, scored as on the board, seq its `f:` sequence
+    /// number (none: 0 digits); a `d:` entry is a score that some member
+    /// holds, once. (That every member or score has its entry is checked
+    /// with the board, when the board is indexed.)
+    fn order_key(
+        &self,
+        con: &mut dyn ConnectionLike,
+        (letter, name, kind, p): (char, &str, &str, &str),
+        key: &str,
+        beside: bool,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let ns = self.ns;
+        let b = &self.boards[name];
+        let board_key = format!("{ns}b:{name}:{kind}:{p}");
+        let first_key = format!("{ns}f:{name}:{kind}:{p}");
+        r.count("order_keys", 1);
+        let expires: i64 = redis::cmd("EXPIRETIME").arg(key).query(con)?;
+        if expires == -2 {
+            return Ok(());
+        }
+        let rule = if letter == 'o' { "first" } else { "dense" };
+        if b.ok && !(if letter == 'o' { b.first } else { b.dense }) {
+            r.violation(
+                key,
+                format!("is a side key of ties {rule}, which the board does not have"),
+            );
+            return Ok(());
+        }
+        if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
+            r.violation(key, format!("has no board {board_key} beside it"));
+            return Ok(());
+        }
+        if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
+            if let Some(wrong) = expiry_mismatch(expires, at) {
+                r.violation(key, wrong);
+            }
+        }
+        let mut cursor = 0;
+        loop {
+            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
+                Ok(page) => page,
+                Err(e) => {
+                    r.violation(key, format!("is not a sorted set: {e}"));
+                    return Ok(());
+                }
+            };
+            let entries: Vec<String> = page
+                .chunks(2)
+                .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
+                .collect();
+            let mut pipe = redis::pipe();
+            pipe.cmd("ZMSCORE").arg(key).arg(&entries);
+            let mut members = Vec::new();
+            if letter == 'o' {
+                for e in &entries {
+                    let ok = e.len() > 15 && e.as_bytes()[..15].iter().all(u8::is_ascii_digit);
+                    members.push(if ok {
+                        e[15..].to_string()
+                    } else {
+                        String::new()
+                    });
+                }
+                pipe.cmd("ZMSCORE").arg(&board_key).arg(&members);
+                pipe.cmd("ZMSCORE").arg(&first_key).arg(&members);
+            } else {
+                let scores: Vec<String> = page
+                    .chunks(2)
+                    .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
+                    .collect();
+                for s in &scores {
+                    pipe.cmd("ZCOUNT").arg(&board_key).arg(s).arg(s);
+                }
+                for s in &scores {
+                    pipe.cmd("ZCOUNT").arg(key).arg(s).arg(s);
+                }
+            }
+            let got = if entries.is_empty() {
+                Vec::new()
+            } else {
+                exec(con, &mut pipe)?
+            };
+            let n = entries.len();
+            for (j, e) in entries.iter().enumerate() {
+                let Some(s) = items(&got[0]).get(j).and_then(text) else {
+                    continue; // gone since ZSCAN
+                };
+                if letter == 'd' {
+                    if int(&got[1 + j]) == Some(0) {
+                        r.violation(
+                            key,
+                            format!("holds the score {s}, which no member of {board_key} has"),
+                        );
+                    } else if int(&got[1 + n + j]) != Some(1) {
+                        r.violation(key, format!("holds the score {s} more than once"));
+                    }
+                    continue;
+                }
+                let m = &members[j];
+                if m.is_empty() {
+                    r.violation(key, format!("holds {e:?}, not 15 digits and a member"));
+                    continue;
+                }
+                let Some(on_board) = items(&got[1]).get(j).and_then(text) else {
+                    r.violation(key, format!("holds {m}, which is not on {board_key}"));
+                    continue;
+                };
+                if score_of(&on_board) != score_of(&s) {
+                    r.violation(
+                        key,
+                        format!("orders {m} at {s}, but {board_key} scores it {on_board}"),
+                    );
+                }
+                let seq = items(&got[2])
+                    .get(j)
+                    .and_then(text)
+                    .and_then(|t| score_of(&t));
+                let want = 999_999_999_999_999 - seq.map_or(999_999_999_999_999, |x| x as i64);
+                if e[..15].parse::<i64>().ok() != Some(want) {
+                    r.violation(
+                        key,
+                        format!(
+                            "orders {m} as of the vote {}, but {first_key} records {}",
+                            999_999_999_999_999 - e[..15].parse::<i64>().unwrap_or(0),
+                            seq.map_or("none".to_string(), |x| x.to_string())
+                        ),
+                    );
                 }
             }
             if next == 0 {

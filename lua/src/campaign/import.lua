@@ -47,12 +47,13 @@ local function main()
   local b = board_settings(ns, ARGV[1])
   local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
-  local keys, touched = {}, {}
+  local keys, touched, expiries = {}, {}, {}
   for _, p in ipairs(b.periods) do
     local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
     keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
+    expiries[#expiries + 1] = expire_at(b, p, finish)
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
@@ -88,20 +89,21 @@ local function main()
   local fresh
   if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
-    c[5] = {}
-    for j, k in ipairs(keys) do c[5][j] = order_read(ns, ties, k, c[1]) end
+    c[5], c[6] = {}, {}
+    for j, k in ipairs(keys) do c[5][j], c[6][j] = order_read(ns, ties, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta, old, old_seq = c[1], c[2], c[3], c[4], c[5]
+    local option, units, delta, old, old_seq, new_side = c[1], c[2], c[3], c[4], c[5], c[6]
     rcall('HSET', initial, option, decimal_text(units, decimals))
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
       if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
-      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n)
+      -- (a side key new for the first change is not for the next ones)
+      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], expiries[j])
     end
   end
   if #changes > 0 then track_periods(ns, b.name, fresh) end

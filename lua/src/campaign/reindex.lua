@@ -28,7 +28,7 @@
     ARGV[3]  count   members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
-    its board's expiry; HSET <ns>board:B indexed 1 when done.
+    its board's expiry (as is <ns>f:B:KIND:P, for first); HSET <ns>board:B indexed 1 when done.
 
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
@@ -94,7 +94,8 @@ local function main()
         pairs_[#pairs_ + 1] = order_member(tonumber(seqs[j]), m)
       end
     end
-    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key) }
+    steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key),
+      first = letter == 'o' and side_key(ns, 'f', key) }
     done = done + #items / 2
     scan = page[1]
     if scan == '0' then
@@ -106,7 +107,11 @@ local function main()
   -- validated: the writes start here
   for _, s in ipairs(steps) do
     for i = 1, #s.pairs, 1000 do rcall('ZADD', s.side, unpack(s.pairs, i, math.min(i + 999, #s.pairs))) end
-    if s.expires > 0 and #s.pairs > 0 then rcall('EXPIREAT', s.side, s.expires) end
+    if s.expires > 0 and #s.pairs > 0 then
+      rcall('EXPIREAT', s.side, s.expires)
+      -- (a "first" side key written after a change of the tie rule had none)
+      if s.first then rcall('EXPIREAT', s.first, s.expires) end
+    end
   end
   if not p then
     rcall('HSET', board_hash, 'indexed', '1')

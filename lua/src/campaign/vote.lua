@@ -158,7 +158,8 @@ local function main()
         entry.old = rcall('ZSCORE', key, option)
         entry.units = units_of(entry.old, scale)
       end
-      entry.old_seq = order_read(ns, b.ties, key, option)
+      entry.old_seq, entry.new_side = order_read(ns, b.ties, key, option)
+      entry.expiry = expiry
       plan[id] = entry
       order[#order + 1] = entry
       local t = touched[b.name]
@@ -231,7 +232,7 @@ local function main()
     end
     if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
     if e.ties == 'dense' or e.ties == 'first' then
-      order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i)
+      order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i, e.new_side, e.expiry)
     end
   end
   if checks then limit_spend(checks) end

@@ -13,6 +13,7 @@ mod concurrency;
 mod configure;
 mod decimals;
 mod import;
+mod order;
 mod participants;
 mod removal;
 mod retention;
