@@ -133,6 +133,7 @@ fn calls_match_the_script_headers() {
         s,
     );
     check(c.participants("b", &["o"]), "board options..", s);
+    check(c.reindex("b", "0", 100), "board cursor count", s);
 
     seen.sort();
     seen.dedup();

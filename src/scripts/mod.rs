@@ -110,13 +110,14 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 16] = [
+    const OPERATIONS: [&str; 17] = [
         "article",
         "campaign_around",
         "campaign_configure",
         "campaign_import",
         "campaign_limits",
         "campaign_participants",
+        "campaign_reindex",
         "campaign_standing",
         "campaign_top",
         "campaign_vote",
