@@ -669,3 +669,50 @@ fn usage_errors_are_one_line_and_exit_2() {
         assert!(!out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// `campaign NAME reindex BOARD`: a board whose tie rule became dense after
+/// votes is indexed in batches; an unknown board exits 1 naming it.
+#[test]
+fn campaign_reindex_indexes_a_board_in_batches() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    let c = redvote::Campaign::new("re");
+    let board = redvote::campaign::BoardSettings::new(&[redvote::Period::Total])
+        .with_options(&["a", "b", "c", "d", "e"]);
+    let settings = redvote::campaign::CampaignSettings::new().with_board("stars", board);
+    c.configure(&settings).run(&mut con).unwrap();
+    for (n, option) in ["a", "b", "b", "c", "d", "d", "e"].iter().enumerate() {
+        c.vote(&format!("u{n}"), &[("stars", option)])
+            .run(&mut con)
+            .unwrap();
+    }
+    let dense = redvote::campaign::BoardSettings::default().with_ties(redvote::Ties::Dense);
+    let switch = redvote::campaign::CampaignSettings::new().with_board("stars", dense);
+    c.configure(&switch).run(&mut con).unwrap();
+    let flag = |con: &mut redis::Connection| -> Option<String> {
+        con.hget("{c:re}:board:stars", "indexed").unwrap()
+    };
+    assert_eq!(flag(&mut con).as_deref(), Some("0"));
+
+    let out = ok(u, &["campaign", "re", "reindex", "stars", "--batch", "2"]);
+    assert_eq!(
+        out.trim(),
+        // (small zsets come whole from ZSCAN: --batch is a hint)
+        "board stars indexed: 10 member(s) of 2 period board(s) in 2 call(s)"
+    );
+    assert_eq!(flag(&mut con).as_deref(), Some("1"));
+    let scores: Vec<String> = con.zrange("{c:re}:d:stars:real:total", 0, -1).unwrap();
+    assert_eq!(scores, vec!["1", "2"]);
+    let done = json(u, &["campaign", "re", "reindex", "stars"]);
+    assert_eq!(
+        (done["members"].as_u64(), done["calls"].as_u64()),
+        (Some(0), Some(1))
+    );
+
+    let out = redvote(u, &["campaign", "re", "reindex", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("{c:re}:board:nope"), "{err}");
+}

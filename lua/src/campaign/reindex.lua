@@ -19,7 +19,7 @@
   from the beginning (the cursor carries the board's `order_gen`). Run it
   once every client runs this version of the scripts (an older vote script
   does not keep the side keys). A board whose rule is name or competition
-  needs nothing: the first call answers done.
+  needs nothing, nor does an indexed board: the first call answers done.
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -58,6 +58,7 @@ local function main()
     if not b.indexed then rcall('HSET', board_hash, 'indexed', '1') end
     return { 0, 0, '0' }
   end
+  if b.indexed and cursor == '0' then return { 0, 0, '0' } end
 
   -- Where to go on: the period board and ZSCAN cursor of the cursor, unless
   -- the tie rule changed since (order_gen) or that board left the index.

@@ -178,6 +178,14 @@ enum CampaignCommand {
     },
     /// Scan the campaign's keys (read-only) and report every broken invariant; exit 1 if any
     Check,
+    /// Build the keys that make a dense or first board's ranks O(log N), in batches (once, for a board written by redvote < 0.2 or after its tie rule changed)
+    Reindex {
+        /// Board
+        board: String,
+        /// Members per atomic call (1..5000)
+        #[arg(long, default_value_t = 1000)]
+        batch: u32,
+    },
     /// Remove options from a board, with their scores on every period board
     RemoveOptions {
         /// Board
@@ -348,6 +356,32 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                     out.push_str(&format!("\n{o} {n}"));
                 }
                 out
+            })
+        }
+        CampaignCommand::Reindex { board, batch } => {
+            let mut con = g.connect()?;
+            let mut done = Reindexing {
+                board: board.clone(),
+                members: 0,
+                period_boards: 0,
+                calls: 0,
+            };
+            let mut cursor = "0".to_string();
+            loop {
+                let step = con.run(&campaign.reindex(board, &cursor, *batch))?;
+                done.members += step.members;
+                done.period_boards += step.boards;
+                done.calls += 1;
+                if step.is_done() {
+                    break;
+                }
+                cursor = step.next;
+            }
+            print(g, &done, |d| {
+                format!(
+                    "board {} indexed: {} member(s) of {} period board(s) in {} call(s)",
+                    d.board, d.members, d.period_boards, d.calls
+                )
             })
         }
         CampaignCommand::Check => crate::report(
@@ -565,4 +599,13 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
             s.changed, s.unchanged
         )
     })
+}
+
+/// What `campaign NAME reindex` did.
+#[derive(serde::Serialize)]
+struct Reindexing {
+    board: String,
+    members: u64,
+    period_boards: u64,
+    calls: u64,
 }
