@@ -1456,19 +1456,8 @@ impl Scan<'_> {
         let b = &self.boards[name];
         let board_key = format!("{ns}b:{name}:{kind}:{p}");
         r.count("first_keys", 1);
-        let expires: i64 = redis::cmd("EXPIRETIME").arg(key).query(con)?;
-        if expires == -2 {
+        if !self.beside_its_board(con, b, (kind, p), key, beside, r)? {
             return Ok(());
-        }
-        // (a board created while SCAN ran may have escaped it: look)
-        if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
-            r.violation(key, format!("has no board {board_key} beside it"));
-            return Ok(());
-        }
-        if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
-            if let Some(wrong) = expiry_mismatch(expires, at) {
-                r.violation(key, wrong);
-            }
         }
         let mut cursor = 0;
         loop {
@@ -1522,6 +1511,37 @@ impl Scan<'_> {
         }
     }
 
+    /// A side key (`f:`, `o:`, `d:`) of the period board `(kind, p)`: false
+    /// when it has expired since SCAN, or has no board beside it (reported);
+    /// its expiry is compared with the one the index records.
+    fn beside_its_board(
+        &self,
+        con: &mut dyn ConnectionLike,
+        b: &Board,
+        (kind, p): (&str, &str),
+        key: &str,
+        beside: bool,
+        r: &mut Report,
+    ) -> RedisResult<bool> {
+        let expires: i64 = redis::cmd("EXPIRETIME").arg(key).query(con)?;
+        if expires == -2 {
+            return Ok(false);
+        }
+        // <ns>X:B:KIND:P beside <ns>b:B:KIND:P
+        let board_key = format!("{}b:{}", self.ns, &key[self.ns.len() + 2..]);
+        // (a board created while SCAN ran may have escaped it: look)
+        if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
+            r.violation(key, format!("has no board {board_key} beside it"));
+            return Ok(false);
+        }
+        if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
+            if let Some(wrong) = expiry_mismatch(expires, at) {
+                r.violation(key, wrong);
+            }
+        }
+        Ok(true)
+    }
+
     /// An order side key of `lua/src/lib/order.lua` (`o:` of ties first,
     /// `d:` of dense): a board of that rule beside it, the same expiry, and
     /// every entry right. An `o:` entry is 15 digits of 10^15 - 1 - seq and
@@ -1542,10 +1562,6 @@ impl Scan<'_> {
         let board_key = format!("{ns}b:{name}:{kind}:{p}");
         let first_key = format!("{ns}f:{name}:{kind}:{p}");
         r.count("order_keys", 1);
-        let expires: i64 = redis::cmd("EXPIRETIME").arg(key).query(con)?;
-        if expires == -2 {
-            return Ok(());
-        }
         let rule = if letter == 'o' { "first" } else { "dense" };
         if b.ok && !(if letter == 'o' { b.first } else { b.dense }) {
             r.violation(
@@ -1554,14 +1570,8 @@ impl Scan<'_> {
             );
             return Ok(());
         }
-        if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
-            r.violation(key, format!("has no board {board_key} beside it"));
+        if !self.beside_its_board(con, b, (kind, p), key, beside, r)? {
             return Ok(());
-        }
-        if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
-            if let Some(wrong) = expiry_mismatch(expires, at) {
-                r.violation(key, wrong);
-            }
         }
         let mut cursor = 0;
         loop {
