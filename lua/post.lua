@@ -109,35 +109,34 @@ local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
 
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
+-- What a post or a vote needs, in one read: vote_score and window
+-- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;
+-- INVALID_CONFIG when a number is corrupt. HGETALL, not HMGET: a site on
+-- the defaults has no hash, and an empty reply is the cheapest one.
 local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+  local cfg = rcall('HGETALL', prefix .. CONFIG)
+  if #cfg == 0 then return 432, 604800, '', DEFAULT_VOTE_SCORE end
+  local vote_score, window, rankings = DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, ''
+  for i = 1, #cfg, 2 do
+    local field = cfg[i]
+    if field == 'vote_score' then
+      vote_score = cfg[i + 1]
+    elseif field == 'window' then
+      window = cfg[i + 1]
+    elseif field == 'rankings' then
+      rankings = cfg[i + 1]
+    end
+  end
   local key = prefix .. CONFIG
-  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
-    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
+  return stored_int(vote_score, 1, VOTE_SCORE_MAX, key, 'vote_score'),
+    stored_int(window, WINDOW_MIN, WINDOW_MAX, key, 'window'), rankings, vote_score
 end
 
 -- rankings: the extra rankings a site may keep beside score:, hot: and
 -- best:, and writing an article's entries in them (post, vote, rerank).
 -- Both are functions of the article's counts and time only, so they change
--- only when a vote does.
-
--- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
-local function hot(up, down, time)
-  local s = up - down
-  local sign = (s > 0 and 1) or (s < 0 and -1) or 0
-  return sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
-end
-
--- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
-local function best(up, down)
-  local n = up + down
-  if n <= 0 then return 0 end
-  local z = 1.281551565545
-  local p = up / n
-  return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
-end
+-- only when a vote does. Two functions, the formulas inline: every function
+-- a script defines is a closure made on every call, rankings on or off.
 
 -- Read the rankings the site keeps (`rankings`: the config value), so that
 -- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
@@ -147,13 +146,24 @@ local function check_rankings(prefix, rankings)
 end
 
 -- Write an article's entries in the rankings the site keeps (`rankings`:
--- the config value, e.g. "hot,best").
+-- the config value, e.g. "hot,best"); up, down and time are numbers.
 local function write_rankings(prefix, rankings, member, up, down, time)
   if rankings:find('hot', 1, true) then
-    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
+    -- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
+    local s = up - down
+    local sign = (s > 0 and 1) or (s < 0 and -1) or 0
+    local hot = sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot), member)
   end
   if rankings:find('best', 1, true) then
-    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
+    -- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
+    local n, best = up + down, 0
+    if n > 0 then
+      local z = 1.281551565545
+      local p = up / n
+      best = (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+    end
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best), member)
   end
 end
 
