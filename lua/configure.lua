@@ -45,7 +45,8 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -59,14 +60,6 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -103,29 +96,6 @@ local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
-
--- What a post or a vote needs, in one read: vote_score and window
--- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;
--- INVALID_CONFIG when a number is corrupt. HGETALL, not HMGET: a site on
--- the defaults has no hash, and an empty reply is the cheapest one.
-local function vote_settings(prefix)
-  local cfg = rcall('HGETALL', prefix .. CONFIG)
-  if #cfg == 0 then return 432, 604800, '', DEFAULT_VOTE_SCORE end
-  local vote_score, window, rankings = DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, ''
-  for i = 1, #cfg, 2 do
-    local field = cfg[i]
-    if field == 'vote_score' then
-      vote_score = cfg[i + 1]
-    elseif field == 'window' then
-      window = cfg[i + 1]
-    elseif field == 'rankings' then
-      rankings = cfg[i + 1]
-    end
-  end
-  local key = prefix .. CONFIG
-  return stored_int(vote_score, 1, VOTE_SCORE_MAX, key, 'vote_score'),
-    stored_int(window, WINDOW_MIN, WINDOW_MAX, key, 'window'), rankings, vote_score
-end
 
 local limits = { vote_score = { 1, VOTE_SCORE_MAX }, window = { WINDOW_MIN, WINDOW_MAX }, page_size = { 1, 100 } }
 

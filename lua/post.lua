@@ -50,7 +50,8 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -64,14 +65,6 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -108,6 +101,8 @@ local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
+-- site_vote_settings: the settings a post or a vote applies, read and
+-- checked in one call (lib/site_config holds the defaults and ranges).
 
 -- What a post or a vote needs, in one read: vote_score and window
 -- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;

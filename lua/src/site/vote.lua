@@ -38,8 +38,9 @@
 ]]
 --- @include "lib/user"
 --- @include "lib/site_args"
+--- @include "lib/site_id"
 
---- @include "lib/site_config"
+--- @include "lib/site_vote_settings"
 
 --- @include "lib/rankings"
 
