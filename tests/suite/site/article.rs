@@ -192,3 +192,71 @@ fn pages_split_order_and_follow_the_page_size_setting() {
     let p = other.page(Order::Score, 1, None).run(&mut con).unwrap();
     assert_eq!((p.total, p.per_page, p.articles.len()), (0, 25, 0));
 }
+
+/// A page is two round trips (page.lua names the members, one MULTI/EXEC
+/// reads their hashes): the parts work on their own, a wrong-type article
+/// is refused as INVALID_CONFIG, extra hash fields are kept, and a member
+/// that is not one redvote writes (a space in it) fails the page rather
+/// than naming the wrong articles.
+#[test]
+fn pages_read_hashes_in_a_second_round_trip() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for i in 1..=3 {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    let _: () = redis::cmd("HSET")
+        .arg("article:2")
+        .arg("flair")
+        .arg("new")
+        .query(&mut con)
+        .unwrap();
+
+    let page = site.page(Order::Time, 1, Some(2));
+    let first = page.ids().run(&mut con).unwrap();
+    assert_eq!(first.members, ["article:3", "article:2"]);
+    assert_eq!((first.total, first.per_page, first.built), (3, 2, false));
+    let read = page.finish(&mut con, first).unwrap();
+    assert_eq!(read, page.run(&mut con).unwrap());
+    assert_eq!(ids(&read), ["3", "2"]);
+    assert_eq!(
+        read.articles[1].extra.get("flair").map(String::as_str),
+        Some("new")
+    );
+    assert!(read.articles.iter().all(|a| a.score.is_none()));
+
+    // Past the end: no second round trip, no articles.
+    let beyond = site.page(Order::Time, 3, Some(2)).run(&mut con).unwrap();
+    assert_eq!((beyond.total, beyond.articles.len()), (3, 0));
+
+    // A wrong-type article hash: refused in the second round trip.
+    support::del(&mut con, "article:3");
+    let _: () = redis::cmd("SET")
+        .arg("article:3")
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let detail = refused(
+        site.page(Order::Time, 1, None).run(&mut con),
+        Code::InvalidConfig,
+    );
+    assert!(detail.contains("WRONGTYPE"), "{detail}");
+
+    // A member with a space cannot be told apart from two: an error.
+    let _: () = redis::cmd("ZADD")
+        .arg("time:")
+        .arg("99999999999")
+        .arg("article:1 article:2")
+        .query(&mut con)
+        .unwrap();
+    match site.page(Order::Time, 1, None).run(&mut con) {
+        Err(redvote::Error::Reply { script, reason }) => {
+            assert_eq!(script, "page");
+            assert!(reason.contains("space"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
