@@ -6,6 +6,7 @@
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
 -- The ranges configure.lua accepts, and the only stored values post and
 -- vote use (anything else in the hash is refused as corrupt).
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000

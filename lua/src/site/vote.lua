@@ -25,7 +25,7 @@
     HINCRBY <prefix>article:ID votes / downvotes, ZADD <prefix>hot: /
     <prefix>best: when those rankings are switched on.
 
-  Cost (issue 10): 7 redis.calls for a new vote (HMGET, HGETALL, TIME,
+  Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
     SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
     repeated one; numbers go to Redis as strings.
 
