@@ -45,7 +45,8 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -59,14 +60,6 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -98,20 +91,12 @@ end
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
 -- The ranges configure.lua accepts, and the only stored values post and
 -- vote use (anything else in the hash is refused as corrupt).
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
-
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
-local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local key = prefix .. CONFIG
-  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
-    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
-end
 
 local limits = { vote_score = { 1, VOTE_SCORE_MAX }, window = { WINDOW_MIN, WINDOW_MAX }, page_size = { 1, 100 } }
 

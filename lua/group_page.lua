@@ -1,10 +1,11 @@
 #!lua
 -- GENERATED from lua/src/site/group_page.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
-  group_page: page N of one group's articles, ordered by score, time, hot or
-  best, in one call. The ordered group is the seeds' cache: the intersection
-  of <prefix>group:NAME with <prefix><order>: stored under
-  <prefix><order>:NAME for 60 seconds, built only when absent.
+  group_page: the articles on page N of one group, ordered by score, time,
+  hot or best: the first of a page's two round trips, as page.lua. The
+  ordered group is the seeds' cache: the intersection of <prefix>group:NAME
+  with <prefix><order>: stored under <prefix><order>:NAME for 60 seconds,
+  built only when absent.
 
   The seeds intersect with AGGREGATE MAX and unit weights, which yields the
   order score only while it is >= 1; here the group set weighs 0 and the
@@ -19,10 +20,12 @@
     ARGV[3]  page      1-based page number, 1..1000000
     ARGV[4]  per_page  optional, 1..100 (default: the site's page_size, 25)
 
-  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent
-    (deleted again when the page is refused: a key of the wrong type).
+  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
 
-  Output: as page.lua: { total, per_page, { id, score, { field, value, ... } }, ... }
+  Output: as page.lua, and whether this call built the ordering:
+          { total, per_page, members, n, built (1 or 0) }
+          (the driver deletes an ordering it built when the page is then
+          refused: an article hash of the wrong type).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
@@ -32,7 +35,8 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -46,14 +50,6 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
@@ -69,19 +65,6 @@ local function check_group(group)
   end
 end
 
--- integer_arg: an integer argument in lo..hi, as decimal digits only (no
--- sign, no exponent, no leading zero when lo >= 1), returned as a number.
--- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
--- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
--- detail names the argument and quotes the value, cut to 80 bytes.
-local function integer_arg(s, name, lo, hi, what, code)
-  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
-  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
-    what = what or ('an integer in ' .. lo .. '..' .. hi)
-    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
-  end
-  return tonumber(s)
-end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the
 -- stored `limits` JSON). Lua's
@@ -111,53 +94,51 @@ end
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
 -- The ranges configure.lua accepts, and the only stored values post and
 -- vote use (anything else in the hash is refused as corrupt).
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
-
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
-local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local key = prefix .. CONFIG
-  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
-    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
-end
 -- site_page: one page of an ordered set of articles (page.lua: the whole
 -- site's <prefix><order>:, group_page.lua: a group's cached ordering).
 
--- The default articles per page (a number), or INVALID_CONFIG.
-local function page_size_setting(prefix)
-  local size = rcall('HGET', prefix .. CONFIG, 'page_size') or DEFAULT_PAGE_SIZE
-  return stored_int(size, 1, 100, prefix .. CONFIG, 'page_size')
-end
-
--- Check order, page and per_page (absent: the site's page_size); returns
--- page and per_page as numbers.
+-- Check order, page and per_page (absent: the site's page_size, or
+-- INVALID_CONFIG when that is corrupt); returns page and per_page as
+-- numbers. lib/integer_arg's checks and words, inline: a page is read
+-- often, and each helper a script defines is a closure made on every call.
 local function page_args(prefix, order, page, per_page)
   if order ~= 'score' and order ~= 'time' and order ~= 'hot' and order ~= 'best' then
     fail('INVALID_ORDER', 'order must be score, time, hot or best, got "' .. order:sub(1, 80) .. '"')
   end
-  page = integer_arg(page, 'page', 1, 1000000)
-  if per_page == nil then return page, page_size_setting(prefix) end
-  return page, integer_arg(per_page, 'per_page', 1, 100)
+  if #page > 7 or not page:find('^[1-9]%d*$') or tonumber(page) > 1000000 then
+    fail('INVALID_NUMBER', 'page must be an integer in 1..1000000, got "' .. page:sub(1, 80) .. '"')
+  end
+  if per_page == nil then
+    local size = rcall('HGET', prefix .. CONFIG, 'page_size')
+    return tonumber(page), stored_int(size or DEFAULT_PAGE_SIZE, 1, 100, prefix .. CONFIG, 'page_size')
+  end
+  if #per_page > 3 or not per_page:find('^[1-9]%d*$') or tonumber(per_page) > 100 then
+    fail('INVALID_NUMBER', 'per_page must be an integer in 1..100, got "' .. per_page:sub(1, 80) .. '"')
+  end
+  return tonumber(page), tonumber(per_page)
 end
 
 -- Page `page` of the sorted set `set`, highest first: { total, per_page,
--- { id, score (the article's score:), { field, value, ... } }, ... }.
-local function read_page(prefix, set, page, per_page)
+-- members, n }: the n members joined by spaces in one string,
+-- "article:9 article:4 ...". One string instead of n costs Redis 13k
+-- instructions less and the client n parsed values; the driver checks that
+-- it splits into n (members are article:ID: no space). Only the members:
+-- the driver reads their hashes in one MULTI/EXEC of plain commands
+-- (src/site/page.rs), because every value a script reads or answers is
+-- converted between RESP and Lua: 25 hashes read here cost the server 4x
+-- the seeds' own flow (issue 10).
+local function read_page(set, page, per_page)
   local start = (page - 1) * per_page
-  local reply = { rcall('ZCARD', set), per_page }
-  local members = rcall('ZREVRANGE', set, start, start + per_page - 1)
-  if #members == 0 then return reply end
-  local scores = rcall('ZMSCORE', prefix .. 'score:', unpack(members))
-  for i, member in ipairs(members) do
-    local id = member:match('^article:(%d+)$')
-    reply[#reply + 1] = { id or member, scores[i], id and rcall('HGETALL', prefix .. member) or {} }
-  end
-  return reply
+  -- (%d: a Lua number passed to Redis is formatted with %.17g, dearer)
+  local first, last = string.format('%d', start), string.format('%d', start + per_page - 1)
+  local members = rcall('ZREVRANGE', set, first, last)
+  return { rcall('ZCARD', set), per_page, table.concat(members, ' '), #members }
 end
 
 local function main()
@@ -174,14 +155,8 @@ local function main()
       'WEIGHTS', 0, 1, 'AGGREGATE', 'MAX')
     rcall('EXPIRE', set, 60)
   end
-  -- The page reads score: and its articles' hashes, which only the ordering
-  -- names: when one is of the wrong type, the ordering just built is
-  -- deleted again, so the refusal leaves the data set as it was.
-  local ok, reply = pcall(read_page, prefix, set, page, per_page)
-  if not ok then
-    if built then rcall('DEL', set) end
-    error(reply, 0)
-  end
+  local reply = read_page(set, page, per_page)
+  reply[5] = built and 1 or 0
   return reply
 end
 

@@ -24,7 +24,8 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -39,6 +40,7 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
 end
+-- site_id: an article reference argument (vote, article, groups).
 
 -- An article reference, "N" or "article:N" (N 1..15 digits, no leading
 -- zero): returns the id N, or refuses with INVALID_ID.

@@ -38,7 +38,8 @@ local function integer_arg(s, name, lo, hi, what, code)
   end
   return tonumber(s)
 end
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -52,14 +53,6 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -91,41 +84,18 @@ end
 -- and vote read them on every call.
 
 local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
 -- The ranges configure.lua accepts, and the only stored values post and
 -- vote use (anything else in the hash is refused as corrupt).
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
 
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers) and rankings; INVALID_CONFIG when a number is corrupt.
-local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
-  local key = prefix .. CONFIG
-  return stored_int(cfg[1] or DEFAULT_VOTE_SCORE, 1, VOTE_SCORE_MAX, key, 'vote_score'),
-    stored_int(cfg[2] or DEFAULT_WINDOW, WINDOW_MIN, WINDOW_MAX, key, 'window'), cfg[3] or ''
-end
-
 -- rankings: the extra rankings a site may keep beside score:, hot: and
 -- best:, and writing an article's entries in them (post, vote, rerank).
 -- Both are functions of the article's counts and time only, so they change
--- only when a vote does.
-
--- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
-local function hot(up, down, time)
-  local s = up - down
-  local sign = (s > 0 and 1) or (s < 0 and -1) or 0
-  return sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
-end
-
--- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
-local function best(up, down)
-  local n = up + down
-  if n <= 0 then return 0 end
-  local z = 1.281551565545
-  local p = up / n
-  return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
-end
+-- only when a vote does. Two functions, the formulas inline: every function
+-- a script defines is a closure made on every call, rankings on or off.
 
 -- Read the rankings the site keeps (`rankings`: the config value), so that
 -- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
@@ -135,13 +105,24 @@ local function check_rankings(prefix, rankings)
 end
 
 -- Write an article's entries in the rankings the site keeps (`rankings`:
--- the config value, e.g. "hot,best").
+-- the config value, e.g. "hot,best"); up, down and time are numbers.
 local function write_rankings(prefix, rankings, member, up, down, time)
   if rankings:find('hot', 1, true) then
-    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot(up, down, time)), member)
+    -- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
+    local s = up - down
+    local sign = (s > 0 and 1) or (s < 0 and -1) or 0
+    local hot = sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot), member)
   end
   if rankings:find('best', 1, true) then
-    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best(up, down)), member)
+    -- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
+    local n, best = up + down, 0
+    if n > 0 then
+      local z = 1.281551565545
+      local p = up / n
+      best = (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+    end
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best), member)
   end
 end
 

@@ -1,13 +1,13 @@
 //! Reading script replies into typed results.
 //!
 //! [`Reply`] is how a result type is read from its script's reply. Every
-//! result type but [`crate::Page`] needs nothing beyond the reply, so it
-//! also implements redis-rs's [`redis::FromRedisValue`]: a reply fetched by
-//! hand (a pipeline, a transaction, `EVALSHA` through any client) decodes
-//! with `FromRedisValue`, e.g. `let (a, b): (VoteOutcome, Article) =
-//! pipe.query(&mut con)?`. A page also echoes what was asked (order, group,
-//! page number), which its reply does not carry: [`crate::Call::decode`]
-//! reads it with the call's own context.
+//! result type needs nothing beyond the reply, so it also implements
+//! redis-rs's [`redis::FromRedisValue`]: a reply fetched by hand (a
+//! pipeline, a transaction, `EVALSHA` through any client) decodes with
+//! `FromRedisValue`, e.g. `let (a, b): (VoteOutcome, Article) =
+//! pipe.query(&mut con)?`. A [`crate::Page`] is not one reply: a
+//! [`crate::PageCall`] reads it in two round trips, the first of which
+//! answers a [`crate::PageIds`].
 //!
 //! The helpers below turn RESP values into Rust ones with an error naming
 //! what did not fit; the caller adds the script's name.
@@ -19,8 +19,8 @@ pub(crate) type Shape<T> = Result<T, String>;
 
 /// A result type read from a script's reply.
 pub trait Reply: Sized {
-    /// What the call knows that the reply does not say (`()` for all but
-    /// [`crate::Page`], which echoes its order, group and page number).
+    /// What the call knows that the reply does not say, for
+    /// [`crate::Call::decode`] (`()` for every result type today).
     type Context: Clone + std::fmt::Debug + Send + Sync + 'static;
 
     /// Read `reply`, or say why it does not fit.

@@ -10,12 +10,13 @@
 //! keeps every call in one Redis Cluster slot.
 
 mod model;
+mod page;
 mod reply;
 
 pub use model::{
     Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Vote, VoteOutcome,
 };
-pub use reply::PageOf;
+pub use page::{PageCall, PageIds, PageOf};
 
 use crate::call::Call;
 
@@ -90,8 +91,11 @@ impl Site {
     }
 
     /// Page `page` (1-based) in `order`, `per_page` articles (default: the
-    /// site's `page_size`; at most 100).
-    pub fn page(&self, order: Order, page: u32, per_page: Option<u32>) -> Call<Page> {
+    /// site's `page_size`; at most 100), in two round trips: `page.lua`
+    /// names the articles, one `MULTI`/`EXEC` reads their hashes (see
+    /// [`PageCall`] for the cost and the consistency). Scores only
+    /// [`PageCall::with_scores`].
+    pub fn page(&self, order: Order, page: u32, per_page: Option<u32>) -> PageCall {
         let mut args = strings([order.as_str()]);
         args.push(page.to_string());
         args.extend(per_page.map(|n| n.to_string()));
@@ -100,18 +104,19 @@ impl Site {
             group: None,
             page,
         };
-        Call::with_context("page", &self.root, args, of)
+        PageCall::new(Call::new("page", &self.root, args), of, &self.prefix)
     }
 
     /// Page `page` of group `group` in `order`, through the seeds' 60-second
-    /// cache `<prefix><order>:<group>`.
+    /// cache `<prefix><order>:<group>`, as [`Site::page`] (`group_page.lua`
+    /// first).
     pub fn group_page(
         &self,
         group: &str,
         order: Order,
         page: u32,
         per_page: Option<u32>,
-    ) -> Call<Page> {
+    ) -> PageCall {
         let mut args = strings([group, order.as_str()]);
         args.push(page.to_string());
         args.extend(per_page.map(|n| n.to_string()));
@@ -120,7 +125,7 @@ impl Site {
             group: Some(group.to_string()),
             page,
         };
-        Call::with_context("group_page", &self.root, args, of)
+        PageCall::new(Call::new("group_page", &self.root, args), of, &self.prefix)
     }
 
     /// Add `article` to the groups in `add` and remove it from those in

@@ -5,28 +5,13 @@ use std::collections::BTreeMap;
 
 use redis::Value;
 
-use super::model::{Article, Config, GroupChange, Order, Page, Ranking, Reranked, VoteOutcome};
-use crate::reply::{count, float, get, int, items, pairs, reply_type, text, word, Reply, Shape};
+use super::model::{Article, Config, GroupChange, Ranking, Reranked, VoteOutcome};
+use crate::reply::{count, float, get, int, items, pairs, reply_type, text, word, Shape};
 
 /// An article from its id, its score and its flat `HGETALL` field list.
 fn article(id: &Value, score: &Value, fields: Value) -> Shape<Article> {
-    let mut map: BTreeMap<String, String> = pairs(fields)?.into_iter().collect();
-    let mut take = |name: &str| map.remove(name).unwrap_or_default();
-    // The seeds' Python writes float times; counts are integers.
-    let number = |s: String| -> i64 { s.parse::<f64>().map(|f| f.floor() as i64).unwrap_or(0) };
-    Ok(Article {
-        id: text(id)?,
-        title: take("title"),
-        link: take("link"),
-        poster: take("poster"),
-        time: number(take("time")),
-        votes: number(take("votes")),
-        downvotes: number(take("downvotes")),
-        score: float(score)?,
-        rank: None,
-        user_vote: None,
-        extra: map,
-    })
+    let map: BTreeMap<String, String> = pairs(fields)?.into_iter().collect();
+    Ok(super::page::article(text(id)?, float(score)?, map))
 }
 
 /// Exactly `n` items.
@@ -36,41 +21,6 @@ fn exactly(v: Value, n: usize) -> Shape<Vec<Value>> {
         return Err(format!("expected {n} items, got {}", items.len()));
     }
     Ok(items)
-}
-
-/// What a page echoes of its request (its reply holds only the articles).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PageOf {
-    /// The order asked for.
-    pub order: Order,
-    /// The group, for a group page.
-    pub group: Option<String>,
-    /// The page number asked for.
-    pub page: u32,
-}
-
-/// `page.lua` / `group_page.lua`: `{ total, per_page, { id, score, fields }... }`.
-impl Reply for Page {
-    type Context = PageOf;
-    fn from_reply(v: Value, of: &PageOf) -> Shape<Page> {
-        let items = items(v)?;
-        let total = count(get(&items, 0)?)?;
-        let per_page = count(get(&items, 1)?)? as u32;
-        let mut articles = Vec::new();
-        for entry in items.into_iter().skip(2) {
-            let mut entry = exactly(entry, 3)?;
-            let fields = entry.pop().unwrap_or_default();
-            articles.push(article(&entry[0], &entry[1], fields)?);
-        }
-        Ok(Page {
-            order: of.order,
-            group: of.group.clone(),
-            page: of.page,
-            per_page,
-            total,
-            articles,
-        })
-    }
 }
 
 reply_type! {

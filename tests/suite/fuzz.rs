@@ -527,6 +527,13 @@ impl<T: redvote::reply::Reply> From<redvote::Call<T>> for Call {
     }
 }
 
+/// A page's script call (its second round trip is plain commands).
+impl From<redvote::PageCall> for Call {
+    fn from(page: redvote::PageCall) -> Self {
+        page.ids().clone().into()
+    }
+}
+
 /// The templates' clock: 2040-03-13 12:00 at +08:00, so that no board or
 /// counter expires (by the server's clock) while digests are compared.
 fn t0() -> u64 {

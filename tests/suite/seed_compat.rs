@@ -28,7 +28,8 @@ fn seed_data_reads_and_votes_through_redvote() {
     seed::add_remove_groups(&mut con, "1", &["python"], &[]).unwrap();
 
     // redvote reads the seeds' hashes and orderings as they are.
-    let page = site.page(Order::Score, 1, None).run(&mut con).unwrap();
+    let page = site.page(Order::Score, 1, None).with_scores();
+    let page = page.run(&mut con).unwrap();
     assert_eq!(page.total, 2);
     let first = &page.articles[0];
     assert_eq!(

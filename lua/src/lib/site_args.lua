@@ -1,5 +1,6 @@
 --- @include "lib/prologue"
--- site_args: the article site's own key and argument checks.
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
 -- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
@@ -13,12 +14,4 @@ local function site_root(op, lo, hi, usage)
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   return key, key:sub(1, -9)
-end
-
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
-  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
 end

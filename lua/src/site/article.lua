@@ -17,6 +17,7 @@
 ]]
 --- @include "lib/user"
 --- @include "lib/site_args"
+--- @include "lib/site_id"
 
 local function main()
   local _, prefix = site_root('article', 1, 2, 'article [, user]')

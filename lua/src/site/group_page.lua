@@ -1,9 +1,10 @@
 #!lua
 --[[
-  group_page: page N of one group's articles, ordered by score, time, hot or
-  best, in one call. The ordered group is the seeds' cache: the intersection
-  of <prefix>group:NAME with <prefix><order>: stored under
-  <prefix><order>:NAME for 60 seconds, built only when absent.
+  group_page: the articles on page N of one group, ordered by score, time,
+  hot or best: the first of a page's two round trips, as page.lua. The
+  ordered group is the seeds' cache: the intersection of <prefix>group:NAME
+  with <prefix><order>: stored under <prefix><order>:NAME for 60 seconds,
+  built only when absent.
 
   The seeds intersect with AGGREGATE MAX and unit weights, which yields the
   order score only while it is >= 1; here the group set weighs 0 and the
@@ -18,10 +19,12 @@
     ARGV[3]  page      1-based page number, 1..1000000
     ARGV[4]  per_page  optional, 1..100 (default: the site's page_size, 25)
 
-  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent
-    (deleted again when the page is refused: a key of the wrong type).
+  Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
 
-  Output: as page.lua: { total, per_page, { id, score, { field, value, ... } }, ... }
+  Output: as page.lua, and whether this call built the ordering:
+          { total, per_page, members, n, built (1 or 0) }
+          (the driver deletes an ordering it built when the page is then
+          refused: an article hash of the wrong type).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.
@@ -45,14 +48,8 @@ local function main()
       'WEIGHTS', 0, 1, 'AGGREGATE', 'MAX')
     rcall('EXPIRE', set, 60)
   end
-  -- The page reads score: and its articles' hashes, which only the ordering
-  -- names: when one is of the wrong type, the ordering just built is
-  -- deleted again, so the refusal leaves the data set as it was.
-  local ok, reply = pcall(read_page, prefix, set, page, per_page)
-  if not ok then
-    if built then rcall('DEL', set) end
-    error(reply, 0)
-  end
+  local reply = read_page(set, page, per_page)
+  reply[5] = built and 1 or 0
   return reply
 end
 

@@ -19,6 +19,7 @@
     REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
 ]]
 --- @include "lib/site_args"
+--- @include "lib/site_id"
 --- @include "lib/site_group"
 
 local function main()

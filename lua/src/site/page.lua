@@ -1,7 +1,11 @@
 #!lua flags=no-writes
 --[[
-  page: page N of the site's articles, best first, with every article's
-  hash, id and score, in one call (the seeds pay 1 + 25 round trips).
+  page: the articles on page N of the site, best first: the first of a
+  page's two round trips (the seeds pay 1 + 25). The driver then reads the
+  members' hashes in one MULTI / HGETALL <prefix>article:ID ... / EXEC
+  (ZMSCORE <prefix>score: first when it wants scores): reading 25 hashes
+  inside a script cost the server 4x the seeds' flow, because Redis converts
+  every value a script reads or answers between RESP and Lua (issue 10).
   Read-only (also runs as EVALSHA_RO on a replica).
 
   Input:
@@ -11,9 +15,10 @@
     ARGV[2]  page      1-based page number, 1..1000000
     ARGV[3]  per_page  optional, 1..100 (default: the site's page_size, 25)
 
-  Output: { total (members of the order set), per_page,
-            { id, score (string), { field, value, ... } }, ... }
-          where score is the article's score: value whatever the order.
+  Output: { total (members of the order set), per_page, members, n }
+          members: the page's n members, highest first, joined by spaces
+          in one string ("article:9 article:4 ...", no prefix; "" past the
+          end). One string, not n: cheaper for Redis and the client.
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ORDER, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_CONFIG.
@@ -26,7 +31,7 @@ local function main()
   local _, prefix = site_root('page', 2, 3, 'order, page [, per_page]')
   local order = ARGV[1]
   local page, per_page = page_args(prefix, order, ARGV[2], ARGV[3])
-  return read_page(prefix, prefix .. order .. ':', page, per_page)
+  return read_page(prefix .. order .. ':', page, per_page)
 end
 
 --- @include "lib/epilogue"

@@ -28,7 +28,7 @@
 --- @include "lib/integer_arg"
 --- @include "lib/site_args"
 
---- @include "lib/site_config"
+--- @include "lib/site_vote_settings"
 
 --- @include "lib/rankings"
 

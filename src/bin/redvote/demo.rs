@@ -102,7 +102,8 @@ pub fn run(g: &Global) -> Result<()> {
     ));
 
     say("\nfront page:".to_string());
-    print_page(g, &site.page(Order::Score, 1, None).run(&mut con)?)?;
+    let front = site.page(Order::Score, 1, None).with_scores();
+    print_page(g, &front.run(&mut con)?)?;
     if !g.json {
         println!("\ngroup redis:");
         print_page(

@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use redvote::reply::Reply;
-use redvote::{Article, Call, ConfigUpdate, Order, Page, Ranking, Site, Vote};
+use redvote::{Article, Call, ConfigUpdate, Order, Page, PageCall, Ranking, Site, Vote};
 use serde::Serialize;
 
 /// The Redis the CLI talks to when neither --url nor REDVOTE_URL is given (the default).
@@ -78,7 +78,12 @@ impl Global {
     /// Connect and run `call` (retried per --retries); an error that leaves
     /// the outcome unknown says so.
     pub fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
-        self.connect()?.run(call).map_err(|err| {
+        self.run_on(&mut self.connect()?, call)
+    }
+
+    /// Run `call` on `con`, as [`Global::run`].
+    fn run_on<T: Reply>(&self, con: &mut redvote::Connection, call: &Call<T>) -> Result<T> {
+        con.run(call).map_err(|err| {
             let unknown = err.may_have_applied();
             let err = anyhow::Error::new(err);
             if unknown {
@@ -90,6 +95,14 @@ impl Global {
                 err
             }
         })
+    }
+
+    /// Connect and read a page: its script call retried per --retries, then
+    /// the articles' hashes in one MULTI/EXEC.
+    pub fn page(&self, page: &PageCall) -> Result<Page> {
+        let mut con = self.connect()?;
+        let ids = self.run_on(&mut con, page.ids())?;
+        Ok(page.finish(con.redis()?, ids)?)
     }
 }
 
@@ -245,6 +258,20 @@ struct PageArgs {
     /// Articles per page (default: the site's page_size)
     #[arg(long, allow_negative_numbers = true)]
     per_page: Option<u32>,
+    /// Also read each article's score (costs Redis about a third more)
+    #[arg(long)]
+    scores: bool,
+}
+
+impl PageArgs {
+    /// The page call these options ask for.
+    fn call(&self, page: PageCall) -> PageCall {
+        if self.scores {
+            page.with_scores()
+        } else {
+            page
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -366,7 +393,7 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &a, show_article)
         }
         Command::Articles(p) => {
-            let page = g.run(&site.page(p.order, p.page, p.per_page))?;
+            let page = g.page(&p.call(site.page(p.order, p.page, p.per_page)))?;
             print_page(g, &page)
         }
         Command::Group(GroupCommand::Add { id, groups }) => {
@@ -380,8 +407,8 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &c, |c| format!("left {} group(s)", c.removed))
         }
         Command::Group(GroupCommand::Articles { group, page: p }) => {
-            let call = site.group_page(&group, p.order, p.page, p.per_page);
-            print_page(g, &g.run(&call)?)
+            let call = p.call(site.group_page(&group, p.order, p.page, p.per_page));
+            print_page(g, &g.page(&call)?)
         }
         Command::Config {
             vote_score,
@@ -517,13 +544,13 @@ pub fn print_page(g: &Global, page: &Page) -> Result<()> {
         );
         let first = (page.page as u64 - 1) * page.per_page as u64;
         for (i, a) in articles.iter().enumerate() {
+            let score = a.score.map_or(String::new(), |s| format!("score {s}, "));
             out.push_str(&format!(
-                "\n{:>4}. [{}] {}  {}  (score {}, +{} -{}, by {})",
+                "\n{:>4}. [{}] {}  {}  ({score}+{} -{}, by {})",
                 first + i as u64 + 1,
                 a.id,
                 a.title,
                 a.link,
-                score(a.score),
                 a.votes,
                 a.downvotes,
                 a.poster

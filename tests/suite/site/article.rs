@@ -110,8 +110,11 @@ fn pages_split_order_and_follow_the_page_size_setting() {
     let by_time: Vec<u64> = (1..=30).rev().collect();
     assert_ne!(by_score, by_time);
 
-    let p1 = site.page(Order::Score, 1, None).run(&mut con).unwrap();
-    let p2 = site.page(Order::Score, 2, None).run(&mut con).unwrap();
+    // Scores only when asked for (a third of the page's cost to Redis).
+    let p1 = site.page(Order::Score, 1, None).with_scores();
+    let p1 = p1.run(&mut con).unwrap();
+    let p2 = site.page(Order::Score, 2, None).with_scores();
+    let p2 = p2.run(&mut con).unwrap();
     let p3 = site.page(Order::Score, 3, None).run(&mut con).unwrap();
     for (n, p) in [(1, &p1), (2, &p2), (3, &p3)] {
         assert_eq!(
@@ -138,12 +141,24 @@ fn pages_split_order_and_follow_the_page_size_setting() {
         assert_eq!((a.rank, a.user_vote), (None, None));
     }
 
-    let t1 = site.page(Order::Time, 1, None).run(&mut con).unwrap();
+    let t1 = site.page(Order::Time, 1, None).with_scores();
+    let t1 = t1.run(&mut con).unwrap();
     let t2 = site.page(Order::Time, 2, None).run(&mut con).unwrap();
     assert_eq!(ids(&t1), id_strings(&by_time[..25]));
     assert_eq!(ids(&t2), id_strings(&by_time[25..]));
     // The page's score field is the article's score: value in every order.
     assert_eq!(t1.articles[0].score, Some((t0 + 30 + VOTE_SCORE) as f64));
+    // Without scores, the same articles field for field, scores None.
+    let plain = site.page(Order::Time, 1, None).run(&mut con).unwrap();
+    let unscored: Vec<_> = t1
+        .articles
+        .iter()
+        .map(|a| redvote::Article {
+            score: None,
+            ..a.clone()
+        })
+        .collect();
+    assert_eq!(plain.articles, unscored);
 
     let all = site.page(Order::Score, 1, Some(100)).run(&mut con).unwrap();
     assert_eq!((all.per_page, all.total), (100, 30));
@@ -176,4 +191,72 @@ fn pages_split_order_and_follow_the_page_size_setting() {
     let other = Site::new("empty:");
     let p = other.page(Order::Score, 1, None).run(&mut con).unwrap();
     assert_eq!((p.total, p.per_page, p.articles.len()), (0, 25, 0));
+}
+
+/// A page is two round trips (page.lua names the members, one MULTI/EXEC
+/// reads their hashes): the parts work on their own, a wrong-type article
+/// is refused as INVALID_CONFIG, extra hash fields are kept, and a member
+/// that is not one redvote writes (a space in it) fails the page rather
+/// than naming the wrong articles.
+#[test]
+fn pages_read_hashes_in_a_second_round_trip() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for i in 1..=3 {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    let _: () = redis::cmd("HSET")
+        .arg("article:2")
+        .arg("flair")
+        .arg("new")
+        .query(&mut con)
+        .unwrap();
+
+    let page = site.page(Order::Time, 1, Some(2));
+    let first = page.ids().run(&mut con).unwrap();
+    assert_eq!(first.members, ["article:3", "article:2"]);
+    assert_eq!((first.total, first.per_page, first.built), (3, 2, false));
+    let read = page.finish(&mut con, first).unwrap();
+    assert_eq!(read, page.run(&mut con).unwrap());
+    assert_eq!(ids(&read), ["3", "2"]);
+    assert_eq!(
+        read.articles[1].extra.get("flair").map(String::as_str),
+        Some("new")
+    );
+    assert!(read.articles.iter().all(|a| a.score.is_none()));
+
+    // Past the end: no second round trip, no articles.
+    let beyond = site.page(Order::Time, 3, Some(2)).run(&mut con).unwrap();
+    assert_eq!((beyond.total, beyond.articles.len()), (3, 0));
+
+    // A wrong-type article hash: refused in the second round trip.
+    support::del(&mut con, "article:3");
+    let _: () = redis::cmd("SET")
+        .arg("article:3")
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let detail = refused(
+        site.page(Order::Time, 1, None).run(&mut con),
+        Code::InvalidConfig,
+    );
+    assert!(detail.contains("WRONGTYPE"), "{detail}");
+
+    // A member with a space cannot be told apart from two: an error.
+    let _: () = redis::cmd("ZADD")
+        .arg("time:")
+        .arg("99999999999")
+        .arg("article:1 article:2")
+        .query(&mut con)
+        .unwrap();
+    match site.page(Order::Time, 1, None).run(&mut con) {
+        Err(redvote::Error::Reply { script, reason }) => {
+            assert_eq!(script, "page");
+            assert!(reason.contains("space"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
 }

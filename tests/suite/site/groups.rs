@@ -112,6 +112,7 @@ fn group_pages_are_ordered_and_cached_for_60_seconds() {
 
     let page = site
         .group_page("g", Order::Score, 1, None)
+        .with_scores()
         .run(&mut con)
         .unwrap();
     assert_eq!(page.group.as_deref(), Some("g"));
@@ -164,6 +165,7 @@ fn group_pages_are_ordered_and_cached_for_60_seconds() {
     site.vote("u2", "2").run(&mut con).unwrap();
     let cached = site
         .group_page("g", Order::Score, 1, None)
+        .with_scores()
         .run(&mut con)
         .unwrap();
     assert_eq!(ids(&cached), ["1", "3", "2"]);

@@ -79,7 +79,9 @@ fn wrong_type_keys_are_refused_before_any_write() {
 /// failing on time:, score:, hot: or best:; vote and rerank wrote score: or
 /// hot: before failing on best:; groups added to one group before failing
 /// on the next; group_page left its new ordering behind when the page
-/// failed; a corrupt `votes` count or id counter answered REDVOTE_INTERNAL.
+/// failed; a corrupt `votes` count or id counter answered REDVOTE_INTERNAL;
+/// a `votes` of "05" (tonumber takes it, HINCRBY does not) was written to
+/// score: before HINCRBY failed.
 #[test]
 fn keys_of_the_wrong_type_are_refused_before_any_write_by_every_writer() {
     type Call = fn(&Site, &mut redis::Connection) -> redvote::Result<()>;
@@ -100,6 +102,11 @@ fn keys_of_the_wrong_type_are_refused_before_any_write_by_every_writer() {
         ("post", "article:", "not a counter", post),
         ("vote", "best:", "string", vote),
         ("vote", "article:1", "votes=x", vote),
+        // HINCRBY refuses what tonumber takes: counts must be canonical
+        ("vote", "article:1", "votes=05", vote),
+        ("vote", "article:1", "downvotes=-0", vote),
+        ("vote", "article:1", "time=1e9", vote),
+        ("vote", "article:1", "time=nan", vote),
         ("rerank", "best:", "string", rerank),
         ("groups", "group:b", "string", groups),
         ("group_page", "article:1", "string", group_page),

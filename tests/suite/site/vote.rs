@@ -270,3 +270,58 @@ fn the_last_second_of_the_window_keeps_one_vote_per_user() {
     }
     panic!("20 attempts never stayed within one server second");
 }
+
+/// A voter set gets its expiry (the window's end + 1 s) when it is created,
+/// by post or by the first vote into it; later votes leave it alone (a
+/// window only shrinks once articles exist, so it stays late enough). The
+/// seeds' voter sets (a publish time with a fraction; a relative EXPIRE
+/// sent before the time was taken, so a little before the window ends) get
+/// it on every vote.
+#[test]
+fn voter_sets_expire_after_the_window_from_their_creation() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+
+    // The seeds' article: its voted:1 expires before the window ends.
+    let (secs, micros): (f64, f64) = redis::cmd("TIME").query(&mut con).unwrap();
+    let seeded = secs + micros / 1e6 - 0.25;
+    redvote::testing::seed::post_article(&mut con, "alice", "S", "http://s", seeded).unwrap();
+    assert!(expiretime(&mut con, "voted:1") <= (seeded + WEEK as f64).ceil() as i64);
+    assert!(site.vote("bob", "1").run(&mut con).unwrap().changed);
+    let end = (seeded + WEEK as f64).ceil() as i64 + 1;
+    assert_eq!(expiretime(&mut con, "voted:1"), end);
+    assert!(site.downvote("carol", "1").run(&mut con).unwrap().changed);
+    assert_eq!(expiretime(&mut con, "downvoted:1"), end);
+
+    // redvote's article: post sets voted:2's expiry; a shorter window
+    // leaves it where it was, later than the new end.
+    let id = site.post("alice", "A", "http://a").run(&mut con).unwrap();
+    let t = stored_time(&mut con, &site, id);
+    assert_eq!(expiretime(&mut con, "voted:2"), t + WEEK + 1);
+    site.configure(&redvote::ConfigUpdate {
+        window: Some(3600),
+        ..Default::default()
+    })
+    .run(&mut con)
+    .unwrap();
+    assert!(site.vote("bob", "2").run(&mut con).unwrap().changed);
+    assert_eq!(expiretime(&mut con, "voted:2"), t + WEEK + 1);
+
+    // downvoted:2 is created by its first downvote: the window's end + 1.
+    assert!(site.downvote("carol", "2").run(&mut con).unwrap().changed);
+    assert_eq!(expiretime(&mut con, "downvoted:2"), t + 3600 + 1);
+    // Emptied, it is gone; the next downvote creates it again.
+    assert!(site.unvote("carol", "2").run(&mut con).unwrap().changed);
+    assert!(!exists(&mut con, "downvoted:2"));
+    assert!(site.downvote("dave", "2").run(&mut con).unwrap().changed);
+    assert_eq!(expiretime(&mut con, "downvoted:2"), t + 3600 + 1);
+    // Likewise voted:2 once every upvote is retracted.
+    for user in ["alice", "bob"] {
+        site.unvote(user, "2").run(&mut con).unwrap();
+    }
+    assert!(!exists(&mut con, "voted:2"));
+    let outcome = site.vote("erin", "2").run(&mut con).unwrap();
+    assert_eq!((outcome.votes, outcome.downvotes), (1, 1));
+    assert_eq!(expiretime(&mut con, "voted:2"), t + 3600 + 1);
+}
