@@ -343,6 +343,7 @@ mod checks;
 mod limits;
 mod measure;
 mod report;
+mod scaling;
 mod scenario;
 mod smoke;
 
@@ -372,9 +373,10 @@ use limits::{
 };
 use measure::{round, server_cpu, Measure, Row};
 use report::{
-    ratios, redis_version, server_name, write_human, CampaignInfo, LimitsCampaign, LimitsInfo,
+    ratios, redis_version, server_name, write_human, write_scaling, CampaignInfo, LimitsCampaign, LimitsInfo,
     Report,
 };
+use scaling::{parse_sizes, run_scaling, Scaling, ScalingPlan};
 use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
 
 /// Benchmark options: the arguments after `--` of `cargo bench --bench
@@ -436,6 +438,25 @@ pub struct BenchArgs {
     /// most one round per 500 votes
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub rounds: u64,
+    /// Board sizes of the scaling section (campaign reads as boards grow),
+    /// comma-separated (`1k,100k,1M` works), or `none` [default:
+    /// 1000,100000,1000000; 1000,10000 with --quick]
+    #[arg(long)]
+    pub scaling: Option<String>,
+    /// Most calls per scaling cell (one read, one tie rule, one size)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub scaling_calls: u64,
+    /// A scaling cell stops repeating its call once it has run this long
+    /// (ms), after at least one call
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub scaling_budget_ms: u64,
+    /// Skip a scaling cell whose single call, scaled linearly from the size
+    /// before, would take longer than this (ms; 0: never skip)
+    #[arg(long, default_value_t = 5000)]
+    pub scaling_skip_ms: u64,
+    /// Run the scaling section only
+    #[arg(long)]
+    pub scaling_only: bool,
     /// Passed by `cargo bench`: run the benchmark (without it, the binary
     /// runs the smoke test)
     #[arg(long, hide = true)]
@@ -456,7 +477,12 @@ fn main() -> ExitCode {
         return smoke::main();
     }
     let args = BenchArgs::parse();
-    match run(&args).and_then(|report| print_report(&args, &report)) {
+    let done = if args.scaling_only {
+        scaling_only(&args)
+    } else {
+        run(&args).and_then(|report| print_report(&args, &report))
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("redvote bench: {}", one_line(&err));
@@ -475,6 +501,45 @@ fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--scaling-only`: the scaling section alone, as the JSON object
+/// `{"scaling": ...}` or its table.
+fn scaling_only(args: &BenchArgs) -> Result<()> {
+    let plan = scaling_plan(args)?;
+    let prefix = if args.url.is_some() && args.prefix.is_empty() {
+        URL_PREFIX
+    } else {
+        &args.prefix
+    };
+    let scaling = run_scaling(prefix, &plan)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({ "scaling": serde_json::to_value(&scaling)? })
+        )?;
+    } else {
+        write_scaling(&mut out, &scaling)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The scaling section's sizes and limits from the options.
+fn scaling_plan(args: &BenchArgs) -> Result<ScalingPlan> {
+    let sizes = match &args.scaling {
+        Some(text) => parse_sizes(text).context("--scaling")?,
+        None if args.quick => vec![1000, 10_000],
+        None => vec![1000, 100_000, 1_000_000],
+    };
+    Ok(ScalingPlan {
+        sizes,
+        calls: args.scaling_calls,
+        budget: Duration::from_millis(args.scaling_budget_ms),
+        skip_over: Duration::from_millis(args.scaling_skip_ms),
+    })
 }
 
 /// The error and its causes on one line (anyhow's `{:#}`).
@@ -597,6 +662,13 @@ fn run(args: &BenchArgs) -> Result<Report> {
         }
     }
     let (rows, ceiling, checks) = result?;
+    // The scaling section, on a throwaway server of its own.
+    let scaling_plan = scaling_plan(args)?;
+    let scaling = if scaling_plan.sizes.is_empty() {
+        Scaling::skipped("--scaling none", &scaling_plan)
+    } else {
+        run_scaling(&prefix, &scaling_plan)?
+    };
     let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
 
     let ratios = ratios(&rows, &ceiling);
@@ -653,6 +725,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
         ceiling,
         ratios,
         checks,
+        scaling,
     };
     Ok(report)
 }

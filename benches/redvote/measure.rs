@@ -3,6 +3,7 @@
 //! slices and tasks, and the row a scenario's measurements make in the
 //! report.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -132,6 +133,51 @@ pub(super) fn server_cpu(con: &mut redis::Connection) -> Result<Option<f64>> {
     Ok(field("used_cpu_user")
         .zip(field("used_cpu_sys"))
         .map(|(u, s)| u + s))
+}
+
+/// Per command (`cmdstat_<name>` of INFO commandstats, e.g. `evalsha`,
+/// `client|list`): calls and microseconds so far. A command a script or
+/// EXEC runs is counted both in its own line and in the caller's time.
+pub(super) type CommandStats = HashMap<String, (u64, u64)>;
+
+/// INFO commandstats, parsed.
+pub(super) fn command_stats(con: &mut redis::Connection) -> Result<CommandStats> {
+    let info: String = redis::cmd("INFO").arg("commandstats").query(con)?;
+    let mut stats = CommandStats::new();
+    for line in info.lines() {
+        let Some((name, fields)) = line
+            .strip_prefix("cmdstat_")
+            .and_then(|l| l.split_once(':'))
+        else {
+            continue;
+        };
+        let field = |key: &str| {
+            fields.split(',').find_map(|f| {
+                f.strip_prefix(key)?
+                    .strip_prefix('=')?
+                    .parse::<u64>()
+                    .ok()
+            })
+        };
+        if let (Some(calls), Some(usec)) = (field("calls"), field("usec")) {
+            stats.insert(name.to_string(), (calls, usec));
+        }
+    }
+    Ok(stats)
+}
+
+/// Microseconds the server spent in `commands` (top-level ones: never a
+/// command that also runs inside another of the list) between two
+/// snapshots.
+pub(super) fn command_usec(before: &CommandStats, after: &CommandStats, commands: &[&str]) -> u64 {
+    commands
+        .iter()
+        .map(|c| {
+            let b = before.get(*c).map_or(0, |x| x.1);
+            let a = after.get(*c).map_or(0, |x| x.1);
+            a.saturating_sub(b)
+        })
+        .sum()
 }
 
 pub(super) fn round(x: f64, digits: i32) -> f64 {

@@ -13,6 +13,9 @@ use super::ceiling::Ceiling;
 use super::checks::Checks;
 use super::limits::{describe_rule, LIMITS_TARGET};
 use super::measure::{round, Row};
+use super::scaling::{
+    Scaling, Target as ScalingTarget, FLAT_TARGET, MAX_CALL_TARGET_US, QUERIES, SCALING_TIES, TIES_TARGET,
+};
 
 #[derive(Serialize)]
 pub(super) struct Report {
@@ -35,6 +38,7 @@ pub(super) struct Report {
     pub(super) ceiling: Ceiling,
     pub(super) ratios: Vec<Ratio>,
     pub(super) checks: Checks,
+    pub(super) scaling: Scaling,
 }
 
 /// The campaign section's setup, for the report.
@@ -563,7 +567,135 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
             c.counters
         )?;
     }
+    writeln!(out)?;
+    write_scaling(out, &r.scaling)?;
     writeln!(out, "total {:.1} s", r.seconds)
+}
+
+/// The scaling section: a row per read and tie rule, a column per size
+/// (median / max µs of a call on the server), then its growth and its
+/// ratio to the competition rule at the largest size, with the targets.
+pub(super) fn write_scaling<W: Write>(out: &mut W, s: &Scaling) -> io::Result<()> {
+    if !s.ran {
+        return writeln!(
+            out,
+            "scaling: skipped: {}",
+            s.skipped.as_deref().unwrap_or("not run")
+        );
+    }
+    writeln!(
+        out,
+        "scaling: campaign reads, one board per tie rule and size on a server of its own; {}; \
+         pages and windows of {}; up to {} calls a cell within {} ms",
+        s.scores, s.per_page, s.calls, s.budget_ms
+    )?;
+    writeln!(
+        out,
+        "server µs per call (INFO commandstats around each call), median / max single call \
+         (means in the JSON); growth = median at {} over {}; vs comp. = median over competition's at {}",
+        s.sizes.last().copied().unwrap_or(0),
+        s.sizes.first().copied().unwrap_or(0),
+        s.sizes.last().copied().unwrap_or(0)
+    )?;
+    let mut header = format!("{:<24} {:<12}", "read", "ties");
+    for size in &s.sizes {
+        header.push_str(&format!(" {:>17}", size));
+    }
+    header.push_str(&format!(" {:>14} {:>14}", "growth", "vs comp."));
+    writeln!(out, "{}", header.trim_end())?;
+    let target = |id: String| s.targets.iter().find(|t| t.id == id);
+    let verdict = |t: Option<&ScalingTarget>| match t {
+        Some(t) => match t.value {
+            Some(v) => format!("{v:.2}x {}", if t.pass { "ok" } else { "HIGH" }),
+            None => "- HIGH".to_string(),
+        },
+        None => String::new(),
+    };
+    for q in QUERIES {
+        for t in SCALING_TIES {
+            let mut line = format!("{:<24} {:<12}", q.label(), t.as_str());
+            for &size in &s.sizes {
+                let text = match s.cell(q, t, size) {
+                    Some(c) if c.skipped.is_some() => "skipped".to_string(),
+                    Some(c) => format!(
+                        "{} / {}{}",
+                        c.p50_us.unwrap_or(0),
+                        c.max_us.unwrap_or(0),
+                        if c.over_budget { "*" } else { "" }
+                    ),
+                    None => "-".to_string(),
+                };
+                line.push_str(&format!(" {text:>17}"));
+            }
+            line.push_str(&format!(
+                " {:>14} {:>14}",
+                verdict(target(format!("flat_{}_{}", q.id(), t.as_str()))),
+                verdict(target(format!("vs_competition_{}_{}", q.id(), t.as_str())))
+            ));
+            writeln!(out, "{}", line.trim_end())?;
+        }
+    }
+    let skipped: Vec<String> = s
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let why = c.skipped.as_ref()?;
+            Some(format!("{} {} at {}: {why}", c.query, c.ties, c.size))
+        })
+        .collect();
+    if s.cells.iter().any(|c| c.over_budget && c.skipped.is_none()) {
+        writeln!(
+            out,
+            "*: fewer calls than {}: the cell ran out of its {} ms",
+            s.calls, s.budget_ms
+        )?;
+    }
+    for line in &skipped {
+        writeln!(out, "skipped: {line}")?;
+    }
+    let failed = |kind: &str| {
+        s.targets
+            .iter()
+            .filter(|t| t.kind == kind && !t.pass)
+            .count()
+    };
+    let all = |kind: &str| s.targets.iter().filter(|t| t.kind == kind).count();
+    let max = target("max_call_us".into());
+    writeln!(
+        out,
+        "scaling targets: flat (growth <= {FLAT_TARGET}x): {} of {} met; every rule within \
+         {TIES_TARGET}x of competition: {} of {} met; longest single call {} µs (target <= {} \
+         µs{}): {}",
+        all("flat") - failed("flat"),
+        all("flat"),
+        all("vs_competition") - failed("vs_competition"),
+        all("vs_competition"),
+        s.max_call_us.map_or("-".to_string(), |m| m.to_string()),
+        MAX_CALL_TARGET_US,
+        if skipped.is_empty() { "" } else { ", skipped cells count as over" },
+        if max.is_some_and(|t| t.pass) { "met" } else { "MISSED" }
+    )?;
+    let mut builds: Vec<String> = Vec::new();
+    for &size in &s.sizes {
+        let of: Vec<_> = s.builds.iter().filter(|b| b.size == size).collect();
+        if let Some(b) = of.first() {
+            builds.push(format!(
+                "{} boards of {size} in {:.1} s ({} configure + {} import calls each)",
+                of.len(),
+                of.iter().map(|b| b.seconds).sum::<f64>(),
+                b.configure_calls,
+                b.import_calls
+            ));
+        }
+    }
+    writeln!(
+        out,
+        "scaling built {} (configure 1000 options a call, import 500, 16 calls a pipeline); \
+         section {:.1} s",
+        builds.join(", "),
+        s.seconds
+    )?;
+    Ok(())
 }
 
 /// `redis_version` from INFO server.

@@ -45,8 +45,17 @@ use super::{one_line, run, BenchArgs};
 /// The test's name, for libtest's `--list` and filters.
 const NAME: &str = "bench_smoke";
 
-/// The smoke run's options: today's `--ops 200`, on a throwaway server.
-const SMOKE_ARGS: [&str; 3] = ["redvote-bench-smoke", "--ops", "200"];
+/// The smoke run's options: `--ops 200`, on a throwaway server, and the
+/// scaling section on boards of 100 and 1000 options, 3 calls a cell.
+const SMOKE_ARGS: [&str; 7] = [
+    "redvote-bench-smoke",
+    "--ops",
+    "200",
+    "--scaling",
+    "100,1000",
+    "--scaling-calls",
+    "3",
+];
 
 /// Every row, in the report's order (the module doc's list).
 const ROW_IDS: [&str; 25] = [
