@@ -1,15 +1,34 @@
-//! The redis-benchmark ceiling: the server's own speed for the same vote
-//! script with a minimal C client. Its site, its address options, one
-//! `redis-benchmark` run per round (its CSV read, its rates folded in), and
-//! the check and summary of its votes for the report.
+//! The redis-benchmark ceilings: the server's own speed for the same
+//! scripts with a minimal C client, each ONE full `redis-benchmark` run
+//! (not slices: a run cut into slices pays its connection setup and ramp
+//! every slice, which put the ceiling about 10 % low), after the
+//! interleaved rounds:
+//!
+//! * `vote_tasks`: `-c <tasks>` (`-P 1`, one request in flight per
+//!   connection), `--ops` article votes;
+//! * `vote_pipe16`: `-c 1 -P 16`, `--ops` article votes: one connection, 16
+//!   requests a pipeline, beside the bench's `vote_redvote_pipe16`;
+//! * `campaign_pipe16`: `-c 1 -P 16`, `--campaign-ops` campaign votes,
+//!   beside `campaign_redvote_pipe16`.
+//!
+//! Each on targets of its own, so the checked ones stay as they are: the
+//! article votes on two articles of the site `<prefix>ceiling:` (one per
+//! run), the campaign votes on `{<prefix>c:bench-ceiling}:`, configured as
+//! the campaign section's (every option voted once at setup, so its boards
+//! hold as many members as the section's; redis-benchmark's votes all go to
+//! `opt1`: its command line cannot vary the option). The command is the
+//! library's own call (`Site::vote`, `Campaign::vote`: its script SHA1, key
+//! and arguments) with the user `bench:<run>:__rand_int__`.
 
 use anyhow::{ensure, Context, Result};
 use redis::{Commands, ConnectionAddr};
 use redvote::testing::TempServer;
-use redvote::Site;
+use redvote::{Campaign, Site};
 use serde::Serialize;
 
-use super::measure::{round, server_cpu};
+use super::campaign::{campaign_settings, CAMPAIGN_BOARD};
+use super::checks::zset_sum;
+use super::measure::{command_stats, command_usec, round, server_cpu};
 use super::Bench;
 
 /// The ceiling's own site, beside the bench's: `<prefix>ceiling:`.
@@ -17,66 +36,111 @@ pub(super) fn ceiling_site(prefix: &str) -> Site {
     Site::new(format!("{prefix}ceiling:"))
 }
 
-/// The redis-benchmark ceiling while it runs, one slice per round.
-pub(super) struct CeilingRun {
-    site: Site,
-    id: u64,
+/// The ceiling's own campaign: `{<prefix>c:bench-ceiling}:`.
+pub(super) fn ceiling_campaign(prefix: &str) -> Campaign {
+    Campaign::with_namespace(format!("{{{prefix}c:bench-ceiling}}:"))
+}
+
+/// The ceilings' ids, in the report's order.
+pub(super) const CEILING_IDS: [&str; 3] = ["vote_tasks", "vote_pipe16", "campaign_pipe16"];
+
+/// One redis-benchmark run to make.
+pub(super) struct CeilingPlan {
+    id: &'static str,
+    op: &'static str,
+    clients: usize,
+    pipeline: u64,
+    requests: u64,
     /// `-h host -p port` (or `-s path`, `--dbnum n`).
     target: Vec<String>,
-    /// `EVALSHA <sha> 1 <root> bench:__rand_int__ <id> up`.
+    /// `EVALSHA <sha> 1 <key> <args>`, the user `bench:<run>:__rand_int__`.
     command: Vec<String>,
-    clients: usize,
-    /// Slices run so far.
-    slices: u64,
-    /// Requests sent so far; those of the slices with a usable rps, and the
-    /// time they took at that rps.
-    requests: u64,
-    timed_requests: u64,
-    seconds: f64,
-    p50s_ms: Vec<f64>,
-    p99_max_ms: f64,
-    server_cpu: Option<f64>,
+    counts: Counts,
+}
+
+/// Where a run's votes are counted, for its check.
+enum Counts {
+    /// Article `id` of `site` (its `votes`, the poster's included).
+    Article { site: Site, id: u64 },
+    /// The campaign's `real:total` board of `CAMPAIGN_BOARD` (the setup's
+    /// votes included).
+    Campaign { key: String, setup: u64 },
 }
 
 #[derive(Serialize)]
 pub(super) struct Ceiling {
-    ran: bool,
+    pub(super) id: &'static str,
+    pub(super) op: &'static str,
+    pub(super) ran: bool,
     pub(super) skipped: Option<String>,
     pub(super) command: Option<String>,
     pub(super) clients: usize,
+    pub(super) pipeline: u64,
     pub(super) requests: u64,
     pub(super) ops_per_sec: Option<f64>,
     pub(super) p50_us: Option<f64>,
     pub(super) p99_us: Option<f64>,
     pub(super) server_cpu_us_per_op: Option<f64>,
+    /// EVALSHA usec (INFO commandstats) per request.
+    pub(super) server_cmd_us_per_op: Option<f64>,
 }
 
 impl Ceiling {
-    pub(super) fn skipped(reason: &str, clients: usize, requests: u64) -> Ceiling {
-        Ceiling {
-            ran: false,
-            skipped: Some(reason.to_string()),
-            command: None,
-            clients,
-            requests,
-            ops_per_sec: None,
-            p50_us: None,
-            p99_us: None,
-            server_cpu_us_per_op: None,
-        }
+    /// Every ceiling, not run, and why.
+    pub(super) fn all_skipped(
+        reason: &str,
+        tasks: usize,
+        ops: u64,
+        campaign_ops: u64,
+    ) -> Vec<Ceiling> {
+        CEILING_IDS
+            .iter()
+            .map(|&id| {
+                let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
+                Ceiling {
+                    id,
+                    op,
+                    ran: false,
+                    skipped: Some(reason.to_string()),
+                    command: None,
+                    clients,
+                    pipeline,
+                    requests,
+                    ops_per_sec: None,
+                    p50_us: None,
+                    p99_us: None,
+                    server_cpu_us_per_op: None,
+                    server_cmd_us_per_op: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A ceiling's op, clients, pipeline and requests (a whole number of
+/// pipelines: redis-benchmark sends whole pipelines, 512 requests for `-n
+/// 500 -P 16`).
+fn shape(id: &str, tasks: usize, ops: u64, campaign_ops: u64) -> (&'static str, usize, u64, u64) {
+    let p = super::PIPELINE;
+    match id {
+        "vote_tasks" => ("vote", tasks, 1, ops),
+        "vote_pipe16" => ("vote", 1, p, ops.div_ceil(p) * p),
+        _ => ("campaign", 1, p, campaign_ops.div_ceil(p) * p),
     }
 }
 
 impl Bench {
-    /// Get the redis-benchmark ceiling ready: its address options, its own
-    /// site `<prefix>ceiling:` (so the checked articles and pages stay as
-    /// they are) with one article, the vote script loaded. `Ok(Err(reason))`
-    /// when it cannot run.
-    pub(super) fn ceiling_start(
+    /// Get the ceilings ready: redis-benchmark's address options, the
+    /// ceiling's site (one article per article run) and campaign
+    /// (configured, every option voted once), the scripts loaded.
+    /// `Ok(Err(reason))` when they cannot run.
+    pub(super) fn ceiling_setup(
         &mut self,
-        clients: usize,
+        tasks: usize,
+        ops: u64,
+        campaign_ops: u64,
         temp: &Option<TempServer>,
-    ) -> Result<std::result::Result<CeilingRun, String>> {
+    ) -> Result<std::result::Result<Vec<CeilingPlan>, String>> {
         let target = match temp {
             Some(server) => vec![
                 "-h".into(),
@@ -100,59 +164,79 @@ impl Bench {
             }
             Err(e) => return Err(e).context("cannot run redis-benchmark"),
         }
-        let site = ceiling_site(self.ctx.site.prefix());
-        let id = site
-            .post(
-                "author:ceiling",
-                "Ceiling article",
-                "https://example.com/ceiling",
-            )
-            .run(&mut self.admin)?;
-        let script = redvote::scripts::get("vote").context("lua/vote.lua is not embedded")?;
-        script.script().load(&mut self.admin)?;
-        let command = vec![
-            "EVALSHA".into(),
-            script.sha1().into(),
-            "1".into(),
-            site.root_key().into(),
-            // The user; ceiling_slice makes it `bench:<slice>:__rand_int__`.
-            "bench:<slice>:__rand_int__".into(),
-            id.to_string(),
-            "up".into(),
-        ];
-        Ok(Ok(CeilingRun {
-            site,
-            id,
-            target,
-            command,
-            clients,
-            slices: 0,
-            requests: 0,
-            timed_requests: 0,
-            seconds: 0.0,
-            p50s_ms: Vec::new(),
-            p99_max_ms: 0.0,
-            server_cpu: Some(0.0),
-        }))
+        redvote::scripts::load_all(&mut self.admin)?;
+        let prefix = self.ctx.site.prefix().to_string();
+        let site = ceiling_site(&prefix);
+        let campaign = ceiling_campaign(&prefix);
+        campaign
+            .configure(&campaign_settings(&self.ctx.campaign.options))
+            .run(&mut self.admin)
+            .context("configuring the ceiling's campaign")?;
+        for option in &self.ctx.campaign.options {
+            campaign
+                .vote("setup", &[(CAMPAIGN_BOARD, option)])
+                .run(&mut self.admin)?;
+        }
+        let setup = self.ctx.campaign.options.len() as u64;
+        let mut plans = Vec::new();
+        for (run, &id) in CEILING_IDS.iter().enumerate() {
+            let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
+            // Users unique to the run: redis-benchmark seeds its random
+            // numbers from the clock and its pid, and two runs can draw the
+            // same users.
+            let user = format!("bench:{run}:__rand_int__");
+            let (command, counts) = if op == "vote" {
+                let article = site
+                    .post(
+                        &format!("author:ceiling{run}"),
+                        &format!("Ceiling article {run}"),
+                        "https://example.com/ceiling",
+                    )
+                    .run(&mut self.admin)?;
+                let call = site.vote(&user, &article.to_string());
+                let command = invocation(call.script().sha1(), call.key(), call.args());
+                (
+                    command,
+                    Counts::Article {
+                        site: site.clone(),
+                        id: article,
+                    },
+                )
+            } else {
+                let call = campaign.vote(&user, &[(CAMPAIGN_BOARD, "opt1")]);
+                let command = invocation(call.script().sha1(), call.key(), call.args());
+                let key = format!("{}b:{CAMPAIGN_BOARD}:real:total", campaign.namespace());
+                (command, Counts::Campaign { key, setup })
+            };
+            plans.push(CeilingPlan {
+                id,
+                op,
+                clients,
+                pipeline,
+                requests,
+                target: target.clone(),
+                command,
+                counts,
+            });
+        }
+        Ok(Ok(plans))
     }
 
-    /// One slice of the ceiling: `redis-benchmark -n <n>`, its rps and
-    /// latencies folded into `run`.
-    pub(super) fn ceiling_slice(&mut self, run: &mut CeilingRun, n: u64, url: &str) -> Result<()> {
-        // Users unique to the slice: redis-benchmark seeds its random numbers
-        // from the clock and its pid, and two runs can draw the same users
-        // (seen: a whole slice of repeated, uncounted votes).
-        let mut command = run.command.clone();
-        command[4] = format!("bench:{}:__rand_int__", run.slices);
-        run.slices += 1;
+    /// One full redis-benchmark run: its rate and latencies, the server's
+    /// time meanwhile, and the check that its requests were real votes.
+    pub(super) fn ceiling_run(&mut self, plan: &CeilingPlan, url: &str) -> Result<Ceiling> {
         let mut cmd = std::process::Command::new("redis-benchmark");
-        cmd.args(&run.target)
-            .args(["-c", &run.clients.to_string(), "-n", &n.to_string()])
+        cmd.args(&plan.target)
+            .args(["-c", &plan.clients.to_string()])
+            .args(["-n", &plan.requests.to_string()])
+            .args(["-P", &plan.pipeline.to_string()])
             .args(["-r", "1000000000", "-q", "--csv"])
-            .args(&command)
+            .args(&plan.command)
             .stdin(std::process::Stdio::null());
         let cpu_before = server_cpu(&mut self.admin)?;
+        let stats_before = command_stats(&mut self.admin)?;
         let out = cmd.output().context("cannot run redis-benchmark")?;
+        let stats_after = command_stats(&mut self.admin)?;
         let cpu_after = server_cpu(&mut self.admin)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -165,58 +249,78 @@ impl Bench {
         let (rps, p50_ms, p99_ms) = parse_benchmark_csv(&stdout)
             .with_context(|| format!("cannot read redis-benchmark's output: {stdout:?}"))?;
         ensure!(rps > 0.0, "redis-benchmark reported {rps} requests/s");
-        run.requests += n;
-        // It times in whole milliseconds: a slice done within one reports
-        // "inf" and has no usable time.
-        if rps.is_finite() {
-            run.timed_requests += n;
-            run.seconds += n as f64 / rps;
+        let requests = plan.requests;
+        match &plan.counts {
+            Counts::Article { site, id } => {
+                // Random users may collide (12-digit numbers): allow 1%.
+                let votes: u64 = self
+                    .admin
+                    .hget(format!("{}{id}", site.root_key()), "votes")?;
+                let counted = votes.saturating_sub(1);
+                ensure!(
+                    counted <= requests && counted + requests / 100 >= requests,
+                    "redis-benchmark ({}) sent {requests} votes but its article counted {counted}",
+                    plan.id
+                );
+            }
+            Counts::Campaign { key, setup } => {
+                // No rule limits the campaign: every vote counts.
+                let total = zset_sum(&mut self.admin, key)?;
+                ensure!(
+                    (total - (setup + requests) as f64).abs() < 0.5,
+                    "redis-benchmark ({}) sent {requests} campaign votes but {key} sums to {total} \
+                     ({setup} from the setup)",
+                    plan.id
+                );
+            }
         }
-        run.p50s_ms.push(p50_ms);
-        run.p99_max_ms = run.p99_max_ms.max(p99_ms);
-        run.server_cpu = run
-            .server_cpu
-            .zip(cpu_before.zip(cpu_after))
-            .map(|(sum, (b, a))| sum + (a - b).max(0.0));
-        Ok(())
-    }
-
-    /// Check that redis-benchmark's requests were real votes and sum up.
-    pub(super) fn ceiling_finish(&mut self, mut run: CeilingRun) -> Result<Ceiling> {
-        let requests = run.requests;
-        // Random users may collide (12-digit numbers): allow 1%.
-        let votes: u64 = self
-            .admin
-            .hget(format!("{}{}", run.site.root_key(), run.id), "votes")?;
-        let counted = votes.saturating_sub(1);
-        ensure!(
-            counted <= requests && counted + requests / 100 >= requests,
-            "redis-benchmark sent {requests} votes but its article counted {counted}"
-        );
-        run.p50s_ms.sort_by(f64::total_cmp);
-        let p50_ms = run.p50s_ms.get(run.p50s_ms.len() / 2).copied();
-        let ran = requests > 0;
-        let timed = run.timed_requests > 0 && run.seconds > 0.0;
+        let cmd_us = command_usec(&stats_before, &stats_after, &["evalsha", "eval"]);
         Ok(Ceiling {
-            ran,
+            id: plan.id,
+            op: plan.op,
+            ran: true,
             skipped: None,
             command: Some(format!(
-                "redis-benchmark {} -c {} -n <slice> -r 1000000000 -q --csv {}",
-                run.target.join(" "),
-                run.clients,
-                run.command.join(" ")
+                "redis-benchmark {} -c {} -n {requests} -P {} -r 1000000000 -q --csv {}",
+                plan.target.join(" "),
+                plan.clients,
+                plan.pipeline,
+                plan.command
+                    .iter()
+                    .map(|a| if a.is_empty() {
+                        "\"\"".to_string()
+                    } else {
+                        a.clone()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
-            clients: run.clients,
+            clients: plan.clients,
+            pipeline: plan.pipeline,
             requests,
-            ops_per_sec: timed.then(|| round(run.timed_requests as f64 / run.seconds, 1)),
-            p50_us: p50_ms.map(|ms| ms * 1000.0),
-            p99_us: ran.then_some(run.p99_max_ms * 1000.0),
-            server_cpu_us_per_op: run
-                .server_cpu
-                .filter(|_| ran)
-                .map(|cpu| round(cpu * 1e6 / requests as f64, 1)),
+            // It times in whole milliseconds: a run done within one
+            // reports "inf" and has no usable rate.
+            ops_per_sec: rps.is_finite().then(|| round(rps, 1)),
+            p50_us: Some(p50_ms * 1000.0),
+            p99_us: Some(p99_ms * 1000.0),
+            server_cpu_us_per_op: cpu_before
+                .zip(cpu_after)
+                .map(|(b, a)| round((a - b).max(0.0) * 1e6 / requests as f64, 1)),
+            server_cmd_us_per_op: Some(round(cmd_us as f64 / requests as f64, 1)),
         })
     }
+}
+
+/// `EVALSHA <sha> 1 <key> <args>...`, as redis-benchmark's arguments.
+fn invocation(sha: &str, key: &str, args: &[String]) -> Vec<String> {
+    let mut command = vec![
+        "EVALSHA".to_string(),
+        sha.to_string(),
+        "1".into(),
+        key.into(),
+    ];
+    command.extend(args.iter().cloned());
+    command
 }
 
 /// redis-benchmark's address options for a `--url` server, or why the

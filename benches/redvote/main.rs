@@ -365,19 +365,19 @@ use campaign::{
     CampaignNames, CAMPAIGN_BOARD, CAMPAIGN_CARRY, CAMPAIGN_OFFSET, CAMPAIGN_OPTIONS,
     CAMPAIGN_WEIGHT, PERIODS, SEED_WRITES,
 };
-use ceiling::{ceiling_site, Ceiling};
+use ceiling::{ceiling_campaign, ceiling_site, Ceiling};
 use checks::{scan_keys, CampaignChecks, Checks};
 use limits::{
     limit_rules, limits_campaigns, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES, LIMITS_PERIODS,
     LIMITS_TARGET, LIMITS_WEIGHT, LIMIT_RULE_COUNTS,
 };
-use measure::{round, server_cpu, Measure, Row};
+use measure::{command_stats, command_usec, round, server_cpu, Measure, Row};
 use report::{
-    ratios, redis_version, server_name, write_human, write_scaling, CampaignInfo, LimitsCampaign, LimitsInfo,
-    Report,
+    ratios, redis_version, server_name, write_human, write_scaling, CampaignInfo, LimitsCampaign,
+    LimitsInfo, Report,
 };
 use scaling::{parse_sizes, run_scaling, Scaling, ScalingPlan};
-use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
+use scenario::{op_async, op_sync, ops_pipelined, Ctx, Flow, Op, Scenario};
 
 /// Benchmark options: the arguments after `--` of `cargo bench --bench
 /// redvote -- ...`.
@@ -465,6 +465,8 @@ pub struct BenchArgs {
 
 /// Prefix used with `--url` when `--prefix` is empty (never the seeds' keys).
 const URL_PREFIX: &str = "redvote-bench:";
+/// Votes a pipeline of the `pipe16` rows carries (and redis-benchmark -P).
+const PIPELINE: u64 = 16;
 /// PINGs timed at the start of every round.
 const PINGS_PER_ROUND: u64 = 200;
 /// A reply slower than this fails the bench instead of hanging it.
@@ -608,7 +610,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
             .arg(format!("{}boards", names.redvote.namespace()))
             .arg(format!("{}hll", names.seed_ns))
             .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns));
-        for c in &limits {
+        for c in limits.iter().chain([&ceiling_campaign(&prefix)]) {
             exists
                 .arg(c.root_key())
                 .arg(format!("{}boards", c.namespace()));
@@ -661,7 +663,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
             cleaned?;
         }
     }
-    let (rows, ceiling, checks) = result?;
+    let (mut rows, ceilings, checks) = result?;
     // The scaling section, on a throwaway server of its own.
     let scaling_plan = scaling_plan(args)?;
     let scaling = if scaling_plan.sizes.is_empty() {
@@ -671,7 +673,11 @@ fn run(args: &BenchArgs) -> Result<Report> {
     };
     let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
 
-    let ratios = ratios(&rows, &ceiling);
+    // The model's client time of the 1-connection rows, from the RTT.
+    for row in &mut rows {
+        row.set_client(ping_p50_us as f64);
+    }
+    let ratios = ratios(&rows, &ceilings);
     let names = &bench.ctx.campaign;
     let campaign = CampaignInfo {
         ops: campaign_ops,
@@ -722,7 +728,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
         campaign,
         limits,
         rows,
-        ceiling,
+        ceilings,
         ratios,
         checks,
         scaling,
@@ -812,7 +818,7 @@ impl Bench {
         plan: Plan,
         temp: &Option<TempServer>,
         url: &str,
-    ) -> Result<(Vec<Row>, Ceiling, Checks)> {
+    ) -> Result<(Vec<Row>, Vec<Ceiling>, Checks)> {
         let Plan {
             ops,
             pages,
@@ -847,6 +853,7 @@ impl Bench {
             shared,
             async_con: false,
             ops,
+            pipeline: 1,
             suffix: "tasks",
         };
         let one = |op, flow, ops| Scenario {
@@ -857,7 +864,15 @@ impl Bench {
             shared: false,
             async_con: false,
             ops,
+            pipeline: 1,
             suffix: "1",
+        };
+        // One sync connection, the ops sent PIPELINE at a time in one
+        // pipeline: a backend draining a queue.
+        let piped = |op, ops| Scenario {
+            pipeline: PIPELINE,
+            suffix: "pipe16",
+            ..one(op, Flow::Redvote, ops)
         };
         let shared = !args.dedicated;
         let (plain, with_id) = (
@@ -878,6 +893,8 @@ impl Bench {
                 suffix: "own",
                 ..many(Op::Vote, Flow::Redvote, false, ops)
             },
+            // Like for like with redis-benchmark -c 1 -P 16.
+            piped(Op::Vote, ops),
             one(Op::Page, Flow::Seeds, pages),
             one(Op::Page, Flow::Redvote, pages),
             many(Op::Page, Flow::Seeds, shared, pages),
@@ -897,6 +914,7 @@ impl Bench {
                 suffix: "own",
                 ..many(plain, Flow::Redvote, false, campaign_ops)
             },
+            piped(plain, campaign_ops),
             // ... and the same EVALSHA on the same campaign with a new vote
             // id on every vote: what recording the id costs (each trades
             // places with its plain twin every round).
@@ -912,11 +930,12 @@ impl Bench {
             many(Op::Limits(2), Flow::Redvote, shared, limits_ops),
         ];
 
-        // The ceiling runs a slice per round too, after the scenarios' slices.
-        let mut ceiling = if args.no_redis_benchmark {
+        // The ceilings: redis-benchmark on the same scripts, one full run
+        // each after the rounds.
+        let ceiling_plans = if args.no_redis_benchmark {
             Err("--no-redis-benchmark".to_string())
         } else {
-            self.ceiling_start(tasks, temp)?
+            self.ceiling_setup(tasks, ops, campaign_ops, temp)?
         };
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -957,6 +976,7 @@ impl Bench {
                     continue;
                 }
                 let cpu_before = server_cpu(&mut self.admin)?;
+                let stats_before = command_stats(&mut self.admin)?;
                 let mut m = match &mut cons[k] {
                     Cons::Tasks(tasks) => {
                         runtime.block_on(self.run_tasks(tasks, *s, bases[k], lo, hi))
@@ -964,8 +984,10 @@ impl Bench {
                     Cons::Sync(con) => self.run_sequential(con, *s, bases[k], lo, hi),
                 }
                 .with_context(|| format!("scenario {} (round {})", s.id(), round + 1))?;
+                let stats_after = command_stats(&mut self.admin)?;
                 let cpu_after = server_cpu(&mut self.admin)?;
                 m.server_cpu = cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0));
+                m.server_cmd_us = command_usec(&stats_before, &stats_after, s.top_commands());
                 match s.op {
                     Op::Vote => {
                         self.votes_cast += hi - lo;
@@ -990,13 +1012,14 @@ impl Bench {
                 }
                 totals[k].add(&m)?;
             }
-            if let Ok(run) = &mut ceiling {
-                let (lo, hi) = (ops * round / rounds, ops * (round + 1) / rounds);
-                if hi > lo {
-                    self.ceiling_slice(run, hi - lo, url)?;
-                }
-            }
         }
+        let ceilings = match ceiling_plans {
+            Ok(plans) => plans
+                .iter()
+                .map(|plan| self.ceiling_run(plan, url))
+                .collect::<Result<Vec<_>>>()?,
+            Err(reason) => Ceiling::all_skipped(&reason, tasks, ops, campaign_ops),
+        };
         let rows = scenarios
             .iter()
             .zip(totals)
@@ -1019,12 +1042,7 @@ impl Bench {
             campaign,
             limits,
         };
-
-        let ceiling = match ceiling {
-            Ok(run) => self.ceiling_finish(run)?,
-            Err(reason) => Ceiling::skipped(&reason, tasks, ops),
-        };
-        Ok((rows, ceiling, checks))
+        Ok((rows, ceilings, checks))
     }
 
     /// `n` PINGs on the sync admin connection, timed into `pings`: the
@@ -1052,6 +1070,24 @@ impl Bench {
         let ctx = &*self.ctx;
         let mut m = Measure::new()?;
         let start = Instant::now();
+        if s.pipeline > 1 {
+            // Every vote of a pipeline waits for the whole pipeline: each
+            // records its time.
+            let mut i = lo;
+            while i < hi {
+                let end = (i + s.pipeline).min(hi);
+                let inputs: Vec<_> = (i..end).map(|k| ctx.input(base, k)).collect();
+                let t = Instant::now();
+                m.retries += ops_pipelined(ctx, con, s, &inputs)?;
+                let took = t.elapsed();
+                for _ in i..end {
+                    m.record(took);
+                }
+                i = end;
+            }
+            m.elapsed = start.elapsed();
+            return Ok(m);
+        }
         for i in lo..hi {
             let input = ctx.input(base, i);
             let t = Instant::now();
@@ -1165,6 +1201,7 @@ impl Bench {
             .map(|side| self.ctx.campaign.ns(side).to_string())
             .collect();
         namespaces.extend(self.ctx.limits.iter().map(|c| c.namespace().to_string()));
+        namespaces.push(ceiling_campaign(&prefix).namespace().to_string());
         for ns in namespaces {
             keys.extend(scan_keys(&mut self.admin, &ns)?);
         }

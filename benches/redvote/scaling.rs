@@ -65,7 +65,8 @@ use serde::Serialize;
 use super::measure::{command_stats, round};
 
 /// The tie rules, competition first (the others are compared with it).
-pub(super) const SCALING_TIES: [Ties; 4] = [Ties::Competition, Ties::Name, Ties::Dense, Ties::First];
+pub(super) const SCALING_TIES: [Ties; 4] =
+    [Ties::Competition, Ties::Name, Ties::Dense, Ties::First];
 /// Page size of `top` and `around` (window and page).
 pub(super) const SCALING_PER_PAGE: u32 = 25;
 /// Options a `configure` call adds (the script's most).
@@ -299,9 +300,7 @@ impl Layout {
                 // Redis' order of equal scores: names descending.
                 let me = format!("o{r}");
                 let last = self.above(s - 1);
-                let before = (above + 1..=last)
-                    .filter(|&q| format!("o{q}") > me)
-                    .count() as u64;
+                let before = (above + 1..=last).filter(|&q| format!("o{q}") > me).count() as u64;
                 above + 1 + before
             }
         }
@@ -327,8 +326,7 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
     if plan.sizes.is_empty() {
         return Ok(Scaling::skipped("no sizes (--scaling none)", plan));
     }
-    let server = TempServer::start()
-    .context("cannot start the scaling section's redis-server")?;
+    let server = TempServer::start().context("cannot start the scaling section's redis-server")?;
     let client = server.client();
     let mut admin = client.get_connection()?;
     let mut con = client.get_connection()?;
@@ -357,13 +355,11 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
                     })
                     .cloned();
                 let skip = match &before {
-                    Some(c) if c.skipped.is_some() => Some(format!(
-                        "over budget: skipped at {} already",
-                        c.size
-                    )),
+                    Some(c) if c.skipped.is_some() => {
+                        Some(format!("over budget: skipped at {} already", c.size))
+                    }
                     Some(c) if !plan.skip_over.is_zero() => {
-                        let projected =
-                            c.max_us.unwrap_or(0) as f64 * size as f64 / c.size as f64;
+                        let projected = c.max_us.unwrap_or(0) as f64 * size as f64 / c.size as f64;
                         (projected > plan.skip_over.as_micros() as f64).then(|| {
                             format!(
                                 "over budget: a call would take about {:.1} s ({} µs at {}, x{})",
@@ -388,10 +384,12 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
                         over_budget: true,
                         skipped: Some(reason),
                     },
-                    None => measure_cell(&mut admin, &mut con, &campaign, query, ties, &layout, plan)
-                        .with_context(|| {
-                            format!("scaling: {} on {}", query.id(), board_name(ties, size))
-                        })?,
+                    None => {
+                        measure_cell(&mut admin, &mut con, &campaign, query, ties, &layout, plan)
+                            .with_context(|| {
+                                format!("scaling: {} on {}", query.id(), board_name(ties, size))
+                            })?
+                    }
                 };
                 cells.push(cell);
             }
@@ -475,7 +473,10 @@ fn build_board(
 
 /// `calls` in pipelines of [`BUILD_PIPELINE`], each reply decoded (any
 /// refusal is an error).
-fn run_pipelined<T: redvote::reply::Reply>(con: &mut redis::Connection, calls: &[Call<T>]) -> Result<()> {
+fn run_pipelined<T: redvote::reply::Reply>(
+    con: &mut redis::Connection,
+    calls: &[Call<T>],
+) -> Result<()> {
     for chunk in calls.chunks(BUILD_PIPELINE) {
         let mut pipe = redis::pipe();
         for call in chunk {
@@ -519,11 +520,7 @@ fn measure_cell(
         Ok(match query {
             Query::TopMiddle => Reply::Top(
                 campaign
-                    .top(
-                        &[&board],
-                        &view,
-                        Paging::new(page as u32, SCALING_PER_PAGE),
-                    )
+                    .top(&[&board], &view, Paging::new(page as u32, SCALING_PER_PAGE))
                     .run(con)?,
             ),
             Query::StandingMiddle => {

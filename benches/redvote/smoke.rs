@@ -58,7 +58,7 @@ const SMOKE_ARGS: [&str; 7] = [
 ];
 
 /// Every row, in the report's order (the module doc's list).
-const ROW_IDS: [&str; 25] = [
+const ROW_IDS: [&str; 27] = [
     "vote_seeds_1",
     "vote_seeds_tasks",
     "vote_watch_1",
@@ -66,6 +66,7 @@ const ROW_IDS: [&str; 25] = [
     "vote_redvote_1",
     "vote_redvote_tasks",
     "vote_redvote_own",
+    "vote_redvote_pipe16",
     "page_seeds_1",
     "page_redvote_1",
     "page_seeds_tasks",
@@ -76,6 +77,7 @@ const ROW_IDS: [&str; 25] = [
     "campaign_redvote_1",
     "campaign_redvote_tasks",
     "campaign_redvote_own",
+    "campaign_redvote_pipe16",
     "campaign_redvote_id_1",
     "campaign_redvote_id_tasks",
     "limits_rules0_1",
@@ -87,7 +89,7 @@ const ROW_IDS: [&str; 25] = [
 ];
 
 /// Every ratio, in the report's order (the module doc's list).
-const RATIO_IDS: [&str; 20] = [
+const RATIO_IDS: [&str; 23] = [
     "vote_redvote_over_seeds_1",
     "vote_redvote_over_watch_1",
     "vote_redvote_over_seeds_tasks",
@@ -96,9 +98,12 @@ const RATIO_IDS: [&str; 20] = [
     "page_redvote_over_seeds_tasks",
     "vote_redvote_tasks_over_redis_benchmark",
     "vote_redvote_own_over_redis_benchmark",
+    "vote_redvote_pipe16_over_redis_benchmark_p16",
+    "vote_redvote_pipe16_over_1",
     "campaign_redvote_over_seeds_1",
     "campaign_redvote_over_seeds_sequential_1",
     "campaign_redvote_over_seeds_tasks",
+    "campaign_redvote_pipe16_over_redis_benchmark_p16",
     "campaign_id_over_plain_1",
     "campaign_id_over_plain_tasks",
     "campaign_id_over_plain_server_cpu",
@@ -109,6 +114,21 @@ const RATIO_IDS: [&str; 20] = [
     "limits_4_over_0_server_cpu",
     "limits_8_over_0_server_cpu",
 ];
+
+/// The 1-connection ratios, which carry the model's projections.
+const PROJECTED_IDS: [&str; 8] = [
+    "vote_redvote_over_seeds_1",
+    "vote_redvote_over_watch_1",
+    "page_redvote_over_seeds_1",
+    "campaign_redvote_over_seeds_1",
+    "campaign_redvote_over_seeds_sequential_1",
+    "campaign_id_over_plain_1",
+    "limits_4_over_0_1",
+    "limits_8_over_0_1",
+];
+
+/// The scaling section's sizes in the smoke run (`SMOKE_ARGS`).
+const SCALING_SIZES: [u64; 2] = [100, 1000];
 
 /// Run the smoke test (or list it, or skip it, as libtest's arguments say).
 pub(super) fn main() -> ExitCode {
@@ -165,7 +185,8 @@ fn smoke() -> Result<String> {
     let problems = problems(&json, &text);
     if problems.is_empty() {
         Ok(format!(
-            "{} scenarios, {} ratios, checks OK, text report of {} lines",
+            "{} scenarios, {} ratios, 3 ceilings, 32 scaling cells, checks OK, text report of {} \
+             lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             text.lines().count()
@@ -283,19 +304,52 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
         "text report lacks a `checks: OK` line (want 7)".to_string(),
     );
 
-    // The ceiling ran, or says why not.
-    let ceiling = &json["ceiling"];
-    let ran = ceiling["ran"] == true;
+    // The ceilings ran, or say why not.
+    let ceilings = json["ceilings"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = ceilings.iter().filter_map(|c| c["id"].as_str()).collect();
     want(
-        ran || ceiling["skipped"].is_string(),
-        format!("ceiling neither ran nor says why: {ceiling}"),
+        ids == ["vote_tasks", "vote_pipe16", "campaign_pipe16"],
+        format!("ceilings {ids:?}"),
     );
+    let ran = ceilings.iter().all(|c| c["ran"] == true);
+    for c in &ceilings {
+        let planned = match c["op"].as_str() {
+            Some("campaign") => json["campaign"]["ops"].as_u64(),
+            _ => json["ops"].as_u64(),
+        }
+        .unwrap_or(0);
+        let pipeline = c["pipeline"].as_u64().unwrap_or(0).max(1);
+        want(
+            c["ran"] == true || c["skipped"].is_string(),
+            format!("ceiling neither ran nor says why: {c}"),
+        );
+        want(
+            c["ran"] != true
+                || (c["requests"] == planned.div_ceil(pipeline) * pipeline
+                    && c["ops_per_sec"].is_number()
+                    && c["server_cmd_us_per_op"].is_number()),
+            format!("ceiling ran, but not {planned} requests (whole pipelines) with a rate: {c}"),
+        );
+    }
+
+    // The model: every 1-connection row has its parts, every 1-connection
+    // ratio its projections at the three RTTs.
     want(
-        !ran || (ceiling["requests"] == json["ops"] && ceiling["ops_per_sec"].is_number()),
-        format!(
-            "ceiling ran, but not {} requests with a rate: {ceiling}",
-            json["ops"]
-        ),
+        json["ping_p50_us"].as_u64().is_some_and(|p| p > 0),
+        "no PING round trip".to_string(),
+    );
+    for row in &rows {
+        let sequential = row["concurrent"] == false && row["pipeline"] == 1;
+        want(
+            row["server_cmd_us_per_op"].is_number()
+                && row["wall_us_per_op"].is_number()
+                && row["client_us_per_op"].is_number() == sequential,
+            format!("row without the model's parts: {row}"),
+        );
+    }
+    want(
+        text.contains("model (1-connection rows"),
+        "text report lacks the model".to_string(),
     );
 
     // Ratios: all of them, in order, each measured unless it cannot be.
@@ -308,17 +362,89 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
     for r in &ratios {
         let id = r["id"].as_str().unwrap_or_default();
         let optional =
-            id.ends_with("_server_cpu") || (id.ends_with("_over_redis_benchmark") && !ran);
+            id.ends_with("_server_cpu") || (id.contains("_over_redis_benchmark") && !ran);
         want(
             optional || r["value"].is_number(),
             format!("ratio without a value: {r}"),
+        );
+        let projected = r["projected"].as_array().map_or(0, |p| p.len());
+        let want_projected = if PROJECTED_IDS.contains(&id) { 3 } else { 0 };
+        want(
+            projected == want_projected
+                && r["projected"]
+                    .as_array()
+                    .map_or(true, |p| p.iter().all(|x| x["value"].is_number())),
+            format!("ratio with {projected} projections, want {want_projected}: {r}"),
         );
         want(
             r["label"].as_str().is_some_and(|l| text.contains(l)),
             format!("text report lacks ratio {}", r["label"]),
         );
     }
+    scaling_problems(&json["scaling"], text, &mut out);
     out
+}
+
+/// What is missing or wrong in the scaling section: every cell of every
+/// read, tie rule and size measured (none skipped at these sizes), every
+/// target evaluated, the table printed.
+fn scaling_problems(s: &Value, text: &str, out: &mut Vec<String>) {
+    let mut want = |ok: bool, what: String| {
+        if !ok {
+            out.push(what);
+        }
+    };
+    want(
+        s["ran"] == true,
+        format!("scaling did not run: {}", s["skipped"]),
+    );
+    want(
+        s["sizes"] == serde_json::json!(SCALING_SIZES),
+        format!("scaling sizes {}, want {SCALING_SIZES:?}", s["sizes"]),
+    );
+    let builds = s["builds"].as_array().map_or(0, |b| b.len());
+    want(
+        builds == 4 * SCALING_SIZES.len(),
+        format!("scaling built {builds} boards"),
+    );
+    let cells = s["cells"].as_array().cloned().unwrap_or_default();
+    want(
+        cells.len() == 4 * 4 * SCALING_SIZES.len(),
+        format!("scaling has {} cells, want 32", cells.len()),
+    );
+    for c in &cells {
+        let (p50, max) = (c["p50_us"].as_u64(), c["max_us"].as_u64());
+        want(
+            c["skipped"].is_null()
+                && c["calls"].as_u64().is_some_and(|n| n >= 1)
+                && c["us_per_call"].is_number()
+                && matches!((p50, max), (Some(a), Some(b)) if a <= b),
+            format!("scaling cell not measured: {c}"),
+        );
+    }
+    let targets = s["targets"].as_array().cloned().unwrap_or_default();
+    want(
+        targets.len() == 16 + 12 + 1,
+        format!("scaling has {} targets, want 29", targets.len()),
+    );
+    for t in &targets {
+        want(
+            t["value"].is_number() && t["pass"].is_boolean(),
+            format!("scaling target not evaluated: {t}"),
+        );
+    }
+    for label in [
+        "top, middle page",
+        "standing, middle member",
+        "standing, last member",
+        "around, middle member",
+        "scaling targets:",
+    ] {
+        want(
+            text.contains(label),
+            format!("text report lacks scaling's {label:?}"),
+        );
+    }
 }
 
 /// The libtest arguments that concern the one test.
