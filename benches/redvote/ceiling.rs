@@ -1,8 +1,11 @@
 //! The redis-benchmark ceilings: the server's own speed for the same
-//! scripts with a minimal C client, each ONE full `redis-benchmark` run
-//! (not slices: a run cut into slices pays its connection setup and ramp
-//! every slice, which put the ceiling about 10 % low), after the
-//! interleaved rounds:
+//! scripts with a minimal C client. Each run is a FULL `redis-benchmark` run
+//! of as many requests as the bench's row (not a slice: a run cut into
+//! slices pays its connection setup and ramp every slice, which put the
+//! ceiling about 10 % low); `--ceiling-runs` runs of each (default 3),
+//! spread over the interleaved rounds (after rounds evenly apart), so a slow
+//! spell of the machine does not decide a ceiling; the ceiling is the
+//! median run's rate:
 //!
 //! * `vote_tasks`: `-c <tasks>` (`-P 1`, one request in flight per
 //!   connection), `--ops` article votes;
@@ -12,8 +15,9 @@
 //!   beside `campaign_redvote_pipe16`.
 //!
 //! Each on targets of its own, so the checked ones stay as they are: the
-//! article votes on two articles of the site `<prefix>ceiling:` (one per
-//! run), the campaign votes on `{<prefix>c:bench-ceiling}:`, configured as
+//! article votes on articles of the site `<prefix>ceiling:` (one per
+//! ceiling and run), the campaign votes on `{<prefix>c:bench-ceiling}:`,
+//! configured as
 //! the campaign section's (every option voted once at setup, so its boards
 //! hold as many members as the section's; redis-benchmark's votes all go to
 //! `opt1`: its command line cannot vary the option). The command is the
@@ -44,7 +48,7 @@ pub(super) fn ceiling_campaign(prefix: &str) -> Campaign {
 /// The ceilings' ids, in the report's order.
 pub(super) const CEILING_IDS: [&str; 3] = ["vote_tasks", "vote_pipe16", "campaign_pipe16"];
 
-/// One redis-benchmark run to make.
+/// One ceiling: the redis-benchmark runs to make, and their figures.
 pub(super) struct CeilingPlan {
     id: &'static str,
     op: &'static str,
@@ -56,14 +60,26 @@ pub(super) struct CeilingPlan {
     /// `EVALSHA <sha> 1 <key> <args>`, the user `bench:<run>:__rand_int__`.
     command: Vec<String>,
     counts: Counts,
+    /// The runs made so far.
+    runs: Vec<RunFigures>,
+}
+
+/// One run's figures.
+struct RunFigures {
+    rps: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    server_cpu: Option<f64>,
+    cmd_us: u64,
 }
 
 /// Where a run's votes are counted, for its check.
 enum Counts {
-    /// Article `id` of `site` (its `votes`, the poster's included).
-    Article { site: Site, id: u64 },
+    /// Run k votes on article `ids[k]` of `site` (its `votes`, the poster's
+    /// included).
+    Article { site: Site, ids: Vec<u64> },
     /// The campaign's `real:total` board of `CAMPAIGN_BOARD` (the setup's
-    /// votes included).
+    /// votes and every run's included).
     Campaign { key: String, setup: u64 },
 }
 
@@ -76,7 +92,13 @@ pub(super) struct Ceiling {
     pub(super) command: Option<String>,
     pub(super) clients: usize,
     pub(super) pipeline: u64,
+    /// Requests of each run.
     pub(super) requests: u64,
+    /// Full runs made.
+    pub(super) runs: usize,
+    /// Each run's requests/s (null: a run within a millisecond).
+    pub(super) runs_ops_per_sec: Vec<Option<f64>>,
+    /// The median run's requests/s.
     pub(super) ops_per_sec: Option<f64>,
     pub(super) p50_us: Option<f64>,
     pub(super) p99_us: Option<f64>,
@@ -106,6 +128,8 @@ impl Ceiling {
                     clients,
                     pipeline,
                     requests,
+                    runs: 0,
+                    runs_ops_per_sec: Vec::new(),
                     ops_per_sec: None,
                     p50_us: None,
                     p99_us: None,
@@ -131,7 +155,7 @@ fn shape(id: &str, tasks: usize, ops: u64, campaign_ops: u64) -> (&'static str, 
 
 impl Bench {
     /// Get the ceilings ready: redis-benchmark's address options, the
-    /// ceiling's site (one article per article run) and campaign
+    /// ceiling's site (an article per article ceiling and run) and campaign
     /// (configured, every option voted once), the scripts loaded.
     /// `Ok(Err(reason))` when they cannot run.
     pub(super) fn ceiling_setup(
@@ -139,6 +163,7 @@ impl Bench {
         tasks: usize,
         ops: u64,
         campaign_ops: u64,
+        runs: usize,
         temp: &Option<TempServer>,
     ) -> Result<std::result::Result<Vec<CeilingPlan>, String>> {
         let target = match temp {
@@ -179,27 +204,31 @@ impl Bench {
         }
         let setup = self.ctx.campaign.options.len() as u64;
         let mut plans = Vec::new();
-        for (run, &id) in CEILING_IDS.iter().enumerate() {
+        for (k, &id) in CEILING_IDS.iter().enumerate() {
             let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
-            // Users unique to the run: redis-benchmark seeds its random
-            // numbers from the clock and its pid, and two runs can draw the
-            // same users.
-            let user = format!("bench:{run}:__rand_int__");
+            // The user: ceiling_run makes it unique to the run
+            // (`bench:<ceiling>.<run>:__rand_int__`).
+            let user = format!("bench:{k}:__rand_int__");
             let (command, counts) = if op == "vote" {
-                let article = site
-                    .post(
-                        &format!("author:ceiling{run}"),
-                        &format!("Ceiling article {run}"),
-                        "https://example.com/ceiling",
-                    )
-                    .run(&mut self.admin)?;
-                let call = site.vote(&user, &article.to_string());
+                let mut ids = Vec::with_capacity(runs);
+                for run in 0..runs {
+                    ids.push(
+                        site.post(
+                            &format!("author:ceiling{k}.{run}"),
+                            &format!("Ceiling article {k}.{run}"),
+                            "https://example.com/ceiling",
+                        )
+                        .run(&mut self.admin)?,
+                    );
+                }
+                // The article: ceiling_run puts the run's own.
+                let call = site.vote(&user, &ids[0].to_string());
                 let command = invocation(call.script().sha1(), call.key(), call.args());
                 (
                     command,
                     Counts::Article {
                         site: site.clone(),
-                        id: article,
+                        ids,
                     },
                 )
             } else {
@@ -217,21 +246,40 @@ impl Bench {
                 target: target.clone(),
                 command,
                 counts,
+                runs: Vec::new(),
             });
         }
         Ok(Ok(plans))
     }
 
-    /// One full redis-benchmark run: its rate and latencies, the server's
-    /// time meanwhile, and the check that its requests were real votes.
-    pub(super) fn ceiling_run(&mut self, plan: &CeilingPlan, url: &str) -> Result<Ceiling> {
+    /// One full redis-benchmark run of `plan` (its next one): its rate and
+    /// latencies and the server's time meanwhile go into `plan.runs`, once
+    /// its requests are checked to be real votes.
+    pub(super) fn ceiling_run(&mut self, plan: &mut CeilingPlan, url: &str) -> Result<()> {
+        let run = plan.runs.len();
+        let k = CEILING_IDS
+            .iter()
+            .position(|&id| id == plan.id)
+            .unwrap_or(0);
+        // Users unique to the run: redis-benchmark seeds its random numbers
+        // from the clock and its pid, and two runs can draw the same users.
+        let mut command = plan.command.clone();
+        for arg in &mut command {
+            if arg.contains("__rand_int__") {
+                *arg = format!("bench:{k}.{run}:__rand_int__");
+            }
+        }
+        if let Counts::Article { ids, .. } = &plan.counts {
+            // EVALSHA sha 1 key user article up: the run's own article.
+            command[5] = ids[run].to_string();
+        }
         let mut cmd = std::process::Command::new("redis-benchmark");
         cmd.args(&plan.target)
             .args(["-c", &plan.clients.to_string()])
             .args(["-n", &plan.requests.to_string()])
             .args(["-P", &plan.pipeline.to_string()])
             .args(["-r", "1000000000", "-q", "--csv"])
-            .args(&plan.command)
+            .args(&command)
             .stdin(std::process::Stdio::null());
         let cpu_before = server_cpu(&mut self.admin)?;
         let stats_before = command_stats(&mut self.admin)?;
@@ -251,63 +299,112 @@ impl Bench {
         ensure!(rps > 0.0, "redis-benchmark reported {rps} requests/s");
         let requests = plan.requests;
         match &plan.counts {
-            Counts::Article { site, id } => {
+            Counts::Article { site, ids } => {
                 // Random users may collide (12-digit numbers): allow 1%.
                 let votes: u64 = self
                     .admin
-                    .hget(format!("{}{id}", site.root_key()), "votes")?;
+                    .hget(format!("{}{}", site.root_key(), ids[run]), "votes")?;
                 let counted = votes.saturating_sub(1);
                 ensure!(
                     counted <= requests && counted + requests / 100 >= requests,
-                    "redis-benchmark ({}) sent {requests} votes but its article counted {counted}",
-                    plan.id
+                    "redis-benchmark ({} run {}) sent {requests} votes but its article counted \
+                     {counted}",
+                    plan.id,
+                    run + 1
                 );
             }
             Counts::Campaign { key, setup } => {
                 // No rule limits the campaign: every vote counts.
                 let total = zset_sum(&mut self.admin, key)?;
+                let want = setup + requests * (run as u64 + 1);
                 ensure!(
-                    (total - (setup + requests) as f64).abs() < 0.5,
-                    "redis-benchmark ({}) sent {requests} campaign votes but {key} sums to {total} \
-                     ({setup} from the setup)",
-                    plan.id
+                    (total - want as f64).abs() < 0.5,
+                    "redis-benchmark ({} run {}) sent {requests} campaign votes but {key} sums \
+                     to {total}, want {want} ({setup} from the setup)",
+                    plan.id,
+                    run + 1
                 );
             }
         }
-        let cmd_us = command_usec(&stats_before, &stats_after, &["evalsha", "eval"]);
-        Ok(Ceiling {
-            id: plan.id,
-            op: plan.op,
-            ran: true,
+        plan.runs.push(RunFigures {
+            rps,
+            p50_ms,
+            p99_ms,
+            server_cpu: cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0)),
+            cmd_us: command_usec(&stats_before, &stats_after, &["evalsha", "eval"]),
+        });
+        Ok(())
+    }
+}
+
+impl CeilingPlan {
+    /// Full runs made so far.
+    pub(super) fn runs_made(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// The ceiling from its runs: the median run's rate (runs within a
+    /// millisecond, which redis-benchmark reports as `inf`, left out) and
+    /// p50, the highest p99, the server's time over all the requests.
+    pub(super) fn summary(&self) -> Ceiling {
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let rates: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| r.rps)
+            .filter(|r| r.is_finite())
+            .collect();
+        let all = self.requests * self.runs.len() as u64;
+        let ran = !self.runs.is_empty();
+        let cpu: Option<f64> = self.runs.iter().map(|r| r.server_cpu).sum();
+        Ceiling {
+            id: self.id,
+            op: self.op,
+            ran,
             skipped: None,
             command: Some(format!(
-                "redis-benchmark {} -c {} -n {requests} -P {} -r 1000000000 -q --csv {}",
-                plan.target.join(" "),
-                plan.clients,
-                plan.pipeline,
-                plan.command
+                "redis-benchmark {} -c {} -n {} -P {} -r 1000000000 -q --csv {}",
+                self.target.join(" "),
+                self.clients,
+                self.requests,
+                self.pipeline,
+                self.command
                     .iter()
-                    .map(|a| if a.is_empty() {
-                        "\"\"".to_string()
-                    } else {
-                        a.clone()
+                    .map(|a| {
+                        if a.is_empty() {
+                            "\"\"".to_string()
+                        } else if a.contains("__rand_int__") {
+                            "bench:<ceiling>.<run>:__rand_int__".to_string()
+                        } else {
+                            a.clone()
+                        }
                     })
                     .collect::<Vec<_>>()
                     .join(" ")
             )),
-            clients: plan.clients,
-            pipeline: plan.pipeline,
-            requests,
-            // It times in whole milliseconds: a run done within one
-            // reports "inf" and has no usable rate.
-            ops_per_sec: rps.is_finite().then(|| round(rps, 1)),
-            p50_us: Some(p50_ms * 1000.0),
-            p99_us: Some(p99_ms * 1000.0),
-            server_cpu_us_per_op: cpu_before
-                .zip(cpu_after)
-                .map(|(b, a)| round((a - b).max(0.0) * 1e6 / requests as f64, 1)),
-            server_cmd_us_per_op: Some(round(cmd_us as f64 / requests as f64, 1)),
-        })
+            clients: self.clients,
+            pipeline: self.pipeline,
+            requests: self.requests,
+            runs: self.runs.len(),
+            runs_ops_per_sec: self
+                .runs
+                .iter()
+                .map(|r| r.rps.is_finite().then(|| round(r.rps, 1)))
+                .collect(),
+            ops_per_sec: median(rates).map(|r| round(r, 1)),
+            p50_us: median(self.runs.iter().map(|r| r.p50_ms * 1000.0).collect()),
+            p99_us: self.runs.iter().map(|r| r.p99_ms * 1000.0).reduce(f64::max),
+            server_cpu_us_per_op: cpu.filter(|_| ran).map(|c| round(c * 1e6 / all as f64, 1)),
+            server_cmd_us_per_op: ran.then(|| {
+                round(
+                    self.runs.iter().map(|r| r.cmd_us).sum::<u64>() as f64 / all as f64,
+                    1,
+                )
+            }),
+        }
     }
 }
 

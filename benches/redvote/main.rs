@@ -5,9 +5,12 @@
 //! # How to run
 //!
 //! ```text
-//! cargo bench --bench redvote                     # the full run (about a minute)
+//! cargo bench --bench redvote                     # the full run (a few minutes)
 //! cargo bench --bench redvote -- --quick          # or --ops N: less
 //! cargo bench --bench redvote -- --json           # one JSON object
+//! cargo bench --bench redvote -- --json-file F    # the table, and the JSON in F
+//! cargo bench --bench redvote -- --scaling-only   # the scaling section alone
+//! cargo bench --bench redvote -- --scaling none   # without it
 //! cargo bench --bench redvote -- --help           # every option
 //! cargo test --bench redvote                      # the smoke run (seconds)
 //! ```
@@ -57,6 +60,12 @@
 //!   each); a second row (`own`) always gives each task its own connection,
 //!   one request in flight on each, like redis-benchmark (with
 //!   `--dedicated` both rows measure that same setup).
+//! * **(c) redvote pipelined** (`pipe16`): a backend draining a queue. One
+//!   sync connection; the votes go 16 at a time, each a [`Site::vote`] call
+//!   joined to one `redis::pipe()` with `Call::add_to` (16 EVALSHAs, one
+//!   request, one round trip), each reply read by its call with
+//!   `Call::decode` and checked like a single vote's. Every vote of a
+//!   pipeline records the pipeline's time as its latency.
 //!
 //! Page scenarios (`--pages` reads each, page `i % pages + 1` of `score:`,
 //! 25 articles): the seeds' `get_articles` (ZREVRANGE, then one HGETALL per
@@ -91,7 +100,9 @@
 //! * **(c) redvote**: [`Campaign::vote`]`(user, &[("stars", option)])`, one
 //!   EVALSHA of `lua/campaign_vote.lua` (atomic; it also keeps the
 //!   `periods:stars` index), at 1 sync connection, with the tasks sharing
-//!   one multiplexed connection, and (`own`) one connection per task.
+//!   one multiplexed connection, (`own`) one connection per task, and
+//!   (`pipe16`) pipelined 16 at a time on one connection, as the article
+//!   vote's `pipe16` row.
 //! * **(c) redvote + id**: what a vote id costs. The same
 //!   [`Campaign::vote_by`] on the same campaign, board and option choice as
 //!   (c), its [`Voter`] carrying a new vote id on every vote
@@ -139,19 +150,39 @@
 //! 1.5x the unlimited vote, i.e. that ratio <= 1.5), and the server's CPU per
 //! vote with the rules over without (the tasks' rows).
 //!
-//! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
-//! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
-//! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
-//! runs against the same server, on an article of its own site
-//! `<prefix>ceiling:` (so the checked articles and pages stay as they are),
-//! `--ops` requests in all: the server's own speed for the same script with
-//! a minimal C client (`-P 1`, its default: one request in flight per
-//! connection). (c) with the tasks is reported as a ratio of it, both shared
-//! and `own` (the like-for-like one).
+//! Ceilings: when `redis-benchmark` is on PATH (and `--no-redis-benchmark`
+//! is not given), it runs against the same server on the same scripts, the
+//! server's own speed with a minimal C client: the command is the library's
+//! own call (its SHA1, key and arguments) with the user
+//! `bench:<ceiling>.<run>:__rand_int__` (`-r 1000000000`). Each run is a
+//! FULL run of as many requests as the bench's row (slices of one, as the
+//! bench once ran, paid the connection setup and ramp every slice and put
+//! the ceiling about 10 % low); each ceiling makes `--ceiling-runs` of them
+//! (default 3), spread over the rounds (run j after round (j + 1) x rounds /
+//! (runs + 1)), and is the median run's rate (p50: the median run's, p99:
+//! the highest), so one slow spell of the machine does not decide it:
+//!
+//! * `vote_tasks`: `redis-benchmark -c <tasks> -n <ops>` (`-P 1`: one
+//!   request in flight per connection) on `lua/vote.lua`: (c) with the tasks
+//!   is reported as a ratio of it, both shared and `own` (the like-for-like
+//!   one);
+//! * `vote_pipe16`: `-c 1 -P 16 -n <ops>`: one connection, 16 requests a
+//!   pipeline, beside (c) `pipe16`;
+//! * `campaign_pipe16`: `-c 1 -P 16 -n <campaign-ops>` on
+//!   `lua/campaign_vote.lua`, beside the campaign's (c) `pipe16`.
+//!
+//! (`-P 16` runs send whole pipelines: their `-n` is rounded up to a
+//! multiple of 16.) The article runs vote on articles of their own site
+//! `<prefix>ceiling:`, one per ceiling and run (so the checked articles and pages stay
+//! as they are); the campaign run on a campaign of its own,
+//! `{<prefix>c:bench-ceiling}:`, configured as the campaign section's, every
+//! option voted once at setup so its boards hold as many members; all its
+//! votes go to `opt1` (its command line cannot vary the option, so its
+//! option's HyperLogLog grows alone: not quite the bench's data shape).
 //!
 //! Interleaving: the run is cut into `--rounds` rounds (default 10, at most
 //! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
-//! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
+//! `r`-th slice of every scenario. On a shared
 //! or noisy machine a slow spell then hits every scenario a little instead
 //! of one scenario a lot, which keeps the ratios steady. Scenarios compared
 //! with one another trade places: the rate-limit scenarios run in two groups
@@ -164,16 +195,56 @@
 //!
 //! Each op's latency goes into an HDR histogram (microseconds, from just
 //! before the op's first request to its last reply); throughput is ops over
-//! the sum of the slices' wall times. The ceiling's throughput is its
-//! requests over the sum of `requests / rps` of its slices (redis-benchmark
-//! times in whole milliseconds: a slice it reports as `inf` requests/s is
-//! left out of the rate); its p50 is the median of the slices' p50s and its
-//! p99 the highest slice p99. Beside them: the median PING round trip,
-//! sampled at every round (the floor under every round trip: a 1-connection
-//! op costs about round trips x RTT + server work, so the 1-connection
-//! ratios grow with the RTT), and the server's CPU time per op (INFO cpu
-//! before and after each slice, network I/O included: what bounds
-//! throughput once the server is the bottleneck).
+//! the sum of the slices' wall times. A ceiling's throughput, p50 and p99
+//! are redis-benchmark's own (it times in whole milliseconds: a run it
+//! reports as `inf` requests/s has no rate). Beside them, per row:
+//!
+//! * the server's CPU time per op (INFO cpu before and after each slice,
+//!   network I/O included: what bounds throughput once the server is the
+//!   bottleneck);
+//! * the server's time in the op's own commands (`cmd µs/op`): the usec
+//!   deltas of INFO commandstats over the slice, summed over the commands
+//!   the flow sends itself (`Scenario::top_commands`: EVALSHA for redvote's
+//!   flows; ZSCORE, SADD, ZINCRBY, HINCRBY for the seeds' vote; WATCH,
+//!   ZSCORE, SISMEMBER, MULTI, EXEC for (b); ...), never a command that
+//!   also runs inside another (Redis counts a script's `redis.call`s and
+//!   EXEC's queued commands in their own lines too), divided by the ops:
+//!   command execution only, no network, no client;
+//! * round trips per op (`RT/op`), and the median PING round trip (`RTT`,
+//!   200 PINGs on a sync connection at the start of every round).
+//!
+//! # The RTT model
+//!
+//! A 1-connection row (one op at a time on one connection: not the tasks,
+//! not `pipe16`) costs per op, on any network,
+//!
+//! ```text
+//! time per op = round trips x RTT + client + server
+//! ```
+//!
+//! RTT is a PING round trip on that network (it holds both ends' syscalls
+//! and the server's request handling, as every round trip does), server the
+//! row's `cmd µs/op`, client the rest of the wall time per op measured here
+//! (`wall - RT x RTT - server`: building requests, parsing replies, the
+//! bench's own checks), reported as `client_us_per_op`. Client and server
+//! do not depend on the network; round trips x RTT does, so the ratio of
+//! two flows with different round trips depends on where it is measured (a
+//! loopback round trip of 20 µs on one machine, 60-70 µs on another gives
+//! quite different 1-connection ratios from the same code). Every ratio of
+//! two 1-connection rows is therefore also projected with the model at an
+//! RTT of 0.05, 0.2 and 1 ms ([`report::MODEL_RTTS_US`]): the measured
+//! client and server parts, the round trips counted. What the model leaves
+//! out: a bigger reply's transfer time grows with a slower link too (the
+//! page's 25 articles), and a server busy with other clients.
+//!
+//! # The scaling section
+//!
+//! What the campaign reads (`top`, `standing`, `around`) cost as a board
+//! grows from `--scaling` sizes (default 1000, 100000, 1000000), for every
+//! tie rule, on a throwaway server of its own after the main section; see
+//! `scaling.rs` for the boards, the reads, how each call is timed on the
+//! server, the per-cell budget and the targets. `--scaling-only` runs it
+//! alone; `--scaling none` skips it.
 //!
 //! # Checks
 //!
@@ -183,8 +254,10 @@
 //! vote scenario every article is read back and must satisfy
 //! `votes == |voted:ID|` and `score == time + 432 * votes`, and the sum of
 //! `votes` must equal the posts plus every vote cast so far; both page flows
-//! must read the same page 1. The ceiling's article must have gained (all
-//! but 1%, for random-user collisions) the votes redis-benchmark sent.
+//! must read the same page 1. After each ceiling run, its article must have
+//! gained (all but 1%, for random-user collisions) the votes redis-benchmark
+//! sent, the campaign ceiling's `real:total` board exactly the votes its
+//! runs sent (no rule limits that campaign) plus the setup's.
 //! Campaign: every redvote ballot must name the board, the option and 5
 //! periods and must not be a replay, every seed command must succeed; after
 //! every campaign slice each side's `real:total` board must sum to the votes
@@ -238,11 +311,13 @@
 //!   `rolling` {`limit`, `per`, `burst`}, `extra`).
 //! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
 //!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
-//!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
+//!   `vote_redvote_tasks`, `vote_redvote_own`, `vote_redvote_pipe16`,
+//!   `page_seeds_1`,
 //!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
 //!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
 //!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
-//!   `campaign_redvote_own`, `campaign_redvote_id_1`,
+//!   `campaign_redvote_own`, `campaign_redvote_pipe16`,
+//!   `campaign_redvote_id_1`,
 //!   `campaign_redvote_id_tasks`, `limits_rules0_1`, `limits_rules4_1`,
 //!   `limits_rules8_1`, `limits_rules0_tasks`, `limits_rules4_tasks`,
 //!   `limits_rules8_tasks`), `op` (`vote` | `page` | `campaign` | `limits`),
@@ -257,24 +332,40 @@
 //!   used), `shared` (bool: the tasks multiplex one connection), `client`
 //!   (`sync`: a `redis::Connection`; `async`: multiplexed connections, which
 //!   `campaign_seeds_1` uses with one connection and votes in sequence),
-//!   `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`, `max_us`,
-//!   `mean_us`, `round_trips_per_op` (float, retried attempts included;
-//!   commands sent concurrently count as one), `commands_per_op` (float,
-//!   Redis commands sent per op, MULTI/EXEC included), `retries`,
-//!   `server_cpu_us_per_op` (float or null), all summed over the rounds.
-//! * `ceiling`: `ran` (bool), `skipped` (reason string or null), `command`
-//!   (string or null), `clients`, `requests`, `ops_per_sec`, `p50_us`,
-//!   `p99_us`, `server_cpu_us_per_op` (numbers, null when not run).
+//!   `pipeline` (ops sent together in one pipeline: 16 on the `pipe16`
+//!   rows, else 1), `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`,
+//!   `max_us`, `mean_us`, `round_trips_per_op` (float, retried attempts
+//!   included; commands sent concurrently count as one, a pipeline of 16
+//!   is 1/16 an op), `commands_per_op` (float, Redis commands sent per op,
+//!   MULTI/EXEC included), `retries`, `server_cpu_us_per_op` (float or
+//!   null: INFO cpu), `server_cmd_us_per_op` (float: INFO commandstats, the
+//!   flow's own commands), `wall_us_per_op` (float: seconds / ops),
+//!   `client_us_per_op` (float on the 1-connection rows, the model's client
+//!   part; null on the others), all summed over the rounds.
+//! * `ceilings`: array (`vote_tasks`, `vote_pipe16`, `campaign_pipe16`) of
+//!   objects with `id`, `op` (`vote` | `campaign`), `ran` (bool), `skipped`
+//!   (reason string or null), `command` (string or null), `clients`,
+//!   `pipeline`, `requests` (of each run), `runs`, `runs_ops_per_sec`
+//!   (each run's, null for a run within a millisecond), `ops_per_sec` (the
+//!   median run's), `p50_us`, `p99_us`, `server_cpu_us_per_op`,
+//!   `server_cmd_us_per_op` (numbers, null when not run).
 //! * `ratios`: array, in this order, of objects with `id`
 //!   (`vote_redvote_over_seeds_1`, `vote_redvote_over_watch_1`,
 //!   `vote_redvote_over_seeds_tasks`, `vote_redvote_over_watch_tasks`,
 //!   `page_redvote_over_seeds_1`, `page_redvote_over_seeds_tasks`,
 //!   `vote_redvote_tasks_over_redis_benchmark`,
-//!   `vote_redvote_own_over_redis_benchmark`,
+//!   `vote_redvote_own_over_redis_benchmark` (both target 0.8, over the
+//!   `vote_tasks` ceiling), `vote_redvote_pipe16_over_redis_benchmark_p16`
+//!   (target 0.8: `vote_redvote_pipe16` over the `vote_pipe16` ceiling),
+//!   `vote_redvote_pipe16_over_1` (`vote_redvote_pipe16` over
+//!   `vote_redvote_1`),
 //!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
 //!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
 //!   `campaign_redvote_over_seeds_sequential_1`,
-//!   `campaign_redvote_over_seeds_tasks`, then the vote id's costs:
+//!   `campaign_redvote_over_seeds_tasks`,
+//!   `campaign_redvote_pipe16_over_redis_benchmark_p16` (target 0.8:
+//!   `campaign_redvote_pipe16` over the `campaign_pipe16` ceiling), then
+//!   the vote id's costs:
 //!   `campaign_id_over_plain_1` (ops/s of `campaign_redvote_1` over
 //!   `campaign_redvote_id_1`), `campaign_id_over_plain_tasks`
 //!   (`campaign_redvote_tasks` over `campaign_redvote_id_tasks`) and
@@ -293,8 +384,10 @@
 //!   `target` is the minimum wanted; `at_most`: a cost, lower is better,
 //!   `target` is the maximum wanted), `target` (number or null), `pass`
 //!   (bool: `value >= target` or, for `at_most`, `value <= target`; null
-//!   without a target or a value). Targets are reported, not enforced:
-//!   missing one does not fail the run.
+//!   without a target or a value), `projected` (on a ratio of two
+//!   1-connection rows: array of {`rtt_us`, `value`} at 50, 200 and 1000
+//!   µs, the model's; null on the others). Targets are reported, not
+//!   enforced: missing one does not fail the run.
 //! * `checks`: `ok` (always true: a failed check is an error, exit 1),
 //!   `articles`, `votes_cast`, `votes_found`, `campaign`: `redvote` and
 //!   `seed`, each with `votes` (cast by that side's scenarios),
@@ -314,6 +407,20 @@
 //!   to `votes`; `{}` for the unlimited campaign; null when the votes spread
 //!   over two days or the day ended before the check, which then compares
 //!   nothing).
+//! * `scaling`: `ran` (bool), `skipped` (reason or null), `sizes`,
+//!   `namespace`, `scores` (how the boards' votes are drawn), `per_page`,
+//!   `calls` (most calls a cell), `budget_ms`, `skip_over_ms`, `builds`
+//!   (array: `ties`, `size`, `board`, `configure_calls`, `import_calls`,
+//!   `configure_seconds`, `seconds`), `cells` (array, by size, read, rule:
+//!   `query` (`top_middle` | `standing_middle` | `standing_last` |
+//!   `around_middle`), `ties`, `size`, `calls`, `us_per_call` (mean),
+//!   `p50_us`, `max_us` (server µs, null when skipped), `over_budget`
+//!   (bool: fewer calls than `calls`), `skipped` (reason or null)),
+//!   `targets` (array: `id` (`flat_<query>_<ties>`,
+//!   `vs_competition_<query>_<ties>`, `max_call_us`), `kind` (`flat` |
+//!   `vs_competition` | `max_call`), `query`, `ties` (null for max_call),
+//!   `value`, `target` (2, 2, 5000), `pass`), `max_call_us`, `seconds`.
+//!   With `--scaling-only` the output is `{"scaling": ...}` alone.
 //!
 //! # Modules
 //!
@@ -329,11 +436,15 @@
 //! * `campaign`: the campaign section: its constants and names, the seed's
 //!   client-side keys and period names, its setup, the check of a reply;
 //! * `limits`: the rate-limit section: its rules, campaigns and setup;
-//! * `ceiling`: the redis-benchmark ceiling, its slices and its summary;
+//! * `ceiling`: the redis-benchmark ceilings, their targets, one run each
+//!   and its check;
+//! * `scaling`: the scaling section: its boards, reads, cells and targets;
 //! * `checks`: the consistency checks read back from the server (the vote
 //!   id records and replay among them), and what they found;
 //! * `measure`: latency histograms, wall and server CPU time, the rows;
-//! * `report`: the report (the JSON object), the ratios and the table;
+//! * `report`: the report (the JSON object), the ratios and their
+//!   projections, the tables (the main one, the model's, the scaling
+//!   section's);
 //! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
 
 mod article;
@@ -399,6 +510,10 @@ pub struct BenchArgs {
     /// Machine-readable JSON output: one object on one line
     #[arg(long)]
     pub json: bool,
+    /// Also write the JSON object to this file (whatever the output), e.g.
+    /// to sum up several runs
+    #[arg(long, value_name = "PATH")]
+    pub json_file: Option<std::path::PathBuf>,
     /// Votes per vote scenario [default: 20000, 1000 with --quick]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub ops: Option<u64>,
@@ -430,9 +545,13 @@ pub struct BenchArgs {
     /// uses one thread)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub threads: u64,
-    /// Skip the redis-benchmark ceiling
+    /// Skip the redis-benchmark ceilings
     #[arg(long)]
     pub no_redis_benchmark: bool,
+    /// Full redis-benchmark runs of each ceiling, spread over the rounds
+    /// (the ceiling is the median run)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=10))]
+    pub ceiling_runs: u64,
     /// Interleave the scenarios in this many rounds (each runs a slice of
     /// every scenario), so a slow spell of the machine hits all of them; at
     /// most one round per 500 votes
@@ -493,8 +612,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// The JSON object (one line) with `--json`, else the table and ratios.
+/// The JSON object (one line) with `--json`, else the table and ratios;
+/// the JSON object to `--json-file` too.
 fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, serde_json::to_string(report)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(report)?)?;
@@ -756,6 +880,12 @@ struct Plan {
     rounds: u64,
 }
 
+/// The round after which the ceilings' run `run` (of `runs`) is made:
+/// evenly apart over the rounds, never after the last.
+fn ceiling_due(run: usize, runs: usize, rounds: u64) -> u64 {
+    ((run as u64 + 1) * rounds / (runs as u64 + 1)).min(rounds - 1)
+}
+
 /// The order of the scenarios in round `round`: as listed, except that the
 /// members of each rotation group (`Scenario::rotation_group`: the rate-limit
 /// campaigns at the same connections; the redvote campaign vote without and
@@ -930,12 +1060,13 @@ impl Bench {
             many(Op::Limits(2), Flow::Redvote, shared, limits_ops),
         ];
 
-        // The ceilings: redis-benchmark on the same scripts, one full run
-        // each after the rounds.
-        let ceiling_plans = if args.no_redis_benchmark {
+        // The ceilings: redis-benchmark on the same scripts, full runs
+        // spread over the rounds.
+        let ceiling_runs = args.ceiling_runs as usize;
+        let mut ceiling_plans = if args.no_redis_benchmark {
             Err("--no-redis-benchmark".to_string())
         } else {
-            self.ceiling_setup(tasks, ops, campaign_ops, temp)?
+            self.ceiling_setup(tasks, ops, campaign_ops, ceiling_runs, temp)?
         };
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -1012,12 +1143,22 @@ impl Bench {
                 }
                 totals[k].add(&m)?;
             }
+            // The ceilings' full runs due after this round: run j of each
+            // after round (j + 1) x rounds / (runs + 1), the last after the
+            // last round at the latest.
+            if let Ok(plans) = &mut ceiling_plans {
+                for plan in plans.iter_mut() {
+                    while plan.runs_made() < ceiling_runs
+                        && ceiling_due(plan.runs_made(), ceiling_runs, rounds) <= round
+                    {
+                        self.ceiling_run(plan, url)
+                            .with_context(|| format!("after round {}", round + 1))?;
+                    }
+                }
+            }
         }
         let ceilings = match ceiling_plans {
-            Ok(plans) => plans
-                .iter()
-                .map(|plan| self.ceiling_run(plan, url))
-                .collect::<Result<Vec<_>>>()?,
+            Ok(plans) => plans.iter().map(|plan| plan.summary()).collect(),
             Err(reason) => Ceiling::all_skipped(&reason, tasks, ops, campaign_ops),
         };
         let rows = scenarios

@@ -460,7 +460,8 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
     }
     writeln!(
         out,
-        "-- ceilings: redis-benchmark on the same EVALSHA, one full run each (after the rounds)"
+        "-- ceilings: redis-benchmark on the same EVALSHA, full runs spread over the rounds, \
+         the median run's ops/s"
     )?;
     for c in &r.ceilings {
         let label = format!("ceiling {} redis-benchmark", c.op);
@@ -569,7 +570,18 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
     )?;
     for c in &r.ceilings {
         if let Some(command) = &c.command {
-            writeln!(out, "ceiling {}: {command}", c.id)?;
+            let runs: Vec<String> = c
+                .runs_ops_per_sec
+                .iter()
+                .map(|r| r.map_or("inf".to_string(), |r| format!("{r:.0}")))
+                .collect();
+            writeln!(
+                out,
+                "ceiling {}: {} full runs of {command} (ops/s {})",
+                c.id,
+                c.runs,
+                runs.join(", ")
+            )?;
         }
     }
     writeln!(

@@ -2,7 +2,8 @@
 //! every tie rule, measured on the server (no network in the figures).
 //!
 //! On a throwaway `redis-server` of its own (started after the main section,
-//! killed at the end), one campaign `{<prefix>c:bench-scaling}:` holds one
+//! killed at the end: the boards never share a server with the other
+//! scenarios), one campaign `{<prefix>c:bench-scaling}:` holds one
 //! board per tie rule and size, `<ties>-<size>` (e.g. `dense-1000000`),
 //! keeping the `total` period only. Board of size N: options `o1` .. `oN`,
 //! option `o<r>` with ⌊2N / r⌋ imported votes (Zipf-like, s = 1: the top
@@ -33,19 +34,25 @@
 //! scores above + 1, first = r, name = Redis' order of the tied names; the
 //! scores, the page's members and size), the others must equal it.
 //!
-//! Per cell (query x tie rule x size): up to `--scaling-calls` calls, one
-//! after the other, until the cell has run `--scaling-budget-ms` (at least
-//! one call). Each call is timed on the server: INFO commandstats is read
-//! (on another connection) before and after it, and the call's time is the
-//! `cmdstat_evalsha` usec delta (the calls delta must be 1): the script's
-//! execution time, nothing of the network or of the client. A cell reports
-//! the mean, the median and the longest of its calls. (Not SLOWLOG: Redis
-//! 7.0 logs every command a script runs too, which fills the log and adds
-//! its own cost to the calls measured.)
-//! A cell whose call would take longer than `--scaling-skip-ms` (its max at
-//! the size before, scaled linearly with the size; default 5000 ms, Redis'
+//! Every board of every size is built first (all live at once: about 1.5 GB
+//! for the default sizes); then the calls go in passes, each pass one call
+//! of every cell (read x tie rule x size) still running, so a slow spell of
+//! the shared machine falls on all cells alike. A cell runs until it has
+//! made `--scaling-calls` calls or spent `--scaling-budget-ms` in them (at
+//! least one call). Each call is timed on the server: INFO commandstats is
+//! read (on another connection) before and after it, and the call's time is
+//! the `cmdstat_evalsha` usec delta (the calls delta must be 1): the
+//! script's execution time, nothing of the network or of the client. A
+//! cell reports the mean, the least, the median and the longest of its
+//! calls. (Not SLOWLOG: Redis 7.0 logs every command a script runs too,
+//! which fills the log and adds its own cost to the calls measured.) A
+//! cell whose first call would take longer than `--scaling-skip-ms` (the
+//! longest call so far of the same read and rule at the size before,
+//! scaled linearly with the size; default 5000 ms, Redis'
 //! `busy-reply-threshold`, past which other clients get `BUSY`) is not run:
-//! "skipped: over budget", and it fails its targets.
+//! "skipped: over budget", and it fails its targets. (Linear is a guess: a
+//! read that sorts its tie group grows faster, so a call past 5 s can
+//! still run.)
 //!
 //! Targets (reported, not enforced): for each read and tie rule, the median
 //! at the largest size within 2x of the smallest's (`flat`); at the largest
@@ -200,8 +207,9 @@ pub(super) struct Cell {
     pub(super) size: u64,
     pub(super) calls: u64,
     /// Server µs per call (INFO commandstats EVALSHA usec deltas): mean,
-    /// median and longest single call.
+    /// least, median and longest single call.
     pub(super) us_per_call: Option<f64>,
+    pub(super) min_us: Option<u64>,
     pub(super) p50_us: Option<u64>,
     pub(super) max_us: Option<u64>,
     /// Stopped before `calls` because the cell ran its time budget.
@@ -306,9 +314,14 @@ impl Layout {
         }
     }
 
-    /// The middle member (`o<N/2>`), the last (`o<N>`).
+    /// The middle member: `o<N/2>` (the last is `o<N>`).
     fn middle(&self) -> u64 {
         self.n / 2
+    }
+
+    /// The page of 25 holding position N/2 (1-based).
+    fn middle_page(&self) -> u64 {
+        (self.middle() - 1) / u64::from(SCALING_PER_PAGE) + 1
     }
 }
 
@@ -320,7 +333,26 @@ fn decimal(score: u64) -> String {
     format!("{score}.00")
 }
 
-/// Run the scaling section on a throwaway server of its own.
+/// A cell while it runs.
+struct Running {
+    query: Query,
+    ties: Ties,
+    /// Index into the sizes.
+    size: usize,
+    /// Each call's server µs.
+    times: Vec<u64>,
+    /// Wall time spent in its calls (the budget's measure).
+    spent: Duration,
+    first: Option<Reply>,
+    done: bool,
+    skipped: Option<String>,
+}
+
+/// Run the scaling section on a throwaway server of its own: build every
+/// board of every size, then make the calls in passes (each pass one call
+/// of every cell still running, the sizes, reads and rules in turn), so a
+/// slow spell of the machine falls on all cells alike rather than on the
+/// ones measured then.
 pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
     let started = Instant::now();
     if plan.sizes.is_empty() {
@@ -333,71 +365,107 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
     redvote::scripts::load_all(&mut admin)?;
     let campaign = Campaign::with_namespace(format!("{{{prefix}c:bench-scaling}}:"));
 
+    let layouts: Vec<Layout> = plan.sizes.iter().map(|&n| Layout::new(n)).collect();
     let mut builds = Vec::new();
-    let mut cells: Vec<Cell> = Vec::new();
-    for (k, &size) in plan.sizes.iter().enumerate() {
-        let layout = Layout::new(size);
+    for layout in &layouts {
         for ties in SCALING_TIES {
-            builds.push(build_board(&mut admin, &campaign, ties, &layout)?);
+            builds.push(build_board(&mut admin, &campaign, ties, layout)?);
         }
+    }
+    let mut cells: Vec<Running> = Vec::new();
+    for size in 0..plan.sizes.len() {
         for query in QUERIES {
             for ties in SCALING_TIES {
-                // The cell at the size before: a call that would take too
-                // long here (scaled linearly) is not run.
-                let before = k
-                    .checked_sub(1)
-                    .and_then(|j| {
-                        cells.iter().find(|c| {
-                            c.query == query.id()
-                                && c.ties == ties.as_str()
-                                && c.size == plan.sizes[j]
-                        })
-                    })
-                    .cloned();
-                let skip = match &before {
-                    Some(c) if c.skipped.is_some() => {
-                        Some(format!("over budget: skipped at {} already", c.size))
-                    }
-                    Some(c) if !plan.skip_over.is_zero() => {
-                        let projected = c.max_us.unwrap_or(0) as f64 * size as f64 / c.size as f64;
-                        (projected > plan.skip_over.as_micros() as f64).then(|| {
-                            format!(
-                                "over budget: a call would take about {:.1} s ({} µs at {}, x{})",
-                                projected / 1e6,
-                                c.max_us.unwrap_or(0),
-                                c.size,
-                                size / c.size
-                            )
-                        })
-                    }
-                    _ => None,
-                };
-                let cell = match skip {
-                    Some(reason) => Cell {
-                        query: query.id(),
-                        ties: ties.as_str(),
-                        size,
-                        calls: 0,
-                        us_per_call: None,
-                        p50_us: None,
-                        max_us: None,
-                        over_budget: true,
-                        skipped: Some(reason),
-                    },
-                    None => {
-                        measure_cell(&mut admin, &mut con, &campaign, query, ties, &layout, plan)
-                            .with_context(|| {
-                                format!("scaling: {} on {}", query.id(), board_name(ties, size))
-                            })?
-                    }
-                };
-                cells.push(cell);
+                cells.push(Running {
+                    query,
+                    ties,
+                    size,
+                    times: Vec::new(),
+                    spent: Duration::ZERO,
+                    first: None,
+                    done: false,
+                    skipped: None,
+                });
             }
         }
-        // The boards of this size are done: free the memory for the next.
-        redis::cmd("FLUSHALL").exec(&mut admin)?;
-        redvote::scripts::load_all(&mut admin)?;
     }
+    for _pass in 0..plan.calls {
+        for i in 0..cells.len() {
+            if cells[i].done {
+                continue;
+            }
+            if cells[i].times.is_empty() {
+                // Its first call: not when the same read and rule at the
+                // size before took too long, scaled linearly.
+                let c = &cells[i];
+                let before = c.size.checked_sub(1).and_then(|j| {
+                    cells
+                        .iter()
+                        .find(|b| b.size == j && b.query == c.query && b.ties == c.ties)
+                });
+                if let Some(reason) = before.and_then(|b| skip_reason(b, c, plan)) {
+                    cells[i].skipped = Some(reason);
+                    cells[i].done = true;
+                    continue;
+                }
+            }
+            let layout = &layouts[cells[i].size];
+            let cell = &mut cells[i];
+            let t = Instant::now();
+            let (us, reply) = timed_call(
+                &mut admin, &mut con, &campaign, cell.query, cell.ties, layout,
+            )
+            .with_context(|| {
+                format!(
+                    "scaling: {} on {}",
+                    cell.query.id(),
+                    board_name(cell.ties, layout.n)
+                )
+            })?;
+            cell.spent += t.elapsed();
+            cell.times.push(us);
+            match &cell.first {
+                None => {
+                    check_reply(&reply, cell.query, cell.ties, layout).with_context(|| {
+                        format!(
+                            "scaling: {} on {}",
+                            cell.query.id(),
+                            board_name(cell.ties, layout.n)
+                        )
+                    })?;
+                    cell.first = Some(reply);
+                }
+                Some(f) => ensure!(
+                    *f == reply,
+                    "scaling: {} on {}: a call answered {reply:?}, the first {f:?}",
+                    cell.query.id(),
+                    board_name(cell.ties, layout.n)
+                ),
+            }
+            cell.done = cell.times.len() as u64 >= plan.calls || cell.spent >= plan.budget;
+        }
+    }
+    let cells: Vec<Cell> = cells
+        .into_iter()
+        .map(|c| {
+            let mut times = c.times;
+            times.sort_unstable();
+            let calls = times.len() as u64;
+            Cell {
+                query: c.query.id(),
+                ties: c.ties.as_str(),
+                size: plan.sizes[c.size],
+                calls,
+                us_per_call: (calls > 0)
+                    .then(|| round(times.iter().sum::<u64>() as f64 / calls as f64, 1)),
+                min_us: times.first().copied(),
+                p50_us: times.get(times.len() / 2).copied(),
+                max_us: times.last().copied(),
+                over_budget: calls < plan.calls,
+                skipped: c.skipped,
+            }
+        })
+        .collect();
     let mut scaling = Scaling {
         ran: true,
         skipped: None,
@@ -417,6 +485,25 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
     scaling.targets = targets(&scaling);
     scaling.seconds = round(started.elapsed().as_secs_f64(), 3);
     Ok(scaling)
+}
+
+/// Why cell `c` is not run, from the same read and rule at the size
+/// before (`b`): skipped there, or its longest call so far scaled linearly
+/// to `c`'s size over `--scaling-skip-ms`.
+fn skip_reason(b: &Running, c: &Running, plan: &ScalingPlan) -> Option<String> {
+    let (from, to) = (plan.sizes[b.size], plan.sizes[c.size]);
+    if b.skipped.is_some() {
+        return Some(format!("over budget: skipped at {from} already"));
+    }
+    let max = b.times.iter().copied().max()?;
+    let projected = max as f64 * to as f64 / from as f64;
+    (!plan.skip_over.is_zero() && projected > plan.skip_over.as_micros() as f64).then(|| {
+        format!(
+            "over budget: a call would take about {:.1} s ({max} µs at {from}, x{})",
+            projected / 1e6,
+            to / from
+        )
+    })
 }
 
 /// Configure board `<ties>-<N>` with options `o1` .. `oN`, then import
@@ -499,87 +586,58 @@ enum Reply {
     Around(redvote::Around),
 }
 
-/// Run one cell: the same read up to `plan.calls` times (within its time
-/// budget), the server's figures read around it.
-fn measure_cell(
+/// One call of a cell's read, timed on the server: INFO commandstats read
+/// (on the admin connection) before and after it; its time is the
+/// `cmdstat_evalsha` usec delta, its calls delta must be 1.
+fn timed_call(
     admin: &mut redis::Connection,
     con: &mut redis::Connection,
     campaign: &Campaign,
     query: Query,
     ties: Ties,
     layout: &Layout,
-    plan: &ScalingPlan,
-) -> Result<Cell> {
+) -> Result<(u64, Reply)> {
     let n = layout.n;
     let board = board_name(ties, n);
     let view = View::shown("total");
     let middle = format!("o{}", layout.middle());
-    let last = format!("o{n}");
-    let page = (layout.middle() - 1) / u64::from(SCALING_PER_PAGE) + 1;
-    let call = |con: &mut redis::Connection| -> Result<Reply> {
-        Ok(match query {
-            Query::TopMiddle => Reply::Top(
-                campaign
-                    .top(&[&board], &view, Paging::new(page as u32, SCALING_PER_PAGE))
-                    .run(con)?,
-            ),
-            Query::StandingMiddle => {
-                Reply::Standing(campaign.standing(&board, &view, &[&middle]).run(con)?)
-            }
-            Query::StandingLast => {
-                Reply::Standing(campaign.standing(&board, &view, &[&last]).run(con)?)
-            }
-            Query::AroundMiddle => Reply::Around(
-                campaign
-                    .around(
-                        &board,
-                        &view,
-                        &middle,
-                        redvote::Neighbourhood::new(SCALING_PER_PAGE, SCALING_PER_PAGE),
-                    )
-                    .run(con)?,
-            ),
-        })
-    };
-
-    // Each call between two readings of INFO commandstats (on the admin
-    // connection): its own EVALSHA usec, the script's execution time alone.
-    let started = Instant::now();
-    let mut first: Option<Reply> = None;
-    let mut times: Vec<u64> = Vec::new();
-    while (times.len() as u64) < plan.calls && (times.is_empty() || started.elapsed() < plan.budget)
-    {
-        let (c0, u0) = evalsha_stat(admin)?;
-        let reply = call(con)?;
-        let (c1, u1) = evalsha_stat(admin)?;
-        ensure!(
-            c1 == c0 + 1,
-            "INFO commandstats counted {} EVALSHA calls for one",
-            c1 - c0
-        );
-        times.push(u1 - u0);
-        match &first {
-            None => {
-                check_reply(&reply, query, ties, layout, page)?;
-                first = Some(reply);
-            }
-            Some(f) => ensure!(*f == reply, "a call answered {reply:?}, the first {f:?}"),
+    let (c0, u0) = evalsha_stat(admin)?;
+    let reply = match query {
+        Query::TopMiddle => Reply::Top(
+            campaign
+                .top(
+                    &[&board],
+                    &view,
+                    Paging::new(layout.middle_page() as u32, SCALING_PER_PAGE),
+                )
+                .run(con)?,
+        ),
+        Query::StandingMiddle => {
+            Reply::Standing(campaign.standing(&board, &view, &[&middle]).run(con)?)
         }
-    }
-    let calls = times.len() as u64;
-    let total: u64 = times.iter().sum();
-    times.sort_unstable();
-    Ok(Cell {
-        query: query.id(),
-        ties: ties.as_str(),
-        size: n,
-        calls,
-        us_per_call: Some(round(total as f64 / calls as f64, 1)),
-        p50_us: times.get(times.len() / 2).copied(),
-        max_us: times.last().copied(),
-        over_budget: calls < plan.calls,
-        skipped: None,
-    })
+        Query::StandingLast => Reply::Standing(
+            campaign
+                .standing(&board, &view, &[&format!("o{n}")])
+                .run(con)?,
+        ),
+        Query::AroundMiddle => Reply::Around(
+            campaign
+                .around(
+                    &board,
+                    &view,
+                    &middle,
+                    redvote::Neighbourhood::new(SCALING_PER_PAGE, SCALING_PER_PAGE),
+                )
+                .run(con)?,
+        ),
+    };
+    let (c1, u1) = evalsha_stat(admin)?;
+    ensure!(
+        c1 == c0 + 1,
+        "INFO commandstats counted {} EVALSHA calls for one",
+        c1 - c0
+    );
+    Ok((u1 - u0, reply))
 }
 
 /// `cmdstat_evalsha` of INFO commandstats: calls and usec so far.
@@ -591,8 +649,9 @@ fn evalsha_stat(admin: &mut redis::Connection) -> Result<(u64, u64)> {
 }
 
 /// The first reply of a cell against the board's known layout.
-fn check_reply(reply: &Reply, query: Query, ties: Ties, layout: &Layout, page: u64) -> Result<()> {
+fn check_reply(reply: &Reply, query: Query, ties: Ties, layout: &Layout) -> Result<()> {
     let n = layout.n;
+    let page = layout.middle_page();
     let member = |r: u64| format!("o{r}");
     match (query, reply) {
         (Query::TopMiddle, Reply::Top(pages)) => {

@@ -3,10 +3,12 @@
 //!
 //! Every scenario runs, on a throwaway server (`REDVOTE_URL` is ignored), at
 //! the size of `--ops 200`: 200 votes, 20 page reads, 50 campaign votes and
-//! 50 rate-limited votes per scenario, in one round, the ceiling's 200
-//! requests when `redis-benchmark` is on PATH. The bench's own consistency
-//! checks run as in a full run (any failure is an error); then the report
-//! must be complete:
+//! 50 rate-limited votes per scenario, in one round, the ceilings' 200 (or
+//! 208, whole pipelines) and 64 requests when `redis-benchmark` is on PATH,
+//! and the scaling section on boards of 100 and 1000 options, 3 calls a
+//! cell. The bench's own consistency checks run as in a full run (any
+//! failure is an error, a wrong read of a scaling board among them); then
+//! the report must be complete:
 //!
 //! * `checks.ok`, and the checks' counts agree with the rows: the votes found
 //!   are the posts plus the vote rows' ops, each campaign side's and each
@@ -18,10 +20,19 @@
 //!   `ops_per_sec > 0` and `p99_us >= p50_us`;
 //! * every ratio of the module doc, in order (among them the ones the README
 //!   reports), each with a value, except the ones over redis-benchmark when
-//!   it did not run (then `ceiling.skipped` says why) and the server-CPU
-//!   ones (INFO cpu can round a tiny slice to nothing);
-//! * the text report names every row and every ratio and prints the seven
-//!   `checks: OK` lines.
+//!   it did not run (then the ceiling's `skipped` says why) and the
+//!   server-CPU ones (INFO cpu can round a tiny slice to nothing); the
+//!   ratios of two 1-connection rows each with its 3 projections, the
+//!   others with none;
+//! * the three ceilings, each run 3 times with its requests, a rate and
+//!   server time, or skipped with a reason;
+//! * the model's parts: a PING round trip, every row's server and wall time
+//!   per op, the client time on exactly the 1-connection rows;
+//! * the scaling section: run, its 8 boards built, its 32 cells (4 reads x
+//!   4 tie rules x 2 sizes) measured (none skipped), its 29 targets
+//!   evaluated;
+//! * the text report names every row and every ratio, prints the seven
+//!   `checks: OK` lines, the model and the scaling table.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
 //! machine measures noise). Failures go to stderr, with the text report, and
@@ -140,8 +151,8 @@ pub(super) fn main() -> ExitCode {
     if args.help {
         println!(
             "Without --bench (as `cargo test` runs it) this binary is the benchmark's smoke \
-             test, `{NAME}`: every scenario at --ops 200 on a throwaway server, the report \
-             and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
+             test, `{NAME}`: every scenario at --ops 200 on a throwaway server and the scaling \
+             section at 100 and 1000 options, the report and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
              --help"
         );
         return ExitCode::SUCCESS;
@@ -157,7 +168,9 @@ pub(super) fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let started = Instant::now();
-    println!("{NAME}: every scenario at --ops 200 on a throwaway server ...");
+    println!(
+        "{NAME}: every scenario at --ops 200 on a throwaway server, scaling at 100 and 1000 ..."
+    );
     match smoke() {
         Ok(summary) => {
             println!(
@@ -326,9 +339,14 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
         want(
             c["ran"] != true
                 || (c["requests"] == planned.div_ceil(pipeline) * pipeline
+                    && c["runs"] == 3
+                    && c["runs_ops_per_sec"].as_array().map_or(0, |r| r.len()) == 3
                     && c["ops_per_sec"].is_number()
                     && c["server_cmd_us_per_op"].is_number()),
-            format!("ceiling ran, but not {planned} requests (whole pipelines) with a rate: {c}"),
+            format!(
+                "ceiling ran, but not 3 runs of {planned} requests (whole pipelines) with a \
+                 rate: {c}"
+            ),
         );
     }
 
