@@ -15,9 +15,12 @@
 //!   beside `campaign_redvote_pipe16`.
 //!
 //! Each on targets of its own, so the checked ones stay as they are: the
-//! article votes on articles of the site `<prefix>ceiling:` (one per
-//! ceiling and run), the campaign votes on `{<prefix>c:bench-ceiling}:`,
-//! configured as
+//! article votes on the site `<prefix>ceiling:`, which holds as many
+//! articles as the bench's (so its rankings have the same size and
+//! encoding), each run on one article of its own (redis-benchmark's command
+//! line cannot vary the article: its article's voter set and hash stay hot,
+//! where the bench's votes spread over all articles), the campaign votes on
+//! `{<prefix>c:bench-ceiling}:`, configured as
 //! the campaign section's (every option voted once at setup, so its boards
 //! hold as many members as the section's; redis-benchmark's votes all go to
 //! `opt1`: its command line cannot vary the option). The command is the
@@ -203,6 +206,31 @@ impl Bench {
                 .run(&mut self.admin)?;
         }
         let setup = self.ctx.campaign.options.len() as u64;
+        // As many articles as the bench's site (at least one per article
+        // run), so the ceiling's rankings have the same size and encoding
+        // (a zset of more than 128 members is a skiplist, not a listpack);
+        // each article run votes on one of them.
+        let articles = self.ctx.articles.len().max(2 * runs);
+        let mut posted = Vec::with_capacity(articles);
+        let calls: Vec<_> = (0..articles)
+            .map(|i| {
+                site.post(
+                    &format!("author:ceiling{i}"),
+                    &format!("Ceiling article {i}"),
+                    &format!("https://example.com/ceiling/{i}"),
+                )
+            })
+            .collect();
+        for chunk in calls.chunks(super::PIPELINE as usize) {
+            let mut pipe = redis::pipe();
+            for call in chunk {
+                call.add_to(&mut pipe);
+            }
+            let replies: Vec<redis::Value> = pipe.query(&mut self.admin)?;
+            for (call, reply) in chunk.iter().zip(replies) {
+                posted.push(call.decode(reply)?);
+            }
+        }
         let mut plans = Vec::new();
         for (k, &id) in CEILING_IDS.iter().enumerate() {
             let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
@@ -210,17 +238,7 @@ impl Bench {
             // (`bench:<ceiling>.<run>:__rand_int__`).
             let user = format!("bench:{k}:__rand_int__");
             let (command, counts) = if op == "vote" {
-                let mut ids = Vec::with_capacity(runs);
-                for run in 0..runs {
-                    ids.push(
-                        site.post(
-                            &format!("author:ceiling{k}.{run}"),
-                            &format!("Ceiling article {k}.{run}"),
-                            "https://example.com/ceiling",
-                        )
-                        .run(&mut self.admin)?,
-                    );
-                }
+                let ids = posted[k * runs..(k + 1) * runs].to_vec();
                 // The article: ceiling_run puts the run's own.
                 let call = site.vote(&user, &ids[0].to_string());
                 let command = invocation(call.script().sha1(), call.key(), call.args());
@@ -373,8 +391,11 @@ impl CeilingPlan {
                 self.pipeline,
                 self.command
                     .iter()
-                    .map(|a| {
-                        if a.is_empty() {
+                    .enumerate()
+                    .map(|(i, a)| {
+                        if i == 5 && matches!(self.counts, Counts::Article { .. }) {
+                            "<run's article>".to_string()
+                        } else if a.is_empty() {
                             "\"\"".to_string()
                         } else if a.contains("__rand_int__") {
                             "bench:<ceiling>.<run>:__rand_int__".to_string()

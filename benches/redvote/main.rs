@@ -65,7 +65,11 @@
 //!   joined to one `redis::pipe()` with `Call::add_to` (16 EVALSHAs, one
 //!   request, one round trip), each reply read by its call with
 //!   `Call::decode` and checked like a single vote's. Every vote of a
-//!   pipeline records the pipeline's time as its latency.
+//!   pipeline records the pipeline's time as its latency. A second row
+//!   (`pipe16_hot`, "1 article") votes the same way on the first article
+//!   only, as redis-benchmark does (its command line names one article):
+//!   the like-for-like with that ceiling, whose article's keys stay hot in
+//!   the server's caches where the spread votes touch all articles.
 //!
 //! Page scenarios (`--pages` reads each, page `i % pages + 1` of `score:`,
 //! 25 articles): the seeds' `get_articles` (ZREVRANGE, then one HGETALL per
@@ -172,13 +176,17 @@
 //!   `lua/campaign_vote.lua`, beside the campaign's (c) `pipe16`.
 //!
 //! (`-P 16` runs send whole pipelines: their `-n` is rounded up to a
-//! multiple of 16.) The article runs vote on articles of their own site
-//! `<prefix>ceiling:`, one per ceiling and run (so the checked articles and pages stay
-//! as they are); the campaign run on a campaign of its own,
+//! multiple of 16.) The article runs vote on a site of their own,
+//! `<prefix>ceiling:` (so the checked articles and pages stay as they are),
+//! which holds as many articles as the bench's, so its rankings have the
+//! same size and encoding; each run votes on one article of its own (the
+//! command line cannot vary the article: that article's voter set and hash
+//! stay hot, where the bench's votes spread over all articles). The
+//! campaign runs vote on a campaign of their own,
 //! `{<prefix>c:bench-ceiling}:`, configured as the campaign section's, every
 //! option voted once at setup so its boards hold as many members; all its
-//! votes go to `opt1` (its command line cannot vary the option, so its
-//! option's HyperLogLog grows alone: not quite the bench's data shape).
+//! votes go to `opt1` (its option's HyperLogLog grows alone: not quite the
+//! bench's data shape either).
 //!
 //! Interleaving: the run is cut into `--rounds` rounds (default 10, at most
 //! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
@@ -312,6 +320,7 @@
 //! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
 //!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
 //!   `vote_redvote_tasks`, `vote_redvote_own`, `vote_redvote_pipe16`,
+//!   `vote_redvote_pipe16_hot`,
 //!   `page_seeds_1`,
 //!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
 //!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
@@ -357,6 +366,8 @@
 //!   `vote_redvote_own_over_redis_benchmark` (both target 0.8, over the
 //!   `vote_tasks` ceiling), `vote_redvote_pipe16_over_redis_benchmark_p16`
 //!   (target 0.8: `vote_redvote_pipe16` over the `vote_pipe16` ceiling),
+//!   `vote_redvote_pipe16_hot_over_redis_benchmark_p16` (target 0.8:
+//!   `vote_redvote_pipe16_hot` over the same ceiling),
 //!   `vote_redvote_pipe16_over_1` (`vote_redvote_pipe16` over
 //!   `vote_redvote_1`),
 //!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
@@ -984,6 +995,7 @@ impl Bench {
             async_con: false,
             ops,
             pipeline: 1,
+            one_article: false,
             suffix: "tasks",
         };
         let one = |op, flow, ops| Scenario {
@@ -995,6 +1007,7 @@ impl Bench {
             async_con: false,
             ops,
             pipeline: 1,
+            one_article: false,
             suffix: "1",
         };
         // One sync connection, the ops sent PIPELINE at a time in one
@@ -1025,6 +1038,12 @@ impl Bench {
             },
             // Like for like with redis-benchmark -c 1 -P 16.
             piped(Op::Vote, ops),
+            // The same on one article, as redis-benchmark votes.
+            Scenario {
+                one_article: true,
+                suffix: "pipe16_hot",
+                ..piped(Op::Vote, ops)
+            },
             one(Op::Page, Flow::Seeds, pages),
             one(Op::Page, Flow::Redvote, pages),
             many(Op::Page, Flow::Seeds, shared, pages),

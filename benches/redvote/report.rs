@@ -254,6 +254,13 @@ pub(super) fn ratios(rows: &[Row], ceilings: &[Ceiling]) -> Vec<Ratio> {
             Some(0.8),
         ),
         ratio(
+            "vote_redvote_pipe16_hot_over_redis_benchmark_p16",
+            "vote (c) 1 conn, pipelines of 16, 1 article / redis-benchmark -c 1 -P 16".into(),
+            Rps("vote_redvote_pipe16_hot"),
+            Bench("vote_pipe16"),
+            Some(0.8),
+        ),
+        ratio(
             "vote_redvote_pipe16_over_1",
             "vote (c) 1 conn, pipelines of 16 / one at a time".into(),
             Rps("vote_redvote_pipe16"),
@@ -511,7 +518,9 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
          a vote); srv µs/op: the server's CPU time (INFO cpu) per op, network I/O included; cmd \
          µs/op: the server's time in the op's own commands (INFO commandstats usec), command \
          execution only. pipe16 = one sync connection, the votes sent 16 at a time as one \
-         pipeline of Call::add_to (p50/p99: a pipeline's time)."
+         pipeline of Call::add_to (p50/p99: a pipeline's time); \"1 article\": all on one \
+         article, as redis-benchmark votes (its article's keys stay hot in the server's \
+         caches, where the other rows' votes spread over all articles)."
     )?;
     writeln!(
         out,

@@ -69,7 +69,7 @@ const SMOKE_ARGS: [&str; 7] = [
 ];
 
 /// Every row, in the report's order (the module doc's list).
-const ROW_IDS: [&str; 27] = [
+const ROW_IDS: [&str; 28] = [
     "vote_seeds_1",
     "vote_seeds_tasks",
     "vote_watch_1",
@@ -78,6 +78,7 @@ const ROW_IDS: [&str; 27] = [
     "vote_redvote_tasks",
     "vote_redvote_own",
     "vote_redvote_pipe16",
+    "vote_redvote_pipe16_hot",
     "page_seeds_1",
     "page_redvote_1",
     "page_seeds_tasks",
@@ -100,7 +101,7 @@ const ROW_IDS: [&str; 27] = [
 ];
 
 /// Every ratio, in the report's order (the module doc's list).
-const RATIO_IDS: [&str; 23] = [
+const RATIO_IDS: [&str; 24] = [
     "vote_redvote_over_seeds_1",
     "vote_redvote_over_watch_1",
     "vote_redvote_over_seeds_tasks",
@@ -110,6 +111,7 @@ const RATIO_IDS: [&str; 23] = [
     "vote_redvote_tasks_over_redis_benchmark",
     "vote_redvote_own_over_redis_benchmark",
     "vote_redvote_pipe16_over_redis_benchmark_p16",
+    "vote_redvote_pipe16_hot_over_redis_benchmark_p16",
     "vote_redvote_pipe16_over_1",
     "campaign_redvote_over_seeds_1",
     "campaign_redvote_over_seeds_sequential_1",
