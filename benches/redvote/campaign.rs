@@ -149,6 +149,27 @@ impl SeedKeys {
     }
 }
 
+/// A board of the campaign section: all periods, competition ties, the
+/// carry, `options` of weight `CAMPAIGN_WEIGHT`.
+fn campaign_board(options: &[String]) -> BoardSettings {
+    let board = BoardSettings::new(&PERIODS)
+        .with_ties(Ties::Competition)
+        .with_carry(CAMPAIGN_CARRY);
+    options.iter().fold(board, |b, o| {
+        b.with_option(o, OptionSettings::weighted(CAMPAIGN_WEIGHT))
+    })
+}
+
+/// The campaign section's settings: its offset and the board `stars` of
+/// `options` (the redvote campaign's and the ceiling's).
+pub(super) fn campaign_settings(options: &[String]) -> CampaignSettings {
+    CampaignSettings {
+        offset: Some(CAMPAIGN_OFFSET.to_string()),
+        boards: BTreeMap::from([(CAMPAIGN_BOARD.to_string(), campaign_board(options))]),
+        ..CampaignSettings::default()
+    }
+}
+
 impl Bench {
     /// Configure the redvote campaign (the seed's namespace needs no
     /// settings: its client knows them), then check the seed's client-side
@@ -157,26 +178,11 @@ impl Bench {
     /// 29 February across the offset, on the probe board.
     pub(super) fn campaign_setup(&mut self) -> Result<()> {
         let campaign = self.ctx.campaign.redvote.clone();
-        let all = PERIODS.to_vec();
-        let board = |options: &[String]| {
-            let board = BoardSettings::new(&all)
-                .with_ties(Ties::Competition)
-                .with_carry(CAMPAIGN_CARRY);
-            options.iter().fold(board, |b, o| {
-                b.with_option(o, OptionSettings::weighted(CAMPAIGN_WEIGHT))
-            })
-        };
-        let settings = CampaignSettings {
-            offset: Some(CAMPAIGN_OFFSET.to_string()),
-            boards: BTreeMap::from([
-                (
-                    CAMPAIGN_BOARD.to_string(),
-                    board(&self.ctx.campaign.options),
-                ),
-                (PROBE_BOARD.to_string(), board(&["opt1".to_string()])),
-            ]),
-            ..CampaignSettings::default()
-        };
+        let mut settings = campaign_settings(&self.ctx.campaign.options);
+        settings.boards.insert(
+            PROBE_BOARD.to_string(),
+            campaign_board(&["opt1".to_string()]),
+        );
         campaign
             .configure(&settings)
             .run(&mut self.admin)

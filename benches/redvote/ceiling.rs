@@ -1,15 +1,41 @@
-//! The redis-benchmark ceiling: the server's own speed for the same vote
-//! script with a minimal C client. Its site, its address options, one
-//! `redis-benchmark` run per round (its CSV read, its rates folded in), and
-//! the check and summary of its votes for the report.
+//! The redis-benchmark ceilings: the server's own speed for the same
+//! scripts with a minimal C client. Each run is a FULL `redis-benchmark` run
+//! of as many requests as the bench's row (not a slice: a run cut into
+//! slices pays its connection setup and ramp every slice, which put the
+//! ceiling about 10 % low); `--ceiling-runs` runs of each (default 3),
+//! spread over the interleaved rounds (after rounds evenly apart), so a slow
+//! spell of the machine does not decide a ceiling; the ceiling is the
+//! median run's rate:
+//!
+//! * `vote_tasks`: `-c <tasks>` (`-P 1`, one request in flight per
+//!   connection), `--ops` article votes;
+//! * `vote_pipe16`: `-c 1 -P 16`, `--ops` article votes: one connection, 16
+//!   requests a pipeline, beside the bench's `vote_redvote_pipe16`;
+//! * `campaign_pipe16`: `-c 1 -P 16`, `--campaign-ops` campaign votes,
+//!   beside `campaign_redvote_pipe16`.
+//!
+//! Each on targets of its own, so the checked ones stay as they are: the
+//! article votes on the site `<prefix>ceiling:`, which holds as many
+//! articles as the bench's (so its rankings have the same size and
+//! encoding), each run on one article of its own (redis-benchmark's command
+//! line cannot vary the article: its article's voter set and hash stay hot,
+//! where the bench's votes spread over all articles), the campaign votes on
+//! `{<prefix>c:bench-ceiling}:`, configured as
+//! the campaign section's (every option voted once at setup, so its boards
+//! hold as many members as the section's; redis-benchmark's votes all go to
+//! `opt1`: its command line cannot vary the option). The command is the
+//! library's own call (`Site::vote`, `Campaign::vote`: its script SHA1, key
+//! and arguments) with the user `bench:<run>:__rand_int__`.
 
 use anyhow::{ensure, Context, Result};
 use redis::{Commands, ConnectionAddr};
 use redvote::testing::TempServer;
-use redvote::Site;
+use redvote::{Campaign, Site};
 use serde::Serialize;
 
-use super::measure::{round, server_cpu};
+use super::campaign::{campaign_settings, CAMPAIGN_BOARD};
+use super::checks::zset_sum;
+use super::measure::{command_stats, command_usec, round, server_cpu};
 use super::Bench;
 
 /// The ceiling's own site, beside the bench's: `<prefix>ceiling:`.
@@ -17,66 +43,132 @@ pub(super) fn ceiling_site(prefix: &str) -> Site {
     Site::new(format!("{prefix}ceiling:"))
 }
 
-/// The redis-benchmark ceiling while it runs, one slice per round.
-pub(super) struct CeilingRun {
-    site: Site,
-    id: u64,
+/// The ceiling's own campaign: `{<prefix>c:bench-ceiling}:`.
+pub(super) fn ceiling_campaign(prefix: &str) -> Campaign {
+    Campaign::with_namespace(format!("{{{prefix}c:bench-ceiling}}:"))
+}
+
+/// The ceilings' ids, in the report's order.
+pub(super) const CEILING_IDS: [&str; 3] = ["vote_tasks", "vote_pipe16", "campaign_pipe16"];
+
+/// One ceiling: the redis-benchmark runs to make, and their figures.
+pub(super) struct CeilingPlan {
+    id: &'static str,
+    op: &'static str,
+    clients: usize,
+    pipeline: u64,
+    requests: u64,
     /// `-h host -p port` (or `-s path`, `--dbnum n`).
     target: Vec<String>,
-    /// `EVALSHA <sha> 1 <root> bench:__rand_int__ <id> up`.
+    /// `EVALSHA <sha> 1 <key> <args>`, the user `bench:<run>:__rand_int__`.
     command: Vec<String>,
-    clients: usize,
-    /// Slices run so far.
-    slices: u64,
-    /// Requests sent so far; those of the slices with a usable rps, and the
-    /// time they took at that rps.
-    requests: u64,
-    timed_requests: u64,
-    seconds: f64,
-    p50s_ms: Vec<f64>,
-    p99_max_ms: f64,
+    counts: Counts,
+    /// The runs made so far.
+    runs: Vec<RunFigures>,
+}
+
+/// One run's figures.
+struct RunFigures {
+    rps: f64,
+    p50_ms: f64,
+    p99_ms: f64,
     server_cpu: Option<f64>,
+    cmd_us: u64,
+}
+
+/// Where a run's votes are counted, for its check.
+enum Counts {
+    /// Run k votes on article `ids[k]` of `site` (its `votes`, the poster's
+    /// included).
+    Article { site: Site, ids: Vec<u64> },
+    /// The campaign's `real:total` board of `CAMPAIGN_BOARD` (the setup's
+    /// votes and every run's included).
+    Campaign { key: String, setup: u64 },
 }
 
 #[derive(Serialize)]
 pub(super) struct Ceiling {
-    ran: bool,
+    pub(super) id: &'static str,
+    pub(super) op: &'static str,
+    pub(super) ran: bool,
     pub(super) skipped: Option<String>,
     pub(super) command: Option<String>,
     pub(super) clients: usize,
+    pub(super) pipeline: u64,
+    /// Requests of each run.
     pub(super) requests: u64,
+    /// Full runs made.
+    pub(super) runs: usize,
+    /// Each run's requests/s (null: a run within a millisecond).
+    pub(super) runs_ops_per_sec: Vec<Option<f64>>,
+    /// The median run's requests/s.
     pub(super) ops_per_sec: Option<f64>,
     pub(super) p50_us: Option<f64>,
     pub(super) p99_us: Option<f64>,
     pub(super) server_cpu_us_per_op: Option<f64>,
+    /// EVALSHA usec (INFO commandstats) per request.
+    pub(super) server_cmd_us_per_op: Option<f64>,
 }
 
 impl Ceiling {
-    pub(super) fn skipped(reason: &str, clients: usize, requests: u64) -> Ceiling {
-        Ceiling {
-            ran: false,
-            skipped: Some(reason.to_string()),
-            command: None,
-            clients,
-            requests,
-            ops_per_sec: None,
-            p50_us: None,
-            p99_us: None,
-            server_cpu_us_per_op: None,
-        }
+    /// Every ceiling, not run, and why.
+    pub(super) fn all_skipped(
+        reason: &str,
+        tasks: usize,
+        ops: u64,
+        campaign_ops: u64,
+    ) -> Vec<Ceiling> {
+        CEILING_IDS
+            .iter()
+            .map(|&id| {
+                let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
+                Ceiling {
+                    id,
+                    op,
+                    ran: false,
+                    skipped: Some(reason.to_string()),
+                    command: None,
+                    clients,
+                    pipeline,
+                    requests,
+                    runs: 0,
+                    runs_ops_per_sec: Vec::new(),
+                    ops_per_sec: None,
+                    p50_us: None,
+                    p99_us: None,
+                    server_cpu_us_per_op: None,
+                    server_cmd_us_per_op: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A ceiling's op, clients, pipeline and requests (a whole number of
+/// pipelines: redis-benchmark sends whole pipelines, 512 requests for `-n
+/// 500 -P 16`).
+fn shape(id: &str, tasks: usize, ops: u64, campaign_ops: u64) -> (&'static str, usize, u64, u64) {
+    let p = super::PIPELINE;
+    match id {
+        "vote_tasks" => ("vote", tasks, 1, ops),
+        "vote_pipe16" => ("vote", 1, p, ops.div_ceil(p) * p),
+        _ => ("campaign", 1, p, campaign_ops.div_ceil(p) * p),
     }
 }
 
 impl Bench {
-    /// Get the redis-benchmark ceiling ready: its address options, its own
-    /// site `<prefix>ceiling:` (so the checked articles and pages stay as
-    /// they are) with one article, the vote script loaded. `Ok(Err(reason))`
-    /// when it cannot run.
-    pub(super) fn ceiling_start(
+    /// Get the ceilings ready: redis-benchmark's address options, the
+    /// ceiling's site (an article per article ceiling and run) and campaign
+    /// (configured, every option voted once), the scripts loaded.
+    /// `Ok(Err(reason))` when they cannot run.
+    pub(super) fn ceiling_setup(
         &mut self,
-        clients: usize,
+        tasks: usize,
+        ops: u64,
+        campaign_ops: u64,
+        runs: usize,
         temp: &Option<TempServer>,
-    ) -> Result<std::result::Result<CeilingRun, String>> {
+    ) -> Result<std::result::Result<Vec<CeilingPlan>, String>> {
         let target = match temp {
             Some(server) => vec![
                 "-h".into(),
@@ -100,59 +192,117 @@ impl Bench {
             }
             Err(e) => return Err(e).context("cannot run redis-benchmark"),
         }
-        let site = ceiling_site(self.ctx.site.prefix());
-        let id = site
-            .post(
-                "author:ceiling",
-                "Ceiling article",
-                "https://example.com/ceiling",
-            )
-            .run(&mut self.admin)?;
-        let script = redvote::scripts::get("vote").context("lua/vote.lua is not embedded")?;
-        script.script().load(&mut self.admin)?;
-        let command = vec![
-            "EVALSHA".into(),
-            script.sha1().into(),
-            "1".into(),
-            site.root_key().into(),
-            // The user; ceiling_slice makes it `bench:<slice>:__rand_int__`.
-            "bench:<slice>:__rand_int__".into(),
-            id.to_string(),
-            "up".into(),
-        ];
-        Ok(Ok(CeilingRun {
-            site,
-            id,
-            target,
-            command,
-            clients,
-            slices: 0,
-            requests: 0,
-            timed_requests: 0,
-            seconds: 0.0,
-            p50s_ms: Vec::new(),
-            p99_max_ms: 0.0,
-            server_cpu: Some(0.0),
-        }))
+        redvote::scripts::load_all(&mut self.admin)?;
+        let prefix = self.ctx.site.prefix().to_string();
+        let site = ceiling_site(&prefix);
+        let campaign = ceiling_campaign(&prefix);
+        campaign
+            .configure(&campaign_settings(&self.ctx.campaign.options))
+            .run(&mut self.admin)
+            .context("configuring the ceiling's campaign")?;
+        for option in &self.ctx.campaign.options {
+            campaign
+                .vote("setup", &[(CAMPAIGN_BOARD, option)])
+                .run(&mut self.admin)?;
+        }
+        let setup = self.ctx.campaign.options.len() as u64;
+        // As many articles as the bench's site (at least one per article
+        // run), so the ceiling's rankings have the same size and encoding
+        // (a zset of more than 128 members is a skiplist, not a listpack);
+        // each article run votes on one of them.
+        let articles = self.ctx.articles.len().max(2 * runs);
+        let mut posted = Vec::with_capacity(articles);
+        let calls: Vec<_> = (0..articles)
+            .map(|i| {
+                site.post(
+                    &format!("author:ceiling{i}"),
+                    &format!("Ceiling article {i}"),
+                    &format!("https://example.com/ceiling/{i}"),
+                )
+            })
+            .collect();
+        for chunk in calls.chunks(super::PIPELINE as usize) {
+            let mut pipe = redis::pipe();
+            for call in chunk {
+                call.add_to(&mut pipe);
+            }
+            let replies: Vec<redis::Value> = pipe.query(&mut self.admin)?;
+            for (call, reply) in chunk.iter().zip(replies) {
+                posted.push(call.decode(reply)?);
+            }
+        }
+        let mut plans = Vec::new();
+        for (k, &id) in CEILING_IDS.iter().enumerate() {
+            let (op, clients, pipeline, requests) = shape(id, tasks, ops, campaign_ops);
+            // The user: ceiling_run makes it unique to the run
+            // (`bench:<ceiling>.<run>:__rand_int__`).
+            let user = format!("bench:{k}:__rand_int__");
+            let (command, counts) = if op == "vote" {
+                let ids = posted[k * runs..(k + 1) * runs].to_vec();
+                // The article: ceiling_run puts the run's own.
+                let call = site.vote(&user, &ids[0].to_string());
+                let command = invocation(call.script().sha1(), call.key(), call.args());
+                (
+                    command,
+                    Counts::Article {
+                        site: site.clone(),
+                        ids,
+                    },
+                )
+            } else {
+                let call = campaign.vote(&user, &[(CAMPAIGN_BOARD, "opt1")]);
+                let command = invocation(call.script().sha1(), call.key(), call.args());
+                let key = format!("{}b:{CAMPAIGN_BOARD}:real:total", campaign.namespace());
+                (command, Counts::Campaign { key, setup })
+            };
+            plans.push(CeilingPlan {
+                id,
+                op,
+                clients,
+                pipeline,
+                requests,
+                target: target.clone(),
+                command,
+                counts,
+                runs: Vec::new(),
+            });
+        }
+        Ok(Ok(plans))
     }
 
-    /// One slice of the ceiling: `redis-benchmark -n <n>`, its rps and
-    /// latencies folded into `run`.
-    pub(super) fn ceiling_slice(&mut self, run: &mut CeilingRun, n: u64, url: &str) -> Result<()> {
-        // Users unique to the slice: redis-benchmark seeds its random numbers
-        // from the clock and its pid, and two runs can draw the same users
-        // (seen: a whole slice of repeated, uncounted votes).
-        let mut command = run.command.clone();
-        command[4] = format!("bench:{}:__rand_int__", run.slices);
-        run.slices += 1;
+    /// One full redis-benchmark run of `plan` (its next one): its rate and
+    /// latencies and the server's time meanwhile go into `plan.runs`, once
+    /// its requests are checked to be real votes.
+    pub(super) fn ceiling_run(&mut self, plan: &mut CeilingPlan, url: &str) -> Result<()> {
+        let run = plan.runs.len();
+        let k = CEILING_IDS
+            .iter()
+            .position(|&id| id == plan.id)
+            .unwrap_or(0);
+        // Users unique to the run: redis-benchmark seeds its random numbers
+        // from the clock and its pid, and two runs can draw the same users.
+        let mut command = plan.command.clone();
+        for arg in &mut command {
+            if arg.contains("__rand_int__") {
+                *arg = format!("bench:{k}.{run}:__rand_int__");
+            }
+        }
+        if let Counts::Article { ids, .. } = &plan.counts {
+            // EVALSHA sha 1 key user article up: the run's own article.
+            command[5] = ids[run].to_string();
+        }
         let mut cmd = std::process::Command::new("redis-benchmark");
-        cmd.args(&run.target)
-            .args(["-c", &run.clients.to_string(), "-n", &n.to_string()])
+        cmd.args(&plan.target)
+            .args(["-c", &plan.clients.to_string()])
+            .args(["-n", &plan.requests.to_string()])
+            .args(["-P", &plan.pipeline.to_string()])
             .args(["-r", "1000000000", "-q", "--csv"])
             .args(&command)
             .stdin(std::process::Stdio::null());
         let cpu_before = server_cpu(&mut self.admin)?;
+        let stats_before = command_stats(&mut self.admin)?;
         let out = cmd.output().context("cannot run redis-benchmark")?;
+        let stats_after = command_stats(&mut self.admin)?;
         let cpu_after = server_cpu(&mut self.admin)?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -165,58 +315,130 @@ impl Bench {
         let (rps, p50_ms, p99_ms) = parse_benchmark_csv(&stdout)
             .with_context(|| format!("cannot read redis-benchmark's output: {stdout:?}"))?;
         ensure!(rps > 0.0, "redis-benchmark reported {rps} requests/s");
-        run.requests += n;
-        // It times in whole milliseconds: a slice done within one reports
-        // "inf" and has no usable time.
-        if rps.is_finite() {
-            run.timed_requests += n;
-            run.seconds += n as f64 / rps;
+        let requests = plan.requests;
+        match &plan.counts {
+            Counts::Article { site, ids } => {
+                // Random users may collide (12-digit numbers): allow 1%.
+                let votes: u64 = self
+                    .admin
+                    .hget(format!("{}{}", site.root_key(), ids[run]), "votes")?;
+                let counted = votes.saturating_sub(1);
+                ensure!(
+                    counted <= requests && counted + requests / 100 >= requests,
+                    "redis-benchmark ({} run {}) sent {requests} votes but its article counted \
+                     {counted}",
+                    plan.id,
+                    run + 1
+                );
+            }
+            Counts::Campaign { key, setup } => {
+                // No rule limits the campaign: every vote counts.
+                let total = zset_sum(&mut self.admin, key)?;
+                let want = setup + requests * (run as u64 + 1);
+                ensure!(
+                    (total - want as f64).abs() < 0.5,
+                    "redis-benchmark ({} run {}) sent {requests} campaign votes but {key} sums \
+                     to {total}, want {want} ({setup} from the setup)",
+                    plan.id,
+                    run + 1
+                );
+            }
         }
-        run.p50s_ms.push(p50_ms);
-        run.p99_max_ms = run.p99_max_ms.max(p99_ms);
-        run.server_cpu = run
-            .server_cpu
-            .zip(cpu_before.zip(cpu_after))
-            .map(|(sum, (b, a))| sum + (a - b).max(0.0));
+        plan.runs.push(RunFigures {
+            rps,
+            p50_ms,
+            p99_ms,
+            server_cpu: cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0)),
+            cmd_us: command_usec(&stats_before, &stats_after, &["evalsha", "eval"]),
+        });
         Ok(())
     }
+}
 
-    /// Check that redis-benchmark's requests were real votes and sum up.
-    pub(super) fn ceiling_finish(&mut self, mut run: CeilingRun) -> Result<Ceiling> {
-        let requests = run.requests;
-        // Random users may collide (12-digit numbers): allow 1%.
-        let votes: u64 = self
-            .admin
-            .hget(format!("{}{}", run.site.root_key(), run.id), "votes")?;
-        let counted = votes.saturating_sub(1);
-        ensure!(
-            counted <= requests && counted + requests / 100 >= requests,
-            "redis-benchmark sent {requests} votes but its article counted {counted}"
-        );
-        run.p50s_ms.sort_by(f64::total_cmp);
-        let p50_ms = run.p50s_ms.get(run.p50s_ms.len() / 2).copied();
-        let ran = requests > 0;
-        let timed = run.timed_requests > 0 && run.seconds > 0.0;
-        Ok(Ceiling {
+impl CeilingPlan {
+    /// Full runs made so far.
+    pub(super) fn runs_made(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// The ceiling from its runs: the median run's rate (runs within a
+    /// millisecond, which redis-benchmark reports as `inf`, left out) and
+    /// p50, the highest p99, the server's time over all the requests.
+    pub(super) fn summary(&self) -> Ceiling {
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied()
+        };
+        let rates: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| r.rps)
+            .filter(|r| r.is_finite())
+            .collect();
+        let all = self.requests * self.runs.len() as u64;
+        let ran = !self.runs.is_empty();
+        let cpu: Option<f64> = self.runs.iter().map(|r| r.server_cpu).sum();
+        Ceiling {
+            id: self.id,
+            op: self.op,
             ran,
             skipped: None,
             command: Some(format!(
-                "redis-benchmark {} -c {} -n <slice> -r 1000000000 -q --csv {}",
-                run.target.join(" "),
-                run.clients,
-                run.command.join(" ")
+                "redis-benchmark {} -c {} -n {} -P {} -r 1000000000 -q --csv {}",
+                self.target.join(" "),
+                self.clients,
+                self.requests,
+                self.pipeline,
+                self.command
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        if i == 5 && matches!(self.counts, Counts::Article { .. }) {
+                            "<run's article>".to_string()
+                        } else if a.is_empty() {
+                            "\"\"".to_string()
+                        } else if a.contains("__rand_int__") {
+                            "bench:<ceiling>.<run>:__rand_int__".to_string()
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
-            clients: run.clients,
-            requests,
-            ops_per_sec: timed.then(|| round(run.timed_requests as f64 / run.seconds, 1)),
-            p50_us: p50_ms.map(|ms| ms * 1000.0),
-            p99_us: ran.then_some(run.p99_max_ms * 1000.0),
-            server_cpu_us_per_op: run
-                .server_cpu
-                .filter(|_| ran)
-                .map(|cpu| round(cpu * 1e6 / requests as f64, 1)),
-        })
+            clients: self.clients,
+            pipeline: self.pipeline,
+            requests: self.requests,
+            runs: self.runs.len(),
+            runs_ops_per_sec: self
+                .runs
+                .iter()
+                .map(|r| r.rps.is_finite().then(|| round(r.rps, 1)))
+                .collect(),
+            ops_per_sec: median(rates).map(|r| round(r, 1)),
+            p50_us: median(self.runs.iter().map(|r| r.p50_ms * 1000.0).collect()),
+            p99_us: self.runs.iter().map(|r| r.p99_ms * 1000.0).reduce(f64::max),
+            server_cpu_us_per_op: cpu.filter(|_| ran).map(|c| round(c * 1e6 / all as f64, 1)),
+            server_cmd_us_per_op: ran.then(|| {
+                round(
+                    self.runs.iter().map(|r| r.cmd_us).sum::<u64>() as f64 / all as f64,
+                    1,
+                )
+            }),
+        }
     }
+}
+
+/// `EVALSHA <sha> 1 <key> <args>...`, as redis-benchmark's arguments.
+fn invocation(sha: &str, key: &str, args: &[String]) -> Vec<String> {
+    let mut command = vec![
+        "EVALSHA".to_string(),
+        sha.to_string(),
+        "1".into(),
+        key.into(),
+    ];
+    command.extend(args.iter().cloned());
+    command
 }
 
 /// redis-benchmark's address options for a `--url` server, or why the

@@ -476,7 +476,7 @@ fn recorded_reply(stored: &str) -> Result<Vec<BallotText>> {
 }
 
 /// The sum of a zset's scores.
-fn zset_sum(con: &mut redis::Connection, key: &str) -> Result<f64> {
+pub(super) fn zset_sum(con: &mut redis::Connection, key: &str) -> Result<f64> {
     let members: Vec<(String, f64)> = con.zrange_withscores(key, 0, -1)?;
     Ok(members.iter().map(|(_, score)| score).sum())
 }

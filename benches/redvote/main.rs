@@ -5,9 +5,12 @@
 //! # How to run
 //!
 //! ```text
-//! cargo bench --bench redvote                     # the full run (about a minute)
+//! cargo bench --bench redvote                     # the full run (a few minutes)
 //! cargo bench --bench redvote -- --quick          # or --ops N: less
 //! cargo bench --bench redvote -- --json           # one JSON object
+//! cargo bench --bench redvote -- --json-file F    # the table, and the JSON in F
+//! cargo bench --bench redvote -- --scaling-only   # the scaling section alone
+//! cargo bench --bench redvote -- --scaling none   # without it
 //! cargo bench --bench redvote -- --help           # every option
 //! cargo test --bench redvote                      # the smoke run (seconds)
 //! ```
@@ -57,6 +60,16 @@
 //!   each); a second row (`own`) always gives each task its own connection,
 //!   one request in flight on each, like redis-benchmark (with
 //!   `--dedicated` both rows measure that same setup).
+//! * **(c) redvote pipelined** (`pipe16`): a backend draining a queue. One
+//!   sync connection; the votes go 16 at a time, each a [`Site::vote`] call
+//!   joined to one `redis::pipe()` with `Call::add_to` (16 EVALSHAs, one
+//!   request, one round trip), each reply read by its call with
+//!   `Call::decode` and checked like a single vote's. Every vote of a
+//!   pipeline records the pipeline's time as its latency. A second row
+//!   (`pipe16_hot`, "1 article") votes the same way on the first article
+//!   only, as redis-benchmark does (its command line names one article):
+//!   the like-for-like with that ceiling, whose article's keys stay hot in
+//!   the server's caches where the spread votes touch all articles.
 //!
 //! Page scenarios (`--pages` reads each, page `i % pages + 1` of `score:`,
 //! 25 articles): the seeds' `get_articles` (ZREVRANGE, then one HGETALL per
@@ -91,7 +104,9 @@
 //! * **(c) redvote**: [`Campaign::vote`]`(user, &[("stars", option)])`, one
 //!   EVALSHA of `lua/campaign_vote.lua` (atomic; it also keeps the
 //!   `periods:stars` index), at 1 sync connection, with the tasks sharing
-//!   one multiplexed connection, and (`own`) one connection per task.
+//!   one multiplexed connection, (`own`) one connection per task, and
+//!   (`pipe16`) pipelined 16 at a time on one connection, as the article
+//!   vote's `pipe16` row.
 //! * **(c) redvote + id**: what a vote id costs. The same
 //!   [`Campaign::vote_by`] on the same campaign, board and option choice as
 //!   (c), its [`Voter`] carrying a new vote id on every vote
@@ -139,19 +154,43 @@
 //! 1.5x the unlimited vote, i.e. that ratio <= 1.5), and the server's CPU per
 //! vote with the rules over without (the tasks' rows).
 //!
-//! Ceiling: when `redis-benchmark` is on PATH (and `--no-redis-benchmark` is
-//! not given), `redis-benchmark -c <tasks> -n <slice> -r 1000000000 -q --csv
-//! EVALSHA <vote sha> 1 <prefix>ceiling:article: bench:<slice>:__rand_int__ <id> up`
-//! runs against the same server, on an article of its own site
+//! Ceilings: when `redis-benchmark` is on PATH (and `--no-redis-benchmark`
+//! is not given), it runs against the same server on the same scripts, the
+//! server's own speed with a minimal C client: the command is the library's
+//! own call (its SHA1, key and arguments) with the user
+//! `bench:<ceiling>.<run>:__rand_int__` (`-r 1000000000`). Each run is a
+//! FULL run of as many requests as the bench's row (slices of one, as the
+//! bench once ran, paid the connection setup and ramp every slice and put
+//! the ceiling about 10 % low); each ceiling makes `--ceiling-runs` of them
+//! (default 3), spread over the rounds (run j after round (j + 1) x rounds /
+//! (runs + 1)), and is the median run's rate (p50: the median run's, p99:
+//! the highest), so one slow spell of the machine does not decide it:
+//!
+//! * `vote_tasks`: `redis-benchmark -c <tasks> -n <ops>` (`-P 1`: one
+//!   request in flight per connection) on `lua/vote.lua`: (c) with the tasks
+//!   is reported as a ratio of it, both shared and `own` (the like-for-like
+//!   one);
+//! * `vote_pipe16`: `-c 1 -P 16 -n <ops>`: one connection, 16 requests a
+//!   pipeline, beside (c) `pipe16`;
+//! * `campaign_pipe16`: `-c 1 -P 16 -n <campaign-ops>` on
+//!   `lua/campaign_vote.lua`, beside the campaign's (c) `pipe16`.
+//!
+//! (`-P 16` runs send whole pipelines: their `-n` is rounded up to a
+//! multiple of 16.) The article runs vote on a site of their own,
 //! `<prefix>ceiling:` (so the checked articles and pages stay as they are),
-//! `--ops` requests in all: the server's own speed for the same script with
-//! a minimal C client (`-P 1`, its default: one request in flight per
-//! connection). (c) with the tasks is reported as a ratio of it, both shared
-//! and `own` (the like-for-like one).
+//! which holds as many articles as the bench's, so its rankings have the
+//! same size and encoding; each run votes on one article of its own (the
+//! command line cannot vary the article: that article's voter set and hash
+//! stay hot, where the bench's votes spread over all articles). The
+//! campaign runs vote on a campaign of their own,
+//! `{<prefix>c:bench-ceiling}:`, configured as the campaign section's, every
+//! option voted once at setup so its boards hold as many members; all its
+//! votes go to `opt1` (its option's HyperLogLog grows alone: not quite the
+//! bench's data shape either).
 //!
 //! Interleaving: the run is cut into `--rounds` rounds (default 10, at most
 //! one per 500 votes, so `--ops 200` runs one round); round `r` runs the
-//! `r`-th slice of every scenario, then a slice of the ceiling. On a shared
+//! `r`-th slice of every scenario. On a shared
 //! or noisy machine a slow spell then hits every scenario a little instead
 //! of one scenario a lot, which keeps the ratios steady. Scenarios compared
 //! with one another trade places: the rate-limit scenarios run in two groups
@@ -164,16 +203,56 @@
 //!
 //! Each op's latency goes into an HDR histogram (microseconds, from just
 //! before the op's first request to its last reply); throughput is ops over
-//! the sum of the slices' wall times. The ceiling's throughput is its
-//! requests over the sum of `requests / rps` of its slices (redis-benchmark
-//! times in whole milliseconds: a slice it reports as `inf` requests/s is
-//! left out of the rate); its p50 is the median of the slices' p50s and its
-//! p99 the highest slice p99. Beside them: the median PING round trip,
-//! sampled at every round (the floor under every round trip: a 1-connection
-//! op costs about round trips x RTT + server work, so the 1-connection
-//! ratios grow with the RTT), and the server's CPU time per op (INFO cpu
-//! before and after each slice, network I/O included: what bounds
-//! throughput once the server is the bottleneck).
+//! the sum of the slices' wall times. A ceiling's throughput, p50 and p99
+//! are redis-benchmark's own (it times in whole milliseconds: a run it
+//! reports as `inf` requests/s has no rate). Beside them, per row:
+//!
+//! * the server's CPU time per op (INFO cpu before and after each slice,
+//!   network I/O included: what bounds throughput once the server is the
+//!   bottleneck);
+//! * the server's time in the op's own commands (`cmd µs/op`): the usec
+//!   deltas of INFO commandstats over the slice, summed over the commands
+//!   the flow sends itself (`Scenario::top_commands`: EVALSHA for redvote's
+//!   flows; ZSCORE, SADD, ZINCRBY, HINCRBY for the seeds' vote; WATCH,
+//!   ZSCORE, SISMEMBER, MULTI, EXEC for (b); ...), never a command that
+//!   also runs inside another (Redis counts a script's `redis.call`s and
+//!   EXEC's queued commands in their own lines too), divided by the ops:
+//!   command execution only, no network, no client;
+//! * round trips per op (`RT/op`), and the median PING round trip (`RTT`,
+//!   200 PINGs on a sync connection at the start of every round).
+//!
+//! # The RTT model
+//!
+//! A 1-connection row (one op at a time on one connection: not the tasks,
+//! not `pipe16`) costs per op, on any network,
+//!
+//! ```text
+//! time per op = round trips x RTT + client + server
+//! ```
+//!
+//! RTT is a PING round trip on that network (it holds both ends' syscalls
+//! and the server's request handling, as every round trip does), server the
+//! row's `cmd µs/op`, client the rest of the wall time per op measured here
+//! (`wall - RT x RTT - server`: building requests, parsing replies, the
+//! bench's own checks), reported as `client_us_per_op`. Client and server
+//! do not depend on the network; round trips x RTT does, so the ratio of
+//! two flows with different round trips depends on where it is measured (a
+//! loopback round trip of 20 µs on one machine, 60-70 µs on another gives
+//! quite different 1-connection ratios from the same code). Every ratio of
+//! two 1-connection rows is therefore also projected with the model at an
+//! RTT of 0.05, 0.2 and 1 ms ([`report::MODEL_RTTS_US`]): the measured
+//! client and server parts, the round trips counted. What the model leaves
+//! out: a bigger reply's transfer time grows with a slower link too (the
+//! page's 25 articles), and a server busy with other clients.
+//!
+//! # The scaling section
+//!
+//! What the campaign reads (`top`, `standing`, `around`) cost as a board
+//! grows from `--scaling` sizes (default 1000, 100000, 1000000), for every
+//! tie rule, on a throwaway server of its own after the main section; see
+//! `scaling.rs` for the boards, the reads, how each call is timed on the
+//! server, the per-cell budget and the targets. `--scaling-only` runs it
+//! alone; `--scaling none` skips it.
 //!
 //! # Checks
 //!
@@ -183,8 +262,10 @@
 //! vote scenario every article is read back and must satisfy
 //! `votes == |voted:ID|` and `score == time + 432 * votes`, and the sum of
 //! `votes` must equal the posts plus every vote cast so far; both page flows
-//! must read the same page 1. The ceiling's article must have gained (all
-//! but 1%, for random-user collisions) the votes redis-benchmark sent.
+//! must read the same page 1. After each ceiling run, its article must have
+//! gained (all but 1%, for random-user collisions) the votes redis-benchmark
+//! sent, the campaign ceiling's `real:total` board exactly the votes its
+//! runs sent (no rule limits that campaign) plus the setup's.
 //! Campaign: every redvote ballot must name the board, the option and 5
 //! periods and must not be a replay, every seed command must succeed; after
 //! every campaign slice each side's `real:total` board must sum to the votes
@@ -238,11 +319,14 @@
 //!   `rolling` {`limit`, `per`, `burst`}, `extra`).
 //! * `rows`: array, in this order, of objects with `id` (`vote_seeds_1`,
 //!   `vote_seeds_tasks`, `vote_watch_1`, `vote_watch_tasks`, `vote_redvote_1`,
-//!   `vote_redvote_tasks`, `vote_redvote_own`, `page_seeds_1`,
+//!   `vote_redvote_tasks`, `vote_redvote_own`, `vote_redvote_pipe16`,
+//!   `vote_redvote_pipe16_hot`,
+//!   `page_seeds_1`,
 //!   `page_redvote_1`, `page_seeds_tasks`, `page_redvote_tasks`,
 //!   `campaign_seeds_sequential_1`, `campaign_seeds_1`,
 //!   `campaign_seeds_tasks`, `campaign_redvote_1`, `campaign_redvote_tasks`,
-//!   `campaign_redvote_own`, `campaign_redvote_id_1`,
+//!   `campaign_redvote_own`, `campaign_redvote_pipe16`,
+//!   `campaign_redvote_id_1`,
 //!   `campaign_redvote_id_tasks`, `limits_rules0_1`, `limits_rules4_1`,
 //!   `limits_rules8_1`, `limits_rules0_tasks`, `limits_rules4_tasks`,
 //!   `limits_rules8_tasks`), `op` (`vote` | `page` | `campaign` | `limits`),
@@ -257,24 +341,42 @@
 //!   used), `shared` (bool: the tasks multiplex one connection), `client`
 //!   (`sync`: a `redis::Connection`; `async`: multiplexed connections, which
 //!   `campaign_seeds_1` uses with one connection and votes in sequence),
-//!   `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`, `max_us`,
-//!   `mean_us`, `round_trips_per_op` (float, retried attempts included;
-//!   commands sent concurrently count as one), `commands_per_op` (float,
-//!   Redis commands sent per op, MULTI/EXEC included), `retries`,
-//!   `server_cpu_us_per_op` (float or null), all summed over the rounds.
-//! * `ceiling`: `ran` (bool), `skipped` (reason string or null), `command`
-//!   (string or null), `clients`, `requests`, `ops_per_sec`, `p50_us`,
-//!   `p99_us`, `server_cpu_us_per_op` (numbers, null when not run).
+//!   `pipeline` (ops sent together in one pipeline: 16 on the `pipe16`
+//!   rows, else 1), `ops`, `seconds`, `ops_per_sec`, `p50_us`, `p99_us`,
+//!   `max_us`, `mean_us`, `round_trips_per_op` (float, retried attempts
+//!   included; commands sent concurrently count as one, a pipeline of 16
+//!   is 1/16 an op), `commands_per_op` (float, Redis commands sent per op,
+//!   MULTI/EXEC included), `retries`, `server_cpu_us_per_op` (float or
+//!   null: INFO cpu), `server_cmd_us_per_op` (float: INFO commandstats, the
+//!   flow's own commands), `wall_us_per_op` (float: seconds / ops),
+//!   `client_us_per_op` (float on the 1-connection rows, the model's client
+//!   part; null on the others), all summed over the rounds.
+//! * `ceilings`: array (`vote_tasks`, `vote_pipe16`, `campaign_pipe16`) of
+//!   objects with `id`, `op` (`vote` | `campaign`), `ran` (bool), `skipped`
+//!   (reason string or null), `command` (string or null), `clients`,
+//!   `pipeline`, `requests` (of each run), `runs`, `runs_ops_per_sec`
+//!   (each run's, null for a run within a millisecond), `ops_per_sec` (the
+//!   median run's), `p50_us`, `p99_us`, `server_cpu_us_per_op`,
+//!   `server_cmd_us_per_op` (numbers, null when not run).
 //! * `ratios`: array, in this order, of objects with `id`
 //!   (`vote_redvote_over_seeds_1`, `vote_redvote_over_watch_1`,
 //!   `vote_redvote_over_seeds_tasks`, `vote_redvote_over_watch_tasks`,
 //!   `page_redvote_over_seeds_1`, `page_redvote_over_seeds_tasks`,
 //!   `vote_redvote_tasks_over_redis_benchmark`,
-//!   `vote_redvote_own_over_redis_benchmark`,
+//!   `vote_redvote_own_over_redis_benchmark` (both target 0.8, over the
+//!   `vote_tasks` ceiling), `vote_redvote_pipe16_over_redis_benchmark_p16`
+//!   (target 0.8: `vote_redvote_pipe16` over the `vote_pipe16` ceiling),
+//!   `vote_redvote_pipe16_hot_over_redis_benchmark_p16` (target 0.8:
+//!   `vote_redvote_pipe16_hot` over the same ceiling),
+//!   `vote_redvote_pipe16_over_1` (`vote_redvote_pipe16` over
+//!   `vote_redvote_1`),
 //!   `campaign_redvote_over_seeds_1` (target 3: `campaign_redvote_1` over
 //!   `campaign_seeds_1`, the seed's 16 concurrent commands on 1 connection),
 //!   `campaign_redvote_over_seeds_sequential_1`,
-//!   `campaign_redvote_over_seeds_tasks`, then the vote id's costs:
+//!   `campaign_redvote_over_seeds_tasks`,
+//!   `campaign_redvote_pipe16_over_redis_benchmark_p16` (target 0.8:
+//!   `campaign_redvote_pipe16` over the `campaign_pipe16` ceiling), then
+//!   the vote id's costs:
 //!   `campaign_id_over_plain_1` (ops/s of `campaign_redvote_1` over
 //!   `campaign_redvote_id_1`), `campaign_id_over_plain_tasks`
 //!   (`campaign_redvote_tasks` over `campaign_redvote_id_tasks`) and
@@ -293,8 +395,10 @@
 //!   `target` is the minimum wanted; `at_most`: a cost, lower is better,
 //!   `target` is the maximum wanted), `target` (number or null), `pass`
 //!   (bool: `value >= target` or, for `at_most`, `value <= target`; null
-//!   without a target or a value). Targets are reported, not enforced:
-//!   missing one does not fail the run.
+//!   without a target or a value), `projected` (on a ratio of two
+//!   1-connection rows: array of {`rtt_us`, `value`} at 50, 200 and 1000
+//!   µs, the model's; null on the others). Targets are reported, not
+//!   enforced: missing one does not fail the run.
 //! * `checks`: `ok` (always true: a failed check is an error, exit 1),
 //!   `articles`, `votes_cast`, `votes_found`, `campaign`: `redvote` and
 //!   `seed`, each with `votes` (cast by that side's scenarios),
@@ -314,6 +418,20 @@
 //!   to `votes`; `{}` for the unlimited campaign; null when the votes spread
 //!   over two days or the day ended before the check, which then compares
 //!   nothing).
+//! * `scaling`: `ran` (bool), `skipped` (reason or null), `sizes`,
+//!   `namespace`, `scores` (how the boards' votes are drawn), `per_page`,
+//!   `calls` (most calls a cell), `budget_ms`, `skip_over_ms`, `builds`
+//!   (array: `ties`, `size`, `board`, `configure_calls`, `import_calls`,
+//!   `configure_seconds`, `seconds`), `cells` (array, by size, read, rule:
+//!   `query` (`top_middle` | `standing_middle` | `standing_last` |
+//!   `around_middle`), `ties`, `size`, `calls`, `us_per_call` (mean),
+//!   `p50_us`, `max_us` (server µs, null when skipped), `over_budget`
+//!   (bool: fewer calls than `calls`), `skipped` (reason or null)),
+//!   `targets` (array: `id` (`flat_<query>_<ties>`,
+//!   `vs_competition_<query>_<ties>`, `max_call_us`), `kind` (`flat` |
+//!   `vs_competition` | `max_call`), `query`, `ties` (null for max_call),
+//!   `value`, `target` (2, 2, 5000), `pass`), `max_call_us`, `seconds`.
+//!   With `--scaling-only` the output is `{"scaling": ...}` alone.
 //!
 //! # Modules
 //!
@@ -329,11 +447,15 @@
 //! * `campaign`: the campaign section: its constants and names, the seed's
 //!   client-side keys and period names, its setup, the check of a reply;
 //! * `limits`: the rate-limit section: its rules, campaigns and setup;
-//! * `ceiling`: the redis-benchmark ceiling, its slices and its summary;
+//! * `ceiling`: the redis-benchmark ceilings, their targets, one run each
+//!   and its check;
+//! * `scaling`: the scaling section: its boards, reads, cells and targets;
 //! * `checks`: the consistency checks read back from the server (the vote
 //!   id records and replay among them), and what they found;
 //! * `measure`: latency histograms, wall and server CPU time, the rows;
-//! * `report`: the report (the JSON object), the ratios and the table;
+//! * `report`: the report (the JSON object), the ratios and their
+//!   projections, the tables (the main one, the model's, the scaling
+//!   section's);
 //! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
 
 mod article;
@@ -343,6 +465,7 @@ mod checks;
 mod limits;
 mod measure;
 mod report;
+mod scaling;
 mod scenario;
 mod smoke;
 
@@ -364,18 +487,19 @@ use campaign::{
     CampaignNames, CAMPAIGN_BOARD, CAMPAIGN_CARRY, CAMPAIGN_OFFSET, CAMPAIGN_OPTIONS,
     CAMPAIGN_WEIGHT, PERIODS, SEED_WRITES,
 };
-use ceiling::{ceiling_site, Ceiling};
+use ceiling::{ceiling_campaign, ceiling_site, Ceiling};
 use checks::{scan_keys, CampaignChecks, Checks};
 use limits::{
     limit_rules, limits_campaigns, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES, LIMITS_PERIODS,
     LIMITS_TARGET, LIMITS_WEIGHT, LIMIT_RULE_COUNTS,
 };
-use measure::{round, server_cpu, Measure, Row};
+use measure::{command_stats, command_usec, round, server_cpu, Measure, Row};
 use report::{
-    ratios, redis_version, server_name, write_human, CampaignInfo, LimitsCampaign, LimitsInfo,
-    Report,
+    ratios, redis_version, server_name, write_human, write_scaling, CampaignInfo, LimitsCampaign,
+    LimitsInfo, Report,
 };
-use scenario::{op_async, op_sync, Ctx, Flow, Op, Scenario};
+use scaling::{parse_sizes, run_scaling, Scaling, ScalingPlan};
+use scenario::{op_async, op_sync, ops_pipelined, Ctx, Flow, Op, Scenario};
 
 /// Benchmark options: the arguments after `--` of `cargo bench --bench
 /// redvote -- ...`.
@@ -397,6 +521,10 @@ pub struct BenchArgs {
     /// Machine-readable JSON output: one object on one line
     #[arg(long)]
     pub json: bool,
+    /// Also write the JSON object to this file (whatever the output), e.g.
+    /// to sum up several runs
+    #[arg(long, value_name = "PATH")]
+    pub json_file: Option<std::path::PathBuf>,
     /// Votes per vote scenario [default: 20000, 1000 with --quick]
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub ops: Option<u64>,
@@ -428,14 +556,37 @@ pub struct BenchArgs {
     /// uses one thread)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub threads: u64,
-    /// Skip the redis-benchmark ceiling
+    /// Skip the redis-benchmark ceilings
     #[arg(long)]
     pub no_redis_benchmark: bool,
+    /// Full redis-benchmark runs of each ceiling, spread over the rounds
+    /// (the ceiling is the median run)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=10))]
+    pub ceiling_runs: u64,
     /// Interleave the scenarios in this many rounds (each runs a slice of
     /// every scenario), so a slow spell of the machine hits all of them; at
     /// most one round per 500 votes
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub rounds: u64,
+    /// Board sizes of the scaling section (campaign reads as boards grow),
+    /// comma-separated (`1k,100k,1M` works), or `none` [default:
+    /// 1000,100000,1000000; 1000,10000 with --quick]
+    #[arg(long)]
+    pub scaling: Option<String>,
+    /// Most calls per scaling cell (one read, one tie rule, one size)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub scaling_calls: u64,
+    /// A scaling cell stops repeating its call once it has run this long
+    /// (ms), after at least one call
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub scaling_budget_ms: u64,
+    /// Skip a scaling cell whose single call, scaled linearly from the size
+    /// before, would take longer than this (ms; 0: never skip)
+    #[arg(long, default_value_t = 5000)]
+    pub scaling_skip_ms: u64,
+    /// Run the scaling section only
+    #[arg(long)]
+    pub scaling_only: bool,
     /// Passed by `cargo bench`: run the benchmark (without it, the binary
     /// runs the smoke test)
     #[arg(long, hide = true)]
@@ -444,6 +595,8 @@ pub struct BenchArgs {
 
 /// Prefix used with `--url` when `--prefix` is empty (never the seeds' keys).
 const URL_PREFIX: &str = "redvote-bench:";
+/// Votes a pipeline of the `pipe16` rows carries (and redis-benchmark -P).
+const PIPELINE: u64 = 16;
 /// PINGs timed at the start of every round.
 const PINGS_PER_ROUND: u64 = 200;
 /// A reply slower than this fails the bench instead of hanging it.
@@ -456,7 +609,12 @@ fn main() -> ExitCode {
         return smoke::main();
     }
     let args = BenchArgs::parse();
-    match run(&args).and_then(|report| print_report(&args, &report)) {
+    let done = if args.scaling_only {
+        scaling_only(&args)
+    } else {
+        run(&args).and_then(|report| print_report(&args, &report))
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("redvote bench: {}", one_line(&err));
@@ -465,8 +623,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// The JSON object (one line) with `--json`, else the table and ratios.
+/// The JSON object (one line) with `--json`, else the table and ratios;
+/// the JSON object to `--json-file` too.
 fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, serde_json::to_string(report)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string(report)?)?;
@@ -475,6 +638,45 @@ fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--scaling-only`: the scaling section alone, as the JSON object
+/// `{"scaling": ...}` or its table.
+fn scaling_only(args: &BenchArgs) -> Result<()> {
+    let plan = scaling_plan(args)?;
+    let prefix = if args.url.is_some() && args.prefix.is_empty() {
+        URL_PREFIX
+    } else {
+        &args.prefix
+    };
+    let scaling = run_scaling(prefix, &plan)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::json!({ "scaling": serde_json::to_value(&scaling)? })
+        )?;
+    } else {
+        write_scaling(&mut out, &scaling)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The scaling section's sizes and limits from the options.
+fn scaling_plan(args: &BenchArgs) -> Result<ScalingPlan> {
+    let sizes = match &args.scaling {
+        Some(text) => parse_sizes(text).context("--scaling")?,
+        None if args.quick => vec![1000, 10_000],
+        None => vec![1000, 100_000, 1_000_000],
+    };
+    Ok(ScalingPlan {
+        sizes,
+        calls: args.scaling_calls,
+        budget: Duration::from_millis(args.scaling_budget_ms),
+        skip_over: Duration::from_millis(args.scaling_skip_ms),
+    })
 }
 
 /// The error and its causes on one line (anyhow's `{:#}`).
@@ -543,7 +745,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
             .arg(format!("{}boards", names.redvote.namespace()))
             .arg(format!("{}hll", names.seed_ns))
             .arg(format!("{}b:{CAMPAIGN_BOARD}:real:total", names.seed_ns));
-        for c in &limits {
+        for c in limits.iter().chain([&ceiling_campaign(&prefix)]) {
             exists
                 .arg(c.root_key())
                 .arg(format!("{}boards", c.namespace()));
@@ -596,10 +798,21 @@ fn run(args: &BenchArgs) -> Result<Report> {
             cleaned?;
         }
     }
-    let (rows, ceiling, checks) = result?;
+    let (mut rows, ceilings, checks) = result?;
+    // The scaling section, on a throwaway server of its own.
+    let scaling_plan = scaling_plan(args)?;
+    let scaling = if scaling_plan.sizes.is_empty() {
+        Scaling::skipped("--scaling none", &scaling_plan)
+    } else {
+        run_scaling(&prefix, &scaling_plan)?
+    };
     let ping_p50_us = bench.pings.hist.value_at_quantile(0.5);
 
-    let ratios = ratios(&rows, &ceiling);
+    // The model's client time of the 1-connection rows, from the RTT.
+    for row in &mut rows {
+        row.set_client(ping_p50_us as f64);
+    }
+    let ratios = ratios(&rows, &ceilings);
     let names = &bench.ctx.campaign;
     let campaign = CampaignInfo {
         ops: campaign_ops,
@@ -650,9 +863,10 @@ fn run(args: &BenchArgs) -> Result<Report> {
         campaign,
         limits,
         rows,
-        ceiling,
+        ceilings,
         ratios,
         checks,
+        scaling,
     };
     Ok(report)
 }
@@ -675,6 +889,12 @@ struct Plan {
     limits_ops: u64,
     tasks: usize,
     rounds: u64,
+}
+
+/// The round after which the ceilings' run `run` (of `runs`) is made:
+/// evenly apart over the rounds, never after the last.
+fn ceiling_due(run: usize, runs: usize, rounds: u64) -> u64 {
+    ((run as u64 + 1) * rounds / (runs as u64 + 1)).min(rounds - 1)
 }
 
 /// The order of the scenarios in round `round`: as listed, except that the
@@ -739,7 +959,7 @@ impl Bench {
         plan: Plan,
         temp: &Option<TempServer>,
         url: &str,
-    ) -> Result<(Vec<Row>, Ceiling, Checks)> {
+    ) -> Result<(Vec<Row>, Vec<Ceiling>, Checks)> {
         let Plan {
             ops,
             pages,
@@ -774,6 +994,8 @@ impl Bench {
             shared,
             async_con: false,
             ops,
+            pipeline: 1,
+            one_article: false,
             suffix: "tasks",
         };
         let one = |op, flow, ops| Scenario {
@@ -784,7 +1006,16 @@ impl Bench {
             shared: false,
             async_con: false,
             ops,
+            pipeline: 1,
+            one_article: false,
             suffix: "1",
+        };
+        // One sync connection, the ops sent PIPELINE at a time in one
+        // pipeline: a backend draining a queue.
+        let piped = |op, ops| Scenario {
+            pipeline: PIPELINE,
+            suffix: "pipe16",
+            ..one(op, Flow::Redvote, ops)
         };
         let shared = !args.dedicated;
         let (plain, with_id) = (
@@ -805,6 +1036,14 @@ impl Bench {
                 suffix: "own",
                 ..many(Op::Vote, Flow::Redvote, false, ops)
             },
+            // Like for like with redis-benchmark -c 1 -P 16.
+            piped(Op::Vote, ops),
+            // The same on one article, as redis-benchmark votes.
+            Scenario {
+                one_article: true,
+                suffix: "pipe16_hot",
+                ..piped(Op::Vote, ops)
+            },
             one(Op::Page, Flow::Seeds, pages),
             one(Op::Page, Flow::Redvote, pages),
             many(Op::Page, Flow::Seeds, shared, pages),
@@ -824,6 +1063,7 @@ impl Bench {
                 suffix: "own",
                 ..many(plain, Flow::Redvote, false, campaign_ops)
             },
+            piped(plain, campaign_ops),
             // ... and the same EVALSHA on the same campaign with a new vote
             // id on every vote: what recording the id costs (each trades
             // places with its plain twin every round).
@@ -839,11 +1079,13 @@ impl Bench {
             many(Op::Limits(2), Flow::Redvote, shared, limits_ops),
         ];
 
-        // The ceiling runs a slice per round too, after the scenarios' slices.
-        let mut ceiling = if args.no_redis_benchmark {
+        // The ceilings: redis-benchmark on the same scripts, full runs
+        // spread over the rounds.
+        let ceiling_runs = args.ceiling_runs as usize;
+        let mut ceiling_plans = if args.no_redis_benchmark {
             Err("--no-redis-benchmark".to_string())
         } else {
-            self.ceiling_start(tasks, temp)?
+            self.ceiling_setup(tasks, ops, campaign_ops, ceiling_runs, temp)?
         };
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -884,6 +1126,7 @@ impl Bench {
                     continue;
                 }
                 let cpu_before = server_cpu(&mut self.admin)?;
+                let stats_before = command_stats(&mut self.admin)?;
                 let mut m = match &mut cons[k] {
                     Cons::Tasks(tasks) => {
                         runtime.block_on(self.run_tasks(tasks, *s, bases[k], lo, hi))
@@ -891,8 +1134,10 @@ impl Bench {
                     Cons::Sync(con) => self.run_sequential(con, *s, bases[k], lo, hi),
                 }
                 .with_context(|| format!("scenario {} (round {})", s.id(), round + 1))?;
+                let stats_after = command_stats(&mut self.admin)?;
                 let cpu_after = server_cpu(&mut self.admin)?;
                 m.server_cpu = cpu_before.zip(cpu_after).map(|(b, a)| (a - b).max(0.0));
+                m.server_cmd_us = command_usec(&stats_before, &stats_after, s.top_commands());
                 match s.op {
                     Op::Vote => {
                         self.votes_cast += hi - lo;
@@ -917,13 +1162,24 @@ impl Bench {
                 }
                 totals[k].add(&m)?;
             }
-            if let Ok(run) = &mut ceiling {
-                let (lo, hi) = (ops * round / rounds, ops * (round + 1) / rounds);
-                if hi > lo {
-                    self.ceiling_slice(run, hi - lo, url)?;
+            // The ceilings' full runs due after this round: run j of each
+            // after round (j + 1) x rounds / (runs + 1), the last after the
+            // last round at the latest.
+            if let Ok(plans) = &mut ceiling_plans {
+                for plan in plans.iter_mut() {
+                    while plan.runs_made() < ceiling_runs
+                        && ceiling_due(plan.runs_made(), ceiling_runs, rounds) <= round
+                    {
+                        self.ceiling_run(plan, url)
+                            .with_context(|| format!("after round {}", round + 1))?;
+                    }
                 }
             }
         }
+        let ceilings = match ceiling_plans {
+            Ok(plans) => plans.iter().map(|plan| plan.summary()).collect(),
+            Err(reason) => Ceiling::all_skipped(&reason, tasks, ops, campaign_ops),
+        };
         let rows = scenarios
             .iter()
             .zip(totals)
@@ -946,12 +1202,7 @@ impl Bench {
             campaign,
             limits,
         };
-
-        let ceiling = match ceiling {
-            Ok(run) => self.ceiling_finish(run)?,
-            Err(reason) => Ceiling::skipped(&reason, tasks, ops),
-        };
-        Ok((rows, ceiling, checks))
+        Ok((rows, ceilings, checks))
     }
 
     /// `n` PINGs on the sync admin connection, timed into `pings`: the
@@ -979,6 +1230,24 @@ impl Bench {
         let ctx = &*self.ctx;
         let mut m = Measure::new()?;
         let start = Instant::now();
+        if s.pipeline > 1 {
+            // Every vote of a pipeline waits for the whole pipeline: each
+            // records its time.
+            let mut i = lo;
+            while i < hi {
+                let end = (i + s.pipeline).min(hi);
+                let inputs: Vec<_> = (i..end).map(|k| ctx.input(base, k)).collect();
+                let t = Instant::now();
+                m.retries += ops_pipelined(ctx, con, s, &inputs)?;
+                let took = t.elapsed();
+                for _ in i..end {
+                    m.record(took);
+                }
+                i = end;
+            }
+            m.elapsed = start.elapsed();
+            return Ok(m);
+        }
         for i in lo..hi {
             let input = ctx.input(base, i);
             let t = Instant::now();
@@ -1092,6 +1361,7 @@ impl Bench {
             .map(|side| self.ctx.campaign.ns(side).to_string())
             .collect();
         namespaces.extend(self.ctx.limits.iter().map(|c| c.namespace().to_string()));
+        namespaces.push(ceiling_campaign(&prefix).namespace().to_string());
         for ns in namespaces {
             keys.extend(scan_keys(&mut self.admin, &ns)?);
         }

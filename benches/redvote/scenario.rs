@@ -173,7 +173,14 @@ pub(super) struct Scenario {
     /// one, ops still in sequence (the campaign seed's concurrent commands).
     pub(super) async_con: bool,
     pub(super) ops: u64,
-    /// The last part of the row id: `1`, `tasks` or `own`.
+    /// Ops sent together in one pipeline on the one connection (1: one
+    /// after the other; 16: the `pipe16` rows).
+    pub(super) pipeline: u64,
+    /// Every vote on the first article (the `pipe16_hot` row: like
+    /// redis-benchmark, whose command line names one article).
+    pub(super) one_article: bool,
+    /// The last part of the row id: `1`, `tasks`, `own`, `pipe16` or
+    /// `pipe16_hot`.
     pub(super) suffix: &'static str,
 }
 
@@ -208,7 +215,9 @@ impl Scenario {
     pub(super) fn rotation_group(&self) -> Option<(&'static str, &'static str)> {
         match (self.op, self.flow) {
             (Op::Limits(_), _) => Some(("limits", self.suffix)),
-            (Op::Campaign { .. }, Flow::Redvote) if self.suffix != "own" => {
+            (Op::Campaign { .. }, Flow::Redvote)
+                if self.suffix == "1" || self.suffix == "tasks" =>
+            {
                 Some(("campaign", self.suffix))
             }
             _ => None,
@@ -237,12 +246,15 @@ impl Scenario {
         match (self.op, self.flow) {
             (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => "vote (a) seeds client-side",
             (Op::Vote, Flow::Watch) => "vote (b) WATCH/MULTI/EXEC",
+            (Op::Vote, Flow::Redvote) if self.one_article => "vote (c) pipelined, 1 article",
+            (Op::Vote, Flow::Redvote) if self.pipeline > 1 => "vote (c) redvote pipelined",
             (Op::Vote, Flow::Redvote) => "vote (c) redvote EVALSHA",
             (Op::Page, Flow::Seeds | Flow::SeedsSequential) => "page seeds ZREVRANGE+HGETALLs",
             (Op::Page, _) => "page redvote EVALSHA",
             (Op::Campaign { .. }, Flow::Seeds) => "campaign (a) seed 16 concurrent",
             (Op::Campaign { .. }, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
             (Op::Campaign { vote_id: true }, _) => "campaign (c) redvote + id",
+            (Op::Campaign { .. }, _) if self.pipeline > 1 => "campaign (c) redvote pipelined",
             (Op::Campaign { .. }, _) => "campaign (c) redvote EVALSHA",
             (Op::Limits(k), _) => [
                 "limits 0 rules EVALSHA",
@@ -253,8 +265,12 @@ impl Scenario {
     }
 
     /// Round trips per op on average (`retries` more attempts of (b) cost
-    /// 4 each); commands sent together count as one.
+    /// 4 each); commands sent together count as one (a pipeline of 16: 1/16
+    /// a vote).
     pub(super) fn round_trips(&self, ctx: &Ctx, retries: u64) -> f64 {
+        if self.pipeline > 1 {
+            return 1.0 / self.pipeline as f64;
+        }
         match (self.op, self.flow) {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 4.0 * (self.ops + retries) as f64 / self.ops as f64,
@@ -274,6 +290,26 @@ impl Scenario {
             (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
             (Op::Campaign { .. }, Flow::Seeds | Flow::SeedsSequential) => SEED_WRITES as f64,
             _ => 1.0,
+        }
+    }
+
+    /// The commands the flow sends itself (INFO commandstats names), whose
+    /// time is the server's time for the op: never one that also runs
+    /// inside another of the list (a script's `redis.call`s and EXEC's
+    /// queued commands are counted both in their own line and in the
+    /// caller's time, so they are left out).
+    pub(super) fn top_commands(&self) -> &'static [&'static str] {
+        match (self.op, self.flow) {
+            (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => {
+                &["zscore", "sadd", "zincrby", "hincrby"]
+            }
+            (Op::Vote, Flow::Watch) => {
+                &["watch", "zscore", "sismember", "multi", "exec", "unwatch"]
+            }
+            (Op::Page, Flow::Seeds | Flow::SeedsSequential) => &["zrevrange", "hgetall"],
+            (Op::Campaign { .. }, Flow::Seeds | Flow::SeedsSequential) => &["zincrby", "pfadd"],
+            // One script call (EVAL only when the script cache was flushed).
+            _ => &["evalsha", "eval"],
         }
     }
 
@@ -423,6 +459,66 @@ pub(super) async fn op_async(
             check_limited(reply, k, input, option)
         }
     }
+}
+
+/// Ops `inputs` of a pipelined scenario (`s.pipeline` > 1) on one sync
+/// connection: their calls joined in one pipeline (one request, one round
+/// trip), every reply decoded by its call and checked as a single op's.
+pub(super) fn ops_pipelined(
+    ctx: &Ctx,
+    con: &mut redis::Connection,
+    s: Scenario,
+    inputs: &[Input],
+) -> Result<u64> {
+    fn send<T: redvote::reply::Reply>(
+        con: &mut redis::Connection,
+        calls: &[redvote::Call<T>],
+    ) -> Result<Vec<T>> {
+        let mut pipe = redis::pipe();
+        for call in calls {
+            call.add_to(&mut pipe);
+        }
+        let replies: Vec<redis::Value> = pipe.query(con)?;
+        ensure!(
+            replies.len() == calls.len(),
+            "a pipeline of {} calls answered {} replies",
+            calls.len(),
+            replies.len()
+        );
+        calls
+            .iter()
+            .zip(replies)
+            .map(|(call, reply)| Ok(call.decode(reply)?))
+            .collect()
+    }
+    match (s.op, s.flow) {
+        (Op::Vote, Flow::Redvote) => {
+            let article = |i: &Input| &ctx.articles[if s.one_article { 0 } else { i.article }];
+            let calls: Vec<_> = inputs
+                .iter()
+                .map(|i| ctx.site.vote(&i.user, &article(i).id))
+                .collect();
+            for (outcome, input) in send(con, &calls)?.iter().zip(inputs) {
+                check_outcome(outcome, input, article(input))?;
+            }
+        }
+        (Op::Campaign { vote_id }, Flow::Redvote) => {
+            let calls: Vec<_> = inputs
+                .iter()
+                .map(|i| {
+                    let option = &ctx.campaign.options[i.option];
+                    ctx.campaign
+                        .redvote
+                        .vote_by(&i.campaign_voter(vote_id), &[(CAMPAIGN_BOARD, option)])
+                })
+                .collect();
+            for (ballots, input) in send(con, &calls)?.iter().zip(inputs) {
+                check_ballots(ballots, input, &ctx.campaign.options[input.option])?;
+            }
+        }
+        _ => bail!("{} has no pipelined flow", s.id()),
+    }
+    Ok(0)
 }
 
 /// A fixed, well-spread hash (splitmix64) to pick each vote's article.

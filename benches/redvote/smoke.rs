@@ -3,10 +3,12 @@
 //!
 //! Every scenario runs, on a throwaway server (`REDVOTE_URL` is ignored), at
 //! the size of `--ops 200`: 200 votes, 20 page reads, 50 campaign votes and
-//! 50 rate-limited votes per scenario, in one round, the ceiling's 200
-//! requests when `redis-benchmark` is on PATH. The bench's own consistency
-//! checks run as in a full run (any failure is an error); then the report
-//! must be complete:
+//! 50 rate-limited votes per scenario, in one round, the ceilings' 200 (or
+//! 208, whole pipelines) and 64 requests when `redis-benchmark` is on PATH,
+//! and the scaling section on boards of 100 and 1000 options, 3 calls a
+//! cell. The bench's own consistency checks run as in a full run (any
+//! failure is an error, a wrong read of a scaling board among them); then
+//! the report must be complete:
 //!
 //! * `checks.ok`, and the checks' counts agree with the rows: the votes found
 //!   are the posts plus the vote rows' ops, each campaign side's and each
@@ -18,10 +20,19 @@
 //!   `ops_per_sec > 0` and `p99_us >= p50_us`;
 //! * every ratio of the module doc, in order (among them the ones the README
 //!   reports), each with a value, except the ones over redis-benchmark when
-//!   it did not run (then `ceiling.skipped` says why) and the server-CPU
-//!   ones (INFO cpu can round a tiny slice to nothing);
-//! * the text report names every row and every ratio and prints the seven
-//!   `checks: OK` lines.
+//!   it did not run (then the ceiling's `skipped` says why) and the
+//!   server-CPU ones (INFO cpu can round a tiny slice to nothing); the
+//!   ratios of two 1-connection rows each with its 3 projections, the
+//!   others with none;
+//! * the three ceilings, each run 3 times with its requests, a rate and
+//!   server time, or skipped with a reason;
+//! * the model's parts: a PING round trip, every row's server and wall time
+//!   per op, the client time on exactly the 1-connection rows;
+//! * the scaling section: run, its 8 boards built, its 32 cells (4 reads x
+//!   4 tie rules x 2 sizes) measured (none skipped), its 29 targets
+//!   evaluated;
+//! * the text report names every row and every ratio, prints the seven
+//!   `checks: OK` lines, the model and the scaling table.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
 //! machine measures noise). Failures go to stderr, with the text report, and
@@ -45,11 +56,20 @@ use super::{one_line, run, BenchArgs};
 /// The test's name, for libtest's `--list` and filters.
 const NAME: &str = "bench_smoke";
 
-/// The smoke run's options: today's `--ops 200`, on a throwaway server.
-const SMOKE_ARGS: [&str; 3] = ["redvote-bench-smoke", "--ops", "200"];
+/// The smoke run's options: `--ops 200`, on a throwaway server, and the
+/// scaling section on boards of 100 and 1000 options, 3 calls a cell.
+const SMOKE_ARGS: [&str; 7] = [
+    "redvote-bench-smoke",
+    "--ops",
+    "200",
+    "--scaling",
+    "100,1000",
+    "--scaling-calls",
+    "3",
+];
 
 /// Every row, in the report's order (the module doc's list).
-const ROW_IDS: [&str; 25] = [
+const ROW_IDS: [&str; 28] = [
     "vote_seeds_1",
     "vote_seeds_tasks",
     "vote_watch_1",
@@ -57,6 +77,8 @@ const ROW_IDS: [&str; 25] = [
     "vote_redvote_1",
     "vote_redvote_tasks",
     "vote_redvote_own",
+    "vote_redvote_pipe16",
+    "vote_redvote_pipe16_hot",
     "page_seeds_1",
     "page_redvote_1",
     "page_seeds_tasks",
@@ -67,6 +89,7 @@ const ROW_IDS: [&str; 25] = [
     "campaign_redvote_1",
     "campaign_redvote_tasks",
     "campaign_redvote_own",
+    "campaign_redvote_pipe16",
     "campaign_redvote_id_1",
     "campaign_redvote_id_tasks",
     "limits_rules0_1",
@@ -78,7 +101,7 @@ const ROW_IDS: [&str; 25] = [
 ];
 
 /// Every ratio, in the report's order (the module doc's list).
-const RATIO_IDS: [&str; 20] = [
+const RATIO_IDS: [&str; 24] = [
     "vote_redvote_over_seeds_1",
     "vote_redvote_over_watch_1",
     "vote_redvote_over_seeds_tasks",
@@ -87,9 +110,13 @@ const RATIO_IDS: [&str; 20] = [
     "page_redvote_over_seeds_tasks",
     "vote_redvote_tasks_over_redis_benchmark",
     "vote_redvote_own_over_redis_benchmark",
+    "vote_redvote_pipe16_over_redis_benchmark_p16",
+    "vote_redvote_pipe16_hot_over_redis_benchmark_p16",
+    "vote_redvote_pipe16_over_1",
     "campaign_redvote_over_seeds_1",
     "campaign_redvote_over_seeds_sequential_1",
     "campaign_redvote_over_seeds_tasks",
+    "campaign_redvote_pipe16_over_redis_benchmark_p16",
     "campaign_id_over_plain_1",
     "campaign_id_over_plain_tasks",
     "campaign_id_over_plain_server_cpu",
@@ -101,6 +128,21 @@ const RATIO_IDS: [&str; 20] = [
     "limits_8_over_0_server_cpu",
 ];
 
+/// The 1-connection ratios, which carry the model's projections.
+const PROJECTED_IDS: [&str; 8] = [
+    "vote_redvote_over_seeds_1",
+    "vote_redvote_over_watch_1",
+    "page_redvote_over_seeds_1",
+    "campaign_redvote_over_seeds_1",
+    "campaign_redvote_over_seeds_sequential_1",
+    "campaign_id_over_plain_1",
+    "limits_4_over_0_1",
+    "limits_8_over_0_1",
+];
+
+/// The scaling section's sizes in the smoke run (`SMOKE_ARGS`).
+const SCALING_SIZES: [u64; 2] = [100, 1000];
+
 /// Run the smoke test (or list it, or skip it, as libtest's arguments say).
 pub(super) fn main() -> ExitCode {
     let args = TestArgs::parse(
@@ -111,8 +153,8 @@ pub(super) fn main() -> ExitCode {
     if args.help {
         println!(
             "Without --bench (as `cargo test` runs it) this binary is the benchmark's smoke \
-             test, `{NAME}`: every scenario at --ops 200 on a throwaway server, the report \
-             and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
+             test, `{NAME}`: every scenario at --ops 200 on a throwaway server and the scaling \
+             section at 100 and 1000 options, the report and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
              --help"
         );
         return ExitCode::SUCCESS;
@@ -128,7 +170,9 @@ pub(super) fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let started = Instant::now();
-    println!("{NAME}: every scenario at --ops 200 on a throwaway server ...");
+    println!(
+        "{NAME}: every scenario at --ops 200 on a throwaway server, scaling at 100 and 1000 ..."
+    );
     match smoke() {
         Ok(summary) => {
             println!(
@@ -156,7 +200,8 @@ fn smoke() -> Result<String> {
     let problems = problems(&json, &text);
     if problems.is_empty() {
         Ok(format!(
-            "{} scenarios, {} ratios, checks OK, text report of {} lines",
+            "{} scenarios, {} ratios, 3 ceilings, 32 scaling cells, checks OK, text report of {} \
+             lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             text.lines().count()
@@ -274,19 +319,57 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
         "text report lacks a `checks: OK` line (want 7)".to_string(),
     );
 
-    // The ceiling ran, or says why not.
-    let ceiling = &json["ceiling"];
-    let ran = ceiling["ran"] == true;
+    // The ceilings ran, or say why not.
+    let ceilings = json["ceilings"].as_array().cloned().unwrap_or_default();
+    let ids: Vec<&str> = ceilings.iter().filter_map(|c| c["id"].as_str()).collect();
     want(
-        ran || ceiling["skipped"].is_string(),
-        format!("ceiling neither ran nor says why: {ceiling}"),
+        ids == ["vote_tasks", "vote_pipe16", "campaign_pipe16"],
+        format!("ceilings {ids:?}"),
     );
+    let ran = ceilings.iter().all(|c| c["ran"] == true);
+    for c in &ceilings {
+        let planned = match c["op"].as_str() {
+            Some("campaign") => json["campaign"]["ops"].as_u64(),
+            _ => json["ops"].as_u64(),
+        }
+        .unwrap_or(0);
+        let pipeline = c["pipeline"].as_u64().unwrap_or(0).max(1);
+        want(
+            c["ran"] == true || c["skipped"].is_string(),
+            format!("ceiling neither ran nor says why: {c}"),
+        );
+        want(
+            c["ran"] != true
+                || (c["requests"] == planned.div_ceil(pipeline) * pipeline
+                    && c["runs"] == 3
+                    && c["runs_ops_per_sec"].as_array().map_or(0, |r| r.len()) == 3
+                    && c["ops_per_sec"].is_number()
+                    && c["server_cmd_us_per_op"].is_number()),
+            format!(
+                "ceiling ran, but not 3 runs of {planned} requests (whole pipelines) with a \
+                 rate: {c}"
+            ),
+        );
+    }
+
+    // The model: every 1-connection row has its parts, every 1-connection
+    // ratio its projections at the three RTTs.
     want(
-        !ran || (ceiling["requests"] == json["ops"] && ceiling["ops_per_sec"].is_number()),
-        format!(
-            "ceiling ran, but not {} requests with a rate: {ceiling}",
-            json["ops"]
-        ),
+        json["ping_p50_us"].as_u64().is_some_and(|p| p > 0),
+        "no PING round trip".to_string(),
+    );
+    for row in &rows {
+        let sequential = row["concurrent"] == false && row["pipeline"] == 1;
+        want(
+            row["server_cmd_us_per_op"].is_number()
+                && row["wall_us_per_op"].is_number()
+                && row["client_us_per_op"].is_number() == sequential,
+            format!("row without the model's parts: {row}"),
+        );
+    }
+    want(
+        text.contains("model (1-connection rows"),
+        "text report lacks the model".to_string(),
     );
 
     // Ratios: all of them, in order, each measured unless it cannot be.
@@ -299,17 +382,89 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
     for r in &ratios {
         let id = r["id"].as_str().unwrap_or_default();
         let optional =
-            id.ends_with("_server_cpu") || (id.ends_with("_over_redis_benchmark") && !ran);
+            id.ends_with("_server_cpu") || (id.contains("_over_redis_benchmark") && !ran);
         want(
             optional || r["value"].is_number(),
             format!("ratio without a value: {r}"),
+        );
+        let projected = r["projected"].as_array().map_or(0, |p| p.len());
+        let want_projected = if PROJECTED_IDS.contains(&id) { 3 } else { 0 };
+        want(
+            projected == want_projected
+                && r["projected"]
+                    .as_array()
+                    .map_or(true, |p| p.iter().all(|x| x["value"].is_number())),
+            format!("ratio with {projected} projections, want {want_projected}: {r}"),
         );
         want(
             r["label"].as_str().is_some_and(|l| text.contains(l)),
             format!("text report lacks ratio {}", r["label"]),
         );
     }
+    scaling_problems(&json["scaling"], text, &mut out);
     out
+}
+
+/// What is missing or wrong in the scaling section: every cell of every
+/// read, tie rule and size measured (none skipped at these sizes), every
+/// target evaluated, the table printed.
+fn scaling_problems(s: &Value, text: &str, out: &mut Vec<String>) {
+    let mut want = |ok: bool, what: String| {
+        if !ok {
+            out.push(what);
+        }
+    };
+    want(
+        s["ran"] == true,
+        format!("scaling did not run: {}", s["skipped"]),
+    );
+    want(
+        s["sizes"] == serde_json::json!(SCALING_SIZES),
+        format!("scaling sizes {}, want {SCALING_SIZES:?}", s["sizes"]),
+    );
+    let builds = s["builds"].as_array().map_or(0, |b| b.len());
+    want(
+        builds == 4 * SCALING_SIZES.len(),
+        format!("scaling built {builds} boards"),
+    );
+    let cells = s["cells"].as_array().cloned().unwrap_or_default();
+    want(
+        cells.len() == 4 * 4 * SCALING_SIZES.len(),
+        format!("scaling has {} cells, want 32", cells.len()),
+    );
+    for c in &cells {
+        let (p50, max) = (c["p50_us"].as_u64(), c["max_us"].as_u64());
+        want(
+            c["skipped"].is_null()
+                && c["calls"].as_u64().is_some_and(|n| n >= 1)
+                && c["us_per_call"].is_number()
+                && matches!((p50, max), (Some(a), Some(b)) if a <= b),
+            format!("scaling cell not measured: {c}"),
+        );
+    }
+    let targets = s["targets"].as_array().cloned().unwrap_or_default();
+    want(
+        targets.len() == 16 + 12 + 1,
+        format!("scaling has {} targets, want 29", targets.len()),
+    );
+    for t in &targets {
+        want(
+            t["value"].is_number() && t["pass"].is_boolean(),
+            format!("scaling target not evaluated: {t}"),
+        );
+    }
+    for label in [
+        "top, middle page",
+        "standing, middle member",
+        "standing, last member",
+        "around, middle member",
+        "scaling targets:",
+    ] {
+        want(
+            text.contains(label),
+            format!("text report lacks scaling's {label:?}"),
+        );
+    }
 }
 
 /// The libtest arguments that concern the one test.
