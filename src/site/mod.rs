@@ -1,5 +1,6 @@
 //! [`Site`]: the article-voting site of "Redis in Action" chapter 1, one
-//! atomic script call per operation.
+//! atomic script call per operation (a page: a script call, then its
+//! articles' hashes in one `MULTI`/`EXEC`, see [`PageCall`]).
 //!
 //! Keys are exactly the seeds' (`article:`, `article:ID`, `time:`, `score:`,
 //! `voted:ID`, `group:NAME`, `score:NAME`, `time:NAME`) plus `downvoted:ID`,
@@ -22,7 +23,8 @@ use crate::call::Call;
 
 /// One voting site: a key prefix (empty by default, as in the seeds).
 ///
-/// Methods build a [`Call`]; nothing is sent until `run` / `run_async`.
+/// Methods build a [`Call`] (pages a [`PageCall`]); nothing is sent until
+/// `run` / `run_async`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     prefix: String,

@@ -67,7 +67,8 @@ pub struct Article {
     pub votes: i64,
     /// Downvotes (hash field `downvotes`; absent in seed data, read as 0).
     pub downvotes: i64,
-    /// The article's `score:` value, if it has one.
+    /// The article's `score:` value, if it has one (in a page only when
+    /// asked for: [`crate::PageCall::with_scores`]).
     pub score: Option<f64>,
     /// 1-based rank in `score:` (only from [`crate::Site::article`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -107,6 +107,11 @@ fn full_flow_in_human_and_json_output() {
         .map(|a| a["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["2", "1"]);
+    // Scores only with --scores (one ZMSCORE more for Redis).
+    assert!(page[0]["score"].is_null());
+    let scored = json(u, &["articles", "--scores"]);
+    assert_eq!(scored[0]["score"].as_f64(), Some(time + 2.0 * 432.0));
+    assert!(ok(u, &["articles", "--scores"]).contains("(score "));
     let page = json(
         u,
         &[
