@@ -650,13 +650,14 @@ fn scaling_only(args: &BenchArgs) -> Result<()> {
         &args.prefix
     };
     let scaling = run_scaling(prefix, &plan)?;
+    let json = serde_json::json!({ "scaling": serde_json::to_value(&scaling)? });
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, format!("{json}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::json!({ "scaling": serde_json::to_value(&scaling)? })
-        )?;
+        writeln!(out, "{json}")?;
     } else {
         write_scaling(&mut out, &scaling)?;
     }
