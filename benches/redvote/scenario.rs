@@ -250,7 +250,7 @@ impl Scenario {
             (Op::Vote, Flow::Redvote) if self.pipeline > 1 => "vote (c) redvote pipelined",
             (Op::Vote, Flow::Redvote) => "vote (c) redvote EVALSHA",
             (Op::Page, Flow::Seeds | Flow::SeedsSequential) => "page seeds ZREVRANGE+HGETALLs",
-            (Op::Page, _) => "page redvote EVALSHA",
+            (Op::Page, _) => "page redvote EVALSHA, MULTI/HGETALLs/EXEC",
             (Op::Campaign { .. }, Flow::Seeds) => "campaign (a) seed 16 concurrent",
             (Op::Campaign { .. }, Flow::SeedsSequential) => "campaign (a) seed 16 sequential",
             (Op::Campaign { vote_id: true }, _) => "campaign (c) redvote + id",
@@ -275,6 +275,8 @@ impl Scenario {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 4.0 * (self.ops + retries) as f64 / self.ops as f64,
             (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
+            // page.lua, then the page's hashes in one MULTI/EXEC (src/site/page.rs)
+            (Op::Page, _) => 2.0,
             (Op::Campaign { .. }, Flow::SeedsSequential) => SEED_WRITES as f64,
             // The rest, the campaign vote with a vote id among them: one call.
             _ => 1.0,
@@ -288,6 +290,8 @@ impl Scenario {
             (Op::Vote, Flow::Seeds) => 4.0,
             (Op::Vote, Flow::Watch) => 8.0 * (self.ops + retries) as f64 / self.ops as f64,
             (Op::Page, Flow::Seeds) => self.page_seeds_commands(ctx),
+            // EVALSHA, MULTI, the HGETALLs, EXEC
+            (Op::Page, _) => self.page_seeds_commands(ctx) + 2.0,
             (Op::Campaign { .. }, Flow::Seeds | Flow::SeedsSequential) => SEED_WRITES as f64,
             _ => 1.0,
         }
@@ -307,6 +311,8 @@ impl Scenario {
                 &["watch", "zscore", "sismember", "multi", "exec", "unwatch"]
             }
             (Op::Page, Flow::Seeds | Flow::SeedsSequential) => &["zrevrange", "hgetall"],
+            // EXEC's time holds its queued HGETALLs
+            (Op::Page, _) => &["evalsha", "eval", "multi", "exec"],
             (Op::Campaign { .. }, Flow::Seeds | Flow::SeedsSequential) => &["zincrby", "pfadd"],
             // One script call (EVAL only when the script cache was flushed).
             _ => &["evalsha", "eval"],
