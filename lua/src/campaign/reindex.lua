@@ -48,6 +48,8 @@ local function main()
   local cursor = ARGV[2]
   local count = integer_arg(ARGV[3], 'count', 1, 5000)
   local gen, p, scan = cursor:match('^(%d+)|([^|]+)|(%d+)$')
+  -- (a ZSCAN cursor is below 2^63: 19 digits; more would be a Redis error)
+  if gen and (#gen > 15 or #scan > 19) then gen = nil end
   if cursor ~= '0' and not gen then
     fail('USAGE', 'cursor must be "0" or one campaign_reindex returned, got "' .. cursor:sub(1, 80) .. '"')
   end
@@ -101,7 +103,8 @@ local function main()
     scan = page[1]
     if scan == '0' then
       finished = finished + 1
-      p = rcall('ZRANGE', index, rcall('ZRANK', index, p) + 1, rcall('ZRANK', index, p) + 1)[1]
+      local next_rank = rcall('ZRANK', index, p) + 1
+      p = rcall('ZRANGE', index, next_rank, next_rank)[1]
     end
   end
 

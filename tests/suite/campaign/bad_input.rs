@@ -320,6 +320,15 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         ("campaign_around", vec!["B", "real", "week", t0, "x", "5", "3"], Code::InvalidPeriod),
         // participants
         ("campaign_participants", vec![], Code::Usage),
+        // reindex: count, then cursors that no call returns (a ZSCAN
+        // cursor past 19 digits would be Redis' own error)
+        ("campaign_reindex", vec!["B", "0"], Code::Usage),
+        ("campaign_reindex", vec!["B", "0", "0"], Code::InvalidNumber),
+        ("campaign_reindex", vec!["B", "0", "5001"], Code::InvalidNumber),
+        ("campaign_reindex", vec!["B", "1", "10"], Code::Usage),
+        ("campaign_reindex", vec!["B", "0|real:total", "10"], Code::Usage),
+        ("campaign_reindex", vec!["B", "0|real:total|99999999999999999999999", "10"], Code::Usage),
+        ("campaign_reindex", vec!["Z", "0", "10"], Code::UnknownBoard),
     ];
     for (op, args, code) in &cases {
         let what = format!("{op} {args:?}");
@@ -333,6 +342,7 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         "campaign_standing",
         "campaign_around",
         "campaign_participants",
+        "campaign_reindex",
     ] {
         refused_unchanged(&mut con, op, Code::Usage, |con| {
             raw(
