@@ -188,8 +188,27 @@ pub(super) struct Scaling {
     pub(super) cells: Vec<Cell>,
     pub(super) targets: Vec<Target>,
     pub(super) max_call_us: Option<u64>,
+    /// The migration of the dense and first boards (campaign_reindex),
+    /// timed after the reads: each board's flag cleared, then reindexed.
+    pub(super) reindex: Vec<Reindex>,
     pub(super) seconds: f64,
 }
+
+/// One board reindexed from scratch, `REINDEX_COUNT` members a call.
+#[derive(Serialize)]
+pub(super) struct Reindex {
+    pub(super) ties: &'static str,
+    pub(super) size: u64,
+    pub(super) calls: u64,
+    /// Server µs per call (INFO commandstats EVALSHA deltas).
+    pub(super) p50_us: u64,
+    pub(super) max_us: u64,
+    pub(super) seconds: f64,
+}
+
+/// Members a campaign_reindex call of the scaling section indexes (the
+/// CLI's default).
+const REINDEX_COUNT: u32 = 200;
 
 /// One board's build.
 #[derive(Serialize)]
@@ -251,6 +270,7 @@ impl Scaling {
             cells: Vec::new(),
             targets: Vec::new(),
             max_call_us: None,
+            reindex: Vec::new(),
             seconds: 0.0,
         }
     }
@@ -516,6 +536,7 @@ pub(super) fn run_scaling(prefix: &str, plan: &ScalingPlan) -> Result<Scaling> {
         builds,
         max_call_us: cells.iter().filter_map(|c| c.max_us).max(),
         cells,
+        reindex: reindex_all(&mut admin, &mut con, &campaign, &plan.sizes)?,
         targets: Vec::new(),
         seconds: 0.0,
     };
@@ -675,6 +696,63 @@ fn timed_call(
         c1 - c0
     );
     Ok((u1 - u0, reply))
+}
+
+/// Every dense and first board migrated again from scratch: its `indexed`
+/// flag cleared (the reads then scan), `campaign_reindex` run to the end,
+/// each call timed on the server; the flag must be back.
+fn reindex_all(
+    admin: &mut redis::Connection,
+    con: &mut redis::Connection,
+    campaign: &Campaign,
+    sizes: &[u64],
+) -> Result<Vec<Reindex>> {
+    let mut out = Vec::new();
+    for &size in sizes {
+        for ties in [Ties::Dense, Ties::First] {
+            let board = board_name(ties, size);
+            let flag = format!("{}board:{board}", campaign.namespace());
+            redis::cmd("HSET")
+                .arg(&flag)
+                .arg("indexed")
+                .arg("0")
+                .exec(admin)?;
+            let started = Instant::now();
+            let mut times = Vec::new();
+            let mut cursor = "0".to_string();
+            loop {
+                let (c0, u0) = evalsha_stat(admin)?;
+                let step = campaign.reindex(&board, &cursor, REINDEX_COUNT).run(con)?;
+                let (c1, u1) = evalsha_stat(admin)?;
+                ensure!(
+                    c1 == c0 + 1,
+                    "INFO commandstats counted {} EVALSHA calls for one",
+                    c1 - c0
+                );
+                times.push(u1 - u0);
+                if step.is_done() {
+                    break;
+                }
+                cursor = step.next;
+            }
+            let indexed: Option<String> =
+                redis::cmd("HGET").arg(&flag).arg("indexed").query(admin)?;
+            ensure!(
+                indexed.as_deref() == Some("1"),
+                "scaling: reindex left {board} not indexed"
+            );
+            times.sort_unstable();
+            out.push(Reindex {
+                ties: ties.as_str(),
+                size,
+                calls: times.len() as u64,
+                p50_us: times[times.len() / 2],
+                max_us: *times.last().unwrap_or(&0),
+                seconds: round(started.elapsed().as_secs_f64(), 3),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// `cmdstat_evalsha` of INFO commandstats: calls and usec so far.

@@ -427,6 +427,29 @@ fn scaling_problems(s: &Value, text: &str, out: &mut Vec<String>) {
         builds == 4 * SCALING_SIZES.len(),
         format!("scaling built {builds} boards"),
     );
+    // the dense and first boards of every size reindexed from scratch,
+    // at least ceil(size / 200) calls each, and printed
+    let reindex = s["reindex"].as_array().cloned().unwrap_or_default();
+    want(
+        reindex.len() == 2 * SCALING_SIZES.len(),
+        format!(
+            "scaling reindexed {} boards, want {}",
+            reindex.len(),
+            2 * SCALING_SIZES.len()
+        ),
+    );
+    for r in &reindex {
+        let size = r["size"].as_u64().unwrap_or(0);
+        want(
+            r["calls"].as_u64().is_some_and(|c| c >= size.div_ceil(200))
+                && r["max_us"].as_u64() >= r["p50_us"].as_u64()
+                && text.contains(&format!(
+                    "scaling reindex of the {} board of {size}:",
+                    r["ties"].as_str().unwrap_or("?")
+                )),
+            format!("scaling reindex entry wrong or not printed: {r}"),
+        );
+    }
     let cells = s["cells"].as_array().cloned().unwrap_or_default();
     want(
         cells.len() == 4 * 4 * SCALING_SIZES.len(),
