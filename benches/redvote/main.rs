@@ -430,7 +430,7 @@
 //!   `targets` (array: `id` (`flat_<query>_<ties>`,
 //!   `vs_competition_<query>_<ties>`, `max_call_us`), `kind` (`flat` |
 //!   `vs_competition` | `max_call`), `query`, `ties` (null for max_call),
-//!   `value`, `target` (2, 2, 5000), `pass`), `max_call_us`, `reindex` (per dense and first board, migrated again from scratch after the reads, 200 members a call: `ties`, `size`, `calls`, `p50_us`, `max_us`, `seconds`), `seconds`.
+//!   `value`, `target` (2, 2, 5000), `pass`), `max_call_us`, `reindex` (per dense and first board, migrated again from scratch after the reads, 100 members a call: `ties`, `size`, `calls`, `p50_us`, `max_us`, `seconds`), `seconds`.
 //!   With `--scaling-only` the output is `{"scaling": ...}` alone.
 //!
 //! # Modules

@@ -834,7 +834,7 @@ pub(super) fn write_scaling<W: Write>(out: &mut W, s: &Scaling) -> io::Result<()
     for r in &s.reindex {
         writeln!(
             out,
-            "scaling reindex of the {} board of {}: {} calls of 200 members, server µs per call median {} / max {}, {:.1} s",
+            "scaling reindex of the {} board of {}: {} calls of 100 members, server µs per call median {} / max {}, {:.1} s",
             r.ties, r.size, r.calls, r.p50_us, r.max_us, r.seconds
         )?;
     }

@@ -208,7 +208,7 @@ pub(super) struct Reindex {
 
 /// Members a campaign_reindex call of the scaling section indexes (the
 /// CLI's default).
-const REINDEX_COUNT: u32 = 200;
+const REINDEX_COUNT: u32 = 100;
 
 /// One board's build.
 #[derive(Serialize)]

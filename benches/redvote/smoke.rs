@@ -428,7 +428,7 @@ fn scaling_problems(s: &Value, text: &str, out: &mut Vec<String>) {
         format!("scaling built {builds} boards"),
     );
     // the dense and first boards of every size reindexed from scratch,
-    // at least ceil(size / 200) calls each, and printed
+    // at least ceil(size / 100) calls each, and printed
     let reindex = s["reindex"].as_array().cloned().unwrap_or_default();
     want(
         reindex.len() == 2 * SCALING_SIZES.len(),
@@ -441,7 +441,7 @@ fn scaling_problems(s: &Value, text: &str, out: &mut Vec<String>) {
     for r in &reindex {
         let size = r["size"].as_u64().unwrap_or(0);
         want(
-            r["calls"].as_u64().is_some_and(|c| c >= size.div_ceil(200))
+            r["calls"].as_u64().is_some_and(|c| c >= size.div_ceil(100))
                 && r["max_us"].as_u64() >= r["p50_us"].as_u64()
                 && text.contains(&format!(
                     "scaling reindex of the {} board of {size}:",

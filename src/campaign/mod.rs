@@ -129,7 +129,7 @@ impl Campaign {
     /// let spring = redvote::Campaign::new("spring2026");
     /// let mut cursor = "0".to_string();
     /// loop {
-    ///     let step = spring.reindex("stars", &cursor, 1000).run(&mut con)?;
+    ///     let step = spring.reindex("stars", &cursor, 100).run(&mut con)?;
     ///     if step.is_done() {
     ///         break;
     ///     }

@@ -183,7 +183,7 @@ enum CampaignCommand {
         /// Board
         board: String,
         /// Members per atomic call (1..5000)
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 100)]
         batch: u32,
     },
     /// Remove options from a board, with their scores on every period board
