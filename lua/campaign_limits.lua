@@ -4,7 +4,9 @@
   campaign_limits: look at or reset one voter's rate-limit counters.
   "peek" spends nothing: how many votes each rule leaves this voter now and
   when its window resets. "reset" (admin) deletes the voter's counters of
-  every rule that counts per user (current windows and rolling state).
+  every rule that counts per user (current windows and rolling state; the
+  fields of the voter's hash <ns>rlu:USER, which goes when only its expiry
+  field "@" is left, and the campaign-window hashes' fields).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -283,6 +285,28 @@ end
 --                  lies R/L of a microsecond later (L: the rule's limit),
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
+-- Where the counters live (issue 10: one key with an expiry costs ~150 B
+-- in Redis 7, so a key per rule, window and user cost 526 B a user with
+-- the bench's 4 rules; this layout 196-245 B):
+--   per voter      a rule that counts by user (fixed or rolling, not the
+--                  campaign window): one hash per user and campaign,
+--                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
+--                  by more than the user: REST is the subject of its other
+--                  dimensions), value "END:COUNT" (END: the first second
+--                  after the counter's window) or a rolling rule's TAT; the
+--                  field "@" holds the hash's expiry, the latest END (or
+--                  TAT expiry) written, raised only. A field of an earlier
+--                  window counts as 0 and is overwritten; one vote reads
+--                  every field in one HMGET and writes them in one HSET.
+--                  A vote dated in a window before the one a field holds
+--                  (explicit clock, or a server clock that went back) is
+--                  refused with retry_after -1: that count is gone, and
+--                  the limit fails closed.
+--   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
+--                  it expires with the campaign (configure moves it).
+--   other          (option, channel, device rules) a string key per rule,
+--                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
+--                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
@@ -332,17 +356,24 @@ local function limit_rules(root, json)
       end
     end
     if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+    -- counted in the voter's hash (see above)
+    for _, d in ipairs(r.by) do
+      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
+    end
   end
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
 
 -- Whom a rule counts a vote for one option against: the values of its
--- dimensions `by`, each prefixed by its length.
+-- dimensions `by`, each prefixed by its length (the user left out of a
+-- rule counted in the voter's hash).
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
-    if dim == 'option' then
+    if dim == 'user' and rule.voter then
+      -- the hash is the user's
+    elseif dim == 'option' then
       parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
     else
       parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
@@ -375,16 +406,19 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
       local subject = limit_subject(rule, ctx, pair.board, pair.option)
-      -- Campaign-window counters: one hash per rule, field = subject, that
-      -- expires with the campaign (configure moves its expiry with `end`).
       local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
-      if rule.window == 'campaign' then key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject end
+      if rule.voter then
+        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.window == 'campaign' then
+        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      end
       local id_of = field and (key .. '\0' .. field) or key
       local check = by_key[id_of]
       if not check then
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never }
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
+          voter = rule.voter }
         by_key[id_of] = check
         checks[#checks + 1] = check
       end
@@ -408,14 +442,49 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at = {}, {}
+  local keys, at, fields, voter = {}, {}, {}, nil
   for i, c in ipairs(checks) do
-    if not c.field then keys[#keys + 1] = c.key; at[i] = #keys end
+    if c.voter then
+      voter = c.key
+      fields[#fields + 1] = c.field
+      at[i] = #fields
+    elseif not c.field then
+      keys[#keys + 1] = c.key
+      at[i] = #keys
+    end
   end
   local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  local mine = {}
+  if voter then
+    -- one read for every counter in the voter's hash, and its expiry
+    fields[#fields + 1] = '@'
+    mine = rcall('HMGET', voter, unpack(fields))
+    local at_ = mine[#fields]
+    checks.voter_key = voter
+    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
+  end
   for i, c in ipairs(checks) do
     local value -- false when absent
-    if c.field then value = rcall('HGET', c.key, c.field) else value = values[at[i]] end
+    if c.voter then
+      value = mine[at[i]]
+      if value and not c.rule.rolling then
+        -- "END:COUNT": a count of this window, or of an earlier one (0)
+        local finish, count = value:match('^(%d+):(%d+)$')
+        if not finish or #finish > 12 or #count > 16 then
+          fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
+        finish = tonumber(finish)
+        value = finish == c.finish and count or false
+        -- a vote dated before the window its counter holds (the explicit
+        -- clock, or a server clock that went back): that window's count
+        -- is gone, so the vote is refused rather than counted afresh
+        c.behind = finish > c.finish
+      end
+    elseif c.field then
+      value = rcall('HGET', c.key, c.field)
+    else
+      value = values[at[i]]
+    end
     c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
@@ -473,12 +542,15 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      c.used = used
       left = c.allowance - used
-      if used + c.need > c.allowance then
+      if c.behind then
+        left, wait = 0, -1
+      elseif used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.
         wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
       end
-      c.reset_in = (c.never or not c.finish) and -1 or (c.finish - now)
+      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
     end
     c.left = math.max(0, left)
     local name = c.rule.name
@@ -530,14 +602,17 @@ local function main()
     for _, check in ipairs(checks) do
       if check.field then rcall('HEXISTS', check.key, check.field) end
     end
-    local deleted = 0
+    local deleted, voter = 0, nil
     for _, check in ipairs(checks) do
       if check.field then
         deleted = deleted + rcall('HDEL', check.key, check.field)
+        if check.voter then voter = check.key end
       else
         deleted = deleted + rcall('DEL', check.key)
       end
     end
+    -- a voter's hash left with its expiry field only goes
+    if voter and rcall('HLEN', voter) == 1 then rcall('DEL', voter) end
     return deleted
   end
   limit_evaluate(checks, now, 0)

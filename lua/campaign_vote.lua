@@ -42,7 +42,13 @@
     <ns>vid:ID                        string: the applied vote with id ID, its
                                       arguments and reply as JSON (EX the
                                       campaign's vote_id_ttl, default 86400)
-    <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
+    <ns>rlu:USER                      hash: the user's rate-limit counters of
+                                      rules that count by user, field RULE or
+                                      RULE|SUBJECT, value END:COUNT or a
+                                      rolling TAT, "@" its expiry (the latest
+                                      END; see lua/src/lib/limits.lua)
+    <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with
+                                      their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
                                       SUBJECT (expires a week after the
                                       campaign's end)
@@ -368,6 +374,28 @@ end
 --                  lies R/L of a microsecond later (L: the rule's limit),
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
+-- Where the counters live (issue 10: one key with an expiry costs ~150 B
+-- in Redis 7, so a key per rule, window and user cost 526 B a user with
+-- the bench's 4 rules; this layout 196-245 B):
+--   per voter      a rule that counts by user (fixed or rolling, not the
+--                  campaign window): one hash per user and campaign,
+--                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
+--                  by more than the user: REST is the subject of its other
+--                  dimensions), value "END:COUNT" (END: the first second
+--                  after the counter's window) or a rolling rule's TAT; the
+--                  field "@" holds the hash's expiry, the latest END (or
+--                  TAT expiry) written, raised only. A field of an earlier
+--                  window counts as 0 and is overwritten; one vote reads
+--                  every field in one HMGET and writes them in one HSET.
+--                  A vote dated in a window before the one a field holds
+--                  (explicit clock, or a server clock that went back) is
+--                  refused with retry_after -1: that count is gone, and
+--                  the limit fails closed.
+--   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
+--                  it expires with the campaign (configure moves it).
+--   other          (option, channel, device rules) a string key per rule,
+--                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
+--                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
@@ -417,17 +445,24 @@ local function limit_rules(root, json)
       end
     end
     if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+    -- counted in the voter's hash (see above)
+    for _, d in ipairs(r.by) do
+      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
+    end
   end
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
 
 -- Whom a rule counts a vote for one option against: the values of its
--- dimensions `by`, each prefixed by its length.
+-- dimensions `by`, each prefixed by its length (the user left out of a
+-- rule counted in the voter's hash).
 local function limit_subject(rule, ctx, board, option)
   local parts = {}
   for _, dim in ipairs(rule.by) do
-    if dim == 'option' then
+    if dim == 'user' and rule.voter then
+      -- the hash is the user's
+    elseif dim == 'option' then
       parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
     else
       parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
@@ -460,16 +495,19 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
       local subject = limit_subject(rule, ctx, pair.board, pair.option)
-      -- Campaign-window counters: one hash per rule, field = subject, that
-      -- expires with the campaign (configure moves its expiry with `end`).
       local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
-      if rule.window == 'campaign' then key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject end
+      if rule.voter then
+        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.window == 'campaign' then
+        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      end
       local id_of = field and (key .. '\0' .. field) or key
       local check = by_key[id_of]
       if not check then
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never }
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
+          voter = rule.voter }
         by_key[id_of] = check
         checks[#checks + 1] = check
       end
@@ -493,14 +531,49 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at = {}, {}
+  local keys, at, fields, voter = {}, {}, {}, nil
   for i, c in ipairs(checks) do
-    if not c.field then keys[#keys + 1] = c.key; at[i] = #keys end
+    if c.voter then
+      voter = c.key
+      fields[#fields + 1] = c.field
+      at[i] = #fields
+    elseif not c.field then
+      keys[#keys + 1] = c.key
+      at[i] = #keys
+    end
   end
   local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  local mine = {}
+  if voter then
+    -- one read for every counter in the voter's hash, and its expiry
+    fields[#fields + 1] = '@'
+    mine = rcall('HMGET', voter, unpack(fields))
+    local at_ = mine[#fields]
+    checks.voter_key = voter
+    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
+  end
   for i, c in ipairs(checks) do
     local value -- false when absent
-    if c.field then value = rcall('HGET', c.key, c.field) else value = values[at[i]] end
+    if c.voter then
+      value = mine[at[i]]
+      if value and not c.rule.rolling then
+        -- "END:COUNT": a count of this window, or of an earlier one (0)
+        local finish, count = value:match('^(%d+):(%d+)$')
+        if not finish or #finish > 12 or #count > 16 then
+          fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
+        finish = tonumber(finish)
+        value = finish == c.finish and count or false
+        -- a vote dated before the window its counter holds (the explicit
+        -- clock, or a server clock that went back): that window's count
+        -- is gone, so the vote is refused rather than counted afresh
+        c.behind = finish > c.finish
+      end
+    elseif c.field then
+      value = rcall('HGET', c.key, c.field)
+    else
+      value = values[at[i]]
+    end
     c.existed = value and true or false
     local left, wait
     if c.rule.rolling then
@@ -558,12 +631,15 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      c.used = used
       left = c.allowance - used
-      if used + c.need > c.allowance then
+      if c.behind then
+        left, wait = 0, -1
+      elseif used + c.need > c.allowance then
         -- More than a whole window allows can never pass: -1 as well.
         wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
       end
-      c.reset_in = (c.never or not c.finish) and -1 or (c.finish - now)
+      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
     end
     c.left = math.max(0, left)
     local name = c.rule.name
@@ -583,10 +659,22 @@ end
 -- Spend: only after every check passed; one write a counter (a new counter
 -- is created with its expiry, an existing one already has it; a
 -- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
--- when a subject is new).
+-- when a subject is new), and one HSET for every counter of the voter's
+-- hash (lib/limits), with an EXPIREAT when its expiry grows.
 local function limit_spend(checks)
+  local mine, expiry = {}, checks.voter_expiry
   for _, c in ipairs(checks) do
-    if c.field then
+    if c.voter then
+      -- the voter's hash: every field in one HSET below
+      mine[#mine + 1] = c.field
+      if c.rule.rolling then
+        mine[#mine + 1] = c.new_tat
+        if c.expire_at > expiry then expiry = c.expire_at end
+      else
+        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need)
+        if c.finish > expiry then expiry = c.finish end
+      end
+    elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
       if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
         rcall('EXPIREAT', c.key, c.finish + COUNTER_GRACE)
@@ -600,6 +688,17 @@ local function limit_spend(checks)
     else
       rcall('SET', c.key, c.need)
     end
+  end
+  if #mine > 0 then
+    -- The hash lives as long as its latest counter: its expiry is only
+    -- raised (recorded in "@", read with the counters: no TTL call).
+    local raise = expiry > checks.voter_expiry
+    if raise then
+      mine[#mine + 1] = '@'
+      mine[#mine + 1] = string.format('%d', expiry)
+    end
+    rcall('HSET', checks.voter_key, unpack(mine))
+    if raise then rcall('EXPIREAT', checks.voter_key, string.format('%d', expiry)) end
   end
 end
 -- board_write: for writes to period boards (vote, import): when a board

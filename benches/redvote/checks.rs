@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, ensure, Context, Result};
 use redis::Commands;
-use redvote::campaign::Window;
+use redvote::campaign::{Dimension, Window};
 use redvote::testing::seed::VOTE_SCORE;
 use redvote::{Order, Period};
 use serde::Serialize;
@@ -346,7 +346,8 @@ impl Bench {
             "limits check ({who}): unexpected boards {:?}",
             sums.keys().collect::<Vec<_>>()
         );
-        let counters = scan_keys(&mut self.admin, &format!("{ns}rl:"))?;
+        // string counters (rl:...) and the voters' hashes (rlu:USER)
+        let counters = scan_keys(&mut self.admin, &format!("{ns}rl"))?;
         if rules == 0 {
             ensure!(
                 counters.is_empty(),
@@ -354,18 +355,54 @@ impl Bench {
                 &counters[..counters.len().min(5)]
             );
         }
+        // What the counters hold in memory (MEMORY USAGE: key, value and
+        // allocator overhead; not the expiry's entry), per voter: every
+        // bench vote is a new voter's.
+        let mut counter_bytes = 0u64;
+        for chunk in counters.chunks(1000) {
+            let mut pipe = redis::pipe();
+            for k in chunk {
+                pipe.cmd("MEMORY").arg("USAGE").arg(k).arg("SAMPLES").arg(0);
+            }
+            let sizes: Vec<Option<u64>> = pipe.query(&mut self.admin)?;
+            counter_bytes += sizes.iter().flatten().sum::<u64>();
+        }
         let mut day_counters = BTreeMap::new();
         for rule in limit_rules(rules) {
             if rule.window != Some(Window::Day) {
                 continue;
             }
-            let prefix = format!("{ns}rl:{}:", rule.name);
-            let keys: Vec<&String> = counters.iter().filter(|k| k.starts_with(&prefix)).collect();
             let mut sum = 0u64;
-            for chunk in keys.chunks(1000) {
-                let values: Vec<Option<u64>> =
-                    redis::cmd("MGET").arg(chunk).query(&mut self.admin)?;
-                sum += values.iter().flatten().sum::<u64>();
+            if rule.by.contains(&Dimension::User) {
+                // in each voter's hash, field RULE or RULE|SUBJECT: "END:COUNT"
+                let voters = format!("{ns}rlu:");
+                let keys: Vec<&String> =
+                    counters.iter().filter(|k| k.starts_with(&voters)).collect();
+                for chunk in keys.chunks(1000) {
+                    let mut pipe = redis::pipe();
+                    for k in chunk {
+                        pipe.cmd("HGETALL").arg(k);
+                    }
+                    let hashes: Vec<BTreeMap<String, String>> = pipe.query(&mut self.admin)?;
+                    for (field, value) in hashes.iter().flatten() {
+                        let name = field.split_once('|').map_or(field.as_str(), |(n, _)| n);
+                        if name == rule.name {
+                            let count = value
+                                .split_once(':')
+                                .and_then(|(_, c)| c.parse::<u64>().ok());
+                            sum += count.unwrap_or(0);
+                        }
+                    }
+                }
+            } else {
+                let prefix = format!("{ns}rl:{}:", rule.name);
+                let keys: Vec<&String> =
+                    counters.iter().filter(|k| k.starts_with(&prefix)).collect();
+                for chunk in keys.chunks(1000) {
+                    let values: Vec<Option<u64>> =
+                        redis::cmd("MGET").arg(chunk).query(&mut self.admin)?;
+                    sum += values.iter().flatten().sum::<u64>();
+                }
             }
             day_counters.insert(rule.name, sum);
         }
@@ -396,6 +433,7 @@ impl Bench {
             shown_total: round(total("shown"), 2),
             boards: boards.len() as u64,
             counters: counters.len() as u64,
+            bytes_per_voter: counter_bytes / votes.max(1),
             day_counters: one_day.then_some(day_counters),
         })
     }
@@ -508,6 +546,9 @@ pub(super) struct LimitsCheck {
     /// Rate-limit counter keys at the end (the fixed windows' and rolling
     /// state still alive).
     pub(super) counters: u64,
+    /// MEMORY USAGE of the rate-limit keys (`rl:...`, `rlu:USER`) at the
+    /// end, divided by the votes (each by a new voter).
+    pub(super) bytes_per_voter: u64,
     /// Day rule -> the sum of its counters (each equal to `votes`); null
     /// when the votes spread over two days or the day ended before the check.
     pub(super) day_counters: Option<BTreeMap<String, u64>>,

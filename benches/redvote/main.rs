@@ -413,7 +413,9 @@
 //!   not compared); `limits`: array (0, 4, 8 rules) of `rules`, `votes`
 //!   (cast on that campaign, every one passed), `real_total` and
 //!   `shown_total` (sums of its `total` boards), `boards` (period boards
-//!   found), `counters` (rate-limit counter keys alive at the end) and
+//!   found), `counters` (rate-limit keys alive at the end: string
+//!   counters and voters' hashes), `bytes_per_voter` (MEMORY USAGE of those
+//!   keys over `votes`, each by a new voter) and
 //!   `day_counters` (object: each day rule -> the sum of its counters, equal
 //!   to `votes`; `{}` for the unlimited campaign; null when the votes spread
 //!   over two days or the day ended before the check, which then compares

@@ -694,12 +694,13 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
         writeln!(
             out,
             "checks: OK: limits {} rules: {} votes, every one passed; real total {}, shown total \
-             {}, day boards likewise; {} counter keys{counters}",
+             {}, day boards likewise; {} counter keys, {} B a voter (MEMORY USAGE){counters}",
             c.rules,
             c.votes,
             trim_float(c.real_total),
             trim_float(c.shown_total),
-            c.counters
+            c.counters,
+            c.bytes_per_voter
         )?;
     }
     writeln!(out)?;

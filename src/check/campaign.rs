@@ -42,7 +42,10 @@ const COUNT_MAX: i64 = 9007199254740991;
 /// - fixed-window rate counters hold counts >= 1 and expire (the
 ///   campaign-window hash `<ns>rl:RULE:campaign` exactly at the campaign's
 ///   `end`, never without one); a rolling counter holds a well-formed
-///   theoretical arrival time (TAT) and expires one second after it.
+///   theoretical arrival time (TAT) and expires one second after it; a
+///   voter's hash `<ns>rlu:USER` holds `END:COUNT` fields whose END ends a
+///   window of their rule, or TATs, and expires exactly at its `@` field,
+///   no earlier than its latest counter.
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
@@ -90,6 +93,7 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
         first_keys: Vec::new(),
         order_keys: Vec::new(),
         counters: Vec::new(),
+        voters: Vec::new(),
         pending: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, ns, |con, keys| {
@@ -101,10 +105,18 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
                 scan.counters(con, page, &mut r)?;
             }
         }
+        if scan.voters.len() >= PAGE {
+            for page in std::mem::take(&mut scan.voters).chunks(PAGE) {
+                scan.voters(con, page, &mut r)?;
+            }
+        }
         Ok(())
     })?;
     for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
         scan.counters(con, page, &mut r)?;
+    }
+    for page in std::mem::take(&mut scan.voters).chunks(PAGE) {
+        scan.voters(con, page, &mut r)?;
     }
     let keys = std::mem::take(&mut scan.board_keys);
     let mut pending = std::mem::take(&mut scan.pending);
@@ -202,9 +214,22 @@ impl Rule {
     /// `option`), joined with `|`. Returns the channel when the rule counts
     /// by channel; `None` when `s` is not such a subject.
     fn subject<'s>(&self, s: &'s str) -> Option<Option<&'s str>> {
+        self.subject_of(s, false)
+    }
+
+    /// Whether the rule's counters live in the voter's hash (`<ns>rlu:USER`):
+    /// it counts by user, over any window but the campaign.
+    fn per_voter(&self) -> bool {
+        self.window != RuleWindow::Campaign && self.by.iter().any(|d| d == "user")
+    }
+
+    /// [`Rule::subject`], the user left out when `voter` (a field of the
+    /// voter's hash: `RULE|SUBJECT`).
+    fn subject_of<'s>(&self, s: &'s str, voter: bool) -> Option<Option<&'s str>> {
         let mut rest = s;
         let mut channel = None;
-        for (i, dim) in self.by.iter().enumerate() {
+        let dims = self.by.iter().filter(|d| !(voter && *d == "user"));
+        for (i, dim) in dims.enumerate() {
             if i > 0 {
                 rest = rest.strip_prefix('|')?;
             }
@@ -222,6 +247,69 @@ impl Rule {
             }
         }
         rest.is_empty().then_some(channel)
+    }
+}
+
+/// A rolling rule's theoretical arrival time as stored,
+/// "SECONDS.MICROSECONDS[+R/L]": R/L of a microsecond later.
+struct Tat {
+    secs: i128,
+    micros: i128,
+    num: i128,
+    den: i128,
+}
+
+impl Tat {
+    fn parse(value: &str) -> Option<Tat> {
+        let (time, frac) = value
+            .split_once('+')
+            .map_or((value, None), |(t, f)| (t, Some(f)));
+        let (s, u) = time.split_once('.')?;
+        let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+        if !digits(s) || u.len() != 6 || !digits(u) || s.len() > 15 {
+            return None;
+        }
+        let (secs, micros): (i128, i128) = (s.parse().ok()?, u.parse().ok()?);
+        let (num, den) = match frac {
+            None => (0, 1),
+            Some(f) => {
+                let (n, d) = f.split_once('/')?;
+                if !digits(n) || !digits(d) || n.len() > 9 || d.len() > 9 {
+                    return None;
+                }
+                let (n, d): (i128, i128) = (n.parse().ok()?, d.parse().ok()?);
+                if n == 0 || n >= d {
+                    return None;
+                }
+                (n, d)
+            }
+        };
+        Some(Tat {
+            secs,
+            micros,
+            num,
+            den,
+        })
+    }
+
+    /// When its state may go: one second after it, rounded up.
+    fn due(&self) -> i128 {
+        self.secs + i128::from(self.micros > 0 || self.num > 0) + 1
+    }
+
+    /// Why it is over its rule's allowance at `now_us` (more than
+    /// `allowance` emission intervals ahead), or `None`.
+    fn over(&self, rule: &Rule, channel: Option<&str>, now_us: i128) -> Option<String> {
+        // In units of 1/limit microsecond: TAT - now <= allowance x per x 10^6.
+        let l = rule.limit as i128;
+        let tat = (self.secs * 1000000 + self.micros) * l + self.num * l / self.den;
+        let allowance = rule.allowance(channel);
+        (tat - now_us * l > allowance as i128 * rule.per as i128 * 1000000).then(|| {
+            format!(
+                "is more than {allowance} intervals of {} s / {} ahead: over its rule's allowance",
+                rule.per, rule.limit
+            )
+        })
     }
 }
 
@@ -758,6 +846,8 @@ struct Scan<'a> {
     order_keys: Vec<(char, String, String, String, String)>,
     /// Rate-limit counters not checked yet: key, rule name, the rest.
     counters: Vec<(String, String, String)>,
+    /// Voters' counter hashes (`<ns>rlu:USER`) not checked yet.
+    voters: Vec<String>,
     /// Keys that name a board or option missing from the settings read at
     /// the start: read again before they are reported (configure may have
     /// added it since).
@@ -825,6 +915,7 @@ impl Scan<'_> {
                     }
                 }
             }
+            "rlu" => self.voters.push(key),
             "rl" => match tail.split_once(':') {
                 Some((rule, rest)) if self.c.rules.contains_key(rule) => {
                     let (rule, rest) = (rule.to_string(), rest.to_string());
@@ -1017,39 +1108,13 @@ impl Scan<'_> {
                 format!("subject {subject:?} does not match the rule's dimensions"),
             );
         };
-        let parsed = (|| {
-            let (time, frac) = value
-                .split_once('+')
-                .map_or((value, None), |(t, f)| (t, Some(f)));
-            let (s, u) = time.split_once('.')?;
-            let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
-            if !digits(s) || u.len() != 6 || !digits(u) || s.len() > 15 {
-                return None;
-            }
-            let (s, u): (i128, i128) = (s.parse().ok()?, u.parse().ok()?);
-            let (num, den) = match frac {
-                None => (0, 1),
-                Some(f) => {
-                    let (n, d) = f.split_once('/')?;
-                    if !digits(n) || !digits(d) || n.len() > 9 || d.len() > 9 {
-                        return None;
-                    }
-                    let (n, d): (i128, i128) = (n.parse().ok()?, d.parse().ok()?);
-                    if n == 0 || n >= d {
-                        return None;
-                    }
-                    (n, d)
-                }
-            };
-            Some((s, u, num, den))
-        })();
-        let Some((secs, micros, num, den)) = parsed else {
+        let Some(tat) = Tat::parse(value) else {
             return r.violation(
                 key,
                 format!("holds {value:?}, not a rolling TAT SECONDS.MICROSECONDS[+R/L]"),
             );
         };
-        let due = secs + i128::from(micros > 0 || num > 0) + 1;
+        let due = tat.due();
         if read.expires == -1 {
             r.violation(
                 key,
@@ -1065,19 +1130,175 @@ impl Scan<'_> {
             );
         }
         if self.c.settled() {
-            // In units of 1/limit microsecond: TAT - now <= allowance x per x 10^6.
-            let l = rule.limit as i128;
-            let tat = (secs * 1000000 + micros) * l + num * l / den;
-            let ahead = tat - read.now_us * l;
-            let allowance = rule.allowance(channel);
-            if ahead > allowance as i128 * rule.per as i128 * 1000000 {
+            if let Some(over) = tat.over(rule, channel, read.now_us) {
+                r.violation(key, format!("its TAT {value} {over}"));
+            }
+        }
+    }
+
+    /// A page of voters' counter hashes (`<ns>rlu:USER`, lib/limits.lua):
+    /// field `@` is the hash's expiry, and the latest end among its
+    /// counters; a field `RULE[|SUBJECT]` of a rule that counts by user
+    /// holds `END:COUNT` (END: the end of one of the rule's windows) or a
+    /// rolling TAT. Fields of rules no longer configured are counted, not
+    /// reported (they go with the hash).
+    fn voters(
+        &mut self,
+        con: &mut dyn ConnectionLike,
+        batch: &[String],
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let mut pipe = redis::pipe();
+        for key in batch {
+            pipe.cmd("TYPE").arg(key);
+            pipe.cmd("EXPIRETIME").arg(key);
+            pipe.cmd("HGETALL").arg(key);
+        }
+        pipe.cmd("TIME");
+        let got = exec(con, &mut pipe)?;
+        if got.len() != batch.len() * 3 + 1 {
+            return Ok(());
+        }
+        let (secs, micros) = time_of(&got[got.len() - 1]).unwrap_or((0, 0));
+        let now_us = secs as i128 * 1000000 + micros as i128;
+        for (key, v) in batch.iter().zip(got.chunks(3)) {
+            let expires = int(&v[1]).unwrap_or(-2);
+            if expires == -2 {
+                continue; // expired since SCAN
+            }
+            let kind = text(&v[0]).unwrap_or_default();
+            if kind != "hash" {
+                r.violation(
+                    key,
+                    format!("is a {kind}, not a hash of a voter's counters"),
+                );
+                continue;
+            }
+            let fields: Vec<String> = match &v[2] {
+                Value::Array(items) => items.iter().map(|i| text(i).unwrap_or_default()).collect(),
+                Value::Map(items) => items
+                    .iter()
+                    .flat_map(|(k, v)| [text(k).unwrap_or_default(), text(v).unwrap_or_default()])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            self.voter(key, expires, &fields, now_us, r);
+        }
+        Ok(())
+    }
+
+    /// One voter's counter hash (see [`Scan::voters`]): `fields` as
+    /// HGETALL answers them.
+    fn voter(&self, key: &str, expires: i64, fields: &[String], now_us: i128, r: &mut Report) {
+        let c = &self.c;
+        let now = (now_us / 1000000) as i64;
+        let mut latest = 0;
+        let mut recorded = None;
+        for pair in fields.chunks(2) {
+            let [field, value] = pair else { continue };
+            if field == "@" {
+                recorded = Some(value.clone());
+                continue;
+            }
+            let (name, subject) = field.split_once('|').unwrap_or((field, ""));
+            let Some(rule) = c.rules.get(name).filter(|rule| rule.per_voter()) else {
+                r.count("counters_of_other_rules", 1);
+                continue;
+            };
+            r.count("counters", 1);
+            let Some(channel) = rule.subject_of(subject, true) else {
                 r.violation(
                     key,
                     format!(
-                        "its TAT {value} is more than {allowance} intervals of {} s / {} ahead: over its rule's allowance",
-                        rule.per, rule.limit
+                        "field {field:?}: subject {subject:?} does not match the rule's dimensions"
                     ),
                 );
+                continue;
+            };
+            if rule.window == RuleWindow::Rolling {
+                let Some(tat) = Tat::parse(value) else {
+                    r.violation(
+                        key,
+                        format!("field {field:?} holds {value:?}, not a rolling TAT SECONDS.MICROSECONDS[+R/L]"),
+                    );
+                    continue;
+                };
+                latest = latest.max(tat.due() as i64);
+                if c.settled() {
+                    if let Some(over) = tat.over(rule, channel, now_us) {
+                        r.violation(key, format!("field {field:?}: its TAT {value} {over}"));
+                    }
+                }
+                continue;
+            }
+            let parsed = value.split_once(':').and_then(|(end, count)| {
+                Some((
+                    stored_int(end, 1, TIME_MAX + 1)?,
+                    stored_int(count, 1, COUNT_MAX)?,
+                ))
+            });
+            let Some((end, count)) = parsed else {
+                r.violation(
+                    key,
+                    format!("field {field:?} holds {value:?}, not END:COUNT (count >= 1)"),
+                );
+                continue;
+            };
+            latest = latest.max(end);
+            // the window that ends at END (None: END is not a window end)
+            let start = match rule.window {
+                RuleWindow::Second => Some(end - 1),
+                RuleWindow::Minute => (end % 60 == 0).then_some(end - 60),
+                RuleWindow::Period(kind) => {
+                    let (_, start, finish) = period(kind, end - 1, c.offset);
+                    (finish == end).then_some(start)
+                }
+                RuleWindow::Rolling | RuleWindow::Campaign => None,
+            };
+            let Some(start) = start else {
+                r.violation(
+                    key,
+                    format!("field {field:?}: {end} is not the end of a window of its rule"),
+                );
+                continue;
+            };
+            let settled = match rule.window {
+                RuleWindow::Period(_) => c.settled_period(Some(start)),
+                _ => c.settled_since(start),
+            };
+            let allowance = rule.allowance(channel);
+            if settled && end > now && count > allowance {
+                r.violation(
+                    key,
+                    format!(
+                        "field {field:?} counts {count}, over its rule's allowance of {allowance}"
+                    ),
+                );
+            }
+        }
+        match recorded
+            .as_deref()
+            .and_then(|v| stored_int(v, 1, TIME_MAX + 1))
+        {
+            None => r.violation(
+                key,
+                format!("field \"@\" is {recorded:?}, not the hash's expiry (Unix seconds)"),
+            ),
+            Some(at) => {
+                if at != expires {
+                    r.violation(
+                        key,
+                        format!("expires at {expires}, but its field \"@\" records {at}"),
+                    );
+                }
+                if latest > at {
+                    r.violation(
+                        key,
+                        format!(
+                            "a counter ends at {latest}, after the hash's recorded expiry {at}"
+                        ),
+                    );
+                }
             }
         }
     }

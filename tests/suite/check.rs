@@ -888,17 +888,35 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
     planted(c, &url, &args, &check_spring, &day, &[&index], |c| {
         send(c, &["ZREM", &index, "real:day:2030-03-17"]);
     });
-    // a fixed-window counter over its allowance (50 + the partner's 10),
-    // and one without expiry
-    let counter = only_key(
-        c,
-        &format!("{}rl:user-day:day:2030-03-17:5:alice", redis_glob(&ns)),
-    );
+    // alice's counters (one hash): a fixed-window counter over its
+    // allowance (50 + the partner's 10), one naming no window end, the hash
+    // without expiry or with an expiry other than its "@"
+    let counter = only_key(c, &format!("{}rlu:alice", redis_glob(&ns)));
+    let day: String = redis::cmd("HGET")
+        .arg(&counter)
+        .arg("user-day")
+        .query(c)
+        .unwrap();
+    let end = day.split_once(':').unwrap().0.to_string();
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        send(c, &["SET", &counter, "61", "KEEPTTL"]);
+        send(c, &["HSET", &counter, "user-day", &format!("{end}:61")]);
+    });
+    planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
+        let early = end.parse::<i64>().unwrap() - 7;
+        send(c, &["HSET", &counter, "user-day", &format!("{early}:1")]);
     });
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
         send(c, &["PERSIST", &counter]);
+    });
+    planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
+        send(c, &["HSET", &counter, "@", "4000000000"]);
+    });
+    // a string counter of the layout before (a key per rule, window and
+    // user) over its allowance
+    let legacy = k("rl:user-day:day:2030-03-17:5:alice");
+    planted(c, &url, &args, &check_spring, &legacy, &[&legacy], |c| {
+        let at = end.as_str();
+        send(c, &["SET", &legacy, "61", "EXAT", at]);
     });
     // the campaign-window counters: a field over 30 (alice has no partner
     // extra), the hash without expiry; in the string layout of before too
@@ -948,20 +966,16 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
     let live = live(c);
     assert_clean(&check_live(c));
     let args = ["campaign", "live", "check"];
-    let rolling = format!("{}rl:smooth:rolling:5:alice", live.namespace());
+    let rolling = format!("{}rlu:alice", live.namespace());
     planted(c, &url, &args, &check_live, &rolling, &[&rolling], |c| {
         send(c, &["PERSIST", &rolling]);
     });
     planted(c, &url, &args, &check_live, &rolling, &[&rolling], |c| {
         let ahead = server_time(c) + 1000;
         let tat = format!("{ahead}.000000");
-        redis::cmd("SET")
-            .arg(&rolling)
-            .arg(&tat)
-            .arg("EXAT")
-            .arg(ahead + 1)
-            .query::<()>(c)
-            .unwrap();
+        let due = (ahead + 1).to_string();
+        send(c, &["HSET", &rolling, "smooth", &tat, "@", &due]);
+        send(c, &["EXPIREAT", &rolling, &due]);
     });
     let live_once = format!("{}rl:once:campaign", live.namespace());
     planted(

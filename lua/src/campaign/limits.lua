@@ -3,7 +3,9 @@
   campaign_limits: look at or reset one voter's rate-limit counters.
   "peek" spends nothing: how many votes each rule leaves this voter now and
   when its window resets. "reset" (admin) deletes the voter's counters of
-  every rule that counts per user (current windows and rolling state).
+  every rule that counts per user (current windows and rolling state; the
+  fields of the voter's hash <ns>rlu:USER, which goes when only its expiry
+  field "@" is left, and the campaign-window hashes' fields).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -67,14 +69,17 @@ local function main()
     for _, check in ipairs(checks) do
       if check.field then rcall('HEXISTS', check.key, check.field) end
     end
-    local deleted = 0
+    local deleted, voter = 0, nil
     for _, check in ipairs(checks) do
       if check.field then
         deleted = deleted + rcall('HDEL', check.key, check.field)
+        if check.voter then voter = check.key end
       else
         deleted = deleted + rcall('DEL', check.key)
       end
     end
+    -- a voter's hash left with its expiry field only goes
+    if voter and rcall('HLEN', voter) == 1 then rcall('DEL', voter) end
     return deleted
   end
   limit_evaluate(checks, now, 0)

@@ -41,7 +41,13 @@
     <ns>vid:ID                        string: the applied vote with id ID, its
                                       arguments and reply as JSON (EX the
                                       campaign's vote_id_ttl, default 86400)
-    <ns>rl:RULE:WINDOW:SUBJECT         rate-limit counters (expire with their window)
+    <ns>rlu:USER                      hash: the user's rate-limit counters of
+                                      rules that count by user, field RULE or
+                                      RULE|SUBJECT, value END:COUNT or a
+                                      rolling TAT, "@" its expiry (the latest
+                                      END; see lua/src/lib/limits.lua)
+    <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with
+                                      their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
                                       SUBJECT (expires a week after the
                                       campaign's end)

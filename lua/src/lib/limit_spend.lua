@@ -7,10 +7,22 @@
 -- Spend: only after every check passed; one write a counter (a new counter
 -- is created with its expiry, an existing one already has it; a
 -- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
--- when a subject is new).
+-- when a subject is new), and one HSET for every counter of the voter's
+-- hash (lib/limits), with an EXPIREAT when its expiry grows.
 local function limit_spend(checks)
+  local mine, expiry = {}, checks.voter_expiry
   for _, c in ipairs(checks) do
-    if c.field then
+    if c.voter then
+      -- the voter's hash: every field in one HSET below
+      mine[#mine + 1] = c.field
+      if c.rule.rolling then
+        mine[#mine + 1] = c.new_tat
+        if c.expire_at > expiry then expiry = c.expire_at end
+      else
+        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need)
+        if c.finish > expiry then expiry = c.finish end
+      end
+    elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
       if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
         rcall('EXPIREAT', c.key, c.finish + COUNTER_GRACE)
@@ -24,5 +36,16 @@ local function limit_spend(checks)
     else
       rcall('SET', c.key, c.need)
     end
+  end
+  if #mine > 0 then
+    -- The hash lives as long as its latest counter: its expiry is only
+    -- raised (recorded in "@", read with the counters: no TTL call).
+    local raise = expiry > checks.voter_expiry
+    if raise then
+      mine[#mine + 1] = '@'
+      mine[#mine + 1] = string.format('%d', expiry)
+    end
+    rcall('HSET', checks.voter_key, unpack(mine))
+    if raise then rcall('EXPIREAT', checks.voter_key, string.format('%d', expiry)) end
   end
 end

@@ -145,6 +145,23 @@ fn corrupt_stored_settings_are_refused_by_every_reader_before_any_write() {
     ] {
         cases.push((root.clone(), "limits", v.to_string(), vote_limits));
     }
+    // alice's rate-limit counters (lua/src/lib/limits.lua: the voter's hash)
+    let counters = format!("{ns}rlu:alice");
+    for v in [
+        "x",
+        "5",
+        "1:",
+        ":5",
+        "1:x",
+        "1:-1",
+        "1:5 ",
+        "1234567890123:1",
+    ] {
+        cases.push((counters.clone(), "day", v.to_string(), vote_limits));
+    }
+    for v in NUMBERS.iter().chain(&["0", "253402300801"]) {
+        cases.push((counters.clone(), "@", v.to_string(), vote_limits));
+    }
     for (key, field, value, calls) in cases {
         let saved = hget(&mut con, &key, field);
         redis::cmd("HSET")

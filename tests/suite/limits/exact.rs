@@ -94,7 +94,12 @@ fn rolling_state_is_stored_exactly_and_readably() {
     let keys = rl_keys(&mut con, &c);
     assert_eq!(keys.len(), 1);
     let key = keys.into_iter().next().unwrap();
-    let stored: String = redis::cmd("GET").arg(&key).query(&mut con).unwrap();
+    assert_eq!(key, format!("{}rlu:alice", c.namespace()));
+    let stored: String = redis::cmd("HGET")
+        .arg(&key)
+        .arg("smooth")
+        .query(&mut con)
+        .unwrap();
     // 2 x 60/7 s = 17.142857 s and 1/7 of a microsecond
     assert_eq!(stored, format!("{}.142857+1/7", t0 + 17));
     assert_eq!(support::expiretime(&mut con, &key), (t0 + 18 + 1) as i64);

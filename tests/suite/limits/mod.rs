@@ -181,18 +181,55 @@ fn lefts(items: &[(&str, i64, i64)]) -> Vec<LimitLeft> {
         .collect()
 }
 
+/// Every rate-limit key of the campaign: `rl:...` counters and `rlu:USER`
+/// voter hashes.
 fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {
-    keys(con, &format!("{}rl:*", c.namespace()))
+    keys(con, &format!("{}rl*", c.namespace()))
 }
 
-/// Every rate-limit key with its `EXPIRETIME` (the Unix second it expires
-/// at; -1: never, -2: gone).
+/// Every rate-limit counter of the campaign with the Unix second it ends at
+/// (-1: never, -2: gone): a string counter `rl:...` by its `EXPIRETIME`; a
+/// field F of a voter's hash `rlu:USER` as `rlu:USER#F`, by the end its
+/// value names (`END:COUNT`; a rolling TAT: one second after it, rounded
+/// up). Asserts that each voter hash expires exactly at its `@` field, the
+/// latest end among its counters.
 fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
-    let keys = rl_keys(con, c);
-    let mut pipe = redis::pipe();
-    for k in &keys {
-        pipe.cmd("EXPIRETIME").arg(k);
+    let mut out = BTreeMap::new();
+    for k in rl_keys(con, c) {
+        let expires: i64 = redis::cmd("EXPIRETIME").arg(&k).query(con).unwrap();
+        if !k[c.namespace().len()..].starts_with("rlu:") {
+            out.insert(k, expires);
+            continue;
+        }
+        let fields: BTreeMap<String, String> = redis::cmd("HGETALL").arg(&k).query(con).unwrap();
+        if fields.is_empty() {
+            continue; // expired since SCAN
+        }
+        let mut latest = 0;
+        for (f, v) in &fields {
+            if f == "@" {
+                continue;
+            }
+            let end = match v.split_once(':') {
+                Some((end, count)) => {
+                    assert!(count.parse::<u64>().unwrap() >= 1, "{k} {f} = {v}");
+                    end.parse::<i64>().unwrap()
+                }
+                None => {
+                    let (secs, rest) = v.split_once('.').unwrap();
+                    let late = rest.contains('+') || !rest.trim_start_matches('0').is_empty();
+                    secs.parse::<i64>().unwrap() + i64::from(late) + 1
+                }
+            };
+            latest = latest.max(end);
+            out.insert(format!("{k}#{f}"), end);
+        }
+        assert_eq!(
+            fields.get("@"),
+            Some(&latest.to_string()),
+            "{k}: {fields:?}"
+        );
+        assert_eq!(expires, latest, "{k} expires at its latest counter's end");
     }
-    let times: Vec<i64> = pipe.query(con).unwrap();
-    keys.into_iter().zip(times).collect()
+    out
 }
