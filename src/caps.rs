@@ -53,10 +53,19 @@ mod tests {
             ("campaign_top", format!("1..{TOP_BOARDS} board")),
             ("campaign_top", format!("'page', 1, {PAGE})")),
             ("page", format!("page must be an integer in 1..{PAGE}")),
-            ("campaign_around", format!("window    K, 1..{AROUND_WINDOW}")),
+            (
+                "campaign_around",
+                format!("window    K, 1..{AROUND_WINDOW}"),
+            ),
             ("campaign_around", format!("'per_page', 1, {PER_PAGE})")),
-            ("campaign_standing", format!("members 1..{STANDING_MEMBERS}")),
-            ("campaign_participants", format!("options (0..{PARTICIPANT_OPTIONS})")),
+            (
+                "campaign_standing",
+                format!("members 1..{STANDING_MEMBERS}"),
+            ),
+            (
+                "campaign_participants",
+                format!("options (0..{PARTICIPANT_OPTIONS})"),
+            ),
             ("campaign_vote", format!("1..{VOTE_PAIRS} pairs")),
             ("campaign_vote", format!("'cost', 1, {VOTE_COST})")),
             ("campaign_import", format!("1..{IMPORT_PAIRS} pairs")),

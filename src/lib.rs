@@ -78,8 +78,8 @@
 
 pub mod calendar;
 pub mod call;
-pub mod caps;
 pub mod campaign;
+pub mod caps;
 pub mod check;
 pub mod client;
 pub mod error;

@@ -11,11 +11,27 @@ use crate::support;
 /// Every admin route, with a body it accepts.
 fn admin_routes() -> Vec<(Method, &'static str, Value)> {
     vec![
-        (Method::PUT, "/v1/campaigns/c/settings", json!({"boards": {"b": {"options": {"o": {}}}}})),
-        (Method::PUT, "/v1/campaigns/c/boards/b/import", json!({"o": 3})),
-        (Method::POST, "/v1/campaigns/c/limits/reset", json!({"user": "u"})),
+        (
+            Method::PUT,
+            "/v1/campaigns/c/settings",
+            json!({"boards": {"b": {"options": {"o": {}}}}}),
+        ),
+        (
+            Method::PUT,
+            "/v1/campaigns/c/boards/b/import",
+            json!({"o": 3}),
+        ),
+        (
+            Method::POST,
+            "/v1/campaigns/c/limits/reset",
+            json!({"user": "u"}),
+        ),
         (Method::POST, "/v1/campaigns/c/boards/b/reindex", json!({})),
-        (Method::PATCH, "/v1/sites/default/config", json!({"page_size": 10})),
+        (
+            Method::PATCH,
+            "/v1/sites/default/config",
+            json!({"page_size": 10}),
+        ),
         (Method::POST, "/v1/sites/default/rerank", json!({})),
     ]
 }
@@ -30,7 +46,10 @@ fn admin_routes_need_the_admin_token() {
         let none = svc.json(method.clone(), path, body.clone());
         none.problem(401, "REDVOTE_UNAUTHORIZED");
         assert_eq!(none.header("www-authenticate"), Some("Bearer"), "{path}");
-        let wrong = svc.request(method.clone(), path, Some("admin-secret-tokeN")).json(body.clone()).send();
+        let wrong = svc
+            .request(method.clone(), path, Some("admin-secret-tokeN"))
+            .json(body.clone())
+            .send();
         wrong.problem(401, "REDVOTE_UNAUTHORIZED");
         let basic = svc
             .request(method.clone(), path, None)
@@ -38,7 +57,11 @@ fn admin_routes_need_the_admin_token() {
             .json(body.clone())
             .send();
         basic.problem(401, "REDVOTE_UNAUTHORIZED");
-        assert_eq!(support::digest(&mut con), before, "{path}: refused, yet it wrote");
+        assert_eq!(
+            support::digest(&mut con),
+            before,
+            "{path}: refused, yet it wrote"
+        );
         // with the token: in order, each route does its work
         let ok = svc.admin(method.clone(), path, body);
         assert_eq!(ok.status, 200, "{method} {path}: {}", ok.text);
@@ -50,9 +73,12 @@ fn admin_routes_are_off_without_an_admin_token() {
     let server = support::server();
     let svc = Service::with(&server, &[], &[]);
     for (method, path, body) in admin_routes() {
-        svc.request(method.clone(), path, Some(ADMIN)).json(body.clone()).send()
+        svc.request(method.clone(), path, Some(ADMIN))
+            .json(body.clone())
+            .send()
             .problem(403, "REDVOTE_ADMIN_DISABLED");
-        svc.json(method, path, body).problem(403, "REDVOTE_ADMIN_DISABLED");
+        svc.json(method, path, body)
+            .problem(403, "REDVOTE_ADMIN_DISABLED");
     }
     // the other routes stay open
     svc.get("/v1/sites/default/articles").ok(200);
@@ -64,7 +90,10 @@ fn the_api_token_guards_every_other_v1_route() {
     let svc = Service::with(
         &server,
         &[],
-        &[("REDVOTE_ADMIN_TOKEN", ADMIN), ("REDVOTE_API_TOKEN", "api-token")],
+        &[
+            ("REDVOTE_ADMIN_TOKEN", ADMIN),
+            ("REDVOTE_API_TOKEN", "api-token"),
+        ],
     );
     let paths = [
         "/v1/sites",
@@ -77,11 +106,16 @@ fn the_api_token_guards_every_other_v1_route() {
         let none = svc.get(path);
         none.problem(401, "REDVOTE_UNAUTHORIZED");
         assert_eq!(none.header("www-authenticate"), Some("Bearer"));
-        svc.request(Method::GET, path, Some("api-tokeN")).send().problem(401, "REDVOTE_UNAUTHORIZED");
+        svc.request(Method::GET, path, Some("api-tokeN"))
+            .send()
+            .problem(401, "REDVOTE_UNAUTHORIZED");
         let with = svc.request(Method::GET, path, Some("api-token")).send();
         assert_ne!(with.status, 401, "{path}: {}", with.text);
         let admin = svc.request(Method::GET, path, Some(ADMIN)).send();
-        assert_eq!(admin.status, with.status, "{path}: the admin token is accepted too");
+        assert_eq!(
+            admin.status, with.status,
+            "{path}: the admin token is accepted too"
+        );
     }
     svc.request(Method::POST, "/v1/campaigns/c/votes", None)
         .json(json!({"user": "u", "votes": [{"board": "b", "option": "o"}]}))
@@ -92,8 +126,12 @@ fn the_api_token_guards_every_other_v1_route() {
         .json(json!({}))
         .send()
         .problem(401, "REDVOTE_UNAUTHORIZED");
-    svc.admin(Method::PUT, "/v1/campaigns/c/settings", json!({"boards": {"b": {"options": {"o": {}}}}}))
-        .ok(200);
+    svc.admin(
+        Method::PUT,
+        "/v1/campaigns/c/settings",
+        json!({"boards": {"b": {"options": {"o": {}}}}}),
+    )
+    .ok(200);
     // operations routes stay open
     for path in ["/healthz", "/readyz", "/metrics", "/openapi.json"] {
         assert_eq!(svc.get(path).status, 200, "{path}");
@@ -103,11 +141,21 @@ fn the_api_token_guards_every_other_v1_route() {
 #[test]
 fn an_empty_token_is_refused_at_startup() {
     let server = support::server();
-    for (flag, var) in [("--admin-token", "REDVOTE_ADMIN_TOKEN"), ("--api-token", "REDVOTE_API_TOKEN")] {
-        let out = Service::command(&server, &[], &[(var, " ")]).output().unwrap();
+    for (flag, var) in [
+        ("--admin-token", "REDVOTE_ADMIN_TOKEN"),
+        ("--api-token", "REDVOTE_API_TOKEN"),
+    ] {
+        let out = Service::command(&server, &[], &[(var, " ")])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{var}");
-        assert!(String::from_utf8_lossy(&out.stdout).is_empty(), "never listened");
-        let out = Service::command(&server, &[flag, ""], &[]).output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).is_empty(),
+            "never listened"
+        );
+        let out = Service::command(&server, &[flag, ""], &[])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{flag}");
     }
 }

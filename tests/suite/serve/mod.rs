@@ -64,7 +64,12 @@ impl Service {
     /// The command line, not started.
     pub fn command(server: &TempServer, args: &[&str], env: &[(&str, &str)]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_redvote"));
-        for var in ["REDVOTE_URL", "REDVOTE_ADMIN_TOKEN", "REDVOTE_API_TOKEN", "RUST_LOG"] {
+        for var in [
+            "REDVOTE_URL",
+            "REDVOTE_ADMIN_TOKEN",
+            "REDVOTE_API_TOKEN",
+            "RUST_LOG",
+        ] {
             cmd.env_remove(var);
         }
         cmd.env("RUST_LOG", "warn")
@@ -152,10 +157,7 @@ impl Request {
     /// With a raw body and content type.
     pub fn body(self, content_type: &str, body: impl Into<reqwest::blocking::Body>) -> Self {
         Request {
-            builder: self
-                .builder
-                .header("content-type", content_type)
-                .body(body),
+            builder: self.builder.header("content-type", content_type).body(body),
         }
     }
 

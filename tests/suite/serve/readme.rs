@@ -11,7 +11,9 @@ const README: &str = include_str!("../../../README.md");
 
 /// The `curl ...` lines of the Service section's sh blocks, in order.
 fn curl_lines() -> Vec<&'static str> {
-    let start = README.find("\n## Service").expect("README has a Service section");
+    let start = README
+        .find("\n## Service")
+        .expect("README has a Service section");
     let section = &README[start + 1..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     let mut lines = Vec::new();
@@ -35,7 +37,10 @@ fn readme_curl_examples_run() {
     let lines = curl_lines();
     assert!(lines.len() >= 6, "README lost its curl examples: {lines:?}");
     for line in lines {
-        assert!(line.starts_with("curl -fsS "), "{line}: use curl -fsS, so a refusal fails");
+        assert!(
+            line.starts_with("curl -fsS "),
+            "{line}: use curl -fsS, so a refusal fails"
+        );
         let cmd = line.replace("http://127.0.0.1:8080", &svc.base);
         let out = Command::new("sh")
             .arg("-c")

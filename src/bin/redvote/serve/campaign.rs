@@ -13,7 +13,9 @@
 use std::collections::BTreeMap;
 
 use axum::extract::State;
-use redvote::campaign::{Around, Ballot, Configured, Entry, Imported, LimitLeft, Reindexed, Standing};
+use redvote::campaign::{
+    Around, Ballot, Configured, Entry, Imported, LimitLeft, Reindexed, Standing,
+};
 use redvote::{Campaign, CampaignSettings, Code, Kind, Neighbourhood, Paging, View, Voter};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
@@ -202,7 +204,10 @@ async fn vote(
     .await;
     state.metrics.vote(
         System::Campaign,
-        outcome.as_ref().map(|v| v.replay).map_err(|p| p.code.as_str()),
+        outcome
+            .as_ref()
+            .map(|v| v.replay)
+            .map_err(|p| p.code.as_str()),
     );
     Ok(Json(outcome?))
 }
@@ -272,7 +277,10 @@ async fn import(
     Json(votes): Json<BTreeMap<String, Amount>>,
 ) -> Result<Json<Imported>, Problem> {
     let c = campaign(&name)?;
-    let amounts: Vec<(&str, String)> = votes.iter().map(|(o, a)| (o.as_str(), a.as_text())).collect();
+    let amounts: Vec<(&str, String)> = votes
+        .iter()
+        .map(|(o, a)| (o.as_str(), a.as_text()))
+        .collect();
     let pairs: Vec<(&str, &str)> = amounts.iter().map(|(o, a)| (*o, a.as_str())).collect();
     Ok(Json(state.con.run(&c.import(&board, &pairs)).await?))
 }
@@ -438,7 +446,10 @@ async fn standing(
 ) -> Result<Json<Standings>, Problem> {
     let c = campaign(&name)?;
     let view = View::new(q.kind, q.period);
-    let standings = state.con.run(&c.standing(&board, &view, &list(&q.members))).await?;
+    let standings = state
+        .con
+        .run(&c.standing(&board, &view, &list(&q.members)))
+        .await?;
     Ok(Json(Standings { board, standings }))
 }
 
@@ -496,7 +507,12 @@ async fn around(
     let c = campaign(&name)?;
     let view = View::new(q.kind, q.period);
     let near = Neighbourhood::new(q.window, q.per_page);
-    Ok(Json(state.con.run(&c.around(&board, &view, &member, near)).await?))
+    Ok(Json(
+        state
+            .con
+            .run(&c.around(&board, &view, &member, near))
+            .await?,
+    ))
 }
 
 /// Whose participants to count.
@@ -722,5 +738,10 @@ async fn reindex(
     Json(body): Json<ReindexRequest>,
 ) -> Result<Json<Reindexed>, Problem> {
     let c = campaign(&name)?;
-    Ok(Json(state.con.run(&c.reindex(&board, &body.cursor, body.count)).await?))
+    Ok(Json(
+        state
+            .con
+            .run(&c.reindex(&board, &body.cursor, body.count))
+            .await?,
+    ))
 }

@@ -27,11 +27,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 fn json_problem(rejection: JsonRejection) -> Problem {
     let detail = rejection.body_text();
     match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => Problem::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            codes::TOO_LARGE,
-            detail,
-        ),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, codes::TOO_LARGE, detail)
+        }
         StatusCode::UNSUPPORTED_MEDIA_TYPE => Problem::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             codes::UNSUPPORTED_MEDIA_TYPE,

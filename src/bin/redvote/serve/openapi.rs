@@ -89,7 +89,9 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
                     let content = ContentBuilder::new()
                         .schema(Some(Ref::from_schema_name(Problem::name())))
                         .build();
-                    response.content.insert(PROBLEM_JSON.to_string(), content.into());
+                    response
+                        .content
+                        .insert(PROBLEM_JSON.to_string(), content.into());
                 }
                 if status == "401" {
                     response.headers.insert(
@@ -124,17 +126,28 @@ fn shared_errors(op: &mut Operation) {
         ("503", "Redis is unavailable (REDVOTE_UNAVAILABLE), or the request timed out (REDVOTE_TIMEOUT)"),
     ];
     if admin {
-        add.push(("403", "Admin routes are off: no --admin-token (REDVOTE_ADMIN_DISABLED)"));
+        add.push((
+            "403",
+            "Admin routes are off: no --admin-token (REDVOTE_ADMIN_DISABLED)",
+        ));
     }
     if body {
         add.push(("413", "The body is over the size limit (REDVOTE_TOO_LARGE)"));
-        add.push(("415", "The body is not application/json (REDVOTE_UNSUPPORTED_MEDIA_TYPE)"));
+        add.push((
+            "415",
+            "The body is not application/json (REDVOTE_UNSUPPORTED_MEDIA_TYPE)",
+        ));
     }
     for (status, description) in add {
         op.responses
             .responses
             .entry(status.to_string())
-            .or_insert_with(|| ResponseBuilder::new().description(description).build().into());
+            .or_insert_with(|| {
+                ResponseBuilder::new()
+                    .description(description)
+                    .build()
+                    .into()
+            });
     }
 }
 

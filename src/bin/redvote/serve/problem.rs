@@ -88,7 +88,10 @@ impl Problem {
     pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> Self {
         let name = code.strip_prefix("REDVOTE_").unwrap_or(code);
         Problem {
-            kind: format!("urn:redvote:{}", name.to_ascii_lowercase().replace('_', "-")),
+            kind: format!(
+                "urn:redvote:{}",
+                name.to_ascii_lowercase().replace('_', "-")
+            ),
             title: status.canonical_reason().unwrap_or("Error").to_string(),
             status: status.as_u16(),
             detail: detail.into(),
@@ -182,7 +185,8 @@ impl From<Error> for Problem {
                         "; the call may have been applied (a vote: retry with the same Idempotency-Key)",
                     );
                 }
-                let mut p = Problem::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail);
+                let mut p =
+                    Problem::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail);
                 p.may_have_applied = Some(unknown);
                 p
             }
@@ -258,7 +262,10 @@ mod tests {
             let name = code.as_str();
             let want = if name.contains("_UNKNOWN_") {
                 404
-            } else if name.contains("_INVALID_") || name.ends_with("USAGE") || name.ends_with("OUT_OF_RANGE") {
+            } else if name.contains("_INVALID_")
+                || name.ends_with("USAGE")
+                || name.ends_with("OUT_OF_RANGE")
+            {
                 422
             } else {
                 match code {

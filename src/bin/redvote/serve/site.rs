@@ -11,7 +11,10 @@
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use redvote::{Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Site, Vote, VoteOutcome};
+use redvote::{
+    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Site, Vote,
+    VoteOutcome,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -42,7 +45,11 @@ fn site<'s>(state: &'s AppState, name: &str) -> Result<&'s Site, Problem> {
         Problem::new(
             StatusCode::NOT_FOUND,
             codes::UNKNOWN_SITE,
-            format!("no site {:?} (this service serves: {})", clip(name), state.site_names()),
+            format!(
+                "no site {:?} (this service serves: {})",
+                clip(name),
+                state.site_names()
+            ),
         )
     })
 }
@@ -258,7 +265,9 @@ async fn article(
     Query(q): Query<ArticleQuery>,
 ) -> Result<Json<Article>, Problem> {
     let site = site(&state, &name)?;
-    Ok(Json(state.con.run(&site.article(&id, q.user.as_deref())).await?))
+    Ok(Json(
+        state.con.run(&site.article(&id, q.user.as_deref())).await?,
+    ))
 }
 
 /// A user's vote on an article.
@@ -299,7 +308,10 @@ async fn vote(
     Json(body): Json<ArticleVote>,
 ) -> Result<Json<VoteOutcome>, Problem> {
     let site = site(&state, &name)?;
-    let result = state.con.run(&site.set_vote(&body.user, &id, body.vote)).await;
+    let result = state
+        .con
+        .run(&site.set_vote(&body.user, &id, body.vote))
+        .await;
     let result = result.map_err(Problem::from);
     state.metrics.vote(
         System::Site,
@@ -488,5 +500,7 @@ async fn rerank(
     Json(body): Json<RerankRequest>,
 ) -> Result<Json<Reranked>, Problem> {
     let site = site(&state, &name)?;
-    Ok(Json(state.con.run(&site.rerank(body.start, body.count)).await?))
+    Ok(Json(
+        state.con.run(&site.rerank(body.start, body.count)).await?,
+    ))
 }
