@@ -334,3 +334,29 @@ fn the_drain_is_bounded() {
         "the connection was closed unanswered"
     );
 }
+
+/// A request that outlasts --request-timeout is answered 503
+/// `REDVOTE_TIMEOUT`, in time.
+#[test]
+fn a_request_over_the_request_timeout_is_503() {
+    let server = support::server();
+    let svc = Service::with(
+        &server,
+        &["--request-timeout", "0.5", "--timeout", "30"],
+        &[],
+    );
+    let signal = |sig: &str| {
+        std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &server.pid().to_string()])
+            .status()
+            .unwrap()
+    };
+    assert!(signal("STOP").success());
+    let start = Instant::now();
+    let reply = svc.get("/v1/sites/default/config");
+    let took = start.elapsed();
+    assert!(signal("CONT").success());
+    reply.problem(503, "REDVOTE_TIMEOUT");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    svc.get("/v1/sites/default/config").ok(200);
+}
