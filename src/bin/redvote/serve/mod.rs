@@ -59,8 +59,8 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::timeout::TimeoutLayer;
-use tower_http::trace::TraceLayer;
-use tracing::{info, warn};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::{info, warn, Level};
 use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -337,7 +337,8 @@ fn layers(router: Router<AppState>, state: &AppState, args: &ServeArgs) -> Route
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         tracing::info_span!("request", method = %req.method(), route, request_id = id)
-    });
+    })
+    .on_response(DefaultOnResponse::new().level(Level::INFO));
     let timeout = Duration::from_secs_f64(args.request_timeout);
     router.fallback(not_found).layer(
         ServiceBuilder::new()
