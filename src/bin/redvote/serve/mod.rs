@@ -326,19 +326,20 @@ async fn signal() {
 /// refusals, the request timeout and the body limit.
 fn layers(router: Router<AppState>, state: &AppState, args: &ServeArgs) -> Router<AppState> {
     let request_id = HeaderName::from_static("x-request-id");
-    let trace = TraceLayer::new_for_http().make_span_with(|req: &Request| {
-        let route = req
-            .extensions()
-            .get::<axum::extract::MatchedPath>()
-            .map_or("unmatched", |m| m.as_str());
-        let id = req
-            .headers()
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        tracing::info_span!("request", method = %req.method(), route, request_id = id)
-    })
-    .on_response(DefaultOnResponse::new().level(Level::INFO));
+    let trace = TraceLayer::new_for_http()
+        .make_span_with(|req: &Request| {
+            let route = req
+                .extensions()
+                .get::<axum::extract::MatchedPath>()
+                .map_or("unmatched", |m| m.as_str());
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            tracing::info_span!("request", method = %req.method(), route, request_id = id)
+        })
+        .on_response(DefaultOnResponse::new().level(Level::INFO));
     let timeout = Duration::from_secs_f64(args.request_timeout);
     router.fallback(not_found).layer(
         ServiceBuilder::new()
