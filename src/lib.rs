@@ -42,11 +42,17 @@
 //! - `async` (default): [`Call::run_async`] on redis-rs's tokio connections.
 //!   Without it the crate compiles no tokio.
 //! - `cli` (default): the `redvote` binary (clap); turns on `testing`.
+//! - `serve` (default): the binary's `redvote serve`, the JSON API over
+//!   HTTP (axum, tower-http, tracing, utoipa, prometheus-client); turns on
+//!   `cli`, `async` and `openapi`.
+//! - `openapi`: `utoipa::ToSchema` on the public value, settings and
+//!   result types (the service's OpenAPI schemas).
 //! - `testing`: [`testing`], a throwaway `redis-server` and the seeds'
 //!   naive flow, for tests, demos and the benchmark; not a stable API.
 //!
-//! Library users who want neither the CLI nor tokio:
-//! `redvote = { version = "0.1", default-features = false }`.
+//! Library users who want neither the CLI, the service nor tokio:
+//! `redvote = { version = "0.2", default-features = false }`; with the
+//! async API: `default-features = false, features = ["async"]`.
 //!
 //! # Layout
 //! - [`site`]: the article site: [`Site`], its values and results, their
@@ -54,6 +60,8 @@
 //! - [`campaign`]: campaigns: [`Campaign`], settings, values and results,
 //!   their decoding.
 //! - [`call`]: [`Call`], one prepared script invocation.
+//! - [`caps`]: the largest sizes the scripts accept (page sizes, batch
+//!   sizes), as constants.
 //! - [`reply`]: [`reply::Reply`], how results are read from replies (and
 //!   `redis::FromRedisValue` for them).
 //! - [`error`]: [`Code`], the one table of script error codes, and [`Error`].
@@ -71,6 +79,7 @@
 pub mod calendar;
 pub mod call;
 pub mod campaign;
+pub mod caps;
 pub mod check;
 pub mod client;
 pub mod error;

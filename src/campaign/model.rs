@@ -9,6 +9,7 @@ use crate::words::words;
 /// Real boards count votes; shown boards count weighted votes, imported
 /// votes and carry-over (what a campaign page displays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// One per vote.
@@ -20,6 +21,7 @@ pub enum Kind {
 
 /// A calendar period a board may keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Period {
     /// `hour:2026-03-17T12`.
@@ -36,6 +38,7 @@ pub enum Period {
 
 /// How equal scores rank on a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Ties {
     /// Redis' order: equal scores by member name, descending.
@@ -56,6 +59,7 @@ words!(Ties { Name => "name", Competition => "competition", Dense => "dense", Fi
 
 /// What [`crate::Campaign::configure`] touched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Configured {
     /// Boards created or updated.
     pub boards: u64,
@@ -65,6 +69,7 @@ pub struct Configured {
 
 /// A score on one period's shown board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PeriodScore {
     /// Period name (`day:2026-03-17`, `total`, ...).
     pub period: String,
@@ -74,6 +79,7 @@ pub struct PeriodScore {
 
 /// The result of one (board, option) pair of a vote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ballot {
     /// Board.
     pub board: String,
@@ -89,6 +95,7 @@ pub struct Ballot {
 
 /// One ranked member of a board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Entry {
     /// The option.
     pub member: String,
@@ -100,6 +107,7 @@ pub struct Entry {
 
 /// One page of one board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardPage {
     /// Board.
     pub board: String,
@@ -113,6 +121,7 @@ pub struct BoardPage {
 
 /// Where a member stands on a board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Standing {
     /// The option.
     pub member: String,
@@ -132,6 +141,7 @@ pub struct Standing {
 
 /// The neighbourhood of a member on a board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Around {
     /// Members on the board.
     pub size: u64,
@@ -158,6 +168,7 @@ pub struct Participants {
 
 /// What an import did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Imported {
     /// Options whose imported amount changed.
     pub changed: u64,
@@ -167,6 +178,7 @@ pub struct Imported {
 
 /// What one `campaign_reindex` call did (see [`crate::Campaign::reindex`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Reindexed {
     /// Members indexed by this call.
     pub members: u64,
@@ -258,6 +270,7 @@ impl<'a> Voter<'a> {
 
 /// What one rate-limit counter leaves a voter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LimitLeft {
     /// The rule.
     pub rule: String,

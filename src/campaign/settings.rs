@@ -14,6 +14,7 @@ use super::model::{Period, Ties};
 /// absent ones left as they are (new boards get the documented defaults).
 /// Serialized as the JSON document `campaign_configure.lua` takes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CampaignSettings {
     /// UTC offset where hours, days, weeks and months start: `"+08:00"`.
@@ -42,6 +43,7 @@ pub struct CampaignSettings {
 
 /// A dimension a rate limit counts by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Dimension {
     /// The voting user.
@@ -57,6 +59,7 @@ pub enum Dimension {
 /// The window of a fixed-window rate limit (calendar-aligned in the
 /// campaign's offset), or the whole campaign.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Window {
     /// One second.
@@ -78,6 +81,7 @@ pub enum Window {
 /// One rate-limit rule: either `window` + `limit` (fixed window) or
 /// `rolling` (GCRA).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LimitRule {
     /// Unique rule name (reported in refusals).
@@ -101,6 +105,7 @@ pub struct LimitRule {
 /// A GCRA rolling limit: `limit` votes per `per` seconds, evenly spaced,
 /// with up to `burst` at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Rolling {
     /// Votes per `per` seconds.
@@ -114,6 +119,7 @@ pub struct Rolling {
 
 /// Deny lists; a list given replaces the stored one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DenyLists {
     /// Users refused outright.
@@ -126,6 +132,7 @@ pub struct DenyLists {
 
 /// One board's settings; absent fields are left as they are.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BoardSettings {
     /// Periods kept (default for a new board: `[total]`).
@@ -154,6 +161,7 @@ pub struct BoardSettings {
 
 /// One option's settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OptionSettings {
     /// "One vote counts N" on the shown boards (default 1).

@@ -10,6 +10,7 @@ use crate::words::words;
 
 /// A user's vote on an article.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Vote {
     /// An upvote: the user is in `voted:ID` (as in the seeds).
@@ -23,6 +24,7 @@ pub enum Vote {
 
 /// The sorted set a page is read from, highest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
     /// `score:`: time + vote_score x (votes - downvotes) (the seeds' ranking).
@@ -38,6 +40,7 @@ pub enum Order {
 
 /// An extra ranking a site may keep beside `score:` (see [`Config`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Ranking {
     /// `hot:` = sign(s) x log10(max(|s|, 1)) + (time - 1134028003) / 45000, s = up - down.
@@ -52,6 +55,7 @@ words!(Ranking { Hot => "hot", Best => "best" });
 
 /// One article: its hash fields, its id and its score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Article {
     /// The number, as a string (`"7"` for `article:7`).
     pub id: String,
@@ -101,6 +105,7 @@ pub struct Page {
 
 /// What a vote did.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VoteOutcome {
     /// False when the user's vote already was the requested one (a repeated
     /// upvote): nothing was written.
@@ -119,6 +124,7 @@ pub struct VoteOutcome {
 
 /// What a [`crate::Site::rerank`] batch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Reranked {
     /// Articles ranked in this batch.
     pub ranked: u64,
@@ -128,6 +134,7 @@ pub struct Reranked {
 
 /// What a group change did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GroupChange {
     /// Groups the article newly joined.
     pub added: u64,
@@ -138,6 +145,7 @@ pub struct GroupChange {
 /// A site's settings, stored in Redis at `<prefix>redvote:config` so every
 /// client of the site applies the same ones (defaults when absent).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Config {
     /// Score of one net vote (default 432 = 86400 / 200). Fixed once the site has articles.
     pub vote_score: u32,

@@ -243,6 +243,18 @@ impl PageCall {
     #[cfg(feature = "async")]
     pub async fn run_async<C: redis::aio::ConnectionLike>(&self, con: &mut C) -> Result<Page> {
         let ids = self.ids.run_async(con).await?;
+        self.finish_async(con, ids).await
+    }
+
+    /// The second round trip on an async connection, after [`PageCall::ids`]
+    /// answered `ids` (e.g. run through a retrying
+    /// [`crate::AsyncConnection`]), as [`PageCall::finish`].
+    #[cfg(feature = "async")]
+    pub async fn finish_async<C: redis::aio::ConnectionLike>(
+        &self,
+        con: &mut C,
+        ids: PageIds,
+    ) -> Result<Page> {
         let pipe = self.articles(&ids);
         let replies = match pipe.is_empty() {
             true => Ok(Vec::new()),

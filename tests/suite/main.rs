@@ -19,4 +19,5 @@ mod periods;
 mod pipeline;
 mod readme;
 mod seed_compat;
+mod serve;
 mod site;

@@ -106,7 +106,7 @@ fn readme_cli_synopsis_lists_every_subcommand() {
     let help = String::from_utf8_lossy(&out.stdout);
     for command in [
         "post", "import", "vote", "downvote", "unvote", "article", "articles", "group", "config",
-        "rerank", "campaign", "scripts", "load", "demo",
+        "rerank", "campaign", "scripts", "load", "demo", "serve",
     ] {
         assert!(
             help.lines()

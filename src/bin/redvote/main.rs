@@ -6,6 +6,8 @@
 
 mod campaign;
 mod demo;
+#[cfg(feature = "serve")]
+mod serve;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -223,6 +225,9 @@ enum Command {
     Check,
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
+    /// Serve the article site and the campaigns as a JSON API over HTTP (README: "Service")
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -477,6 +482,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Demo => demo::run(g),
         Command::Check => report(g, &redvote::check_site(g.connect()?.redis()?, &site)?),
         Command::Campaign(args) => campaign::run(g, &args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(g, &args),
     }
 }
 

@@ -1,0 +1,108 @@
+//! The request extractors the handlers use: axum's `Json`, `Query` and
+//! `Path`, whose refusals become [`Problem`]s (400 for what serde cannot
+//! read, 413 and 415 as axum decides), and the `Idempotency-Key` header.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::problem::{codes, Problem};
+
+/// A JSON body (`Content-Type: application/json`).
+pub struct Json<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
+    type Rejection = Problem;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(Json(value)),
+            Err(rejection) => Err(json_problem(rejection)),
+        }
+    }
+}
+
+fn json_problem(rejection: JsonRejection) -> Problem {
+    let detail = rejection.body_text();
+    match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, codes::TOO_LARGE, detail)
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            codes::UNSUPPORTED_MEDIA_TYPE,
+            detail,
+        ),
+        // syntax errors and data errors (a missing field, a wrong type, an
+        // unknown field) alike: the body is not what the schema says
+        _ => Problem::bad_request(detail),
+    }
+}
+
+/// Query parameters.
+pub struct Query<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Query(q.0))
+            .map_err(|r: QueryRejection| Problem::bad_request(r.body_text()))
+    }
+}
+
+/// Path parameters.
+pub struct Path<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for Path<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| Path(p.0))
+            .map_err(|r: PathRejection| Problem::bad_request(r.body_text()))
+    }
+}
+
+/// The `Idempotency-Key` header, when given: a campaign vote's vote id.
+pub struct IdempotencyKey(pub Option<String>);
+
+/// The header's name.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Problem> {
+        let mut values = parts.headers.get_all(IDEMPOTENCY_KEY).iter();
+        let Some(value) = values.next() else {
+            return Ok(IdempotencyKey(None));
+        };
+        if values.next().is_some() {
+            return Err(Problem::bad_request("Idempotency-Key is given twice"));
+        }
+        let key = value
+            .to_str()
+            .map_err(|_| Problem::bad_request("Idempotency-Key must be visible ASCII"))?;
+        if key.is_empty() {
+            // the scripts read "" as "no vote id": refuse it rather than
+            // count a vote its sender believes idempotent
+            return Err(Problem::invalid(
+                redvote::Code::InvalidVoteId,
+                "Idempotency-Key must not be empty (1..128 bytes)",
+            ));
+        }
+        Ok(IdempotencyKey(Some(key.to_string())))
+    }
+}
+
+impl<T: serde::Serialize> axum::response::IntoResponse for Json<T> {
+    fn into_response(self) -> axum::response::Response {
+        axum::Json(self.0).into_response()
+    }
+}

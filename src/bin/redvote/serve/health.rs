@@ -1,0 +1,114 @@
+//! `GET /healthz` (the process answers), `GET /readyz` (Redis answers
+//! PING and holds every script: `SCRIPT EXISTS`, then `SCRIPT LOAD` of the
+//! missing ones) and `GET /openapi.json`.
+//!
+//! The readiness probe opens a connection of its own each time (with the
+//! service's timeouts), so it reports Redis as it is now, not the state of
+//! the shared connection the API calls use (which reconnects on its own
+//! at the next call after a failure).
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::extract::Json;
+use super::problem::{codes, Problem};
+use super::AppState;
+
+/// The process is up.
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: String,
+}
+
+/// The process answers (it does not look at Redis).
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "operations",
+    responses((status = 200, description = "The process is up", body = Health))
+)]
+pub async fn healthz() -> Json<Health> {
+    Json(Health {
+        status: "ok".to_string(),
+    })
+}
+
+/// Redis is reachable and holds the scripts.
+#[derive(Serialize, ToSchema)]
+pub struct Ready {
+    /// `ready`.
+    pub status: String,
+    /// Scripts the service runs (all present now).
+    pub scripts: usize,
+    /// How many of them this probe had to load (after a restart or a
+    /// `SCRIPT FLUSH`).
+    pub loaded: usize,
+}
+
+/// Redis answers PING and holds every script (the missing ones are loaded).
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "operations",
+    responses(
+        (status = 200, description = "Ready to serve", body = Ready),
+        (status = 503, description = "Redis is unreachable, or a script cannot be loaded (REDVOTE_UNAVAILABLE)"),
+    )
+)]
+pub async fn readyz(State(state): State<AppState>) -> Result<Json<Ready>, Problem> {
+    probe(&state).await.map(Json).map_err(|err| {
+        Problem::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::UNAVAILABLE,
+            format!("not ready: {err}"),
+        )
+    })
+}
+
+async fn probe(state: &AppState) -> redis::RedisResult<Ready> {
+    let config = redis::AsyncConnectionConfig::new()
+        .set_connection_timeout(Some(state.timeout))
+        .set_response_timeout(Some(state.timeout));
+    let mut con = state
+        .client
+        .get_multiplexed_async_connection_with_config(&config)
+        .await?;
+    redis::cmd("PING").query_async::<()>(&mut con).await?;
+    let scripts = redvote::scripts::all();
+    let mut exists = redis::cmd("SCRIPT");
+    exists.arg("EXISTS");
+    for s in scripts {
+        exists.arg(s.sha1());
+    }
+    let present: Vec<bool> = exists.query_async(&mut con).await?;
+    let mut loaded = 0;
+    for (s, present) in scripts.iter().zip(present) {
+        if !present {
+            s.script().load_async(&mut con).await?;
+            loaded += 1;
+        }
+    }
+    Ok(Ready {
+        status: "ready".to_string(),
+        scripts: scripts.len(),
+        loaded,
+    })
+}
+
+/// The OpenAPI 3.1 document of this service.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    tag = "operations",
+    responses((status = 200, description = "This document", content_type = "application/json", body = serde_json::Value))
+)]
+pub async fn openapi(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        state.openapi.clone(),
+    )
+}

@@ -1,0 +1,292 @@
+//! [`Problem`]: every error the service answers, as an RFC 9457
+//! `application/problem+json` body carrying the `REDVOTE_*` code, and the
+//! one mapping from a library [`redvote::Error`] to an HTTP status.
+//!
+//! The status mapping (README, "Service"): a request serde cannot read
+//! (malformed JSON, a missing or mistyped field or parameter) is 400; a
+//! value the scripts refuse (`INVALID_*`, `USAGE`, `OUT_OF_RANGE`) is 422;
+//! `UNKNOWN_*` is 404; `DENIED` is 403; `VOTING_CLOSED`, `CAMPAIGN_CLOSED`,
+//! `CONFIG_LOCKED` and `VOTE_ID_REUSED` are 409 (a state conflict: the
+//! campaign still exists, 410 would say it is gone); `RATE_LIMITED` is 429
+//! with `Retry-After` (none when the refusal's `retry_after` is -1: no vote
+//! passes again within the campaign); Redis unreachable is 503;
+//! `INTERNAL` or a reply the driver does not understand is 500.
+
+use std::collections::BTreeMap;
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use redvote::{Code, Error};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The codes the service itself answers with, beside the scripts' [`Code`]s.
+pub mod codes {
+    /// 400: a request serde cannot read (malformed JSON, a missing or mistyped field or parameter).
+    pub const BAD_REQUEST: &str = "REDVOTE_BAD_REQUEST";
+    /// 401: no bearer token, or not the right one.
+    pub const UNAUTHORIZED: &str = "REDVOTE_UNAUTHORIZED";
+    /// 403: an admin endpoint while the service has no admin token.
+    pub const ADMIN_DISABLED: &str = "REDVOTE_ADMIN_DISABLED";
+    /// 404: a site name the service was not started with.
+    pub const UNKNOWN_SITE: &str = "REDVOTE_UNKNOWN_SITE";
+    /// 404: no such route.
+    pub const NOT_FOUND: &str = "REDVOTE_NOT_FOUND";
+    /// 405: the route exists, not with this method.
+    pub const METHOD_NOT_ALLOWED: &str = "REDVOTE_METHOD_NOT_ALLOWED";
+    /// 413: a body over the service's limit.
+    pub const TOO_LARGE: &str = "REDVOTE_TOO_LARGE";
+    /// 415: a body that is not `application/json`.
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "REDVOTE_UNSUPPORTED_MEDIA_TYPE";
+    /// 503: Redis cannot be reached (or is loading, busy, out of memory).
+    pub const UNAVAILABLE: &str = "REDVOTE_UNAVAILABLE";
+    /// 503: the request took longer than the service's request timeout.
+    pub const TIMEOUT: &str = "REDVOTE_TIMEOUT";
+}
+
+/// An RFC 9457 problem: what went wrong, with the stable `REDVOTE_*` code.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Problem {
+    /// A URI naming the kind of problem: `urn:redvote:<code>` (the code in
+    /// lower case, without `REDVOTE_`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The HTTP status' reason phrase.
+    pub title: String,
+    /// The HTTP status.
+    #[schema(minimum = 400, maximum = 599)]
+    pub status: u16,
+    /// What was refused and why, naming the offending value.
+    pub detail: String,
+    /// The stable code: a script's (`REDVOTE_UNKNOWN_BOARD`, ...) or the
+    /// service's own (`REDVOTE_BAD_REQUEST`, `REDVOTE_UNAUTHORIZED`,
+    /// `REDVOTE_ADMIN_DISABLED`, `REDVOTE_UNKNOWN_SITE`, `REDVOTE_NOT_FOUND`,
+    /// `REDVOTE_METHOD_NOT_ALLOWED`, `REDVOTE_TOO_LARGE`,
+    /// `REDVOTE_UNSUPPORTED_MEDIA_TYPE`, `REDVOTE_UNAVAILABLE`,
+    /// `REDVOTE_TIMEOUT`).
+    #[schema(pattern = "^REDVOTE_[A-Z_]+$")]
+    pub code: String,
+    /// 429 only: seconds until a vote would pass (also the `Retry-After`
+    /// header); -1 when none passes again within the campaign (no
+    /// `Retry-After` then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<i64>,
+    /// 429 only: the rate-limit rule that refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// 429 only: votes each rule still allows the voter now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<BTreeMap<String, i64>>,
+    /// 503 only: true when the call may have been applied although no
+    /// answer came (a vote: retry it with the same `Idempotency-Key`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub may_have_applied: Option<bool>,
+}
+
+impl Problem {
+    /// A problem with `status`, `code` and `detail`.
+    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> Self {
+        let name = code.strip_prefix("REDVOTE_").unwrap_or(code);
+        Problem {
+            kind: format!(
+                "urn:redvote:{}",
+                name.to_ascii_lowercase().replace('_', "-")
+            ),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            status: status.as_u16(),
+            detail: detail.into(),
+            code: code.to_string(),
+            retry_after: None,
+            rule: None,
+            remaining: None,
+            may_have_applied: None,
+        }
+    }
+
+    /// 400: the request does not parse.
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::BAD_REQUEST, codes::BAD_REQUEST, detail)
+    }
+
+    /// 422 with one of the scripts' codes, for a check the service makes
+    /// before calling (a campaign name, an empty `Idempotency-Key`).
+    pub fn invalid(code: Code, detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code.as_str(), detail)
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+}
+
+/// The status of a script's refusal code.
+pub fn status_of(code: Code) -> StatusCode {
+    match code {
+        Code::UnknownArticle | Code::UnknownCampaign | Code::UnknownBoard | Code::UnknownOption => {
+            StatusCode::NOT_FOUND
+        }
+        Code::Denied => StatusCode::FORBIDDEN,
+        Code::VotingClosed | Code::CampaignClosed | Code::ConfigLocked | Code::VoteIdReused => {
+            StatusCode::CONFLICT
+        }
+        Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        Code::Usage
+        | Code::InvalidUser
+        | Code::InvalidVoteId
+        | Code::InvalidId
+        | Code::InvalidText
+        | Code::InvalidNumber
+        | Code::InvalidVote
+        | Code::InvalidOrder
+        | Code::InvalidGroup
+        | Code::InvalidConfig
+        | Code::InvalidName
+        | Code::InvalidPeriod
+        | Code::OutOfRange => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+/// Whether a Redis error means Redis cannot serve now (503) rather than a
+/// defect (500): the connection failed or timed out, or the server is
+/// loading, busy, failing over or out of memory.
+fn unavailable(err: &redis::RedisError) -> bool {
+    err.is_io_error()
+        || err.is_timeout()
+        || err.is_connection_dropped()
+        || err.is_connection_refusal()
+        || matches!(
+            err.code(),
+            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "OOM")
+        )
+}
+
+impl From<Error> for Problem {
+    fn from(err: Error) -> Self {
+        match err {
+            Error::Script { code, detail } => Problem::new(status_of(code), code.as_str(), detail),
+            Error::RateLimited(refusal) => {
+                let mut p = Problem::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    Code::RateLimited.as_str(),
+                    refusal.to_string(),
+                );
+                p.retry_after = Some(refusal.retry_after);
+                p.rule = Some(refusal.rule);
+                p.remaining = Some(refusal.remaining);
+                p
+            }
+            Error::Redis(ref e) if unavailable(e) => {
+                let unknown = err.may_have_applied();
+                let mut detail = format!("Redis is unavailable: {e}");
+                if unknown {
+                    detail.push_str(
+                        "; the call may have been applied (a vote: retry with the same Idempotency-Key)",
+                    );
+                }
+                let mut p =
+                    Problem::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail);
+                p.may_have_applied = Some(unknown);
+                p
+            }
+            Error::Redis(e) => Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Code::Internal.as_str(),
+                format!("redis: {e}"),
+            ),
+            Error::Reply { .. } => Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Code::Internal.as_str(),
+                err.to_string(),
+            ),
+        }
+    }
+}
+
+/// The `application/problem+json` media type.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let retry_after = self.retry_after.filter(|s| *s >= 0);
+        let body = serde_json::to_vec(&self).expect("a problem serializes");
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if let Some(seconds) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// A problem for a bodyless error response a layer made (tower-http's
+/// timeout and body limit, axum's 404 and 405): the same status, as
+/// problem+json.
+pub fn for_status(status: StatusCode) -> Problem {
+    let (code, detail) = match status {
+        StatusCode::NOT_FOUND => (codes::NOT_FOUND, "no such route"),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            codes::METHOD_NOT_ALLOWED,
+            "the route does not take this method",
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => (codes::TOO_LARGE, "the body is over the size limit"),
+        StatusCode::SERVICE_UNAVAILABLE | StatusCode::REQUEST_TIMEOUT => (
+            codes::TIMEOUT,
+            "the request took longer than the request timeout",
+        ),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+            codes::UNSUPPORTED_MEDIA_TYPE,
+            "the body must be application/json",
+        ),
+        s if s.is_client_error() => (codes::BAD_REQUEST, "the request was refused"),
+        _ => (Code::Internal.as_str(), "the request failed"),
+    };
+    Problem::new(status, code, detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every script code has its status, as the README's table says.
+    #[test]
+    fn every_code_maps_to_its_status() {
+        for code in Code::ALL {
+            let status = status_of(code).as_u16();
+            let name = code.as_str();
+            let want = if name.contains("_UNKNOWN_") {
+                404
+            } else if name.contains("_INVALID_")
+                || name.ends_with("USAGE")
+                || name.ends_with("OUT_OF_RANGE")
+            {
+                422
+            } else {
+                match code {
+                    Code::Denied => 403,
+                    Code::RateLimited => 429,
+                    Code::Internal => 500,
+                    _ => 409,
+                }
+            };
+            assert_eq!(status, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_problem_names_its_code() {
+        let p = Problem::from(Error::Script {
+            code: Code::UnknownBoard,
+            detail: "board x".into(),
+        });
+        assert_eq!((p.status, p.code.as_str()), (404, "REDVOTE_UNKNOWN_BOARD"));
+        assert_eq!(p.kind, "urn:redvote:unknown-board");
+        assert_eq!(p.title, "Not Found");
+    }
+}
