@@ -375,8 +375,8 @@ end
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
 -- Where the counters live (issue 10: one key with an expiry costs ~150 B
--- in Redis 7, so a key per rule, window and user cost 526 B a user with
--- the bench's 4 rules; this layout 196-245 B):
+-- in Redis 7, so a key per rule, window and user cost 484 B a user with
+-- the bench's 4 rules; this layout 245 B, README "Server cost"):
 --   per voter      a rule that counts by user (fixed or rolling, not the
 --                  campaign window): one hash per user and campaign,
 --                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
@@ -495,11 +495,13 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       local id, finish = 'rolling', nil
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
       local subject = limit_subject(rule, ctx, pair.board, pair.option)
-      local key, field = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject, nil
+      local key, field
       if rule.voter then
         key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
       elseif rule.window == 'campaign' then
         key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      else
+        key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject
       end
       local id_of = field and (key .. '\0' .. field) or key
       local check = by_key[id_of]
