@@ -250,6 +250,32 @@ impl Rule {
     }
 }
 
+/// TYPE, `read` (GET, HGETALL, ...) and EXPIRETIME of every key, then the
+/// server's clock, in one MULTI/EXEC: the replies in threes and the clock
+/// in microseconds; `None` when the reply is short.
+fn typed_reads<'k>(
+    con: &mut dyn ConnectionLike,
+    keys: impl Iterator<Item = &'k str>,
+    read: &str,
+) -> RedisResult<Option<(Vec<Value>, i128)>> {
+    let mut pipe = redis::pipe();
+    let mut n = 0;
+    for key in keys {
+        pipe.cmd("TYPE").arg(key);
+        pipe.cmd(read).arg(key);
+        pipe.cmd("EXPIRETIME").arg(key);
+        n += 1;
+    }
+    pipe.cmd("TIME");
+    let mut got = exec(con, &mut pipe)?;
+    if got.len() != n * 3 + 1 {
+        return Ok(None);
+    }
+    let (secs, micros) = time_of(&got[n * 3]).unwrap_or((0, 0));
+    got.truncate(n * 3);
+    Ok(Some((got, secs as i128 * 1000000 + micros as i128)))
+}
+
 /// A rolling rule's theoretical arrival time as stored,
 /// "SECONDS.MICROSECONDS[+R/L]": R/L of a microsecond later.
 struct Tat {
@@ -936,19 +962,10 @@ impl Scan<'_> {
         batch: &[(String, String, String)],
         r: &mut Report,
     ) -> RedisResult<()> {
-        let mut pipe = redis::pipe();
-        for (key, ..) in batch {
-            pipe.cmd("TYPE").arg(key);
-            pipe.cmd("GET").arg(key);
-            pipe.cmd("EXPIRETIME").arg(key);
-        }
-        pipe.cmd("TIME");
-        let got = exec(con, &mut pipe)?;
-        if got.len() != batch.len() * 3 + 1 {
+        let keys = batch.iter().map(|(key, ..)| key.as_str());
+        let Some((got, now_us)) = typed_reads(con, keys, "GET")? else {
             return Ok(());
-        }
-        let (secs, micros) = time_of(&got[got.len() - 1]).unwrap_or((0, 0));
-        let now_us = secs as i128 * 1000000 + micros as i128;
+        };
         let mut hashes = Vec::new();
         for ((key, rule, rest), v) in batch.iter().zip(got.chunks(3)) {
             let expires = int(&v[2]).unwrap_or(-2);
@@ -1148,21 +1165,12 @@ impl Scan<'_> {
         batch: &[String],
         r: &mut Report,
     ) -> RedisResult<()> {
-        let mut pipe = redis::pipe();
-        for key in batch {
-            pipe.cmd("TYPE").arg(key);
-            pipe.cmd("EXPIRETIME").arg(key);
-            pipe.cmd("HGETALL").arg(key);
-        }
-        pipe.cmd("TIME");
-        let got = exec(con, &mut pipe)?;
-        if got.len() != batch.len() * 3 + 1 {
+        let keys = batch.iter().map(String::as_str);
+        let Some((got, now_us)) = typed_reads(con, keys, "HGETALL")? else {
             return Ok(());
-        }
-        let (secs, micros) = time_of(&got[got.len() - 1]).unwrap_or((0, 0));
-        let now_us = secs as i128 * 1000000 + micros as i128;
+        };
         for (key, v) in batch.iter().zip(got.chunks(3)) {
-            let expires = int(&v[1]).unwrap_or(-2);
+            let expires = int(&v[2]).unwrap_or(-2);
             if expires == -2 {
                 continue; // expired since SCAN
             }
@@ -1174,7 +1182,7 @@ impl Scan<'_> {
                 );
                 continue;
             }
-            let fields: Vec<String> = match &v[2] {
+            let fields: Vec<String> = match &v[1] {
                 Value::Array(items) => items.iter().map(|i| text(i).unwrap_or_default()).collect(),
                 Value::Map(items) => items
                     .iter()
