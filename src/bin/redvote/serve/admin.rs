@@ -8,7 +8,10 @@
 //! event only when they changed (one at once); a comment every 15 s keeps
 //! proxies from closing it. It ends when the server shuts down
 //! ([`AppState::shutdown`]: the drain is not held) and after `seconds`
-//! (default 300; EventSource reconnects by itself). EventSource cannot send
+//! (default 300; EventSource reconnects by itself). An event is two
+//! reads (the top, then the participants of its options), each atomic but
+//! not together: a vote between them shows in the participants first and
+//! in the scores at the next event. EventSource cannot send
 //! headers, so this route alone also takes the API token (or the admin
 //! token) as the query parameter `access_token`; the request log records
 //! the matched route, never the query string.
