@@ -134,11 +134,9 @@ fn word<T: serde::de::DeserializeOwned>(s: &str) -> Option<T> {
 }
 
 fn board(fields: &HashMap<String, String>, weights: &HashMap<String, String>) -> BoardSettings {
-    let periods = fields.get("periods").map(|p| {
-        p.split(',')
-            .filter_map(word::<Period>)
-            .collect::<Vec<_>>()
-    });
+    let periods = fields
+        .get("periods")
+        .map(|p| p.split(',').filter_map(word::<Period>).collect::<Vec<_>>());
     let retention = [Period::Hour, Period::Day, Period::Week, Period::Month]
         .into_iter()
         .filter_map(|p| {

@@ -21,17 +21,31 @@ fn campaigns_are_listed_and_settings_read_back() {
     let server = support::server();
     let svc = Service::start(&server);
     for name in ["spring", "autumn"] {
-        svc.admin(Method::PUT, &format!("/v1/campaigns/{name}/settings"), spring())
-            .ok(200);
+        svc.admin(
+            Method::PUT,
+            &format!("/v1/campaigns/{name}/settings"),
+            spring(),
+        )
+        .ok(200);
     }
     // every step is small; the union over the steps is every campaign
     let (mut names, mut cursor) = (Vec::new(), "0".to_string());
     for _ in 0..1000 {
         let page = svc
-            .request(Method::GET, &format!("/v1/campaigns?count=1&cursor={cursor}"), Some(ADMIN))
+            .request(
+                Method::GET,
+                &format!("/v1/campaigns?count=1&cursor={cursor}"),
+                Some(ADMIN),
+            )
             .send()
             .ok(200);
-        names.extend(page["campaigns"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()));
+        names.extend(
+            page["campaigns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap().to_string()),
+        );
         cursor = page["next"].as_str().unwrap().to_string();
         if cursor == "0" {
             break;
@@ -40,7 +54,8 @@ fn campaigns_are_listed_and_settings_read_back() {
     names.sort();
     names.dedup();
     assert_eq!(names, ["autumn", "spring"]);
-    svc.get("/v1/campaigns").problem(401, "REDVOTE_UNAUTHORIZED");
+    svc.get("/v1/campaigns")
+        .problem(401, "REDVOTE_UNAUTHORIZED");
     svc.request(Method::GET, "/v1/campaigns?cursor=x", Some(ADMIN))
         .send()
         .problem(422, "REDVOTE_USAGE");
@@ -66,11 +81,13 @@ fn campaigns_are_listed_and_settings_read_back() {
         }
     }
     // what was read back configures the same campaign again
-    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", got).ok(200);
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", got)
+        .ok(200);
     svc.request(Method::GET, "/v1/campaigns/nope/settings", Some(ADMIN))
         .send()
         .problem(404, "REDVOTE_UNKNOWN_CAMPAIGN");
-    svc.get("/v1/campaigns/spring/settings").problem(401, "REDVOTE_UNAUTHORIZED");
+    svc.get("/v1/campaigns/spring/settings")
+        .problem(401, "REDVOTE_UNAUTHORIZED");
 }
 
 /// The page and its assets are served from the binary.
@@ -80,7 +97,10 @@ fn the_admin_page_is_served() {
     let svc = Service::start(&server);
     let page = svc.get("/admin");
     assert_eq!(page.status, 200);
-    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
     assert!(page.text.contains("/admin/admin.js"));
     let js = svc.get("/admin/admin.js");
     assert_eq!(js.status, 200);
@@ -164,20 +184,41 @@ fn cast(svc: &Service, user: &str, option: &str) {
 #[test]
 fn the_live_top_streams_changes() {
     let server = support::server();
-    let svc = Service::with(&server, &["--admin-token", ADMIN, "--api-token", "api-tok"], &[]);
-    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring()).ok(200);
-    let url = |q: &str| format!("{}/v1/campaigns/spring/boards/male-stars/top/stream?n=3{q}", svc.base);
+    let svc = Service::with(
+        &server,
+        &["--admin-token", ADMIN, "--api-token", "api-tok"],
+        &[],
+    );
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
+    let url = |q: &str| {
+        format!(
+            "{}/v1/campaigns/spring/boards/male-stars/top/stream?n=3{q}",
+            svc.base
+        )
+    };
     assert_eq!(Events::open(&url("")).err().unwrap().0, 401);
-    assert_eq!(Events::open(&url("&access_token=wrong")).err().unwrap().0, 401);
-    let missing = format!("{}/v1/campaigns/spring/boards/nope/top/stream?access_token=api-tok", svc.base);
+    assert_eq!(
+        Events::open(&url("&access_token=wrong")).err().unwrap().0,
+        401
+    );
+    let missing = format!(
+        "{}/v1/campaigns/spring/boards/nope/top/stream?access_token=api-tok",
+        svc.base
+    );
     assert_eq!(Events::open(&missing).err().unwrap().0, 404);
 
     let events = Events::open(&url("&access_token=api-tok")).unwrap();
-    let (name, first) = events.next(Duration::from_secs(5)).expect("an event at once");
+    let (name, first) = events
+        .next(Duration::from_secs(5))
+        .expect("an event at once");
     assert_eq!(name, "top");
     assert_eq!(first["board"], "male-stars");
     assert_eq!(first["size"], 0);
-    assert!(events.next(Duration::from_millis(1500)).is_none(), "no change, no event");
+    assert!(
+        events.next(Duration::from_millis(1500)).is_none(),
+        "no change, no event"
+    );
 
     let api = |user: &str, option: &str| {
         svc.request(Method::POST, "/v1/campaigns/spring/votes", Some("api-tok"))
@@ -208,21 +249,32 @@ fn the_live_top_streams_changes() {
 #[test]
 fn sigterm_ends_open_streams_within_the_drain() {
     let server = support::server();
-    let mut svc = Service::with(&server, &["--admin-token", ADMIN, "--drain-timeout", "5"], &[]);
-    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring()).ok(200);
+    let mut svc = Service::with(
+        &server,
+        &["--admin-token", ADMIN, "--drain-timeout", "5"],
+        &[],
+    );
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
     cast(&svc, "u1", "yyqx");
     let events = Events::open(&format!(
         "{}/v1/campaigns/spring/boards/male-stars/top/stream",
         svc.base
     ))
     .unwrap();
-    events.next(Duration::from_secs(5)).expect("the first event");
+    events
+        .next(Duration::from_secs(5))
+        .expect("the first event");
     let start = Instant::now();
     svc.signal("TERM");
     let status = svc
         .wait_exit(Duration::from_secs(8))
         .expect("exited with a stream open");
     assert!(status.success(), "{status}: the drain was not cut");
-    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
     assert!(events.ends(Duration::from_secs(2)), "the stream ended");
 }

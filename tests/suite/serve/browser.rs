@@ -80,7 +80,10 @@ fn chromedriver(path: &Path) -> (Guard, String) {
         if ready {
             return (guard, url);
         }
-        assert!(start.elapsed() < Duration::from_secs(15), "chromedriver did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "chromedriver did not start"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -102,13 +105,19 @@ fn wait_js(rt: &tokio::runtime::Runtime, c: &Client, check: &str, what: &str, li
             let body = rt
                 .block_on(c.execute("return document.body.innerText;", vec![]))
                 .unwrap_or_default();
-            panic!("timed out waiting for {what} ({check}); the page says:\n{}", body.as_str().unwrap_or(""));
+            panic!(
+                "timed out waiting for {what} ({check}); the page says:\n{}",
+                body.as_str().unwrap_or("")
+            );
         }
         std::thread::sleep(Duration::from_millis(100));
     }
 }
 
-fn run<T>(rt: &tokio::runtime::Runtime, f: impl Future<Output = Result<T, fantoccini::error::CmdError>>) -> T {
+fn run<T>(
+    rt: &tokio::runtime::Runtime,
+    f: impl Future<Output = Result<T, fantoccini::error::CmdError>>,
+) -> T {
     rt.block_on(f).expect("WebDriver command")
 }
 
@@ -132,7 +141,8 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let svc = Service::start(&server);
     let spring: Value =
         serde_json::from_str(include_str!("../../../docs/spring2026.json")).unwrap();
-    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring).ok(200);
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring)
+        .ok(200);
     let vote = |user: &str, option: &str| {
         svc.json(
             Method::POST,
@@ -159,7 +169,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
             "args": [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--window-size=1280,1100",
+                "--disable-component-update", "--disable-sync", "--window-size=1280,1250",
                 format!("--user-data-dir={}", profile.display()),
             ]
         }
@@ -180,16 +190,43 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let token = run(&rt, c.find(Locator::Css("#token")));
     run(&rt, token.send_keys(ADMIN));
     run(&rt, run(&rt, c.find(Locator::Css("#token-save"))).click());
-    wait_js(&rt, &c, "document.querySelector('#campaign').value === 'spring'", "the campaign list", limit);
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#campaign').value === 'spring'",
+        "the campaign list",
+        limit,
+    );
 
     // the board, live
     js(&rt, &c, "const b = document.querySelector('#board'); b.value = 'male-stars'; b.dispatchEvent(new Event('change')); return 1;");
-    wait_js(&rt, &c, "document.querySelector('#live-state').textContent === 'live'", "the stream", limit);
-    wait_js(&rt, &c, "document.querySelector('tr[data-member=\"wjk\"] td.score')", "the first vote on the board", limit);
-    wait_js(&rt, &c, "document.querySelector('input.weight[data-option=\"yyqx\"]')", "the weights", limit);
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#live-state').textContent === 'live'",
+        "the stream",
+        limit,
+    );
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('tr[data-member=\"wjk\"] td.score')",
+        "the first vote on the board",
+        limit,
+    );
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('input.weight[data-option=\"yyqx\"]')",
+        "the weights",
+        limit,
+    );
 
     // a refused weight: explained next to its field, nothing saved
-    let wy = run(&rt, c.find(Locator::Css("input.weight[data-option=\"wy\"]")));
+    let wy = run(
+        &rt,
+        c.find(Locator::Css("input.weight[data-option=\"wy\"]")),
+    );
     run(&rt, wy.clear());
     run(&rt, wy.send_keys("0"));
     run(&rt, run(&rt, c.find(Locator::Css("#save-board"))).click());
@@ -200,27 +237,46 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the weight's refusal next to it",
         limit,
     );
-    let shown = js(&rt, &c, "return document.querySelector('.error[data-field=\"weight:wy\"]').textContent;");
+    let shown = js(
+        &rt,
+        &c,
+        "return document.querySelector('.error[data-field=\"weight:wy\"]').textContent;",
+    );
     assert!(shown.as_str().unwrap().contains("weight"), "{shown}");
     let stored = svc
         .request(Method::GET, "/v1/campaigns/spring/settings", Some(ADMIN))
         .send()
         .ok(200);
-    assert_eq!(stored["boards"]["male-stars"]["options"]["wy"]["weight"], 1, "nothing saved");
+    assert_eq!(
+        stored["boards"]["male-stars"]["options"]["wy"]["weight"], 1,
+        "nothing saved"
+    );
 
     // a weight changed through the form
     run(&rt, wy.clear());
     run(&rt, wy.send_keys("1"));
-    let yyqx = run(&rt, c.find(Locator::Css("input.weight[data-option=\"yyqx\"]")));
+    let yyqx = run(
+        &rt,
+        c.find(Locator::Css("input.weight[data-option=\"yyqx\"]")),
+    );
     run(&rt, yyqx.clear());
     run(&rt, yyqx.send_keys("5"));
     run(&rt, run(&rt, c.find(Locator::Css("#save-board"))).click());
-    wait_js(&rt, &c, "document.querySelector('#status').textContent === 'board male-stars saved'", "the save", limit);
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#status').textContent === 'board male-stars saved'",
+        "the save",
+        limit,
+    );
     let stored = svc
         .request(Method::GET, "/v1/campaigns/spring/settings", Some(ADMIN))
         .send()
         .ok(200);
-    assert_eq!(stored["boards"]["male-stars"]["options"]["yyqx"]["weight"], 5);
+    assert_eq!(
+        stored["boards"]["male-stars"]["options"]["yyqx"]["weight"],
+        5
+    );
 
     // votes over the API; the board follows without a reload
     js(&rt, &c, "window.__not_reloaded = true; return 1;");
@@ -244,14 +300,27 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the live top after three more votes",
         limit,
     );
-    assert_eq!(js(&rt, &c, "return window.__not_reloaded === true;"), Value::Bool(true));
+    assert_eq!(
+        js(&rt, &c, "return window.__not_reloaded === true;"),
+        Value::Bool(true)
+    );
 
     // a rate-limit peek
     let user = run(&rt, c.find(Locator::Css("#peek-user")));
     run(&rt, user.send_keys("fan-2"));
     run(&rt, run(&rt, c.find(Locator::Css("#peek"))).click());
-    wait_js(&rt, &c, "document.querySelectorAll('#peek-result tbody tr').length > 0", "the peek", limit);
-    let peek = js(&rt, &c, "return document.querySelector('#peek-result tbody').innerText;");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelectorAll('#peek-result tbody tr').length > 0",
+        "the peek",
+        limit,
+    );
+    let peek = js(
+        &rt,
+        &c,
+        "return document.querySelector('#peek-result tbody').innerText;",
+    );
     assert!(peek.as_str().unwrap().contains("user-minute"), "{peek}");
 
     let png = run(&rt, c.screenshot());
@@ -259,8 +328,16 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, &png).unwrap();
     if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
-        std::fs::write(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/admin.png"), &png).unwrap();
+        std::fs::write(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/admin.png"),
+            &png,
+        )
+        .unwrap();
     }
     let _ = rt.block_on(c.close());
-    assert!(began.elapsed() < Duration::from_secs(60), "{:?}", began.elapsed());
+    assert!(
+        began.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        began.elapsed()
+    );
 }

@@ -136,9 +136,10 @@ async fn campaigns(
     State(state): State<AppState>,
     Query(q): Query<CampaignsQuery>,
 ) -> Result<Json<CampaignList>, Problem> {
-    let cursor: u64 = q.cursor.parse().map_err(|_| {
-        Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next")
-    })?;
+    let cursor: u64 = q
+        .cursor
+        .parse()
+        .map_err(|_| Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next"))?;
     if !(1..=1000).contains(&q.count) {
         return Err(Problem::invalid(Code::Usage, "count: 1..1000"));
     }
@@ -302,9 +303,10 @@ fn stream_allowed(state: &AppState, headers: &HeaderMap, query: Option<&str>) ->
         .and_then(|v| v.split_once(' '))
         .filter(|(s, _)| s.eq_ignore_ascii_case("bearer"))
         .map(|(_, t)| t.trim());
-    [header, query].into_iter().flatten().any(|t| {
-        api.matches(t) || state.tokens.admin.as_ref().is_some_and(|a| a.matches(t))
-    })
+    [header, query]
+        .into_iter()
+        .flatten()
+        .any(|t| api.matches(t) || state.tokens.admin.as_ref().is_some_and(|a| a.matches(t)))
 }
 
 /// The top `n` of a board with each option's participants, live: a `top`
