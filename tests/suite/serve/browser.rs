@@ -183,7 +183,8 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let c = rt
         .block_on(builder.connect(&driver_url))
         .expect("a Chromium session through chromedriver");
-    let limit = Duration::from_secs(10);
+    // generous: the suite runs beside it on two cores
+    let limit = Duration::from_secs(15);
 
     // the token, once
     run(&rt, c.goto(&format!("{}/admin", svc.base)));
@@ -198,7 +199,14 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         limit,
     );
 
-    // the board, live
+    // the board, live (once the campaign's boards are listed)
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#board option[value=\"male-stars\"]')",
+        "the board list",
+        limit,
+    );
     js(&rt, &c, "const b = document.querySelector('#board'); b.value = 'male-stars'; b.dispatchEvent(new Event('change')); return 1;");
     wait_js(
         &rt,
