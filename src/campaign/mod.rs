@@ -21,6 +21,8 @@
 //! | `<ns>hll`, `<ns>hll:B:O` | HyperLogLogs of participants |
 //! | `<ns>seq` | vote sequence counter ("first" ties) |
 
+#[cfg(feature = "async")]
+pub mod admin;
 mod model;
 mod reply;
 mod settings;

@@ -4,7 +4,9 @@
 //! ADDR`), driven with a plain HTTP client. The harness is here; the
 //! tests are in one module per topic.
 
+mod admin;
 mod auth;
+mod browser;
 mod campaign;
 mod ops;
 mod readme;

@@ -30,7 +30,7 @@ impl Token {
     }
 
     /// Whether `presented` is this token, in constant time.
-    fn matches(&self, presented: &str) -> bool {
+    pub(super) fn matches(&self, presented: &str) -> bool {
         let digest: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
         digest.ct_eq(&self.0).into()
     }

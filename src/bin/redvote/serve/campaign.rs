@@ -47,7 +47,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// The campaign `name`, or 422 when it is not a valid name.
-fn campaign(name: &str) -> Result<Campaign, Problem> {
+pub(super) fn campaign(name: &str) -> Result<Campaign, Problem> {
     if !redvote::is_valid_name(name) {
         return Err(Problem::invalid(
             Code::InvalidName,

@@ -17,6 +17,8 @@
 //! - `problem.rs`: RFC 9457 errors and the status of every code;
 //! - `extract.rs`: JSON, query and path extractors answering problems, the
 //!   `Idempotency-Key` header;
+//! - `admin.rs` (and `admin/`): the admin page, the campaign list and
+//!   settings read-back, the live top over SSE;
 //! - `auth.rs`: the admin and API bearer tokens;
 //! - `health.rs`: `/healthz`, `/readyz`, `/openapi.json`;
 //! - `metrics.rs`: `/metrics` and the request metrics middleware;
@@ -27,6 +29,7 @@
 // an allocation to every refusal and save nothing.
 #![allow(clippy::result_large_err)]
 
+mod admin;
 mod auth;
 mod campaign;
 mod extract;
@@ -149,7 +152,6 @@ pub struct AppState {
     openapi: Bytes,
     /// Becomes true when shutdown starts: a long-lived response (an SSE
     /// stream) must end then, or it holds the drain to its limit.
-    #[allow(dead_code)] // for part B's streams
     pub shutdown: watch::Receiver<bool>,
 }
 
@@ -169,6 +171,7 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(metrics::metrics))
         .merge(site::routes())
         .merge(campaign::routes())
+        .merge(admin::routes())
 }
 
 /// The OpenAPI document the service serves.

@@ -1,0 +1,409 @@
+//! The admin page and what only it needs: the page itself (`GET /admin`,
+//! its script and style under `/admin/...`, embedded in the binary: no
+//! CDN, no build step), the campaign list and settings read-back (admin
+//! token), and the live top of a board as Server-Sent Events.
+//!
+//! The stream (`GET /v1/campaigns/{campaign}/boards/{board}/top/stream`)
+//! reads the board's top and its participants every `STEP` and sends an
+//! event only when they changed (one at once); a comment every 15 s keeps
+//! proxies from closing it. It ends when the server shuts down
+//! ([`AppState::shutdown`]: the drain is not held) and after `seconds`
+//! (default 300; EventSource reconnects by itself). An event is two
+//! reads (the top, then the participants of its options), each atomic but
+//! not together: a vote between them shows in the participants first and
+//! in the scores at the next event. EventSource cannot send
+//! headers, so this route alone also takes the API token (or the admin
+//! token) as the query parameter `access_token`; the request log records
+//! the matched route, never the query string.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::IntoResponse;
+use futures_util::stream::{self, Stream};
+use redvote::campaign::admin::{list_campaigns, read_settings};
+use redvote::campaign::Entry;
+use redvote::{CampaignSettings, Code, Kind, Paging, View};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::auth::Admin;
+use super::campaign::campaign;
+use super::extract::{Json, Path, Query};
+use super::problem::{codes, Problem};
+use super::AppState;
+
+/// How often a stream reads the board.
+const STEP: Duration = Duration::from_millis(500);
+
+const INDEX_HTML: &str = include_str!("admin/index.html");
+const ADMIN_JS: &str = include_str!("admin/admin.js");
+const ADMIN_CSS: &str = include_str!("admin/admin.css");
+
+/// The page, the admin-only reads and the stream.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .route("/admin", axum::routing::get(page))
+        .route("/admin/", axum::routing::get(page))
+        .route("/admin/admin.js", axum::routing::get(script))
+        .route("/admin/admin.css", axum::routing::get(style))
+        .routes(routes!(campaigns))
+        .routes(routes!(settings))
+        .routes(routes!(top_stream))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+}
+
+async fn page() -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+        )],
+        asset("text/html; charset=utf-8", INDEX_HTML),
+    )
+}
+
+async fn script() -> impl IntoResponse {
+    asset("text/javascript; charset=utf-8", ADMIN_JS)
+}
+
+async fn style() -> impl IntoResponse {
+    asset("text/css; charset=utf-8", ADMIN_CSS)
+}
+
+/// Which page of campaign names.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CampaignsQuery {
+    /// "0" first, then the previous answer's `next`.
+    #[serde(default = "zero")]
+    #[param(default = "0")]
+    pub cursor: String,
+    /// Keys examined in this step (SCAN's COUNT, 1..1000, default 200).
+    #[serde(default = "two_hundred")]
+    #[param(minimum = 1, maximum = 1000, default = 200)]
+    pub count: u32,
+}
+
+fn zero() -> String {
+    "0".to_string()
+}
+
+fn two_hundred() -> u32 {
+    200
+}
+
+/// A page of campaign names.
+#[derive(Serialize, ToSchema)]
+pub struct CampaignList {
+    /// Campaign names found in this step, sorted (a name may come again in
+    /// a later step; a step may find none while `next` is not "0").
+    pub campaigns: Vec<String>,
+    /// The next step's cursor; "0": the scan is complete.
+    pub next: String,
+}
+
+/// Admin: one step of a scan of the campaigns (the keys
+/// `{c:NAME}:campaign`), O(count) each.
+#[utoipa::path(
+    get,
+    path = "/v1/campaigns",
+    tag = "campaign",
+    params(CampaignsQuery),
+    responses(
+        (status = 200, description = "Names and the next cursor", body = CampaignList),
+        (status = 422, description = "A cursor that is not a SCAN cursor, or a count out of range"),
+    ),
+    security(("admin_token" = []))
+)]
+async fn campaigns(
+    _: Admin,
+    State(state): State<AppState>,
+    Query(q): Query<CampaignsQuery>,
+) -> Result<Json<CampaignList>, Problem> {
+    let cursor: u64 = q
+        .cursor
+        .parse()
+        .map_err(|_| Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next"))?;
+    if !(1..=1000).contains(&q.count) {
+        return Err(Problem::invalid(Code::Usage, "count: 1..1000"));
+    }
+    let mut con = state.con.redis().await?;
+    let page = list_campaigns(&mut con, cursor, q.count).await?;
+    Ok(Json(CampaignList {
+        campaigns: page.names,
+        next: page.next.to_string(),
+    }))
+}
+
+/// Admin: the campaign's stored settings, in the shape the settings PUT
+/// takes: offset, start, end, vote_id_ttl, limits, and every board's
+/// periods, ties, carry, decimals, retention and option weights (not the
+/// deny lists, not the options' display data). Read in two MULTI/EXEC
+/// snapshots (the campaign and its board list, then the boards): a
+/// configure between them may show the boards newer than the campaign.
+#[utoipa::path(
+    get,
+    path = "/v1/campaigns/{campaign}/settings",
+    tag = "campaign",
+    params(("campaign" = String, Path, description = "Campaign name (the board name rule)")),
+    responses(
+        (status = 200, description = "The stored settings", body = CampaignSettings),
+        (status = 404, description = "No such campaign"),
+        (status = 422, description = "A malformed campaign name"),
+    ),
+    security(("admin_token" = []))
+)]
+async fn settings(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<CampaignSettings>, Problem> {
+    let c = campaign(&name)?;
+    let mut con = state.con.redis().await?;
+    match read_settings(&mut con, &c).await? {
+        Some(s) => Ok(Json(s)),
+        None => Err(unknown_campaign(&name)),
+    }
+}
+
+fn unknown_campaign(name: &str) -> Problem {
+    Problem::new(
+        StatusCode::NOT_FOUND,
+        Code::UnknownCampaign.as_str(),
+        format!("no campaign {}", super::site::clip(name)),
+    )
+}
+
+/// What a stream shows.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// shown (default) or real.
+    #[serde(default)]
+    #[param(inline)]
+    pub kind: Kind,
+    /// hour, day, week, month (the current one), total (default), or a
+    /// named period.
+    #[serde(default = "total")]
+    #[param(default = "total")]
+    pub period: String,
+    /// Entries (1..100, default 10).
+    #[serde(default = "ten")]
+    #[param(minimum = 1, maximum = 100, default = 10)]
+    pub n: u32,
+    /// Seconds before the stream ends (1..3600, default 300; EventSource
+    /// then reconnects).
+    #[serde(default = "five_minutes")]
+    #[param(minimum = 1, maximum = 3600, default = 300)]
+    pub seconds: u32,
+    /// The API token (or the admin token), for clients that cannot send
+    /// an Authorization header (EventSource). Only this route reads it.
+    pub access_token: Option<String>,
+}
+
+fn total() -> String {
+    "total".to_string()
+}
+
+fn ten() -> u32 {
+    10
+}
+
+fn five_minutes() -> u32 {
+    300
+}
+
+/// An entry of the live top, with its option's participants.
+#[derive(Serialize, ToSchema)]
+pub struct LiveEntry {
+    /// The entry.
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// Unique voters of the option (HyperLogLog estimate).
+    pub participants: u64,
+}
+
+/// The data of a `top` event.
+#[derive(Serialize, ToSchema)]
+pub struct LiveTop {
+    /// Board.
+    pub board: String,
+    /// The period read.
+    pub period: String,
+    /// The kind read.
+    pub kind: Kind,
+    /// Members on the board.
+    pub size: u64,
+    /// Unique voters of the whole campaign.
+    pub participants: u64,
+    /// The top, best first.
+    pub entries: Vec<LiveEntry>,
+}
+
+/// The board's top and participants now.
+async fn read_top(
+    state: &AppState,
+    c: &redvote::Campaign,
+    board: &str,
+    view: &View,
+    n: u32,
+) -> Result<LiveTop, Problem> {
+    let mut pages = state
+        .con
+        .run(&c.top(&[board], view, Paging::new(1, n)))
+        .await?;
+    let page = pages.pop().ok_or_else(|| Problem::bad_request("no page"))?;
+    let members: Vec<&str> = page.entries.iter().map(|e| e.member.as_str()).collect();
+    let p = state.con.run(&c.participants(board, &members)).await?;
+    let entries = page
+        .entries
+        .into_iter()
+        .zip(p.options)
+        .map(|(entry, (_, participants))| LiveEntry {
+            entry,
+            participants,
+        })
+        .collect();
+    Ok(LiveTop {
+        board: page.board,
+        period: page.period,
+        kind: view.kind,
+        size: page.size,
+        participants: p.campaign,
+        entries,
+    })
+}
+
+/// Whether the request may read the stream: no API token is set, or the
+/// bearer token or `access_token` is the API or the admin token (the
+/// [`super::auth::Api`] rule plus the query parameter).
+fn stream_allowed(state: &AppState, headers: &HeaderMap, query: Option<&str>) -> bool {
+    let Some(api) = &state.tokens.api else {
+        return true;
+    };
+    let header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(s, _)| s.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim());
+    [header, query]
+        .into_iter()
+        .flatten()
+        .any(|t| api.matches(t) || state.tokens.admin.as_ref().is_some_and(|a| a.matches(t)))
+}
+
+/// The top `n` of a board with each option's participants, live: a `top`
+/// event at once and then whenever it changes (read every 500 ms), a
+/// `problem` event (a problem+json body) when a read fails, keep-alive
+/// comments every 15 s. The stream ends after `seconds` and when the
+/// server shuts down. Takes the API token as a header or, for
+/// EventSource, as `access_token`.
+#[utoipa::path(
+    get,
+    path = "/v1/campaigns/{campaign}/boards/{board}/top/stream",
+    tag = "campaign",
+    params(
+        ("campaign" = String, Path, description = "Campaign name (the board name rule)"),
+        ("board" = String, Path, description = "Board"),
+        StreamQuery
+    ),
+    responses(
+        (status = 200, description = "text/event-stream: `event: top` with a LiveTop as data, `event: problem` with a problem as data", content_type = "text/event-stream", body = String),
+        (status = 401, description = "The API token is set and neither the header nor access_token carries it"),
+        (status = 404, description = "No such campaign or board"),
+        (status = 422, description = "A malformed name or period, or n or seconds out of range"),
+    ),
+    security((), ("api_token" = []))
+)]
+async fn top_stream(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((name, board)): Path<(String, String)>,
+    Query(q): Query<StreamQuery>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Problem> {
+    if !stream_allowed(&state, &headers, q.access_token.as_deref()) {
+        return Err(Problem::new(
+            StatusCode::UNAUTHORIZED,
+            codes::UNAUTHORIZED,
+            "this service needs the API token: Authorization: Bearer <token> or ?access_token=",
+        ));
+    }
+    let c = campaign(&name)?;
+    if !(1..=100).contains(&q.n) {
+        return Err(Problem::invalid(Code::Usage, "n: 1..100"));
+    }
+    if !(1..=3600).contains(&q.seconds) {
+        return Err(Problem::invalid(Code::Usage, "seconds: 1..3600"));
+    }
+    let view = View::new(q.kind, q.period.clone());
+    // The first read answers the request: a bad board is a 404, not a stream.
+    let first = read_top(&state, &c, &board, &view, q.n).await?;
+    let until = tokio::time::Instant::now() + Duration::from_secs(u64::from(q.seconds));
+    let shutdown = state.shutdown.clone();
+    struct Live {
+        state: AppState,
+        c: redvote::Campaign,
+        board: String,
+        view: View,
+        n: u32,
+        last: Option<String>,
+        pending: Option<Result<LiveTop, Problem>>,
+    }
+    let live = Live {
+        state,
+        c,
+        board,
+        view,
+        n: q.n,
+        last: None,
+        pending: Some(Ok(first)),
+    };
+    let events = stream::unfold(live, move |mut live| {
+        let mut shutdown = shutdown.clone();
+        async move {
+            loop {
+                if *shutdown.borrow() {
+                    return None;
+                }
+                let read = match live.pending.take() {
+                    Some(r) => r,
+                    None => {
+                        tokio::select! {
+                            _ = shutdown.wait_for(|s| *s) => return None,
+                            () = tokio::time::sleep_until(until) => return None,
+                            () = tokio::time::sleep(STEP) => {}
+                        }
+                        read_top(&live.state, &live.c, &live.board, &live.view, live.n).await
+                    }
+                };
+                let (name, data) = match read {
+                    Ok(top) => ("top", serde_json::to_string(&top).unwrap_or_default()),
+                    Err(p) => ("problem", serde_json::to_string(&p).unwrap_or_default()),
+                };
+                if live.last.as_deref() == Some(data.as_str()) {
+                    continue;
+                }
+                live.last = Some(data.clone());
+                return Some((Ok(Event::default().event(name).data(data)), live));
+            }
+        }
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
