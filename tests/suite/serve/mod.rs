@@ -8,6 +8,7 @@ mod auth;
 mod campaign;
 mod ops;
 mod readme;
+mod schemathesis;
 mod site;
 
 use std::io::{BufRead, BufReader};
