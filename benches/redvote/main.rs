@@ -469,6 +469,7 @@ mod measure;
 mod report;
 mod scaling;
 mod scenario;
+mod serve;
 mod smoke;
 
 use std::io::Write;
@@ -802,6 +803,16 @@ fn run(args: &BenchArgs) -> Result<Report> {
         }
     }
     let (mut rows, ceilings, checks) = result?;
+    // The serve section: HTTP against the library, on the same server.
+    let serve_ops = campaign_ops;
+    let serve = serve::run_serve(
+        &url,
+        serve_ops,
+        tasks,
+        args.rounds.min(serve_ops / 500).max(1),
+        args.threads as usize,
+    )
+    .context("the serve section")?;
     // The scaling section, on a throwaway server of its own.
     let scaling_plan = scaling_plan(args)?;
     let scaling = if scaling_plan.sizes.is_empty() {
@@ -869,6 +880,7 @@ fn run(args: &BenchArgs) -> Result<Report> {
         ceilings,
         ratios,
         checks,
+        serve,
         scaling,
     };
     Ok(report)

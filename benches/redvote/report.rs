@@ -39,6 +39,7 @@ pub(super) struct Report {
     pub(super) ceilings: Vec<Ceiling>,
     pub(super) ratios: Vec<Ratio>,
     pub(super) checks: Checks,
+    pub(super) serve: super::serve::Serve,
     pub(super) scaling: Scaling,
 }
 
@@ -704,8 +705,51 @@ pub(super) fn write_human<W: Write>(out: &mut W, r: &Report) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
+    write_serve(out, &r.serve)?;
+    writeln!(out)?;
     write_scaling(out, &r.scaling)?;
     writeln!(out, "total {:.1} s", r.seconds)
+}
+
+/// The serve section: HTTP through `redvote serve` against the library.
+fn write_serve<W: Write>(out: &mut W, s: &super::serve::Serve) -> io::Result<()> {
+    if let Some(why) = &s.skipped {
+        return writeln!(out, "serve: skipped: {why}");
+    }
+    writeln!(
+        out,
+        "serve: campaign vote (campaign {}, {}) through HTTP against the library, {} votes each, \
+         {} tasks, {} interleaved rounds",
+        s.campaign, s.namespace, s.ops, s.tasks, s.rounds
+    )?;
+    for (label, side) in [
+        ("serve http (POST votes, keep-alive)", &s.http),
+        ("serve library (AsyncConnection::run)", &s.library),
+    ] {
+        if let Some(d) = side {
+            writeln!(
+                out,
+                "{label:<38} {:>6} ops {:>8.0} ops/s  p50 {} µs  p99 {} µs",
+                d.ops, d.ops_per_sec, d.p50_us, d.p99_us
+            )?;
+        }
+    }
+    let ratio = s.ratio.map_or("-".to_string(), |r| format!("{r:.2}x"));
+    let met = match s.met {
+        Some(true) => "met",
+        Some(false) => "missed",
+        None => "not measured",
+    };
+    writeln!(
+        out,
+        "serve ratio, http / library ops/s: {ratio} (target >= {}x: {met})",
+        s.target
+    )?;
+    writeln!(
+        out,
+        "checks: OK: serve: {} votes found on the board's real total",
+        s.votes_found
+    )
 }
 
 /// The scaling section: a row per read and tie rule, a column per size

@@ -31,8 +31,11 @@
 //! * the scaling section: run, its 8 boards built, its 32 cells (4 reads x
 //!   4 tie rules x 2 sizes) measured (none skipped), its 29 targets
 //!   evaluated;
-//! * the text report names every row and every ratio, prints the seven
-//!   `checks: OK` lines, the model and the scaling table.
+//! * the serve section: run (the `redvote` binary of the same build), its
+//!   HTTP and library sides each with the campaign section's 50 votes, a
+//!   rate, p50/p99 and the ratio, both sides' 100 votes found on the board;
+//! * the text report names every row and every ratio, prints the eight
+//!   `checks: OK` lines, the model, the serve lines and the scaling table.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
 //! machine measures noise). Failures go to stderr, with the text report, and
@@ -200,8 +203,8 @@ fn smoke() -> Result<String> {
     let problems = problems(&json, &text);
     if problems.is_empty() {
         Ok(format!(
-            "{} scenarios, {} ratios, 3 ceilings, 32 scaling cells, checks OK, text report of {} \
-             lines",
+            "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, checks OK, text report \
+             of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             text.lines().count()
@@ -315,8 +318,8 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
         );
     }
     want(
-        text.matches("checks: OK").count() == 7,
-        "text report lacks a `checks: OK` line (want 7)".to_string(),
+        text.matches("checks: OK").count() == 8,
+        "text report lacks a `checks: OK` line (want 8)".to_string(),
     );
 
     // The ceilings ran, or say why not.
@@ -401,8 +404,53 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
             format!("text report lacks ratio {}", r["label"]),
         );
     }
+    serve_problems(&json["serve"], text, &mut out);
     scaling_problems(&json["scaling"], text, &mut out);
     out
+}
+
+/// What is missing or wrong in the serve section: it ran (the smoke run is
+/// built with the `redvote` binary and its `serve` feature), both sides
+/// cast the campaign section's 50 votes, with a rate, latencies and a ratio,
+/// both sides' votes were found, and the text report prints it.
+fn serve_problems(s: &Value, text: &str, out: &mut Vec<String>) {
+    let mut want = |ok: bool, what: String| {
+        if !ok {
+            out.push(what);
+        }
+    };
+    want(
+        s["skipped"].is_null(),
+        format!("serve did not run: {}", s["skipped"]),
+    );
+    for side in ["http", "library"] {
+        let d = &s[side];
+        want(
+            d["ops"] == 50
+                && d["ops_per_sec"].as_f64().is_some_and(|r| r > 0.0)
+                && d["p99_us"].as_u64() >= d["p50_us"].as_u64()
+                && d["p50_us"].as_u64().is_some_and(|p| p > 0),
+            format!("serve {side} not measured: {d}"),
+        );
+    }
+    want(
+        s["ratio"].as_f64().is_some_and(|r| r > 0.0) && s["met"].is_boolean(),
+        format!("serve ratio missing: {}", s["ratio"]),
+    );
+    want(
+        s["votes_found"] == 100,
+        format!("serve found {} votes, want 100", s["votes_found"]),
+    );
+    for label in [
+        "serve http",
+        "serve library",
+        "serve ratio, http / library ops/s",
+    ] {
+        want(
+            text.contains(label),
+            format!("text report lacks serve's {label:?}"),
+        );
+    }
 }
 
 /// What is missing or wrong in the scaling section: every cell of every

@@ -10,6 +10,7 @@ mod browser;
 mod campaign;
 mod ops;
 mod readme;
+mod schemathesis;
 mod site;
 
 use std::io::{BufRead, BufReader};

@@ -1,6 +1,12 @@
 //! The request extractors the handlers use: axum's `Json`, `Query` and
 //! `Path`, whose refusals become [`Problem`]s (400 for what serde cannot
 //! read, 413 and 415 as axum decides), and the `Idempotency-Key` header.
+//!
+//! Every request body of the API is a JSON object, and `Json` takes
+//! nothing else: serde's derived structs also read a JSON array as their
+//! fields in order (`[]` filled every field with its default and `PUT
+//! settings` with `[null, null]` answered 200, schemathesis found), which
+//! the OpenAPI document does not allow.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -17,9 +23,21 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = Problem;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(value)) => Ok(Json(value)),
-            Err(rejection) => Err(json_problem(rejection)),
+        // the object first (axum's content-type and syntax checks), then
+        // the type, from the parsed map
+        let object = match axum::Json::<serde_json::Map<String, serde_json::Value>>::from_request(
+            req, state,
+        )
+        .await
+        {
+            Ok(axum::Json(object)) => object,
+            Err(rejection) => return Err(json_problem(rejection)),
+        };
+        match serde_json::from_value(serde_json::Value::Object(object)) {
+            Ok(value) => Ok(Json(value)),
+            Err(e) => Err(Problem::bad_request(format!(
+                "Failed to deserialize the JSON body into the target type: {e}"
+            ))),
         }
     }
 }

@@ -1,0 +1,185 @@
+//! schemathesis (PyPI) against the service's own `/openapi.json`: a
+//! bounded, seeded run (`--seed`, `--max-examples`, every phase: examples,
+//! coverage, fuzzing, stateful) that must find no 5xx, no status code,
+//! content type or header the document does not declare, no body that
+//! violates its schema, and no body that violates the request schema
+//! accepted. The site `default` holds a few articles and the campaign
+//! `spring` (the README's, rate limits off) some votes, and the run's path
+//! parameters `site`, `campaign` and `board` are pinned to them, so that
+//! the generated queries and bodies reach the scripts instead of 404s.
+//!
+//! schemathesis is not a Rust dependency: `REDVOTE_SCHEMATHESIS` names the
+//! executable, else `schemathesis` is looked up on PATH (`.ci/run` installs
+//! it into a venv when absent). Without it the test fails, saying how to
+//! install it: it is never skipped.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use super::Service;
+use crate::support;
+
+/// The one token of the run: admin and API alike.
+const TOKEN: &str = "schemathesis-token";
+
+/// The version `.ci/run` installs.
+const VERSION: &str = "4.32.5";
+
+/// The seed of every run (a failure reproduces with it).
+const SEED: &str = "20260522";
+
+/// The checks: `positive_data_acceptance` is left out (the document does
+/// not spell every rule of the scripts, e.g. a board name's characters or
+/// `end` after `start`, as JSON Schema; those answer a declared 422).
+const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
+response_headers_conformance,response_schema_conformance,negative_data_rejection";
+
+/// The whole run's limit: the run takes about 20-30 s on 2 cores.
+const LIMIT: Duration = Duration::from_secs(240);
+
+fn schemathesis() -> String {
+    let bin = std::env::var("REDVOTE_SCHEMATHESIS").unwrap_or_else(|_| "schemathesis".into());
+    match Command::new(&bin).arg("--version").output() {
+        Ok(out) if out.status.success() => bin,
+        other => panic!(
+            "schemathesis not found ({bin:?}: {other:?}). Install it: \
+             python3 -m venv ~/.cache/redvote/venv && \
+             ~/.cache/redvote/venv/bin/pip install schemathesis=={VERSION}, then put \
+             ~/.cache/redvote/venv/bin on PATH or set \
+             REDVOTE_SCHEMATHESIS=~/.cache/redvote/venv/bin/schemathesis \
+             (.ci/run does this)"
+        ),
+    }
+}
+
+/// The README's campaign without its rate limits.
+fn spring_without_limits() -> Value {
+    let mut spring: Value =
+        serde_json::from_str(include_str!("../../../docs/spring2026.json")).unwrap();
+    spring.as_object_mut().unwrap().remove("limits");
+    spring
+}
+
+#[test]
+fn schemathesis_finds_nothing_against_openapi_json() {
+    let bin = schemathesis();
+    let server = support::server();
+    let svc = Service::with(
+        &server,
+        &["--admin-token", TOKEN, "--api-token", TOKEN],
+        &[],
+    );
+
+    // data for the pinned path parameters to reach
+    for i in 0..5 {
+        svc.request(Method::POST, "/v1/sites/default/articles", Some(TOKEN))
+            .json(json!({"user": format!("u{i}"), "title": format!("t{i}"), "link": "http://x"}))
+            .send()
+            .ok(201);
+    }
+    svc.request(Method::PUT, "/v1/campaigns/spring/settings", Some(TOKEN))
+        .json(spring_without_limits())
+        .send()
+        .ok(200);
+    svc.request(
+        Method::PUT,
+        "/v1/campaigns/spring/boards/male-stars/import",
+        Some(TOKEN),
+    )
+    .json(json!({"yyqx": 10}))
+    .send()
+    .ok(200);
+
+    let dir = std::env::temp_dir().join(format!("redvote-schemathesis-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("schemathesis.toml");
+    std::fs::write(
+        &config,
+        "[parameters]\n\"path.site\" = \"default\"\n\"path.campaign\" = \"spring\"\n\
+         \"path.board\" = \"male-stars\"\n",
+    )
+    .unwrap();
+
+    let start = Instant::now();
+    let mut child = Command::new(&bin)
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .arg("--config-file")
+        .arg(&config)
+        .args([
+            "run",
+            &format!("{}/openapi.json", svc.base),
+            "-H",
+            &format!("Authorization: Bearer {TOKEN}"),
+            "--seed",
+            SEED,
+            "--max-examples",
+            "25",
+            "--checks",
+            CHECKS,
+            "--workers",
+            "2",
+            "--request-timeout",
+            "10",
+            "--generation-database",
+            "none",
+            "--no-color",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start schemathesis");
+    // read stderr on a thread, stdout here, then wait (bounded by LIMIT
+    // through a watchdog that kills the run)
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx.recv_timeout(LIMIT).is_err() {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            true
+        } else {
+            false
+        }
+    });
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let _ = done_tx.send(());
+    let killed = watchdog.join().unwrap();
+    let err = err.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+
+    assert!(
+        !killed,
+        "schemathesis ran over {LIMIT:?} and was killed:\n{out}\n{err}"
+    );
+    assert!(
+        status.success(),
+        "schemathesis {status} in {:?} (seed {SEED}):\n{out}\n{err}",
+        start.elapsed()
+    );
+    eprintln!(
+        "schemathesis passed in {:?}: {}",
+        start.elapsed(),
+        out.lines()
+            .filter(|l| l.contains("generated") || l.contains("Test cases"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+}
