@@ -212,6 +212,16 @@ fn site_refusals_have_their_status_and_code() {
         .body("application/json", "{\"user\": ")
         .send()
         .problem(400, "REDVOTE_BAD_REQUEST");
+    // an array is not the object the schema asks for (serde would read it
+    // as the fields in order)
+    svc.request(Method::PUT, "/v1/sites/default/articles/1/vote", None)
+        .body("application/json", " [\"u\", \"up\"]")
+        .send()
+        .problem(400, "REDVOTE_BAD_REQUEST");
+    // the field path is named
+    assert!(vote("1", json!({"user": "u", "vote": 7}))
+        .problem(400, "REDVOTE_BAD_REQUEST")
+        .contains("vote"));
     svc.request(Method::PUT, "/v1/sites/default/articles/1/vote", None)
         .body("text/plain", "user=u")
         .send()

@@ -8,10 +8,11 @@
 //! settings` with `[null, null]` answered 200, schemathesis found), which
 //! the OpenAPI document does not allow.
 
+use axum::body::Bytes;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use serde::de::DeserializeOwned;
 
 use super::problem::{codes, Problem};
@@ -23,23 +24,48 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = Problem;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
-        // the object first (axum's content-type and syntax checks), then
-        // the type, from the parsed map
-        let object = match axum::Json::<serde_json::Map<String, serde_json::Value>>::from_request(
-            req, state,
-        )
-        .await
-        {
-            Ok(axum::Json(object)) => object,
-            Err(rejection) => return Err(json_problem(rejection)),
-        };
-        match serde_json::from_value(serde_json::Value::Object(object)) {
-            Ok(value) => Ok(Json(value)),
-            Err(e) => Err(Problem::bad_request(format!(
-                "Failed to deserialize the JSON body into the target type: {e}"
-            ))),
+        if !json_content_type(&req) {
+            return Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                codes::UNSUPPORTED_MEDIA_TYPE,
+                "Expected request with `Content-Type: application/json`",
+            ));
         }
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            let detail = r.body_text();
+            match r.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => {
+                    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, codes::TOO_LARGE, detail)
+                }
+                _ => Problem::bad_request(detail),
+            }
+        })?;
+        // an object, not an array read as the fields in order: checked on
+        // the first byte, then one parse (its errors name the field path)
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            return Err(Problem::bad_request("the body must be a JSON object"));
+        }
+        axum::Json::<T>::from_bytes(&bytes)
+            .map(|axum::Json(value)| Json(value))
+            .map_err(json_problem)
     }
+}
+
+/// `application/json` or `application/*+json` (as axum's `Json` takes).
+fn json_content_type(req: &Request) -> bool {
+    let Some(value) = req.headers().get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
 fn json_problem(rejection: JsonRejection) -> Problem {
