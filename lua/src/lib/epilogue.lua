@@ -5,6 +5,29 @@
 -- wrong type (scripts read or first write every key they use before any
 -- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
 -- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and a key of the same slot that is never written:
+-- on a node where the slot is stable that is a plain count, and while the
+-- slot migrates Redis refuses it (a missing key there is "not local"). The
+-- call then answers TRYAGAIN before any read or write, and every client
+-- (redis-rs, redvote's Retry) sends it again until the migration ends. An
+-- untagged KEYS[1] is for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key:sub(open, close) .. 'redvote:slot-probe')
+    if type(probe) == 'table' and probe.err then
+      return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+        ' is being migrated (or the cluster is down); nothing was written, send the call again')
+    end
+  end
+end
 local ok, res = pcall(main)
 if ok then return res end
 if type(res) == 'table' then res = res.err end
