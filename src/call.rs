@@ -44,6 +44,9 @@ pub struct Call<T: Reply> {
     args: Vec<String>,
     context: T::Context,
     idempotent: bool,
+    /// The index in `args` of an empty vote id that makes the call
+    /// idempotent once filled ([`Call::with_vote_id`]).
+    id_arg: Option<usize>,
 }
 
 impl<T: Reply<Context = ()>> Call<T> {
@@ -67,12 +70,46 @@ impl<T: Reply> Call<T> {
             args,
             context,
             idempotent: true,
+            id_arg: None,
         }
     }
 
     /// The same call, declared safe (or not) to send twice.
     pub(crate) fn idempotent(self, idempotent: bool) -> Self {
         Call { idempotent, ..self }
+    }
+
+    /// The same call, which a vote id at `args[index]` (empty now) would
+    /// make idempotent.
+    pub(crate) fn vote_id_at(self, index: usize) -> Self {
+        Call {
+            id_arg: Some(index),
+            ..self
+        }
+    }
+
+    /// The same call with vote id `id`, when it is a campaign vote sent
+    /// without one (None otherwise): idempotent, it counts once however
+    /// often it is sent. [`crate::Client`] gives one to every such call on
+    /// a cluster, whose client resends after a lost connection.
+    pub fn with_vote_id(&self, id: &str) -> Option<Self> {
+        let index = self.id_arg.filter(|_| !self.idempotent)?;
+        let mut args = self.args.clone();
+        args[index] = id.to_string();
+        Some(Call {
+            script: self.script,
+            key: self.key.clone(),
+            args,
+            context: self.context.clone(),
+            idempotent: true,
+            id_arg: self.id_arg,
+        })
+    }
+
+    /// Whether the script writes (its shebang lacks `flags=no-writes`):
+    /// the calls that [`crate::Client::wait_for_replicas`] waits for.
+    pub fn writes(&self) -> bool {
+        self.script.writes()
     }
 
     /// Whether sending this call twice has the effect of sending it once, so
@@ -131,39 +168,50 @@ impl<T: Reply> Call<T> {
         })
     }
 
-    /// Run on a sync connection (`redis::Connection`, `redis::Client`, ...):
-    /// `EVALSHA`; on NOSCRIPT redis-rs loads the script and retries once,
-    /// and if the script is gone again (a `SCRIPT FLUSH` in between) the call
-    /// is sent once more as `EVAL` with the source, which cannot miss.
+    /// Run on a sync connection (`redis::Connection`, `redis::Client`, a
+    /// cluster connection, ...): `EVALSHA`, and on NOSCRIPT `EVAL` with the
+    /// source, which also caches the script on that server. Nothing is sent
+    /// to other nodes (a `SCRIPT LOAD` to every node of a cluster would
+    /// fail while one is down), and a `SCRIPT FLUSH` between the two cannot
+    /// fail the call.
     pub fn run(&self, con: &mut dyn redis::ConnectionLike) -> Result<T> {
-        match self.invocation().invoke(con) {
-            Err(err) if is_noscript(&err) => self.decode(self.eval().query(con)?),
+        match self.command(false).query(con) {
+            Err(err) if is_noscript(&err) => self.decode(self.command(true).query(con)?),
             reply => self.decode(reply?),
         }
     }
 
     /// Run on an async connection (`MultiplexedConnection`,
-    /// `ConnectionManager`, ...), with the same NOSCRIPT recovery.
+    /// `ConnectionManager`, a cluster connection, ...), with the same
+    /// NOSCRIPT recovery.
     #[cfg(feature = "async")]
     pub async fn run_async<C: redis::aio::ConnectionLike>(&self, con: &mut C) -> Result<T> {
-        match self.invocation().invoke_async(con).await {
-            Err(err) if is_noscript(&err) => self.decode(self.eval().query_async(con).await?),
+        match self.command(false).query_async(con).await {
+            Err(err) if is_noscript(&err) => {
+                self.decode(self.command(true).query_async(con).await?)
+            }
             reply => self.decode(reply?),
         }
     }
 
-    /// The call as `EVAL <source> 1 <key> <args>...`: the NOSCRIPT fallback.
-    fn eval(&self) -> redis::Cmd {
-        let mut cmd = redis::cmd("EVAL");
-        cmd.arg(self.script.source())
-            .arg(1)
-            .arg(&self.key)
-            .arg(&self.args);
+    /// The call as `EVALSHA <sha1> 1 <key> <args>...`, or with `eval` as
+    /// `EVAL <source> 1 <key> <args>...` (the NOSCRIPT fallback).
+    pub(crate) fn command(&self, eval: bool) -> redis::Cmd {
+        let mut cmd = if eval {
+            let mut cmd = redis::cmd("EVAL");
+            cmd.arg(self.script.source());
+            cmd
+        } else {
+            let mut cmd = redis::cmd("EVALSHA");
+            cmd.arg(self.script.sha1());
+            cmd
+        };
+        cmd.arg(1).arg(&self.key).arg(&self.args);
         cmd
     }
 }
 
-fn is_noscript(err: &redis::RedisError) -> bool {
+pub(crate) fn is_noscript(err: &redis::RedisError) -> bool {
     err.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
 }
 

@@ -113,6 +113,26 @@ pub enum Error {
     /// Redis could not be reached, or answered with an error of its own.
     #[error("redis: {0}")]
     Redis(redis::RedisError),
+    /// A connection setting that cannot work (a URL form this build does
+    /// not know, a certificate file that cannot be read); the message never
+    /// holds a password.
+    #[error("connection setting: {0}")]
+    Config(String),
+    /// The call was applied on the primary, but fewer replicas than
+    /// [`crate::Client::wait_for_replicas`] asked for acknowledged it in
+    /// time: a failover now may lose it. Sending an idempotent call again
+    /// is safe (a campaign vote with its vote id answers its first reply).
+    #[error(
+        "applied on the primary but acknowledged by {acked} of {wanted} replicas within {timeout_ms} ms: a failover may lose it"
+    )]
+    NotReplicated {
+        /// Replicas that acknowledged the write.
+        acked: u32,
+        /// Replicas asked for.
+        wanted: u32,
+        /// The WAIT timeout.
+        timeout_ms: u64,
+    },
     /// A script answered with a reply this driver does not understand
     /// (a script from another redvote version, or a hand-edited one).
     #[error("unexpected reply from lua/{script}.lua: {reason}")]

@@ -99,8 +99,8 @@ pub use call::Call;
 pub use campaign::*;
 pub use check::{check_campaign, check_site, Report, Violation};
 #[cfg(feature = "async")]
-pub use client::AsyncConnection;
-pub use client::{Client, Connection, Retry};
+pub use client::{AsyncConnection, AsyncRedis};
+pub use client::{Client, Connection, Retry, Tls};
 pub use error::{Code, Error, RateLimited, Result};
 pub use names::is_valid_name;
 pub use site::*;

@@ -105,7 +105,9 @@ impl Campaign {
         args.push(voter.cost.to_string());
         args.push(voter.id.unwrap_or_default().to_string());
         args.extend(flat(pairs));
-        Call::new("campaign_vote", &self.root, args).idempotent(voter.id.is_some())
+        Call::new("campaign_vote", &self.root, args)
+            .idempotent(voter.id.is_some())
+            .vote_id_at(5)
     }
 
     /// Set the imported (starting) shown votes of options of `board`:

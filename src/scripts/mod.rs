@@ -43,6 +43,16 @@ impl EmbeddedScript {
         self.script.get_hash()
     }
 
+    /// Whether the script may write: its shebang line lacks
+    /// `flags=no-writes` (Redis runs a no-writes script on a replica too).
+    pub fn writes(&self) -> bool {
+        let shebang = self.source.lines().next().unwrap_or_default();
+        !shebang.split_whitespace().any(|w| {
+            w.strip_prefix("flags=")
+                .is_some_and(|flags| flags.split(',').any(|f| f == "no-writes"))
+        })
+    }
+
     /// The redis-rs script object (EVALSHA with NOSCRIPT recovery).
     pub fn script(&self) -> &redis::Script {
         &self.script
@@ -65,6 +75,13 @@ static SCRIPTS: LazyLock<Vec<EmbeddedScript>> = LazyLock::new(|| {
     all.sort_by_key(|s| s.name);
     all
 });
+
+#[test]
+fn reads_are_flagged_no_writes() {
+    let writes = |name: &str| get(name).unwrap().writes();
+    assert!(writes("vote") && writes("campaign_vote") && writes("post"));
+    assert!(!writes("page") && !writes("campaign_top") && !writes("article"));
+}
 
 /// Every embedded script, sorted by name.
 pub fn all() -> &'static [EmbeddedScript] {

@@ -64,29 +64,28 @@ pub fn run(g: &Global) -> Result<()> {
         ));
     }
     let mut client = connect(&url, g)?;
-    let mut con = client.redis()?;
+    let con = client.redis()?;
     let site = Site::new(g.prefix.clone());
 
     let mut ids = Vec::new();
     for (user, title, link) in ARTICLES {
-        let id = site.post(user, title, link).run(&mut con)?;
+        let id = site.post(user, title, link).run(con)?;
         say(format!("{user} posted article:{id} \"{title}\""));
         ids.push(id.to_string());
     }
     // Article i gets i extra upvotes, so the ranking is easy to read.
     for (i, id) in ids.iter().enumerate() {
         for voter in 0..i * 3 {
-            site.vote(&format!("user:{}", 100 + voter), id)
-                .run(&mut con)?;
+            site.vote(&format!("user:{}", 100 + voter), id).run(con)?;
         }
     }
     say("cast 30 upvotes: article:5 gets 12, article:4 9, article:3 6, article:2 3".to_string());
-    let again = site.vote("user:100", &ids[4]).run(&mut con)?;
+    let again = site.vote("user:100", &ids[4]).run(con)?;
     say(format!(
         "user:100 upvotes article:{} again: changed = {} (one vote per user)",
         ids[4], again.changed
     ));
-    let down = site.downvote("user:100", &ids[4]).run(&mut con)?;
+    let down = site.downvote("user:100", &ids[4]).run(con)?;
     say(format!(
         "user:100 switches to a downvote on article:{}: votes {}, downvotes {}, score {}",
         ids[4],
@@ -94,8 +93,8 @@ pub fn run(g: &Global) -> Result<()> {
         down.downvotes,
         down.score.unwrap_or_default()
     ));
-    site.groups(&ids[1], &["lua", "redis"], &[]).run(&mut con)?;
-    site.groups(&ids[2], &["redis"], &[]).run(&mut con)?;
+    site.groups(&ids[1], &["lua", "redis"], &[]).run(con)?;
+    site.groups(&ids[2], &["redis"], &[]).run(con)?;
     say(format!(
         "article:{} joined groups lua and redis, article:{} joined redis",
         ids[1], ids[2]
@@ -103,14 +102,12 @@ pub fn run(g: &Global) -> Result<()> {
 
     say("\nfront page:".to_string());
     let front = site.page(Order::Score, 1, None).with_scores();
-    print_page(g, &front.run(&mut con)?)?;
+    print_page(g, &front.run(con)?)?;
     if !g.json {
         println!("\ngroup redis:");
         print_page(
             g,
-            &site
-                .group_page("redis", Order::Score, 1, None)
-                .run(&mut con)?,
+            &site.group_page("redis", Order::Score, 1, None).run(con)?,
         )?;
     }
     campaign(con, g, &say)
@@ -119,7 +116,7 @@ pub fn run(g: &Global) -> Result<()> {
 /// A campaign with one board: "stars", kept per day and in total, where a
 /// vote for "nova" counts 3 on the shown boards and half of each shown vote
 /// carries over to the next day.
-fn campaign(con: &mut redis::Connection, g: &Global, say: &dyn Fn(String)) -> Result<()> {
+fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String)) -> Result<()> {
     let campaign = Campaign::with_namespace(format!("{}{{c:demo}}:", g.prefix));
     let board = BoardSettings::new(&[Period::Day, Period::Total])
         .with_carry("0.5")

@@ -38,9 +38,28 @@ struct Cli {
 /// Options every command takes.
 #[derive(Args, Debug, Clone)]
 pub struct Global {
-    /// Redis URL [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
+    /// Redis URL: redis://, rediss:// (TLS), redis+unix://,
+    /// redis+sentinel://[:pass@]s1:26379,s2:26379/MASTER,
+    /// redis+cluster://[:pass@]n1:7000,n2:7001 (README "Connecting")
+    /// [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
     #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true)]
     pub url: Option<String>,
+    /// PEM file of the CA that signed the servers' TLS certificates (rediss)
+    #[arg(long, env = "REDVOTE_TLS_CA", global = true)]
+    pub tls_ca: Option<std::path::PathBuf>,
+    /// PEM file of a TLS client certificate (with --tls-key)
+    #[arg(long, env = "REDVOTE_TLS_CERT", global = true, requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM file of the TLS client certificate's key (with --tls-cert)
+    #[arg(long, env = "REDVOTE_TLS_KEY", global = true, requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// After each write, wait until this many replicas acknowledged it
+    /// (WAIT); fewer within --wait-timeout fail the call (exit 1)
+    #[arg(long, default_value_t = 0, global = true)]
+    pub wait_replicas: u32,
+    /// Seconds --wait-replicas waits at most
+    #[arg(long, default_value_t = 1.0, value_parser = seconds, global = true)]
+    pub wait_timeout: f64,
     /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
     #[arg(long, default_value = "", global = true)]
     pub prefix: String,
@@ -108,13 +127,27 @@ impl Global {
     }
 }
 
-/// A sync connection with the timeouts and retries of `g`, with an error
-/// that names the URL (its password redacted).
-pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
+/// The client of `url` with the global options: TLS files, timeouts,
+/// retries and the wait for replicas.
+pub fn client(url: &str, g: &Global) -> redvote::Result<redvote::Client> {
     let timeout = Duration::from_secs_f64(g.timeout);
     let retry = redvote::Retry::new(g.retries + 1, Duration::from_millis(100));
-    redvote::Client::open(url)
-        .and_then(|c| c.timeouts(timeout, timeout).retry(retry).connect())
+    let tls = redvote::Tls::from_files(
+        g.tls_ca.as_deref(),
+        g.tls_cert.as_deref(),
+        g.tls_key.as_deref(),
+    )?;
+    Ok(redvote::Client::open_tls(url, &tls)?
+        .timeouts(timeout, timeout)
+        .retry(retry)
+        .wait_for_replicas(g.wait_replicas, Duration::from_secs_f64(g.wait_timeout)))
+}
+
+/// A sync connection with the options of `g`, with an error that names the
+/// URL (its password redacted).
+pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
+    client(url, g)
+        .and_then(|c| c.connect())
         .map_err(|err| {
             let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout());
             let err = anyhow::Error::new(err);
@@ -127,41 +160,7 @@ pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
         .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
 }
 
-/// `url` for display, without its secrets: every URL the CLI prints goes
-/// through here. The password of `redis://user:pass@host` becomes `***`
-/// (`redis://user:***@host`, `redis://:***@host`); a user part without a
-/// colon (`redis://secret@host`, perhaps a password put there) becomes `***`
-/// whole; so do `pass=`/`password=` query values (`redis+unix:///s?pass=p`).
-/// The user info ends at the URL's LAST `@`, so a password holding raw `/`,
-/// `?`, `#` or `@` is hidden too (at worst more is hidden than needed).
-pub fn redact(url: &str) -> String {
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let (scheme, rest) = url.split_at(start);
-    let (user, after) = match rest.rfind('@') {
-        Some(at) => {
-            let user = match rest[..at].split_once(':') {
-                Some((name, _)) => format!("{name}:***@"),
-                None => "***@".to_string(),
-            };
-            (user, &rest[at + 1..])
-        }
-        None => (String::new(), rest),
-    };
-    let after = match after.split_once('?') {
-        Some((path, query)) => {
-            let params: Vec<String> = query
-                .split('&')
-                .map(|p| match p.split_once('=') {
-                    Some((k, _)) if k == "pass" || k == "password" => format!("{k}=***"),
-                    _ => p.to_string(),
-                })
-                .collect();
-            format!("{path}?{}", params.join("&"))
-        }
-        None => after.to_string(),
-    };
-    format!("{scheme}{user}{after}")
-}
+pub use redvote::client::redact;
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -591,28 +590,4 @@ fn show_article(a: &Article) -> String {
 
 fn score(s: Option<f64>) -> String {
     s.map_or("-".to_string(), |s| s.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact;
-
-    #[test]
-    fn redact_hides_passwords_only() {
-        for (url, shown) in [
-            ("redis://127.0.0.1:7001", "redis://127.0.0.1:7001"),
-            ("redis://:pw@h:1/0", "redis://:***@h:1/0"),
-            ("redis://user:pw@h:1", "redis://user:***@h:1"),
-            ("rediss://maybe-pw@h", "rediss://***@h"),
-            ("redis://:p@ss/w?rd@h:1", "redis://:***@h:1"),
-            (
-                "redis+unix:///s.sock?db=1&pass=pw",
-                "redis+unix:///s.sock?db=1&pass=***",
-            ),
-            ("unix:///s?password=pw", "unix:///s?password=***"),
-            (":pw@h:1", ":***@h:1"),
-        ] {
-            assert_eq!(redact(url), shown, "{url}");
-        }
-    }
 }

@@ -69,14 +69,21 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<Ready>, Proble
     })
 }
 
-async fn probe(state: &AppState) -> redis::RedisResult<Ready> {
-    let config = redis::AsyncConnectionConfig::new()
-        .set_connection_timeout(Some(state.timeout))
-        .set_response_timeout(Some(state.timeout));
-    let mut con = state
-        .client
-        .get_multiplexed_async_connection_with_config(&config)
-        .await?;
+async fn probe(state: &AppState) -> Result<Ready, String> {
+    tokio::time::timeout(state.timeout, check(state))
+        .await
+        .map_err(|_| format!("no answer within {:?}", state.timeout))?
+}
+
+/// PING, and every script cached (loaded when not), through the service's
+/// own connection (a cluster's: on every primary).
+async fn check(state: &AppState) -> Result<Ready, String> {
+    let mut con = state.con.redis().await.map_err(|e| e.to_string())?;
+    check_on(&mut con).await.map_err(|e| e.to_string())
+}
+
+async fn check_on(con: &mut redvote::AsyncRedis) -> redis::RedisResult<Ready> {
+    let mut con = con.clone();
     redis::cmd("PING").query_async::<()>(&mut con).await?;
     let scripts = redvote::scripts::all();
     let mut exists = redis::cmd("SCRIPT");

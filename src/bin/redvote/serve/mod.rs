@@ -140,8 +140,6 @@ fn site_arg(s: &str) -> Result<(String, String), String> {
 pub struct AppState {
     /// The API's connection (retried per --retries, reconnects by itself).
     con: redvote::AsyncConnection,
-    /// For the readiness probe's own connections.
-    client: redis::Client,
     /// Connect and response timeout (--timeout).
     timeout: Duration,
     /// Site name -> site.
@@ -240,11 +238,7 @@ async fn serve(
 ) -> Result<()> {
     let url = g.url();
     let timeout = Duration::from_secs_f64(g.timeout);
-    let retry = redvote::Retry::new(g.retries + 1, Duration::from_millis(100));
-    let client = redvote::Client::open(url)
-        .with_context(|| format!("bad Redis URL {}", redact(url)))?
-        .timeouts(timeout, timeout)
-        .retry(retry);
+    let client = crate::client(url, g)?;
     let con = client
         .connect_async()
         .await
@@ -255,7 +249,6 @@ async fn serve(
     let (stop, shutdown) = watch::channel(false);
     let state = AppState {
         con,
-        client: client.redis().clone(),
         timeout,
         sites: Arc::new(sites),
         tokens: Arc::new(tokens),

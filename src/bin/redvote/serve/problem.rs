@@ -195,7 +195,16 @@ impl From<Error> for Problem {
                 Code::Internal.as_str(),
                 format!("redis: {e}"),
             ),
-            Error::Reply { .. } => Problem::new(
+            Error::NotReplicated { .. } => {
+                let mut p = Problem::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    codes::UNAVAILABLE,
+                    format!("{err}; a vote: retry with the same Idempotency-Key"),
+                );
+                p.may_have_applied = Some(true);
+                p
+            }
+            Error::Reply { .. } | Error::Config(_) => Problem::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 Code::Internal.as_str(),
                 err.to_string(),

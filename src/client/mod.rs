@@ -1,0 +1,817 @@
+//! [`Client`]: one way to connect (a server, TLS, Sentinel or a Redis
+//! Cluster, from one URL: [`target`]), connect and response timeouts, calls
+//! retried within bounds when a retry cannot count anything twice, and an
+//! optional wait for replicas.
+//!
+//! `Call::run(&mut con)` sends a call once on any redis-rs connection. A
+//! backend that must ride out a dropped connection, a restarting server
+//! (`LOADING`), a long script (`BUSY`), a failover or a resharding
+//! (`TRYAGAIN`) opens a [`Client`] instead:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use redvote::{Campaign, Client, Retry, Voter};
+//!
+//! let url = std::env::var("REDIS_URL").expect("REDIS_URL names the Redis to use");
+//! let client = Client::open(&url)?
+//!     .timeouts(Duration::from_secs(1), Duration::from_secs(2))
+//!     .retry(Retry::new(4, Duration::from_millis(50)));
+//! let mut con = client.connect()?;
+//! let spring = Campaign::new("spring2026");
+//! // a vote id makes the vote safe to send again: it counts once
+//! let voter = Voter::new("user:1").id("req-7f3a");
+//! let ballots = con.run(&spring.vote_by(&voter, &[("best-song", "s1")]))?;
+//! # Ok::<(), redvote::Error>(())
+//! ```
+//!
+//! The retry policy, per failure:
+//! - the call certainly did not run (the connection could not be made;
+//!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN`,
+//!   `CLUSTERDOWN` or `READONLY`): retried, whatever the call;
+//! - the outcome is unknown (the connection dropped after sending, or no
+//!   reply within the response timeout, or [`Error::NotReplicated`]):
+//!   retried only when [`Call::is_idempotent`] (every call but `post`,
+//!   `Site::import` and a campaign vote without a vote id); otherwise the
+//!   error is returned and [`Error::may_have_applied`] says so;
+//! - anything else (a script's refusal, a bad URL, `NOPERM`, ...): returned
+//!   at once.
+//!
+//! On a cluster, redis-rs's cluster client also resends by itself (it
+//! follows `MOVED`/`ASK`, waits out `TRYAGAIN`/`CLUSTERDOWN`, and resends
+//! after a lost connection), so every campaign vote sent without a vote id
+//! gets one drawn by the driver ([`Call::with_vote_id`]): it counts once
+//! however often it is sent. `post` and `Site::import` have no id: on a
+//! cluster, a post whose connection was lost may be posted twice.
+//!
+//! `NOSCRIPT` never reaches the policy: [`Call::run`] answers it with
+//! `EVAL`, on the one node that owns the key.
+
+pub mod target;
+
+use std::time::Duration;
+
+pub use target::{redact, Tls};
+use target::{ClusterSeeds, Target};
+
+use crate::call::Call;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
+
+/// How many times a call is sent at most, and how long to wait in between
+/// (doubling from `delay` up to `max_delay`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Sends at most (1: no retry).
+    pub attempts: u32,
+    /// Wait before the first retry.
+    pub delay: Duration,
+    /// The longest wait between two sends.
+    pub max_delay: Duration,
+}
+
+impl Retry {
+    /// Up to `attempts` sends, waiting `delay`, then twice as long each time
+    /// (at most 2 s).
+    pub fn new(attempts: u32, delay: Duration) -> Self {
+        Retry {
+            attempts: attempts.max(1),
+            delay,
+            max_delay: Duration::from_secs(2),
+        }
+    }
+
+    /// Send once, never retry.
+    pub fn never() -> Self {
+        Retry::new(1, Duration::ZERO)
+    }
+
+    /// The wait before send `n + 1` (`n` sends done), if one is allowed
+    /// after `err` for a call that is (or not) idempotent.
+    fn after(&self, n: u32, err: &Error, idempotent: bool) -> Option<Duration> {
+        let again = match err.outcome() {
+            Outcome::NotRun => true,
+            Outcome::Unknown => idempotent,
+            Outcome::Final => false,
+        };
+        (again && n < self.attempts).then(|| {
+            let factor = 1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX);
+            self.delay.saturating_mul(factor).min(self.max_delay)
+        })
+    }
+}
+
+impl Retry {
+    /// Run `attempt` until it succeeds or the policy stops it. An attempt
+    /// answers its result and whether a resend is safe after an unknown
+    /// outcome (the call is idempotent, or was never sent).
+    fn run_sync<T>(&self, mut attempt: impl FnMut() -> (Result<T>, bool)) -> Result<T> {
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            match attempt() {
+                (Err(err), safe) => match self.after(sent, &err, safe) {
+                    Some(wait) => std::thread::sleep(wait),
+                    None => return Err(err),
+                },
+                (ok, _) => return ok,
+            }
+        }
+    }
+
+    /// [`Retry::run_sync`] for async attempts.
+    #[cfg(feature = "async")]
+    async fn run_async<T, F>(&self, mut attempt: impl FnMut() -> F) -> Result<T>
+    where
+        F: std::future::Future<Output = (Result<T>, bool)>,
+    {
+        let mut sent = 0;
+        loop {
+            sent += 1;
+            match attempt().await {
+                (Err(err), safe) => match self.after(sent, &err, safe) {
+                    Some(wait) => tokio::time::sleep(wait).await,
+                    None => return Err(err),
+                },
+                (ok, _) => return ok,
+            }
+        }
+    }
+}
+
+/// Whether `err` leaves a connection unusable (it failed, or may still
+/// deliver a late reply): it is replaced before the next send.
+fn broken(err: &Error) -> bool {
+    matches!(err, Error::Redis(e) if e.is_io_error() || e.is_timeout()
+        || e.is_connection_dropped() || e.code() == Some("READONLY"))
+}
+
+/// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
+impl Default for Retry {
+    fn default() -> Self {
+        Retry::new(4, Duration::from_millis(50))
+    }
+}
+
+/// What a failed call tells about whether it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// It did not run: safe to send again.
+    NotRun,
+    /// It may have run: safe to send again only if it is idempotent.
+    Unknown,
+    /// Sending it again would fail the same way (or it was refused).
+    Final,
+}
+
+impl Error {
+    fn outcome(&self) -> Outcome {
+        let err = match self {
+            Error::Redis(err) => err,
+            Error::NotReplicated { .. } => return Outcome::Unknown,
+            _ => return Outcome::Final,
+        };
+        if err.is_connection_refusal() {
+            return Outcome::NotRun;
+        }
+        if matches!(
+            err.code(),
+            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "READONLY")
+        ) {
+            return Outcome::NotRun;
+        }
+        if err.is_io_error() || err.is_timeout() || err.is_connection_dropped() {
+            return Outcome::Unknown;
+        }
+        Outcome::Final
+    }
+
+    /// True when the call may have been applied although it failed: the
+    /// connection dropped after the call was sent, no reply came within
+    /// the response timeout, or it was applied but not acknowledged by the
+    /// replicas asked for ([`Error::NotReplicated`]). Retrying is safe for idempotent calls (a
+    /// campaign vote with the same vote id); a campaign vote without an id
+    /// retried may count twice.
+    pub fn may_have_applied(&self) -> bool {
+        self.outcome() == Outcome::Unknown
+    }
+}
+
+/// Where to connect, with timeouts, a retry policy and an optional wait
+/// for replicas: the way to open connections that [`Connection::run`] and
+/// [`AsyncConnection::run`] retry.
+#[derive(Clone)]
+pub struct Client {
+    target: Target,
+    url: String,
+    connect_timeout: Duration,
+    response_timeout: Duration,
+    retry: Retry,
+    wait: Option<(u32, Duration)>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("url", &self.url)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("response_timeout", &self.response_timeout)
+            .field("retry", &self.retry)
+            .field("wait", &self.wait)
+            .finish()
+    }
+}
+
+impl Client {
+    /// A client of the Redis that `url` names, in any form of [`target`]:
+    /// `redis://`, `rediss://`, `redis+unix://`, `redis+sentinel://`,
+    /// `redis+cluster://` (and the `rediss+` forms). Default timeouts
+    /// (connect 5 s, response 5 s; a cluster's too) and [`Retry::default`].
+    /// Nothing is sent yet.
+    pub fn open(url: &str) -> Result<Client> {
+        Client::open_tls(url, &Tls::default())
+    }
+
+    /// [`Client::open`] with TLS material: a CA and/or a client certificate
+    /// (for `rediss` URLs; refused for a URL without TLS).
+    pub fn open_tls(url: &str, tls: &Tls) -> Result<Client> {
+        Ok(Client {
+            target: Target::parse(url, tls)?,
+            url: redact(url),
+            connect_timeout: Duration::from_secs(5),
+            response_timeout: Duration::from_secs(5),
+            retry: Retry::default(),
+            wait: None,
+        })
+    }
+
+    /// The same client with these timeouts: to establish a connection, and
+    /// to wait for each reply (a server that stops answering fails the call
+    /// after `response`, an outcome-unknown failure). On a cluster they are
+    /// redis-rs's `connection_timeout` and `response_timeout` (which has
+    /// none by default: here it always has one).
+    pub fn timeouts(self, connect: Duration, response: Duration) -> Self {
+        Client {
+            connect_timeout: connect,
+            response_timeout: response,
+            ..self
+        }
+    }
+
+    /// The same client with this retry policy.
+    pub fn retry(self, retry: Retry) -> Self {
+        Client { retry, ..self }
+    }
+
+    /// The same client, waiting after every call that writes until
+    /// `replicas` replicas acknowledged it (`WAIT replicas timeout`, sent in
+    /// the same round trip as the script; on a sync cluster connection,
+    /// right after it, to the same node). Fewer within `timeout` fail the
+    /// call with [`Error::NotReplicated`]: it was applied on the primary but
+    /// a failover may lose it. 0 replicas: do not wait (the default).
+    ///
+    /// What each setting promises when the primary fails and a replica
+    /// takes over: without a wait, an acknowledged write can be lost if it
+    /// had not reached the replica (Redis replicates asynchronously; the
+    /// window is usually milliseconds); with `replicas = 1` on a primary
+    /// with one replica, an acknowledged write is on the replica, and the
+    /// failover (which promotes the most up-to-date replica) keeps it.
+    pub fn wait_for_replicas(self, replicas: u32, timeout: Duration) -> Self {
+        Client {
+            wait: (replicas > 0).then_some((replicas, timeout)),
+            ..self
+        }
+    }
+
+    /// The URL, its password hidden.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether the URL names a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.target, Target::Cluster(_))
+    }
+
+    /// The redis-rs client of a single server (`redis://`, `rediss://`,
+    /// `redis+unix://`); None for Sentinel and cluster URLs.
+    pub fn redis(&self) -> Option<&redis::Client> {
+        match &self.target {
+            Target::Single(client) => Some(client),
+            _ => None,
+        }
+    }
+
+    /// A sync connection (connected now, with the timeouts, retried per the
+    /// policy); it reconnects by itself after a connection error (through
+    /// the sentinels again, for a Sentinel URL).
+    pub fn connect(&self) -> Result<Connection> {
+        let cluster = match &self.target {
+            Target::Cluster(seeds) => Some(self.cluster_client(seeds)?),
+            _ => None,
+        };
+        let mut con = Connection {
+            client: self.clone(),
+            cluster,
+            con: None,
+        };
+        self.retry.run_sync(|| (con.redis().map(|_| ()), true))?;
+        Ok(con)
+    }
+
+    /// An async connection (a redis-rs `MultiplexedConnection`, or an async
+    /// cluster connection; connected now with the timeouts, replaced after
+    /// a connection error; clones share it).
+    #[cfg(feature = "async")]
+    pub async fn connect_async(&self) -> Result<AsyncConnection> {
+        let cluster = match &self.target {
+            Target::Cluster(seeds) => Some(self.cluster_client(seeds)?),
+            _ => None,
+        };
+        let con = AsyncConnection {
+            client: self.clone(),
+            cluster,
+            shared: std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())),
+        };
+        self.retry
+            .run_async(|| async { (con.current().await.map(|_| ()), true) })
+            .await?;
+        Ok(con)
+    }
+
+    fn cluster_client(&self, seeds: &ClusterSeeds) -> Result<redis::cluster::ClusterClient> {
+        seeds.client(self.connect_timeout, self.response_timeout)
+    }
+
+    /// `call` as it is sent: on a cluster, a campaign vote without a vote
+    /// id gets one (redis-rs's cluster client may resend it).
+    fn prepare<T: Reply>(&self, call: &Call<T>) -> Option<Call<T>> {
+        if !self.is_cluster() {
+            return None;
+        }
+        call.with_vote_id(&fresh_vote_id())
+    }
+}
+
+/// A vote id no other call has: `auto-` and 32 hex digits from the clock,
+/// the process, a counter and std's per-process random hash keys.
+fn fresh_vote_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(nanos);
+    hasher.write_u32(std::process::id());
+    hasher.write_u64(n);
+    format!("auto-{:016x}{:016x}", hasher.finish(), n ^ nanos)
+}
+
+/// A sync connection that retries calls by [`Client`]'s policy and
+/// reconnects after a connection error.
+pub struct Connection {
+    client: Client,
+    cluster: Option<redis::cluster::ClusterClient>,
+    con: Option<Link>,
+}
+
+/// A sync redis-rs connection of one of the URL forms.
+enum Link {
+    Single(redis::Connection),
+    Cluster(Box<redis::cluster::ClusterConnection>),
+}
+
+impl Link {
+    fn redis(&mut self) -> &mut dyn redis::ConnectionLike {
+        match self {
+            Link::Single(con) => con,
+            Link::Cluster(con) => con.as_mut(),
+        }
+    }
+
+    /// Run `call`, then WAIT when asked (a pipeline on one server; on a
+    /// cluster, routed to the node of the call's slot).
+    fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {
+        let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
+            return call.run(self.redis());
+        };
+        match self {
+            Link::Single(con) => {
+                let mut reply = waited(con, call, replicas, timeout, false)?;
+                if is_noscript_value(&reply.0) {
+                    reply = waited(con, call, replicas, timeout, true)?;
+                }
+                let value = call.decode(reply.0)?;
+                check_acks(reply.1, replicas, timeout)?;
+                Ok(value)
+            }
+            Link::Cluster(con) => {
+                let value = call.run(con.as_mut())?;
+                let route = slot_route(call)?;
+                let acked = con.route_command(&wait_cmd(replicas, timeout), route)?;
+                check_acks(acked, replicas, timeout)?;
+                Ok(value)
+            }
+        }
+    }
+}
+
+/// `[script reply, WAIT reply]` of one pipeline (errors as values).
+fn waited(
+    con: &mut dyn redis::ConnectionLike,
+    call: &Call<impl Reply>,
+    replicas: u32,
+    timeout: Duration,
+    eval: bool,
+) -> Result<(redis::Value, redis::Value)> {
+    let mut pipe = redis::pipe();
+    pipe.add_command(call.command(eval))
+        .add_command(wait_cmd(replicas, timeout))
+        .ignore_errors();
+    let (a, b): (redis::Value, redis::Value) = pipe.query(con)?;
+    Ok((a, b))
+}
+
+fn wait_cmd(replicas: u32, timeout: Duration) -> redis::Cmd {
+    let mut cmd = redis::cmd("WAIT");
+    cmd.arg(replicas).arg(timeout.as_millis().max(1) as u64);
+    cmd
+}
+
+fn is_noscript_value(value: &redis::Value) -> bool {
+    matches!(value, redis::Value::ServerError(e) if e.code() == "NOSCRIPT")
+}
+
+/// WAIT's reply against what was asked.
+fn check_acks(reply: redis::Value, wanted: u32, timeout: Duration) -> Result<()> {
+    let acked = match reply {
+        redis::Value::Int(n) => u32::try_from(n).unwrap_or(0),
+        redis::Value::ServerError(e) => return Err(redis::RedisError::from(e).into()),
+        other => {
+            return Err(Error::Reply {
+                script: "WAIT",
+                reason: format!("{other:?}"),
+            })
+        }
+    };
+    if acked >= wanted {
+        return Ok(());
+    }
+    Err(Error::NotReplicated {
+        acked,
+        wanted,
+        timeout_ms: timeout.as_millis() as u64,
+    })
+}
+
+/// The route to the primary of `call`'s key.
+fn slot_route<T: Reply>(call: &Call<T>) -> Result<redis::cluster_routing::RoutingInfo> {
+    use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+    let route = Route::new(key_slot(call.key().as_bytes()), SlotAddr::Master);
+    Ok(RoutingInfo::SingleNode(
+        SingleNodeRoutingInfo::SpecificNode(route),
+    ))
+}
+
+/// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the bytes
+/// between the first `{` and the next `}`, when not empty) or of the whole
+/// key, modulo 16384.
+pub fn key_slot(key: &[u8]) -> u16 {
+    let tagged = key.iter().position(|&b| b == b'{').and_then(|open| {
+        let close = key[open + 1..].iter().position(|&b| b == b'}')?;
+        (close > 0).then(|| &key[open + 1..open + 1 + close])
+    });
+    let mut crc: u16 = 0;
+    for &byte in tagged.unwrap_or(key) {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc % 16384
+}
+
+impl Connection {
+    /// Run `call`, retried per the client's [`Retry`] policy (see the
+    /// module documentation for which failures are retried).
+    pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
+        let prepared = self.client.prepare(call);
+        let call = prepared.as_ref().unwrap_or(call);
+        let (retry, wait) = (self.client.retry, self.client.wait);
+        retry.run_sync(|| match self.link() {
+            Ok(link) => {
+                let result = link.run(call, wait);
+                if result.as_ref().is_err_and(broken) {
+                    self.con = None;
+                }
+                (result, call.is_idempotent())
+            }
+            // a failure to (re)connect: the call was not sent
+            Err(err) => (Err(err), true),
+        })
+    }
+
+    /// The redis-rs connection (a plain or a cluster one), connecting first
+    /// if the last one failed.
+    pub fn redis(&mut self) -> Result<&mut dyn redis::ConnectionLike> {
+        Ok(self.link()?.redis())
+    }
+
+    fn link(&mut self) -> Result<&mut Link> {
+        if self.con.is_none() {
+            let c = &self.client;
+            let link = match (&c.target, &self.cluster) {
+                (_, Some(cluster)) => Link::Cluster(Box::new(cluster.get_connection()?)),
+                (Target::Single(redis), _) => {
+                    Link::Single(connect_sync(redis, c.connect_timeout, c.response_timeout)?)
+                }
+                (Target::Sentinel(sentinel), _) => {
+                    let master = {
+                        let mut s = sentinel.sync.lock().unwrap_or_else(|e| e.into_inner());
+                        s.get_client()?
+                    };
+                    Link::Single(connect_sync(
+                        &master,
+                        c.connect_timeout,
+                        c.response_timeout,
+                    )?)
+                }
+                (Target::Cluster(_), None) => unreachable!("connect() builds the cluster client"),
+            };
+            self.con = Some(link);
+        }
+        Ok(self.con.as_mut().expect("connected above"))
+    }
+}
+
+/// Connect to every address `redis` resolves to, each within `connect`, and
+/// set the read and write timeouts.
+fn connect_sync(
+    redis: &redis::Client,
+    connect: Duration,
+    response: Duration,
+) -> Result<redis::Connection> {
+    let con = redis.get_connection_with_timeout(connect)?;
+    con.set_read_timeout(Some(response))?;
+    con.set_write_timeout(Some(response))?;
+    Ok(con)
+}
+
+/// An async connection that retries calls by [`Client`]'s policy; clones
+/// share one multiplexed (or cluster) connection, which is replaced (by the
+/// first caller that needs it) after a connection error.
+#[cfg(feature = "async")]
+#[derive(Clone)]
+pub struct AsyncConnection {
+    client: Client,
+    cluster: Option<redis::cluster::ClusterClient>,
+    shared: std::sync::Arc<tokio::sync::Mutex<Shared>>,
+}
+
+/// The connection clones share, with a generation number so that a failed
+/// one is dropped once, not its replacement.
+#[cfg(feature = "async")]
+#[derive(Default)]
+struct Shared {
+    con: Option<(u64, AsyncRedis)>,
+    generation: u64,
+}
+
+/// An async redis-rs connection of one of the URL forms: a
+/// `MultiplexedConnection`, or an async cluster connection. Cheap to
+/// clone; it is a `redis::aio::ConnectionLike`, for commands of your own.
+#[cfg(feature = "async")]
+#[derive(Clone)]
+pub struct AsyncRedis(AsyncLink);
+
+#[cfg(feature = "async")]
+#[derive(Clone)]
+enum AsyncLink {
+    Single(redis::aio::MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+#[cfg(feature = "async")]
+impl redis::aio::ConnectionLike for AsyncRedis {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        match &mut self.0 {
+            AsyncLink::Single(con) => con.req_packed_command(cmd),
+            AsyncLink::Cluster(con) => con.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        cmd: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match &mut self.0 {
+            AsyncLink::Single(con) => con.req_packed_commands(cmd, offset, count),
+            AsyncLink::Cluster(con) => con.req_packed_commands(cmd, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match &self.0 {
+            AsyncLink::Single(con) => con.get_db(),
+            AsyncLink::Cluster(con) => con.get_db(),
+        }
+    }
+}
+
+#[cfg(feature = "async")]
+impl AsyncRedis {
+    /// Run `call`, then WAIT when asked, in one round trip to the node of
+    /// the call's key.
+    async fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {
+        let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
+            return call.run_async(self).await;
+        };
+        let mut reply = self.waited(call, replicas, timeout, false).await?;
+        if is_noscript_value(&reply.0) {
+            reply = self.waited(call, replicas, timeout, true).await?;
+        }
+        let value = call.decode(reply.0)?;
+        check_acks(reply.1, replicas, timeout)?;
+        Ok(value)
+    }
+
+    async fn waited<T: Reply>(
+        &mut self,
+        call: &Call<T>,
+        replicas: u32,
+        timeout: Duration,
+        eval: bool,
+    ) -> Result<(redis::Value, redis::Value)> {
+        let mut pipe = redis::pipe();
+        pipe.add_command(call.command(eval))
+            .add_command(wait_cmd(replicas, timeout))
+            .ignore_errors();
+        let values = match &mut self.0 {
+            AsyncLink::Single(con) => pipe.query_async::<Vec<redis::Value>>(con).await?,
+            AsyncLink::Cluster(con) => {
+                let redis::cluster_routing::RoutingInfo::SingleNode(route) = slot_route(call)?
+                else {
+                    unreachable!("slot_route answers a single node")
+                };
+                con.route_pipeline(pipe, 0, 2, route).await?
+            }
+        };
+        let mut values = values.into_iter();
+        match (values.next(), values.next()) {
+            (Some(a), Some(b)) => Ok((a, b)),
+            _ => Err(Error::Reply {
+                script: call.script().name(),
+                reason: "a pipeline of 2 answered fewer replies".into(),
+            }),
+        }
+    }
+}
+
+#[cfg(feature = "async")]
+impl AsyncConnection {
+    /// Run `call`, retried per the client's [`Retry`] policy.
+    pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
+        let prepared = self.client.prepare(call);
+        let call = prepared.as_ref().unwrap_or(call);
+        let wait = self.client.wait;
+        let attempt = || async {
+            match self.current().await {
+                Ok((generation, mut con)) => {
+                    let result = con.run(call, wait).await;
+                    if result.as_ref().is_err_and(broken) {
+                        self.forget(generation).await;
+                    }
+                    (result, call.is_idempotent())
+                }
+                // a failure to (re)connect: the call was not sent
+                Err(err) => (Err(err), true),
+            }
+        };
+        self.client.retry.run_async(attempt).await
+    }
+
+    /// The redis-rs connection, connecting first if the last one failed.
+    pub async fn redis(&self) -> Result<AsyncRedis> {
+        Ok(self.current().await?.1)
+    }
+
+    async fn current(&self) -> Result<(u64, AsyncRedis)> {
+        let mut shared = self.shared.lock().await;
+        if let Some((generation, con)) = &shared.con {
+            return Ok((*generation, con.clone()));
+        }
+        let c = &self.client;
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(c.connect_timeout))
+            .set_response_timeout(Some(c.response_timeout));
+        let link = match (&c.target, &self.cluster) {
+            (_, Some(cluster)) => AsyncLink::Cluster(cluster.get_async_connection().await?),
+            (Target::Single(redis), _) => AsyncLink::Single(
+                redis
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await?,
+            ),
+            (Target::Sentinel(sentinel), _) => {
+                let master = sentinel.r#async.lock().await.async_get_client().await?;
+                AsyncLink::Single(
+                    master
+                        .get_multiplexed_async_connection_with_config(&config)
+                        .await?,
+                )
+            }
+            (Target::Cluster(_), None) => unreachable!("connect_async() builds the cluster client"),
+        };
+        let con = AsyncRedis(link);
+        shared.generation += 1;
+        shared.con = Some((shared.generation, con.clone()));
+        Ok((shared.generation, con))
+    }
+
+    /// Drop the connection of `generation` (if it is still the current one).
+    async fn forget(&self, generation: u64) {
+        let mut shared = self.shared.lock().await;
+        if matches!(&shared.con, Some((g, _)) if *g == generation) {
+            shared.con = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which calls a retry may resend after an unknown outcome.
+    #[test]
+    fn only_calls_that_cannot_count_twice_are_idempotent() {
+        use crate::{BoardSettings, Campaign, CampaignSettings, Order, Period, Site, Voter};
+        let (site, c) = (Site::default(), Campaign::new("c"));
+        assert!(site.vote("u", "1").is_idempotent());
+        assert!(site.page(Order::Score, 1, None).is_idempotent());
+        assert!(site.groups("1", &["g"], &[]).is_idempotent());
+        assert!(!site.post("u", "t", "https://e.x").is_idempotent());
+        assert!(!site.import("u", "t", "https://e.x", 5).is_idempotent());
+        assert!(!c.vote("u", &[("b", "o")]).is_idempotent());
+        assert!(c
+            .vote_by(&Voter::new("u").id("v1"), &[("b", "o")])
+            .is_idempotent());
+        assert!(c.import("b", &[("o", "1")]).is_idempotent());
+        assert!(c.configure(&CampaignSettings::new()).is_idempotent());
+        let removal = BoardSettings {
+            remove: vec!["o".to_string()],
+            ..BoardSettings::new(&[Period::Total])
+        };
+        let removes = CampaignSettings::new().with_board("b", removal);
+        assert!(!c.configure(&removes).is_idempotent());
+    }
+
+    #[test]
+    fn key_slots_are_redis_cluster_slots() {
+        // CLUSTER KEYSLOT on Redis 7.0
+        assert_eq!(key_slot(b"{c:x}:campaign"), 6138);
+        assert_eq!(key_slot(b"{c:x}"), key_slot(b"c:x"));
+        assert_eq!(key_slot(b"foo"), 12182);
+        assert_eq!(key_slot(b"{}foo"), key_slot(b"{}foo"));
+        assert_ne!(key_slot(b"{}foo"), key_slot(b"foo"));
+    }
+
+    #[test]
+    fn the_policy_retries_what_cannot_double() {
+        let retry = Retry::new(3, Duration::from_millis(10));
+        let dropped = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::UnexpectedEof,
+        )));
+        assert!(dropped.may_have_applied());
+        assert_eq!(
+            retry.after(1, &dropped, true),
+            Some(Duration::from_millis(10))
+        );
+        assert_eq!(
+            retry.after(2, &dropped, true),
+            Some(Duration::from_millis(20))
+        );
+        assert_eq!(retry.after(3, &dropped, true), None, "3 sends at most");
+        assert_eq!(retry.after(1, &dropped, false), None, "not idempotent");
+        let refused = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        )));
+        assert!(!refused.may_have_applied());
+        assert!(retry.after(1, &refused, false).is_some(), "never sent");
+        let script = Error::Script {
+            code: crate::Code::Usage,
+            detail: String::new(),
+        };
+        assert_eq!(retry.after(1, &script, true), None);
+        assert!(Retry::never().after(1, &dropped, true).is_none());
+    }
+}

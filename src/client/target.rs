@@ -1,0 +1,406 @@
+//! Where a [`crate::Client`] connects: one server, the master a Sentinel
+//! names, or a Redis Cluster, all given as one URL; and TLS material.
+//!
+//! | URL | what |
+//! | --- | --- |
+//! | `redis://[user:pass@]host[:port][/db]` | one server (TCP) |
+//! | `rediss://...` (`#insecure`: no certificate check) | one server over TLS |
+//! | `redis+unix:///path/to.sock[?db=N&pass=P]`, `unix://` | one server on a Unix socket |
+//! | `redis+sentinel://[user:pass@]s1:26379,s2:26379/MASTER[/db]` | the master that Sentinel names MASTER, asked again on every reconnect |
+//! | `rediss+sentinel://...` | the same over TLS (to the sentinels and the master) |
+//! | `redis+cluster://[user:pass@]n1:7000,n2:7001[,...]` | a Redis Cluster, from any of its nodes |
+//! | `rediss+cluster://...` | the same over TLS |
+//!
+//! Credentials in a Sentinel URL are the master's (and its replicas'); the
+//! sentinels are reached without them. A list form's port defaults to
+//! 26379 (Sentinel) or 6379 (cluster). No message of this crate holds a
+//! password: errors name URLs through [`redact`].
+
+use std::path::Path;
+
+use redis::IntoConnectionInfo;
+
+use crate::error::{Error, Result};
+
+/// TLS material, PEM-encoded: the CA that signed the servers' certificates
+/// (when it is not in the system's trust store) and a client certificate
+/// and key (for servers with `tls-auth-clients yes`).
+#[derive(Clone, Default)]
+pub struct Tls {
+    /// The CA certificate(s) that servers' certificates must chain to.
+    pub ca: Option<Vec<u8>>,
+    /// The client certificate and its private key.
+    pub client: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tls")
+            .field("ca", &self.ca.is_some())
+            .field("client", &self.client.is_some())
+            .finish()
+    }
+}
+
+impl Tls {
+    /// Read the PEM files: a CA, and a client certificate with its key
+    /// (both or neither).
+    pub fn from_files(ca: Option<&Path>, cert: Option<&Path>, key: Option<&Path>) -> Result<Tls> {
+        let read = |what: &str, path: &Path| {
+            std::fs::read(path).map_err(|e| {
+                Error::Config(format!("cannot read the {what} {}: {e}", path.display()))
+            })
+        };
+        let client = match (cert, key) {
+            (Some(c), Some(k)) => Some((read("client certificate", c)?, read("client key", k)?)),
+            (None, None) => None,
+            _ => {
+                return Err(Error::Config(
+                    "a client certificate needs its key, and a key its certificate".into(),
+                ))
+            }
+        };
+        Ok(Tls {
+            ca: ca.map(|p| read("CA certificate", p)).transpose()?,
+            client,
+        })
+    }
+
+    /// Whether it holds anything.
+    pub fn is_empty(&self) -> bool {
+        self.ca.is_none() && self.client.is_none()
+    }
+
+    #[cfg(feature = "tls")]
+    pub(crate) fn certificates(&self) -> redis::TlsCertificates {
+        install_crypto_provider();
+        redis::TlsCertificates {
+            client_tls: self
+                .client
+                .clone()
+                .map(|(cert, key)| redis::ClientTlsConfig {
+                    client_cert: cert,
+                    client_key: key,
+                }),
+            root_cert: self.ca.clone(),
+        }
+    }
+}
+
+/// rustls needs a process-wide crypto provider; this crate compiles ring.
+#[cfg(feature = "tls")]
+fn install_crypto_provider() {
+    // Err: one is installed already (by us, or by the application)
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// The kind of deployment a URL names.
+#[derive(Clone)]
+pub(crate) enum Target {
+    /// One server.
+    Single(redis::Client),
+    /// The master that the sentinels name, looked up on every connect.
+    Sentinel(std::sync::Arc<Sentinel>),
+    /// A Redis Cluster (the client's timeouts and retries are set when it is
+    /// built: [`Target::cluster_client`]).
+    Cluster(ClusterSeeds),
+}
+
+/// A Sentinel deployment: sentinel clients for the sync and async paths
+/// (each asks the sentinels, which needs `&mut`).
+pub(crate) struct Sentinel {
+    pub(crate) sync: std::sync::Mutex<redis::sentinel::SentinelClient>,
+    #[cfg(feature = "async")]
+    pub(crate) r#async: tokio::sync::Mutex<redis::sentinel::SentinelClient>,
+}
+
+/// What builds a cluster client: the seed nodes and the TLS material.
+#[derive(Clone)]
+pub(crate) struct ClusterSeeds {
+    pub(crate) nodes: Vec<redis::ConnectionInfo>,
+    pub(crate) tls: Tls,
+}
+
+impl Target {
+    /// The target a URL names (see the module documentation).
+    pub(crate) fn parse(url: &str, tls: &Tls) -> Result<Target> {
+        let bad = |why: &str| Error::Config(format!("{why}: {}", redact(url)));
+        // not echoed: without a scheme, nothing tells a password apart
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| {
+            Error::Config("not a Redis URL (redis://, rediss://, redis+unix://, redis+sentinel://, redis+cluster://)".into())
+        })?;
+        let (base, kind) = match scheme.split_once('+') {
+            Some((base, kind @ ("sentinel" | "cluster"))) => (base, kind),
+            _ => return single(url, tls),
+        };
+        if base != "redis" && base != "rediss" {
+            return Err(bad("a Sentinel or cluster URL starts redis+ or rediss+"));
+        }
+        if base == "rediss" && !cfg!(feature = "tls") {
+            return Err(bad("rediss needs redvote's `tls` feature"));
+        }
+        let (user, after) = match rest.rfind('@') {
+            Some(at) => (&rest[..=at], &rest[at + 1..]),
+            None => ("", rest),
+        };
+        let (hosts, path) = after.split_at(after.find(['/', '?', '#']).unwrap_or(after.len()));
+        let hosts: Vec<&str> = hosts.split(',').filter(|h| !h.is_empty()).collect();
+        if hosts.is_empty() {
+            return Err(bad("no host"));
+        }
+        let port = if kind == "sentinel" { 26379 } else { 6379 };
+        let with_port = |h: &str| {
+            if h.rsplit_once(':')
+                .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+                && !h.ends_with(']')
+            {
+                h.to_string()
+            } else {
+                format!("{h}:{port}")
+            }
+        };
+        if kind == "cluster" {
+            let nodes = hosts
+                .iter()
+                .map(|h| format!("{base}://{user}{}{path}", with_port(h)).into_connection_info())
+                .collect::<redis::RedisResult<Vec<_>>>()
+                .map_err(|e| bad(&format!("a node's URL does not parse ({})", e)))?;
+            return Ok(Target::Cluster(ClusterSeeds {
+                nodes,
+                tls: tls.clone(),
+            }));
+        }
+        // sentinel: /MASTER[/db][?...]
+        let path = path.strip_prefix('/').unwrap_or(path);
+        let (master, db_etc) = path.split_at(path.find(['/', '?', '#']).unwrap_or(path.len()));
+        if master.is_empty() {
+            return Err(bad(
+                "a Sentinel URL names its master: redis+sentinel://host:port/MASTER",
+            ));
+        }
+        let master_info = format!("{base}://{user}{}{db_etc}", with_port(hosts[0]))
+            .into_connection_info()
+            .map_err(|e| bad(&format!("does not parse ({})", e)))?;
+        let sentinels = hosts
+            .iter()
+            .map(|h| {
+                format!("{base}://{}", with_port(h))
+                    .into_connection_info()
+                    .map(|i| i.addr().clone())
+            })
+            .collect::<redis::RedisResult<Vec<_>>>()
+            .map_err(|e| bad(&format!("a sentinel's address does not parse ({})", e)))?;
+        let build = || -> redis::RedisResult<redis::sentinel::SentinelClient> {
+            let settings = master_info.redis_settings();
+            let mut b = redis::sentinel::SentinelClientBuilder::new(
+                sentinels.clone(),
+                master,
+                redis::sentinel::SentinelServerType::Master,
+            )?
+            .set_client_to_redis_db(settings.db());
+            if let Some(u) = settings.username() {
+                b = b.set_client_to_redis_username(u);
+            }
+            if let Some(p) = settings.password() {
+                b = b.set_client_to_redis_password(p);
+            }
+            #[cfg(feature = "tls")]
+            if base == "rediss" {
+                let mode = match master_info.addr() {
+                    redis::ConnectionAddr::TcpTls { insecure: true, .. } => {
+                        redis::TlsMode::Insecure
+                    }
+                    _ => redis::TlsMode::Secure,
+                };
+                b = b
+                    .set_client_to_redis_tls_mode(mode)
+                    .set_client_to_sentinel_tls_mode(mode);
+                if !tls.is_empty() {
+                    b = b
+                        .set_client_to_redis_certificates(tls.certificates())
+                        .set_client_to_sentinel_certificates(tls.certificates());
+                }
+            }
+            b.build()
+        };
+        let sentinel = Sentinel {
+            sync: std::sync::Mutex::new(build().map_err(|e| bad(&e.to_string()))?),
+            #[cfg(feature = "async")]
+            r#async: tokio::sync::Mutex::new(build().map_err(|e| bad(&e.to_string()))?),
+        };
+        Ok(Target::Sentinel(std::sync::Arc::new(sentinel)))
+    }
+}
+
+/// One server: redis-rs parses the URL (with the TLS material, if any).
+fn single(url: &str, tls: &Tls) -> Result<Target> {
+    let bad = |e: redis::RedisError| Error::Config(format!("{} ({})", redact(url), e));
+    let info = url.into_connection_info().map_err(bad)?;
+    #[cfg(feature = "tls")]
+    if matches!(info.addr(), redis::ConnectionAddr::TcpTls { .. }) {
+        let client = if tls.is_empty() {
+            install_crypto_provider();
+            redis::Client::open(info)
+        } else {
+            redis::Client::build_with_tls(info, tls.certificates())
+        };
+        return client.map(Target::Single).map_err(bad);
+    }
+    if !tls.is_empty() {
+        return Err(Error::Config(format!(
+            "TLS certificates given for a URL without TLS (use rediss://): {}",
+            redact(url)
+        )));
+    }
+    redis::Client::open(info).map(Target::Single).map_err(bad)
+}
+
+impl ClusterSeeds {
+    /// The redis-rs cluster client, with these timeouts.
+    pub(crate) fn client(
+        &self,
+        connect: std::time::Duration,
+        response: std::time::Duration,
+    ) -> Result<redis::cluster::ClusterClient> {
+        #[allow(unused_mut)]
+        let mut builder = redis::cluster::ClusterClientBuilder::new(self.nodes.clone())
+            .connection_timeout(connect)
+            .response_timeout(response);
+        #[cfg(feature = "tls")]
+        if !self.tls.is_empty() {
+            builder = builder.certs(self.tls.certificates());
+        } else if self
+            .nodes
+            .iter()
+            .any(|n| matches!(n.addr(), redis::ConnectionAddr::TcpTls { .. }))
+        {
+            install_crypto_provider();
+        }
+        builder
+            .build()
+            .map_err(|e| Error::Config(format!("cluster client: {}", e)))
+    }
+}
+
+/// `url` for display, without its secrets: the password of
+/// `redis://user:pass@host` becomes `***` (`redis://user:***@host`,
+/// `redis://:***@host`); a user part without a colon (perhaps a password put
+/// there) becomes `***` whole; so do `pass=`/`password=` query values
+/// (`redis+unix:///s?pass=p`). The user info ends at the URL's LAST `@`, so
+/// a password holding raw `/`, `?`, `#` or `@` is hidden too (at worst more
+/// is hidden than needed).
+///
+/// ```
+/// assert_eq!(
+///     redvote::client::redact("redis+sentinel://:s3cret@h1:26379,h2:26379/mymaster"),
+///     "redis+sentinel://:***@h1:26379,h2:26379/mymaster"
+/// );
+/// ```
+pub fn redact(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let (scheme, rest) = url.split_at(start);
+    let (user, after) = match rest.rfind('@') {
+        Some(at) => {
+            let user = match rest[..at].split_once(':') {
+                Some((name, _)) => format!("{name}:***@"),
+                None => "***@".to_string(),
+            };
+            (user, &rest[at + 1..])
+        }
+        None => (String::new(), rest),
+    };
+    let after = match after.split_once('?') {
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|p| match p.split_once('=') {
+                    Some((k, _)) if k == "pass" || k == "password" => format!("{k}=***"),
+                    _ => p.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+        None => after.to_string(),
+    };
+    format!("{scheme}{user}{after}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster_nodes(url: &str) -> Vec<String> {
+        match Target::parse(url, &Tls::default()).unwrap() {
+            Target::Cluster(seeds) => seeds.nodes.iter().map(|n| n.addr().to_string()).collect(),
+            _ => panic!("not a cluster: {url}"),
+        }
+    }
+
+    #[test]
+    fn every_url_form_parses_to_its_kind() {
+        assert!(matches!(
+            Target::parse("redis://127.0.0.1:6379/2", &Tls::default()).unwrap(),
+            Target::Single(_)
+        ));
+        assert!(matches!(
+            Target::parse("redis+unix:///tmp/r.sock?db=1", &Tls::default()).unwrap(),
+            Target::Single(_)
+        ));
+        assert_eq!(
+            cluster_nodes("redis+cluster://u:p@10.0.0.1:7000,10.0.0.2,[::1]:7002"),
+            ["10.0.0.1:7000", "10.0.0.2:6379", "::1:7002"]
+        );
+        assert!(matches!(
+            Target::parse(
+                "redis+sentinel://:pw@s1,s2:5000/mymaster/3",
+                &Tls::default()
+            )
+            .unwrap(),
+            Target::Sentinel(_)
+        ));
+    }
+
+    #[test]
+    fn bad_urls_are_named_without_their_password() {
+        for url in [
+            "redis+sentinel://:hunter2@s1:26379",
+            "redis+cluster://:hunter2@",
+            "redis+cluster://:hunter2@h:notaport",
+            "redis://:hunter2@h:notaport",
+            "rediz://:hunter2@h",
+            "redis+unix:///tmp/s?pass=hunter2&db=x",
+            "hunter2",
+        ] {
+            let err = Target::parse(url, &Tls::default())
+                .err()
+                .unwrap_or_else(|| panic!("{url} parsed"));
+            let text = err.to_string();
+            assert!(!text.contains("hunter2"), "{url}: {text}");
+            assert!(matches!(err, Error::Config(_)), "{url}: {text}");
+        }
+    }
+
+    #[test]
+    fn redact_hides_passwords_only() {
+        for (url, shown) in [
+            ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+            ("redis://:s3cret@host:1/0", "redis://:***@host:1/0"),
+            ("redis://me:s3cret@host", "redis://me:***@host"),
+            ("redis://s3cret@host", "redis://***@host"),
+            ("redis://:p@ss/w?rd@host:1", "redis://:***@host:1"),
+            (
+                "redis+unix:///s?db=1&pass=x",
+                "redis+unix:///s?db=1&pass=***",
+            ),
+            (
+                "rediss+cluster://:x@h1:1,h2:2",
+                "rediss+cluster://:***@h1:1,h2:2",
+            ),
+            ("rediss://maybe-pw@h", "rediss://***@h"),
+            ("unix:///s?password=pw", "unix:///s?password=***"),
+            (":pw@h:1", ":***@h:1"),
+        ] {
+            assert_eq!(redact(url), shown, "{url}");
+        }
+    }
+}
