@@ -596,21 +596,26 @@ end
 -- may be split between the two nodes, and Redis checks each command inside
 -- the script, so a call could fail after its first writes or create keys
 -- the source still holds. When KEYS[1] has a hash tag, the script first
--- asks EXISTS of KEYS[1] and a key of the same slot that is never written:
--- on a node where the slot is stable that is a plain count, and while the
--- slot migrates Redis refuses it (a missing key there is "not local"). The
--- call then answers TRYAGAIN before any read or write, and every client
--- (redis-rs, redvote's Retry) sends it again until the migration ends. An
--- untagged KEYS[1] is for a single Redis (the cluster rule).
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
 do
   local key = KEYS[1] or ''
   local open = key:find('{', 1, true)
   local close = open and key:find('}', open + 1, true)
   if close and close > open + 1 then
-    local probe = redis.pcall('EXISTS', key, key:sub(open, close) .. 'redvote:slot-probe')
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
     if type(probe) == 'table' and probe.err then
-      return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
-        ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
     end
   end
 end
