@@ -237,3 +237,36 @@ impl<T: Reply> fmt::Display for Call<T> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Campaign, Site, Voter};
+
+    /// What a cluster connection does to a call its client may resend.
+    #[test]
+    fn only_a_campaign_vote_without_an_id_takes_one() {
+        let c = Campaign::new("c");
+        let vote = c.vote("u", &[("b", "o")]);
+        let with = vote
+            .with_vote_id("auto-1")
+            .expect("a vote without id takes one");
+        assert!(with.is_idempotent());
+        assert_eq!(with.args()[5], "auto-1");
+        assert_eq!(with.args()[..5], vote.args()[..5]);
+        assert_eq!(with.args()[6..], vote.args()[6..]);
+        let own = c.vote_by(&Voter::new("u").id("mine"), &[("b", "o")]);
+        assert!(own.with_vote_id("auto-2").is_none(), "its own id is kept");
+        assert!(Site::default()
+            .post("u", "t", "https://e.x")
+            .with_vote_id("x")
+            .is_none());
+        assert!(c
+            .top(
+                &["b"],
+                &crate::View::new(crate::Kind::Real, "total"),
+                crate::Paging::new(1, 5)
+            )
+            .with_vote_id("x")
+            .is_none());
+    }
+}
