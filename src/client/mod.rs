@@ -163,6 +163,36 @@ enum Outcome {
     Final,
 }
 
+/// Whether `err` is a TLS failure (a certificate refused by either side,
+/// a failed handshake, a TLS alert from the server): the server ran
+/// nothing on that connection, and a new one would fail the same way, so
+/// it is neither retried nor "may have applied".
+fn is_tls_failure(err: &redis::RedisError) -> bool {
+    #[cfg(feature = "tls")]
+    {
+        // redis-rs keeps (in an Arc) a rustls::Error, or the io::Error
+        // that rustls' streams wrap theirs in
+        type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+        let Some(source) = std::error::Error::source(err) else {
+            return false;
+        };
+        let source: &(dyn std::error::Error + 'static) = match source.downcast_ref::<Shared>() {
+            Some(shared) => shared.as_ref(),
+            None => source,
+        };
+        source.is::<rustls::Error>()
+            || source
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(|inner| inner.is::<rustls::Error>())
+    }
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = err;
+        false
+    }
+}
+
 impl Error {
     fn outcome(&self) -> Outcome {
         let err = match self {
@@ -172,6 +202,9 @@ impl Error {
         };
         if err.is_connection_refusal() {
             return Outcome::NotRun;
+        }
+        if is_tls_failure(err) {
+            return Outcome::Final;
         }
         if matches!(
             err.code(),

@@ -21,3 +21,4 @@ mod readme;
 mod seed_compat;
 mod serve;
 mod site;
+mod tls;
