@@ -25,16 +25,19 @@
 //! ```
 //!
 //! The retry policy, per failure:
-//! - the call certainly did not run (the connection could not be made;
+//! - the call certainly did not run (the connection could not be made, or
+//!   the sentinels named no master that answers as one;
 //!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN`,
-//!   `CLUSTERDOWN` or `READONLY`): retried, whatever the call;
+//!   `CLUSTERDOWN`, `READONLY` or `NOREPLICAS` (`min-replicas-to-write`;
+//!   the scripts declare themselves with `#!lua`, so Redis refuses them
+//!   before they run)): retried, whatever the call;
 //! - the outcome is unknown (the connection dropped after sending, or no
 //!   reply within the response timeout, or [`Error::NotReplicated`]):
 //!   retried only when [`Call::is_idempotent`] (every call but `post`,
 //!   `Site::import` and a campaign vote without a vote id); otherwise the
 //!   error is returned and [`Error::may_have_applied`] says so;
-//! - anything else (a script's refusal, a bad URL, `NOPERM`, ...): returned
-//!   at once.
+//! - anything else (a script's refusal, a bad URL, `NOPERM`, a TLS
+//!   certificate refused by either side, ...): returned at once.
 //!
 //! On a cluster, redis-rs's cluster client also resends by itself (it
 //! follows `MOVED`/`ASK`, waits out `TRYAGAIN`/`CLUSTERDOWN`, and resends
@@ -139,10 +142,23 @@ impl Retry {
 }
 
 /// Whether `err` leaves a connection unusable (it failed, or may still
-/// deliver a late reply): it is replaced before the next send.
+/// deliver a late reply), or its server may no longer be the master (it
+/// answered `READONLY`, or `NOREPLICAS`, or its replicas did not
+/// acknowledge: after a Sentinel failover the old master lives on and
+/// accepts writes until Sentinel demotes it, seconds later): it is
+/// replaced before the next send, through the sentinels again for a
+/// Sentinel URL.
 fn broken(err: &Error) -> bool {
-    matches!(err, Error::Redis(e) if e.is_io_error() || e.is_timeout()
-        || e.is_connection_dropped() || e.code() == Some("READONLY"))
+    match err {
+        Error::Redis(e) => {
+            e.is_io_error()
+                || e.is_timeout()
+                || e.is_connection_dropped()
+                || matches!(e.code(), Some("READONLY" | "NOREPLICAS"))
+        }
+        Error::NotReplicated { .. } => true,
+        _ => false,
+    }
 }
 
 /// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
@@ -206,9 +222,26 @@ impl Error {
         if is_tls_failure(err) {
             return Outcome::Final;
         }
+        // the sentinels name no master that answers as one (it is down, or
+        // a failover is under way): nothing was sent
+        if matches!(
+            err.kind(),
+            redis::ErrorKind::MasterNameNotFoundBySentinel
+                | redis::ErrorKind::NoValidReplicasFoundBySentinel
+        ) {
+            return Outcome::NotRun;
+        }
         if matches!(
             err.code(),
-            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "READONLY")
+            Some(
+                "LOADING"
+                    | "BUSY"
+                    | "TRYAGAIN"
+                    | "MASTERDOWN"
+                    | "CLUSTERDOWN"
+                    | "READONLY"
+                    | "NOREPLICAS"
+            )
         ) {
             return Outcome::NotRun;
         }
