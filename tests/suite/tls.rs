@@ -190,6 +190,7 @@ async fn mutual_tls_needs_the_client_certificate() {
         .and_then(|mut con| con.run(&c.configure(&settings())));
     let err = sync.expect_err("ran without a client certificate");
     let message = text(&err);
+    eprintln!("no client certificate, sync: {message}");
     assert!(message.contains("certificate"), "sync: {message}");
     assert!(!err.may_have_applied(), "the server ran nothing: {message}");
     let con = without.connect_async().await;
@@ -201,6 +202,7 @@ async fn mutual_tls_needs_the_client_certificate() {
                 .expect_err("ran without a client certificate"),
         ),
     };
+    eprintln!("no client certificate, async: {message}");
     assert!(message.contains("certificate"), "async: {message}");
     // nothing of it reached the data set
     let mut con = with_cert.connect().unwrap();
@@ -279,6 +281,7 @@ fn the_cli_votes_over_tls_and_names_a_wrong_ca() {
         &["campaign", "clitls", "vote", "--user", "u3", "B:x"],
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
+    eprintln!("CLI, wrong CA: {stderr}");
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(stderr.starts_with("redvote: "), "{stderr}");
