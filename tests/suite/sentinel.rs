@@ -464,3 +464,50 @@ fn sync_votes_waited_for_survive_a_killed_master() {
     drop(new_replica);
     eprintln!("kill -9 test took {:?}", started.elapsed());
 }
+
+/// A master that lost its replicas under `min-replicas-to-write 1` refuses
+/// a vote before the script runs (`NOREPLICAS`): nothing is written, the
+/// error is not "may have applied", and the vote is retried (through the
+/// sentinels again, on a Sentinel URL) until the policy gives up.
+#[test]
+fn noreplicas_is_refused_before_the_script_runs_and_retried() {
+    let server = TempServer::start_with(&["--min-replicas-to-write", "1"])
+        .unwrap_or_else(|e| panic!("redis-server: {e}"));
+    let mut raw = server.client().get_connection().unwrap();
+    let c = Campaign::new("noreplicas");
+    // configure while writes are allowed
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("min-replicas-to-write")
+        .arg("0")
+        .query::<()>(&mut raw)
+        .unwrap();
+    c.configure(&settings()).run(&mut raw).unwrap();
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("min-replicas-to-write")
+        .arg("1")
+        .query::<()>(&mut raw)
+        .unwrap();
+    let before = crate::support::digest(&mut raw);
+    let client = Client::open(&server.url())
+        .unwrap()
+        .retry(Retry::new(3, Duration::from_millis(50)));
+    let mut con = client.connect().unwrap();
+    let started = Instant::now();
+    let err = con
+        .run(&c.vote("u1", &[("B", "o1")]))
+        .expect_err("a vote without good replicas");
+    assert!(err.to_string().contains("NOREPLICAS"), "{err}");
+    assert!(!err.may_have_applied(), "refused before it ran: {err}");
+    // 3 sends: 50 + 100 ms of waiting in between
+    assert!(
+        started.elapsed() >= Duration::from_millis(150),
+        "not retried"
+    );
+    assert_eq!(
+        crate::support::digest(&mut raw),
+        before,
+        "the refused vote wrote"
+    );
+}
