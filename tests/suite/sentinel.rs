@@ -19,6 +19,7 @@ use redvote::campaign::Voter;
 use redvote::testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client, Period, Retry};
 
+use crate::support::tls::{certs, Certs};
 use crate::support::{board, boards, real_total};
 
 const MASTER: &str = "mymaster";
@@ -29,27 +30,42 @@ const VOTERS: usize = 10;
 struct SentinelProcess {
     child: Child,
     port: u16,
+    tls_port: Option<u16>,
     dir: PathBuf,
 }
 
 impl SentinelProcess {
-    fn start(master_port: u16, n: usize) -> SentinelProcess {
+    /// A sentinel monitoring the master at `master_port`; with `tls`, it
+    /// also listens on a TLS port and reaches the servers over TLS.
+    fn start(master_port: u16, n: usize, tls: Option<&Certs>) -> SentinelProcess {
         let port = free_port();
+        let tls_port = free_port();
         let dir = std::env::temp_dir().join(format!(
             "redvote-sentinel-{}-{master_port}-{n}",
             std::process::id()
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let conf = dir.join("sentinel.conf");
+        let tls_conf = tls.map_or(String::new(), |certs| {
+            format!(
+                "tls-port {tls_port}\ntls-replication yes\ntls-auth-clients optional\n\
+                 tls-cert-file {}\n\
+                 tls-key-file {}\ntls-ca-cert-file {}\n",
+                certs.path("server.pem").display(),
+                certs.path("server.key").display(),
+                certs.path("ca.pem").display()
+            )
+        });
         std::fs::write(
             &conf,
-            format!(
-                "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile sentinel.log\n\
+            tls_conf
+                + &format!(
+                    "port {port}\nbind 127.0.0.1\ndaemonize no\ndir {}\nlogfile sentinel.log\n\
                  sentinel monitor {MASTER} 127.0.0.1 {master_port} 2\n\
                  sentinel down-after-milliseconds {MASTER} 1000\n\
                  sentinel failover-timeout {MASTER} 5000\n",
-                dir.display()
-            ),
+                    dir.display()
+                ),
         )
         .unwrap();
         let child = Command::new("redis-server")
@@ -60,7 +76,12 @@ impl SentinelProcess {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("{}: {e}", redvote::testing::INSTALL_HINT));
-        let mut s = SentinelProcess { child, port, dir };
+        let mut s = SentinelProcess {
+            child,
+            port,
+            tls_port: tls.map(|_| tls_port),
+            dir,
+        };
         wait_for(&format!("sentinel on {port} answers PING"), 10, || {
             if let Some(status) = s.child.try_wait().unwrap() {
                 panic!("sentinel exited ({status}): {}", s.log());
@@ -120,21 +141,60 @@ struct Deployment {
     master: TempServer,
     replica: TempServer,
     sentinels: Vec<SentinelProcess>,
+    /// The master's and the replica's TLS ports (the ports the sentinels
+    /// name), when the deployment speaks TLS.
+    tls_ports: Option<(u16, u16)>,
 }
 
 impl Deployment {
     fn start() -> Deployment {
+        Deployment::start_tls(None)
+    }
+
+    /// With `tls`: the servers listen on TLS ports too (each keeps its
+    /// plain port, for the test's own checks) and replicate over TLS, and
+    /// the sentinels reach them, and are reached, over TLS.
+    fn start_tls(tls: Option<&Certs>) -> Deployment {
         let started = Instant::now();
-        let master = TempServer::start().unwrap_or_else(|e| panic!("master: {e}"));
-        let master_port = master.port();
-        let mport = master_port.to_string();
+        let tls_ports = tls.map(|_| (free_port(), free_port()));
+        let tls_args = |port: u16| -> Vec<String> {
+            let Some(certs) = tls else { return Vec::new() };
+            let path = |name: &str| certs.path(name).display().to_string();
+            vec![
+                "--tls-port".into(),
+                port.to_string(),
+                "--tls-replication".into(),
+                "yes".into(),
+                "--tls-auth-clients".into(),
+                "optional".into(),
+                "--tls-cert-file".into(),
+                path("server.pem"),
+                "--tls-key-file".into(),
+                path("server.key"),
+                "--tls-ca-cert-file".into(),
+                path("ca.pem"),
+            ]
+        };
+        let strs = |v: &[String]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let master_args = tls_ports.map_or(Vec::new(), |(m, _)| tls_args(m));
+        let master =
+            TempServer::start_with(&master_args.iter().map(String::as_str).collect::<Vec<_>>())
+                .unwrap_or_else(|e| panic!("master: {e}"));
+        // the port the replica and the sentinels reach the master on
+        let master_port = tls_ports.map_or(master.port(), |(m, _)| m);
+        let mut replica_args = strs(&[
+            "--replicaof".into(),
+            "127.0.0.1".into(),
+            master_port.to_string(),
+        ]);
+        replica_args.extend(tls_ports.map_or(Vec::new(), |(_, r)| tls_args(r)));
         let (replica, sentinels) = std::thread::scope(|s| {
             let replica = s.spawn(|| {
-                TempServer::start_with(&["--replicaof", "127.0.0.1", &mport])
+                TempServer::start_with(&replica_args.iter().map(String::as_str).collect::<Vec<_>>())
                     .unwrap_or_else(|e| panic!("replica: {e}"))
             });
             let sentinels: Vec<_> = (0..3)
-                .map(|n| s.spawn(move || SentinelProcess::start(master_port, n)))
+                .map(|n| s.spawn(move || SentinelProcess::start(master_port, n, tls)))
                 .collect();
             (
                 replica.join().unwrap(),
@@ -148,6 +208,7 @@ impl Deployment {
             master,
             replica,
             sentinels,
+            tls_ports,
         };
         wait_for("the replica is in sync", 10, || {
             query::<String>(d.replica.port(), redis::cmd("INFO").arg("replication"))
@@ -174,9 +235,23 @@ impl Deployment {
         let hosts: Vec<String> = self
             .sentinels
             .iter()
-            .map(|s| format!("127.0.0.1:{}", s.port))
+            .map(|s| format!("127.0.0.1:{}", s.tls_port.unwrap_or(s.port)))
             .collect();
-        format!("redis+sentinel://{}/{MASTER}", hosts.join(","))
+        let scheme = if self.tls_ports.is_some() {
+            "rediss+sentinel"
+        } else {
+            "redis+sentinel"
+        };
+        format!("{scheme}://{}/{MASTER}", hosts.join(","))
+    }
+
+    /// The plain port of the server the sentinels name by `port`.
+    fn plain(&self, port: u16) -> u16 {
+        match self.tls_ports {
+            Some((m, _)) if m == port => self.master.port(),
+            Some((_, r)) if r == port => self.replica.port(),
+            _ => port,
+        }
     }
 
     /// The master's port, as the first sentinel that answers names it.
@@ -194,7 +269,7 @@ impl Deployment {
 
     /// Wait until every sentinel names the replica as the master.
     fn wait_promoted(&self) -> Duration {
-        let replica = self.replica.port();
+        let replica = self.tls_ports.map_or(self.replica.port(), |(_, r)| r);
         wait_for("the sentinels name the replica as master", 20, || {
             self.sentinels.iter().all(|s| {
                 query::<(String, u16)>(
@@ -240,7 +315,7 @@ struct Tally {
 /// On the master the sentinels name: each option's total against its
 /// voter's tally. Answers the votes acknowledged, failed, and counted.
 fn check_totals(d: &Deployment, c: &Campaign, tallies: &[Tally], run: &str) -> (u64, u64, u64) {
-    let port = d.master_port().expect("a sentinel names the master");
+    let port = d.plain(d.master_port().expect("a sentinel names the master"));
     let mut con = redis::Client::open(format!("redis://127.0.0.1:{port}"))
         .unwrap()
         .get_connection()
@@ -510,4 +585,80 @@ fn noreplicas_is_refused_before_the_script_runs_and_retried() {
         before,
         "the refused vote wrote"
     );
+}
+
+/// `rediss+sentinel://`: the sentinels, the master and the replica on TLS
+/// ports (replicating over TLS), the client given the test CA; 4 threads
+/// vote with `wait_for_replicas(1, 1 s)` through a `SENTINEL FAILOVER`.
+#[test]
+fn rediss_sentinel_votes_over_tls_through_a_failover() {
+    let started = Instant::now();
+    let certs = certs();
+    let d = Deployment::start_tls(Some(&certs));
+    let client = Client::open_tls(&d.url(), &certs.tls("ca.pem", false))
+        .unwrap()
+        .timeouts(Duration::from_millis(500), Duration::from_secs(2))
+        .retry(failover_retry())
+        .wait_for_replicas(1, Duration::from_secs(1));
+    let c = Campaign::new("tls-failover");
+    client
+        .connect()
+        .expect("connect through the sentinels over TLS")
+        .run(&c.configure(&settings()))
+        .unwrap();
+    // a wrong CA is refused at the sentinels already
+    let wrong = Client::open_tls(&d.url(), &certs.tls("other-ca.pem", false))
+        .unwrap()
+        .retry(Retry::never());
+    let err = wrong.connect().err().expect("connected with a wrong CA");
+    assert!(err.to_string().contains("UnknownIssuer"), "{err}");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let tallies: Arc<Vec<Tally>> = Arc::new((0..4).map(|_| Tally::default()).collect());
+    let threads: Vec<_> = (0..4)
+        .map(|i| {
+            let (client, c, stop, tallies) =
+                (client.clone(), c.clone(), stop.clone(), tallies.clone());
+            std::thread::spawn(move || {
+                let mut con = client.connect().expect("connect through the sentinels");
+                let mut n = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    n += 1;
+                    match con.run(&vote(&c, i, n)) {
+                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
+                        Err(err) => {
+                            eprintln!("voter {i}: vote {n} failed: {err}");
+                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
+                        }
+                    };
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(acked(&tallies) > 0, "no vote acknowledged over TLS");
+    let reply: Option<String> = query(
+        d.sentinels[0].port,
+        redis::cmd("SENTINEL").arg("FAILOVER").arg(MASTER),
+    );
+    assert_eq!(reply.as_deref(), Some("OK"), "SENTINEL FAILOVER");
+    let promoted = d.wait_promoted();
+    let demoted = wait_for("the old master is made a replica", 20, || {
+        query::<String>(d.master.port(), redis::cmd("INFO").arg("replication"))
+            .is_some_and(|info| info.contains("role:slave"))
+    });
+    let at_demotion = acked(&tallies);
+    let resumed = wait_for("votes are acknowledged again", 20, || {
+        acked(&tallies) > at_demotion + 4
+    });
+    stop.store(true, Ordering::SeqCst);
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    eprintln!(
+        "rediss+sentinel: promoted in {promoted:?}, old master demoted {demoted:?} later, \
+         acknowledged again {resumed:?} later"
+    );
+    check_totals(&d, &c, &tallies, "rediss+sentinel SENTINEL FAILOVER");
+    eprintln!("rediss+sentinel test took {:?}", started.elapsed());
 }

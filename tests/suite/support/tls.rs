@@ -118,7 +118,8 @@ fn leaf(dir: &Path, name: &str, cn: &str, ext: &str, serial: &str) {
 }
 
 /// Make the CA (`ca.pem`), the server's certificate (`server.pem`, SAN
-/// 127.0.0.1 and localhost), a client certificate (`client.pem`) and a
+/// 127.0.0.1 and localhost; also a client certificate, for replication and
+/// Sentinel over TLS), a client certificate (`client.pem`) and a
 /// second, unrelated CA (`other-ca.pem`).
 pub fn certs() -> Certs {
     static SEQ: AtomicU32 = AtomicU32::new(0);
@@ -137,7 +138,8 @@ pub fn certs() -> Certs {
         "server",
         "localhost",
         "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n\
-         keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+         keyUsage=critical,digitalSignature,keyEncipherment\n\
+         extendedKeyUsage=serverAuth,clientAuth\n",
         "1001",
     );
     leaf(
