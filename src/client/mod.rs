@@ -879,5 +879,41 @@ mod tests {
         };
         assert_eq!(retry.after(1, &script, true), None);
         assert!(Retry::never().after(1, &dropped, true).is_none());
+        // the sentinels name no master that answers (a failover under way)
+        let no_master = Error::Redis(redis::RedisError::from((
+            redis::ErrorKind::MasterNameNotFoundBySentinel,
+            "Master with given name not found in sentinel",
+        )));
+        assert!(!no_master.may_have_applied());
+        assert!(retry.after(1, &no_master, false).is_some(), "never sent");
+        // a master whose replicas did not acknowledge: asked for again
+        let unreplicated = Error::NotReplicated {
+            acked: 0,
+            wanted: 1,
+            timeout_ms: 10,
+        };
+        assert!(broken(&unreplicated) && unreplicated.may_have_applied());
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_tls_failure_is_final() {
+        let certificate =
+            rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let err = Error::Redis(redis::RedisError::from(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            certificate,
+        )));
+        assert!(!err.may_have_applied(), "{err}");
+        assert_eq!(Retry::default().after(1, &err, true), None, "{err}");
+        let err = Error::Redis(redis::RedisError::from(
+            rustls::Error::NoCertificatesPresented,
+        ));
+        assert!(!err.may_have_applied(), "{err}");
+        // another io error stays "outcome unknown"
+        let reset = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::ConnectionReset,
+        )));
+        assert!(reset.may_have_applied());
     }
 }
