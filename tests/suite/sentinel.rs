@@ -104,6 +104,17 @@ impl Drop for SentinelProcess {
     }
 }
 
+/// Arguments of a master or replica of these tests, then `args`: a new
+/// replica's full sync starts at once (Redis waits 5 s by default for more
+/// replicas to share a diskless sync).
+fn strs(args: &[&str]) -> Vec<String> {
+    ["--repl-diskless-sync-delay", "0"]
+        .iter()
+        .chain(args)
+        .map(|a| a.to_string())
+        .collect()
+}
+
 fn free_port() -> u16 {
     TcpListener::bind(("127.0.0.1", 0))
         .unwrap()
@@ -175,18 +186,14 @@ impl Deployment {
                 path("ca.pem"),
             ]
         };
-        let strs = |v: &[String]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        let master_args = tls_ports.map_or(Vec::new(), |(m, _)| tls_args(m));
+        let mut master_args = strs(&[]);
+        master_args.extend(tls_ports.map_or(Vec::new(), |(m, _)| tls_args(m)));
         let master =
             TempServer::start_with(&master_args.iter().map(String::as_str).collect::<Vec<_>>())
                 .unwrap_or_else(|e| panic!("master: {e}"));
         // the port the replica and the sentinels reach the master on
         let master_port = tls_ports.map_or(master.port(), |(m, _)| m);
-        let mut replica_args = strs(&[
-            "--replicaof".into(),
-            "127.0.0.1".into(),
-            master_port.to_string(),
-        ]);
+        let mut replica_args = strs(&["--replicaof", "127.0.0.1", &master_port.to_string()]);
         replica_args.extend(tls_ports.map_or(Vec::new(), |(_, r)| tls_args(r)));
         let (replica, sentinels) = std::thread::scope(|s| {
             let replica = s.spawn(|| {
@@ -520,9 +527,13 @@ fn sync_votes_waited_for_survive_a_killed_master() {
     assert!(before > 0, "no vote acknowledged before the kill");
     d.master.kill().unwrap();
     let promoted = d.wait_promoted();
-    let new_replica =
-        TempServer::start_with(&["--replicaof", "127.0.0.1", &d.replica.port().to_string()])
-            .unwrap_or_else(|e| panic!("new replica: {e}"));
+    let new_replica = TempServer::start_with(
+        &strs(&["--replicaof", "127.0.0.1", &d.replica.port().to_string()])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_else(|e| panic!("new replica: {e}"));
     let at_replica = acked(&tallies);
     let resumed = wait_for("votes are acknowledged again", 10, || {
         acked(&tallies) > at_replica
