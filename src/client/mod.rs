@@ -25,16 +25,19 @@
 //! ```
 //!
 //! The retry policy, per failure:
-//! - the call certainly did not run (the connection could not be made;
+//! - the call certainly did not run (the connection could not be made, or
+//!   the sentinels named no master that answers as one;
 //!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN`,
-//!   `CLUSTERDOWN` or `READONLY`): retried, whatever the call;
+//!   `CLUSTERDOWN`, `READONLY` or `NOREPLICAS` (`min-replicas-to-write`;
+//!   the scripts declare themselves with `#!lua`, so Redis refuses them
+//!   before they run)): retried, whatever the call;
 //! - the outcome is unknown (the connection dropped after sending, or no
 //!   reply within the response timeout, or [`Error::NotReplicated`]):
 //!   retried only when [`Call::is_idempotent`] (every call but `post`,
 //!   `Site::import` and a campaign vote without a vote id); otherwise the
 //!   error is returned and [`Error::may_have_applied`] says so;
-//! - anything else (a script's refusal, a bad URL, `NOPERM`, ...): returned
-//!   at once.
+//! - anything else (a script's refusal, a bad URL, `NOPERM`, a TLS
+//!   certificate refused by either side, ...): returned at once.
 //!
 //! On a cluster, redis-rs's cluster client also resends by itself (it
 //! follows `MOVED`/`ASK`, waits out `TRYAGAIN`/`CLUSTERDOWN`, and resends
@@ -139,10 +142,23 @@ impl Retry {
 }
 
 /// Whether `err` leaves a connection unusable (it failed, or may still
-/// deliver a late reply): it is replaced before the next send.
+/// deliver a late reply), or its server may no longer be the master (it
+/// answered `READONLY`, or `NOREPLICAS`, or its replicas did not
+/// acknowledge: after a Sentinel failover the old master lives on and
+/// accepts writes until Sentinel demotes it, seconds later): it is
+/// replaced before the next send, through the sentinels again for a
+/// Sentinel URL.
 fn broken(err: &Error) -> bool {
-    matches!(err, Error::Redis(e) if e.is_io_error() || e.is_timeout()
-        || e.is_connection_dropped() || e.code() == Some("READONLY"))
+    match err {
+        Error::Redis(e) => {
+            e.is_io_error()
+                || e.is_timeout()
+                || e.is_connection_dropped()
+                || matches!(e.code(), Some("READONLY" | "NOREPLICAS"))
+        }
+        Error::NotReplicated { .. } => true,
+        _ => false,
+    }
 }
 
 /// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
@@ -163,6 +179,36 @@ enum Outcome {
     Final,
 }
 
+/// Whether `err` is a TLS failure (a certificate refused by either side,
+/// a failed handshake, a TLS alert from the server): the server ran
+/// nothing on that connection, and a new one would fail the same way, so
+/// it is neither retried nor "may have applied".
+fn is_tls_failure(err: &redis::RedisError) -> bool {
+    #[cfg(feature = "tls")]
+    {
+        // redis-rs keeps (in an Arc) a rustls::Error, or the io::Error
+        // that rustls' streams wrap theirs in
+        type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+        let Some(source) = std::error::Error::source(err) else {
+            return false;
+        };
+        let source: &(dyn std::error::Error + 'static) = match source.downcast_ref::<Shared>() {
+            Some(shared) => shared.as_ref(),
+            None => source,
+        };
+        source.is::<rustls::Error>()
+            || source
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .is_some_and(|inner| inner.is::<rustls::Error>())
+    }
+    #[cfg(not(feature = "tls"))]
+    {
+        let _ = err;
+        false
+    }
+}
+
 impl Error {
     fn outcome(&self) -> Outcome {
         let err = match self {
@@ -173,9 +219,29 @@ impl Error {
         if err.is_connection_refusal() {
             return Outcome::NotRun;
         }
+        if is_tls_failure(err) {
+            return Outcome::Final;
+        }
+        // the sentinels name no master that answers as one (it is down, or
+        // a failover is under way): nothing was sent
+        if matches!(
+            err.kind(),
+            redis::ErrorKind::MasterNameNotFoundBySentinel
+                | redis::ErrorKind::NoValidReplicasFoundBySentinel
+        ) {
+            return Outcome::NotRun;
+        }
         if matches!(
             err.code(),
-            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "READONLY")
+            Some(
+                "LOADING"
+                    | "BUSY"
+                    | "TRYAGAIN"
+                    | "MASTERDOWN"
+                    | "CLUSTERDOWN"
+                    | "READONLY"
+                    | "NOREPLICAS"
+            )
         ) {
             return Outcome::NotRun;
         }
@@ -813,5 +879,41 @@ mod tests {
         };
         assert_eq!(retry.after(1, &script, true), None);
         assert!(Retry::never().after(1, &dropped, true).is_none());
+        // the sentinels name no master that answers (a failover under way)
+        let no_master = Error::Redis(redis::RedisError::from((
+            redis::ErrorKind::MasterNameNotFoundBySentinel,
+            "Master with given name not found in sentinel",
+        )));
+        assert!(!no_master.may_have_applied());
+        assert!(retry.after(1, &no_master, false).is_some(), "never sent");
+        // a master whose replicas did not acknowledge: asked for again
+        let unreplicated = Error::NotReplicated {
+            acked: 0,
+            wanted: 1,
+            timeout_ms: 10,
+        };
+        assert!(broken(&unreplicated) && unreplicated.may_have_applied());
+    }
+
+    #[cfg(feature = "tls")]
+    #[test]
+    fn a_tls_failure_is_final() {
+        let certificate =
+            rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let err = Error::Redis(redis::RedisError::from(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            certificate,
+        )));
+        assert!(!err.may_have_applied(), "{err}");
+        assert_eq!(Retry::default().after(1, &err, true), None, "{err}");
+        let err = Error::Redis(redis::RedisError::from(
+            rustls::Error::NoCertificatesPresented,
+        ));
+        assert!(!err.may_have_applied(), "{err}");
+        // another io error stays "outcome unknown"
+        let reset = Error::Redis(redis::RedisError::from(std::io::Error::from(
+            std::io::ErrorKind::ConnectionReset,
+        )));
+        assert!(reset.may_have_applied());
     }
 }

@@ -19,5 +19,7 @@ mod periods;
 mod pipeline;
 mod readme;
 mod seed_compat;
+mod sentinel;
 mod serve;
 mod site;
+mod tls;

@@ -8,6 +8,7 @@ mod builders;
 mod cli;
 mod reads;
 mod refusals;
+pub mod tls;
 
 pub use builders::*;
 pub use cli::*;
