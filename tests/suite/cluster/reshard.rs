@@ -41,7 +41,7 @@ fn migrate_slot(cluster: &Cluster, slot: u16, src: &TempServer, dst: &TempServer
         let keys: Vec<String> = redis::cmd("CLUSTER")
             .arg("GETKEYSINSLOT")
             .arg(slot)
-            .arg(8)
+            .arg(16)
             .query(&mut source)
             .unwrap();
         if keys.is_empty() {
@@ -98,12 +98,14 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     let con_async = rt.block_on(client.connect_async()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let errors = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicU64::new(0));
     let tasks: Vec<_> = (0..20)
         .map(|t| {
-            let (con_async, stop, errors, campaign) = (
+            let (con_async, stop, errors, done, campaign) = (
                 con_async.clone(),
                 stop.clone(),
                 errors.clone(),
+                done.clone(),
                 campaign.clone(),
             );
             rt.spawn(async move {
@@ -131,6 +133,7 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
                         }
                     }
                     *acked.entry(option).or_default() += 1;
+                    done.fetch_add(1, Ordering::Relaxed);
                 }
                 acked
             })
@@ -149,6 +152,7 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
             .find(|m| !path.contains(&m.port()))
             .unwrap();
         let moving = Instant::now();
+        let before = done.load(Ordering::Relaxed);
         let keys = migrate_slot(&cluster, slot, src, dst);
         eprintln!(
             "slot {slot}: {keys} keys moved {} -> {} in {:?}",
@@ -158,7 +162,23 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
         );
         assert!(keys > 20, "too few keys to migrate ({keys}) for a window");
         path.push(dst.port());
+        let during = done.load(Ordering::Relaxed) - before;
+        // the votes refused during the move go on once it ends
+        let ended = Instant::now();
+        while done.load(Ordering::Relaxed) - before == during {
+            assert!(
+                ended.elapsed() < Duration::from_secs(10),
+                "the votes did not go on after the move"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let resumed = ended.elapsed();
         std::thread::sleep(Duration::from_millis(300));
+        let after = done.load(Ordering::Relaxed) - before - during;
+        eprintln!(
+            "  votes acknowledged during the move: {during}; the first one after it {resumed:?} \
+             after its end, {after} within 300 ms more"
+        );
     }
     stop.store(true, Ordering::Relaxed);
     let mut acked: HashMap<&str, u64> = HashMap::new();
