@@ -193,6 +193,20 @@ fn the_bodies_pass_on_a_cluster_with_names_on_every_master() {
         }
     }
 
+    // WAIT after each writing call: the sync path (WAIT routed to the
+    // slot's primary right after the script) and the async one (a
+    // pipeline of the script and WAIT to that node)
+    let waiting = client
+        .clone()
+        .wait_for_replicas(1, std::time::Duration::from_secs(2));
+    for (i, mut run) in [Runner::sync(&waiting), Runner::r#async(&waiting)]
+        .into_iter()
+        .enumerate()
+    {
+        site_body(&mut run, &format!("w{i}"));
+        campaign_body(&mut run, &format!("w{i}"));
+    }
+
     // Without a hash tag the site's keys spread over slots: Redis refuses
     // the script instead of touching keys on other nodes.
     let mut con = client.connect().unwrap();

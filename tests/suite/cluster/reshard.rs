@@ -21,8 +21,17 @@ const OPTIONS: [&str; 3] = ["a", "b", "c"];
 /// Move `slot` from `src` to `dst` the way `redis-cli --cluster reshard`
 /// does: IMPORTING on the target, MIGRATING on the source, the keys in
 /// small MIGRATE batches (with short pauses, so votes land mid-migration),
-/// then SETSLOT NODE on every master (target first). Answers the keys moved.
-fn migrate_slot(cluster: &Cluster, slot: u16, src: &TempServer, dst: &TempServer) -> usize {
+/// then SETSLOT NODE on every master (target first). Answers the keys moved
+/// and how many votes were acknowledged (by `done`) from the 4th batch to
+/// the last one: none can be, the slot being split between two nodes then
+/// (the first batches leave time for replies already on their way).
+fn migrate_slot(
+    cluster: &Cluster,
+    slot: u16,
+    src: &TempServer,
+    dst: &TempServer,
+    done: &AtomicU64,
+) -> (usize, Option<u64>) {
     let (src_id, dst_id) = (node_id(src), node_id(dst));
     let setslot = |node: &TempServer, state: &str, id: &str| {
         let _: () = redis::cmd("CLUSTER")
@@ -36,7 +45,7 @@ fn migrate_slot(cluster: &Cluster, slot: u16, src: &TempServer, dst: &TempServer
     setslot(dst, "IMPORTING", &src_id);
     setslot(src, "MIGRATING", &dst_id);
     let mut source = con(src);
-    let mut moved = 0;
+    let (mut moved, mut batches, mut window_start) = (0, 0, None);
     loop {
         let keys: Vec<String> = redis::cmd("CLUSTER")
             .arg("GETKEYSINSLOT")
@@ -58,8 +67,13 @@ fn migrate_slot(cluster: &Cluster, slot: u16, src: &TempServer, dst: &TempServer
             .query(&mut source)
             .unwrap();
         moved += keys.len();
+        batches += 1;
+        if batches == 3 {
+            window_start = Some(done.load(Ordering::SeqCst));
+        }
         std::thread::sleep(Duration::from_millis(15));
     }
+    let mid_window = window_start.map(|start| done.load(Ordering::SeqCst) - start);
     setslot(dst, "NODE", &dst_id);
     setslot(src, "NODE", &dst_id);
     for master in cluster.masters() {
@@ -67,7 +81,7 @@ fn migrate_slot(cluster: &Cluster, slot: u16, src: &TempServer, dst: &TempServer
             setslot(master, "NODE", &dst_id);
         }
     }
-    moved
+    (moved, mid_window)
 }
 
 #[test]
@@ -133,7 +147,7 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
                         }
                     }
                     *acked.entry(option).or_default() += 1;
-                    done.fetch_add(1, Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::SeqCst);
                 }
                 acked
             })
@@ -153,12 +167,18 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
             .unwrap();
         let moving = Instant::now();
         let before = done.load(Ordering::Relaxed);
-        let keys = migrate_slot(&cluster, slot, src, dst);
+        let (keys, mid_window) = migrate_slot(&cluster, slot, src, dst, &done);
         eprintln!(
-            "slot {slot}: {keys} keys moved {} -> {} in {:?}",
+            "slot {slot}: {keys} keys moved {} -> {} in {:?}; votes acknowledged while it was \
+             split: {mid_window:?}",
             src.port(),
             dst.port(),
             moving.elapsed()
+        );
+        assert_eq!(
+            mid_window,
+            Some(0),
+            "a vote was applied while the slot was split"
         );
         assert!(keys > 20, "too few keys to migrate ({keys}) for a window");
         path.push(dst.port());
