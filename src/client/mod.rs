@@ -27,7 +27,9 @@
 //! The retry policy, per failure:
 //! - the call certainly did not run (the connection could not be made;
 //!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN`,
-//!   `CLUSTERDOWN` or `READONLY`): retried, whatever the call;
+//!   `CLUSTERDOWN`, `READONLY`, or a cluster redirection `ASK` / `MOVED`
+//!   that redis-rs's cluster client gave up following): retried, whatever
+//!   the call;
 //! - the outcome is unknown (the connection dropped after sending, or no
 //!   reply within the response timeout, or [`Error::NotReplicated`]):
 //!   retried only when [`Call::is_idempotent`] (every call but `post`,
@@ -175,7 +177,16 @@ impl Error {
         }
         if matches!(
             err.code(),
-            Some("LOADING" | "BUSY" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "READONLY")
+            Some(
+                "LOADING"
+                    | "BUSY"
+                    | "TRYAGAIN"
+                    | "MASTERDOWN"
+                    | "CLUSTERDOWN"
+                    | "READONLY"
+                    | "ASK"
+                    | "MOVED"
+            )
         ) {
             return Outcome::NotRun;
         }
@@ -813,5 +824,17 @@ mod tests {
         };
         assert_eq!(retry.after(1, &script, true), None);
         assert!(Retry::never().after(1, &dropped, true).is_none());
+        // a redirection: the node did not run the call
+        for reply in [
+            &b"-ASK 5634 127.0.0.1:7001\r\n"[..],
+            b"-MOVED 5634 127.0.0.1:7001\r\n",
+        ] {
+            let redis::Value::ServerError(e) = redis::parse_redis_value(reply).unwrap() else {
+                panic!("not an error reply")
+            };
+            let redirect = Error::Redis(e.into());
+            assert!(!redirect.may_have_applied());
+            assert!(retry.after(1, &redirect, false).is_some(), "never run");
+        }
     }
 }
