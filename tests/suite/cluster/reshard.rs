@@ -1,6 +1,6 @@
 //! A live reshard: a campaign's slot moves from its master to another (and
 //! on to the third) key by key, as `redis-cli --cluster reshard` does it,
-//! while 20 tasks vote with vote ids. Every acknowledged vote counts exactly
+//! while 20 voters (16 async tasks, 4 sync threads) vote with vote ids. Every acknowledged vote counts exactly
 //! once, the campaign's keys end on one node, `redvote campaign NAME check`
 //! passes there, and the migration window was hit: the scripts answered
 //! TRYAGAIN (INFO errorstats) and the votes went on after it.
@@ -84,6 +84,28 @@ fn migrate_slot(
     (moved, mid_window)
 }
 
+/// Voter `t`'s `n`th vote: its option, user and vote id.
+fn ballot(t: u64, n: u64) -> (&'static str, String, String) {
+    (
+        OPTIONS[((t + n) % 3) as usize],
+        format!("u{t}"),
+        format!("r{t}-{n}"),
+    )
+}
+
+/// A vote's failure: only TRYAGAIN may outlast the retries (a long
+/// migration); an ASK or MOVED the cluster client gave up following is
+/// retried by the driver, never answered. Counted; sent again.
+fn failed(e: &redvote::Error, id: &str, started: Instant, errors: &AtomicU64) {
+    errors.fetch_add(1, Ordering::Relaxed);
+    let tryagain = matches!(e, redvote::Error::Redis(r) if r.code() == Some("TRYAGAIN"));
+    assert!(tryagain, "vote {id}: {e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "vote {id} never acknowledged: {e}"
+    );
+}
+
 #[test]
 fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     let cluster = shared();
@@ -113,7 +135,9 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     let stop = Arc::new(AtomicBool::new(false));
     let errors = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicU64::new(0));
-    let tasks: Vec<_> = (0..20)
+    // 16 async tasks on one shared AsyncConnection, 4 threads with a sync
+    // Connection each: 20 voters
+    let tasks: Vec<_> = (0..16)
         .map(|t| {
             let (con_async, stop, errors, done, campaign) = (
                 con_async.clone(),
@@ -127,30 +151,41 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
                 let mut n = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     n += 1;
-                    let option = OPTIONS[((t + n) % 3) as usize];
-                    let (user, id) = (format!("u{t}"), format!("r{t}-{n}"));
-                    let voter = Voter::new(&user).id(&id);
-                    let call = campaign.vote_by(&voter, &[("stars", option)]);
+                    let (option, user, id) = ballot(t, n);
+                    let call = campaign.vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
                     // the same id until it is acknowledged: it counts once
                     let started = Instant::now();
-                    loop {
-                        match con_async.run(&call).await {
-                            Ok(_) => break,
-                            Err(e) => {
-                                errors.fetch_add(1, Ordering::Relaxed);
-                                // only TRYAGAIN may outlast the retries (a
-                                // long migration): an ASK or MOVED the
-                                // cluster client gave up on is retried too
-                                let tryagain = matches!(&e, redvote::Error::Redis(r)
-                                    if r.code() == Some("TRYAGAIN"));
-                                assert!(tryagain, "vote {id}: {e}");
-                                assert!(
-                                    started.elapsed() < Duration::from_secs(20),
-                                    "vote {id} never acknowledged: {e}"
-                                );
-                                tokio::time::sleep(Duration::from_millis(20)).await;
-                            }
-                        }
+                    while let Err(e) = con_async.run(&call).await {
+                        failed(&e, &id, started, &errors);
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    *acked.entry(option).or_default() += 1;
+                    done.fetch_add(1, Ordering::SeqCst);
+                }
+                acked
+            })
+        })
+        .collect();
+    let threads: Vec<_> = (16..20)
+        .map(|t| {
+            let (mut con, stop, errors, done, campaign) = (
+                client.connect().unwrap(),
+                stop.clone(),
+                errors.clone(),
+                done.clone(),
+                campaign.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut acked: HashMap<&str, u64> = HashMap::new();
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let (option, user, id) = ballot(t, n);
+                    let call = campaign.vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
+                    let started = Instant::now();
+                    while let Err(e) = con.run(&call) {
+                        failed(&e, &id, started, &errors);
+                        std::thread::sleep(Duration::from_millis(20));
                     }
                     *acked.entry(option).or_default() += 1;
                     done.fetch_add(1, Ordering::SeqCst);
@@ -208,8 +243,12 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     }
     stop.store(true, Ordering::Relaxed);
     let mut acked: HashMap<&str, u64> = HashMap::new();
-    for task in tasks {
-        for (option, n) in rt.block_on(task).unwrap() {
+    let results = tasks
+        .into_iter()
+        .map(|task| rt.block_on(task).unwrap())
+        .chain(threads.into_iter().map(|t| t.join().unwrap()));
+    for result in results {
+        for (option, n) in result {
             *acked.entry(option).or_default() += n;
         }
     }
