@@ -28,7 +28,59 @@ struct Outcome {
     errors: u64,
 }
 
-/// Vote with `tasks` tasks on `campaign` through `client`, kill the master
+/// Voter `t`'s `n`th vote: its option, user and vote id.
+fn ballot(t: u64, n: u64) -> (&'static str, String, String) {
+    (
+        OPTIONS[((t + n) % 2) as usize],
+        format!("u{t}"),
+        format!("f{t}-{n}"),
+    )
+}
+
+/// What every voter shares.
+#[derive(Clone)]
+struct Voting {
+    campaign: Campaign,
+    stop: Arc<AtomicBool>,
+    killed: Arc<AtomicBool>,
+    errors: Arc<AtomicU64>,
+}
+
+impl Voting {
+    /// Record one send of a vote for `option`; true when the vote is done:
+    /// acknowledged, or given up after 8 s of sending the same id again
+    /// (it counts once however often it is sent).
+    fn settle<T>(
+        &self,
+        out: &mut Outcome,
+        option: &'static str,
+        result: redvote::Result<T>,
+        started: Instant,
+    ) -> bool {
+        match result {
+            Ok(_) => {
+                *out.acked.entry(option).or_default() += 1;
+                if self.killed.load(Ordering::Relaxed) {
+                    out.acked_after_kill += 1;
+                }
+                true
+            }
+            Err(e) => {
+                self.errors.fetch_add(1, Ordering::Relaxed);
+                if matches!(e, Error::NotReplicated { .. }) {
+                    out.not_replicated += 1;
+                }
+                if started.elapsed() > Duration::from_secs(8) {
+                    *out.unacked.entry(option).or_default() += 1;
+                    return true;
+                }
+                false
+            }
+        }
+    }
+}
+
+/// Vote with `tasks` voters (2 of them sync threads) on `campaign` through `client`, kill the master
 /// of its slot after 400 ms, wait for the failover, vote 300 ms more (when
 /// `after` is set; else stop voting at the kill), and answer what the
 /// tasks saw plus the real totals read on the new master.
@@ -66,48 +118,50 @@ fn vote_through_a_failover(
     let stop = Arc::new(AtomicBool::new(false));
     let killed = Arc::new(AtomicBool::new(false));
     let errors = Arc::new(AtomicU64::new(0));
-    let handles: Vec<_> = (0..tasks)
+    // `tasks - 2` async tasks on one shared AsyncConnection, 2 threads with
+    // a sync Connection each
+    let ctx = Voting {
+        campaign: campaign.clone(),
+        stop: stop.clone(),
+        killed: killed.clone(),
+        errors: errors.clone(),
+    };
+    let handles: Vec<_> = (0..tasks - 2)
         .map(|t| {
-            let (con_async, stop, killed, errors, campaign) = (
-                con_async.clone(),
-                stop.clone(),
-                killed.clone(),
-                errors.clone(),
-                campaign.clone(),
-            );
+            let (con_async, ctx) = (con_async.clone(), ctx.clone());
             rt.spawn(async move {
                 let mut out = Outcome::default();
                 let mut n = 0u64;
-                while !stop.load(Ordering::Relaxed) {
+                while !ctx.stop.load(Ordering::Relaxed) {
                     n += 1;
-                    let option = OPTIONS[((t + n) % 2) as usize];
-                    let (user, id) = (format!("u{t}"), format!("f{t}-{n}"));
-                    let voter = Voter::new(&user).id(&id);
-                    let call = campaign.vote_by(&voter, &[("stars", option)]);
+                    let (option, user, id) = ballot(t, n);
+                    let call = ctx
+                        .campaign
+                        .vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
                     let started = Instant::now();
-                    // the same id until acknowledged (it counts once), or
-                    // given up after 8 s
-                    loop {
-                        match con_async.run(&call).await {
-                            Ok(_) => {
-                                *out.acked.entry(option).or_default() += 1;
-                                if killed.load(Ordering::Relaxed) {
-                                    out.acked_after_kill += 1;
-                                }
-                                break;
-                            }
-                            Err(e) => {
-                                errors.fetch_add(1, Ordering::Relaxed);
-                                if matches!(e, Error::NotReplicated { .. }) {
-                                    out.not_replicated += 1;
-                                }
-                                if started.elapsed() > Duration::from_secs(8) {
-                                    *out.unacked.entry(option).or_default() += 1;
-                                    break;
-                                }
-                                tokio::time::sleep(Duration::from_millis(50)).await;
-                            }
-                        }
+                    while !ctx.settle(&mut out, option, con_async.run(&call).await, started) {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+                out
+            })
+        })
+        .collect();
+    let threads: Vec<_> = (tasks - 2..tasks)
+        .map(|t| {
+            let (mut con, ctx) = (client.connect().unwrap(), ctx.clone());
+            std::thread::spawn(move || {
+                let mut out = Outcome::default();
+                let mut n = 0u64;
+                while !ctx.stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let (option, user, id) = ballot(t, n);
+                    let call = ctx
+                        .campaign
+                        .vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
+                    let started = Instant::now();
+                    while !ctx.settle(&mut out, option, con.run(&call), started) {
+                        std::thread::sleep(Duration::from_millis(50));
                     }
                 }
                 out
@@ -154,8 +208,11 @@ fn vote_through_a_failover(
     }
     stop.store(true, Ordering::Relaxed);
     let mut out = Outcome::default();
-    for handle in handles {
-        let o = rt.block_on(handle).unwrap();
+    let results = handles
+        .into_iter()
+        .map(|h| rt.block_on(h).unwrap())
+        .chain(threads.into_iter().map(|t| t.join().unwrap()));
+    for o in results {
         for (k, v) in o.acked {
             *out.acked.entry(k).or_default() += v;
         }
