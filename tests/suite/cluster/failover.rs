@@ -2,8 +2,10 @@
 //! replica takes over (`--cluster-node-timeout 1000`), the scripts load by
 //! themselves there (EVALSHA answered NOSCRIPT, then EVAL), and the
 //! acknowledged votes are all there but those asynchronous replication may
-//! lose (the replica is stalled by SIGSTOP for 300 ms before the kill, so
-//! that window is wide); with `wait_for_replicas(1, 1 s)` none is lost. Its own cluster: a
+//! lose (the replica is stalled by SIGSTOP and its link cut by the master
+//! for 300 ms before the kill, so that window is wide and the loss certain:
+//! it is asserted, and bounded); with `wait_for_replicas(1, 1 s)` under the
+//! same fault none is lost. Its own cluster: a
 //! dead master is never handed to another test.
 
 use std::collections::HashMap;
@@ -191,10 +193,11 @@ fn vote_through_a_failover(
         "the replica had the script before the failover"
     );
 
-    // The replica stalls (SIGSTOP) for 300 ms while the master goes on
-    // acknowledging votes, then the master dies and the replica resumes:
-    // what the master had not sent it by then is the window asynchronous
-    // replication may lose.
+    // The replica stalls (SIGSTOP) and the master drops its link
+    // (CLIENT KILL TYPE replica): for 300 ms the master goes on
+    // acknowledging votes that only its own memory holds, then it dies and
+    // the replica resumes, with what it had received before the cut. Those
+    // votes are the window asynchronous replication loses.
     let replica_pid = node.pid().to_string();
     let signal = |sig: &str| {
         let ok = std::process::Command::new("kill")
@@ -205,6 +208,18 @@ fn vote_through_a_failover(
         assert!(ok, "kill {sig} {replica_pid}");
     };
     signal("-STOP");
+    let owner_node = cluster
+        .nodes
+        .iter()
+        .find(|n| n.port() == owner_port)
+        .unwrap();
+    let cut: u64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("replica")
+        .query(&mut con(owner_node))
+        .unwrap();
+    assert_eq!(cut, 1, "the master had one replica link");
     let acks_at_stall = ctx.acks.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_millis(300));
     let kill_at = Instant::now();
@@ -304,6 +319,12 @@ fn a_master_killed_while_voting_loses_at_most_the_unreplicated_votes() {
         "without WAIT: {acked} acknowledged, {} of them while the replica stalled, {lost} lost by \
          the failover",
         out.acked_in_stall
+    );
+    // the fault is real: what the master acknowledged after cutting its
+    // replica is gone (else the WAIT half below would prove nothing)
+    assert!(
+        lost > 0,
+        "no acknowledged vote was lost: the fault did not bite"
     );
     assert!(
         lost <= out.acked_in_stall + 20,
