@@ -11,6 +11,7 @@
 //! cargo bench --bench redvote -- --json-file F    # the table, and the JSON in F
 //! cargo bench --bench redvote -- --scaling-only   # the scaling section alone
 //! cargo bench --bench redvote -- --scaling none   # without it
+//! cargo bench --bench redvote -- --cluster-only   # the cluster section alone
 //! cargo bench --bench redvote -- --help           # every option
 //! cargo test --bench redvote                      # the smoke run (seconds)
 //! ```
@@ -458,12 +459,17 @@
 //! * `report`: the report (the JSON object), the ratios and their
 //!   projections, the tables (the main one, the model's, the scaling
 //!   section's);
+//! * `cluster`: the cluster section (printed after the table; `--json`
+//!   leaves it out, `--cluster-only --json` prints it as `{"cluster": ...}`):
+//!   campaign votes through `redis+cluster://` on throwaway clusters of 1
+//!   and 3 masters, votes/s and server CPU per vote;
 //! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
 
 mod article;
 mod campaign;
 mod ceiling;
 mod checks;
+mod cluster;
 mod limits;
 mod measure;
 mod report;
@@ -590,6 +596,17 @@ pub struct BenchArgs {
     /// Run the scaling section only
     #[arg(long)]
     pub scaling_only: bool,
+    /// Votes of each run of the cluster section (campaign votes through
+    /// `redis+cluster://` on 1 master, then 3 masters; 0: skip it; not in
+    /// the `--json` object) [default: 20000, 2000 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub cluster_votes: Option<u64>,
+    /// Campaigns the cluster section's votes are spread over
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub cluster_campaigns: u64,
+    /// Run the cluster section only
+    #[arg(long)]
+    pub cluster_only: bool,
     /// Passed by `cargo bench`: run the benchmark (without it, the binary
     /// runs the smoke test)
     #[arg(long, hide = true)]
@@ -614,8 +631,15 @@ fn main() -> ExitCode {
     let args = BenchArgs::parse();
     let done = if args.scaling_only {
         scaling_only(&args)
+    } else if args.cluster_only {
+        cluster_section(&args)
     } else {
-        run(&args).and_then(|report| print_report(&args, &report))
+        run(&args)
+            .and_then(|report| print_report(&args, &report))
+            .and_then(|()| match args.json {
+                true => Ok(()),
+                false => cluster_section(&args),
+            })
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
@@ -663,6 +687,32 @@ fn scaling_only(args: &BenchArgs) -> Result<()> {
         writeln!(out, "{json}")?;
     } else {
         write_scaling(&mut out, &scaling)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The cluster section (its own throwaway clusters, whatever `--url`
+/// says): its table, or with `--json` the object `{"cluster": [...]}`.
+fn cluster_section(args: &BenchArgs) -> Result<()> {
+    let votes = args
+        .cluster_votes
+        .unwrap_or(if args.quick { 2000 } else { 20_000 });
+    if votes == 0 {
+        return Ok(());
+    }
+    let plan = cluster::ClusterPlan {
+        masters: vec![1, 3],
+        campaigns: args.cluster_campaigns as usize,
+        tasks: args.tasks,
+        votes,
+    };
+    let rows = cluster::run_cluster(&plan).context("the cluster section")?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::json!({ "cluster": rows }))?;
+    } else {
+        cluster::write_cluster(&mut out, &rows)?;
     }
     out.flush()?;
     Ok(())

@@ -200,11 +200,30 @@ fn smoke() -> Result<String> {
     write_human(&mut text, &report)?;
     let text = String::from_utf8(text).context("the text report is not UTF-8")?;
     let json = serde_json::to_value(&report)?;
-    let problems = problems(&json, &text);
+    let mut problems = problems(&json, &text);
+    // the cluster section, tiny: 1 and 3 masters, 6 campaigns, 40 votes
+    let plan = crate::cluster::ClusterPlan {
+        masters: vec![1, 3],
+        campaigns: 6,
+        tasks: 4,
+        votes: 40,
+    };
+    let rows = crate::cluster::run_cluster(&plan).context("the cluster section")?;
+    let mut table = Vec::new();
+    crate::cluster::write_cluster(&mut table, &rows)?;
+    let table = String::from_utf8(table)?;
+    if rows.len() != 2
+        || rows
+            .iter()
+            .any(|r| r.votes != 40 || r.votes_per_sec.is_nan() || r.votes_per_sec <= 0.0)
+        || !table.contains("cpu us/vote")
+    {
+        problems.push(format!("the cluster section: {rows:?}\n{table}"));
+    }
     if problems.is_empty() {
         Ok(format!(
-            "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, checks OK, text report \
-             of {} lines",
+            "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
+             masters, checks OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             text.lines().count()

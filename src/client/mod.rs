@@ -28,9 +28,11 @@
 //! - the call certainly did not run (the connection could not be made, or
 //!   the sentinels named no master that answers as one;
 //!   the server answered `LOADING`, `BUSY`, `TRYAGAIN`, `MASTERDOWN`,
-//!   `CLUSTERDOWN`, `READONLY` or `NOREPLICAS` (`min-replicas-to-write`;
+//!   `CLUSTERDOWN`, `READONLY`, `NOREPLICAS` (`min-replicas-to-write`;
 //!   the scripts declare themselves with `#!lua`, so Redis refuses them
-//!   before they run)): retried, whatever the call;
+//!   before they run), or a cluster redirection `ASK` / `MOVED` that
+//!   redis-rs's cluster client gave up following): retried, whatever the
+//!   call;
 //! - the outcome is unknown (the connection dropped after sending, or no
 //!   reply within the response timeout, or [`Error::NotReplicated`]):
 //!   retried only when [`Call::is_idempotent`] (every call but `post`,
@@ -241,6 +243,8 @@ impl Error {
                     | "CLUSTERDOWN"
                     | "READONLY"
                     | "NOREPLICAS"
+                    | "ASK"
+                    | "MOVED"
             )
         ) {
             return Outcome::NotRun;
@@ -893,6 +897,18 @@ mod tests {
             timeout_ms: 10,
         };
         assert!(broken(&unreplicated) && unreplicated.may_have_applied());
+        // a redirection: the node did not run the call
+        for reply in [
+            &b"-ASK 5634 127.0.0.1:7001\r\n"[..],
+            b"-MOVED 5634 127.0.0.1:7001\r\n",
+        ] {
+            let redis::Value::ServerError(e) = redis::parse_redis_value(reply).unwrap() else {
+                panic!("not an error reply")
+            };
+            let redirect = Error::Redis(e.into());
+            assert!(!redirect.may_have_applied());
+            assert!(retry.after(1, &redirect, false).is_some(), "never run");
+        }
     }
 
     #[cfg(feature = "tls")]

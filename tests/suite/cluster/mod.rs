@@ -1,0 +1,242 @@
+//! redvote on a real Redis Cluster started by the tests: 3 masters and 3
+//! replicas on free loopback ports (persistence off, each in its own temp
+//! dir, `--cluster-node-timeout 1000`), slots spread by
+//! `redis-cli --cluster create ... --cluster-replicas 1`.
+//!
+//! - `bodies`: the same test bodies (site and campaign) against one server
+//!   and against the cluster, sync and async, many hash-tagged names spread
+//!   over every master; the untagged-prefix refusal;
+//! - `reshard`: a campaign's slot migrated key by key (the way
+//!   `redis-cli --cluster reshard` does it) while 20 tasks vote: every
+//!   acknowledged vote counts exactly once, TRYAGAIN was really answered;
+//! - `failover`: the master of a campaign's slot killed while tasks vote
+//!   (its own cluster: the dead master is never reused).
+//!
+//! The tests that can share one cluster get it from [`shared`]: started on
+//! first use, killed when the last test holding it drops it.
+
+mod bodies;
+mod failover;
+mod reshard;
+
+use std::process::Command;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use redvote::testing::TempServer;
+
+/// One cluster-enabled node. The cluster bus defaults to port + 10000, which
+/// may be taken or beyond 65535 for an ephemeral port: give it a free port
+/// of its own. Other tests of this binary start servers meanwhile and may
+/// take that port between the probe and the node's bind (the node then
+/// exits at once): try again with a fresh bus port.
+fn cluster_node() -> TempServer {
+    let mut last = None;
+    for _ in 0..5 {
+        let bus = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port()
+            .to_string();
+        match TempServer::start_with(&[
+            "--cluster-enabled",
+            "yes",
+            "--cluster-node-timeout",
+            "1000",
+            "--cluster-port",
+            &bus,
+            // a replica's first sync at once, not after 5 s
+            "--repl-diskless-sync-delay",
+            "0",
+        ]) {
+            Ok(node) => return node,
+            Err(e) => last = Some(e),
+        }
+    }
+    panic!("cannot start redis-server: {}", last.unwrap())
+}
+
+/// A running cluster; its nodes are killed when it is dropped.
+pub struct Cluster {
+    pub nodes: Vec<TempServer>,
+}
+
+/// A plain connection to one node.
+pub fn con(node: &TempServer) -> redis::Connection {
+    let con = node.client().get_connection().expect("connect to a node");
+    con.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    con
+}
+
+pub fn info(node: &TempServer, section: &str) -> String {
+    redis::cmd("INFO")
+        .arg(section)
+        .query(&mut con(node))
+        .expect("INFO")
+}
+
+/// How many TRYAGAIN error replies `node` sent (INFO errorstats).
+pub fn tryagain_count(node: &TempServer) -> u64 {
+    info(node, "errorstats")
+        .lines()
+        .find_map(|l| l.strip_prefix("errorstat_TRYAGAIN:count="))
+        .map_or(0, |v| v.trim().parse().unwrap())
+}
+
+pub fn node_id(node: &TempServer) -> String {
+    redis::cmd("CLUSTER")
+        .arg("MYID")
+        .query(&mut con(node))
+        .unwrap()
+}
+
+/// Whether `node` answers ROLE as a master.
+pub fn is_master(node: &TempServer) -> bool {
+    let role: Vec<redis::Value> = redis::cmd("ROLE").query(&mut con(node)).unwrap();
+    matches!(&role[0], redis::Value::BulkString(b) if b == b"master")
+}
+
+/// The slots `node` itself serves, from its own line of CLUSTER NODES.
+pub fn own_slots(node: &TempServer) -> Vec<u16> {
+    let nodes: String = redis::cmd("CLUSTER")
+        .arg("NODES")
+        .query(&mut con(node))
+        .unwrap();
+    let line = nodes.lines().find(|l| l.contains("myself")).unwrap();
+    let mut slots = Vec::new();
+    for field in line.split(' ').skip(8) {
+        if field.starts_with('[') {
+            continue; // a migrating / importing marker
+        }
+        let (a, b) = field.split_once('-').unwrap_or((field, field));
+        slots.extend(a.parse::<u16>().unwrap()..=b.parse::<u16>().unwrap());
+    }
+    slots
+}
+
+pub fn count_keys_in_slot(node: &TempServer, slot: u16) -> u64 {
+    redis::cmd("CLUSTER")
+        .arg("COUNTKEYSINSLOT")
+        .arg(slot)
+        .query(&mut con(node))
+        .unwrap()
+}
+
+impl Cluster {
+    /// `masters` masters with `replicas` replicas each, nodes started in
+    /// parallel, joined by `redis-cli --cluster create`, and waited for:
+    /// `cluster_state:ok` on every node, every replica in sync.
+    pub fn start(masters: usize, replicas: usize) -> Cluster {
+        let t0 = Instant::now();
+        let nodes: Vec<TempServer> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..masters * (1 + replicas))
+                .map(|_| s.spawn(cluster_node))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port()))
+            .collect();
+        let out = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
+            .output()
+            .expect("redis-cli --cluster create");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let cluster = Cluster { nodes };
+        cluster.wait_healthy(masters, masters * replicas, Duration::from_secs(30));
+        eprintln!(
+            "cluster of {masters} masters + {} replicas ready in {:?}",
+            masters * replicas,
+            t0.elapsed()
+        );
+        cluster
+    }
+
+    /// Wait until every live node says `cluster_state:ok`, `masters` of
+    /// them are masters and `replicas` replicas are linked and synced.
+    pub fn wait_healthy(&self, masters: usize, replicas: usize, limit: Duration) {
+        let start = Instant::now();
+        loop {
+            let (mut ok, mut m, mut r) = (true, 0, 0);
+            for node in self.live() {
+                ok &= info_cluster(node).contains("cluster_state:ok");
+                let repl = info(node, "replication");
+                if repl.contains("role:master") {
+                    m += 1;
+                } else if repl.contains("master_link_status:up")
+                    && repl.contains("master_sync_in_progress:0")
+                {
+                    r += 1;
+                }
+            }
+            if ok && m == masters && r == replicas {
+                return;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "cluster not healthy after {limit:?}: ok {ok}, {m} masters, {r} replicas"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The nodes still running (answering PING).
+    pub fn live(&self) -> impl Iterator<Item = &TempServer> {
+        self.nodes.iter().filter(|n| {
+            n.client()
+                .get_connection_with_timeout(Duration::from_millis(200))
+                .and_then(|mut c| redis::cmd("PING").query::<String>(&mut c))
+                .is_ok()
+        })
+    }
+
+    pub fn masters(&self) -> Vec<&TempServer> {
+        self.live().filter(|n| is_master(n)).collect()
+    }
+
+    /// The master serving `slot`.
+    pub fn owner(&self, slot: u16) -> &TempServer {
+        self.masters()
+            .into_iter()
+            .find(|n| own_slots(n).contains(&slot))
+            .unwrap_or_else(|| panic!("no master serves slot {slot}"))
+    }
+
+    /// `redis+cluster://` with every node as a seed.
+    pub fn url(&self) -> String {
+        let addrs: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port()))
+            .collect();
+        format!("redis+cluster://{}", addrs.join(","))
+    }
+}
+
+fn info_cluster(node: &TempServer) -> String {
+    redis::cmd("CLUSTER")
+        .arg("INFO")
+        .query(&mut con(node))
+        .unwrap()
+}
+
+/// The cluster the tests share (3 masters, 3 replicas): started by the
+/// first test that asks while none runs, killed when the last test holding
+/// it is done (a static would leak the servers past the test binary).
+pub fn shared() -> Arc<Cluster> {
+    static SHARED: Mutex<Weak<Cluster>> = Mutex::new(Weak::new());
+    let mut slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(cluster) = slot.upgrade() {
+        return cluster;
+    }
+    let cluster = Arc::new(Cluster::start(3, 1));
+    *slot = Arc::downgrade(&cluster);
+    cluster
+}
