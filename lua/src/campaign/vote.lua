@@ -158,8 +158,10 @@ local function main()
   -- boards not seen to exist are looked up in that index (ZMSCORE); in the
   -- steady state none is, and a ZCARD checks the index's type.
   local plan, order, unseen = {}, {}, {}
-  local function add(b, member_of_index, key, option, units, scale, expiry)
-    local id = key .. '\0' .. option
+  -- a key and an option meet twice only in a batch: one pair needs no join
+  local batch = #pairs_ > 1
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = batch and key .. '\0' .. option or key
     local e = plan[id]
     if not e then
       local known
@@ -176,6 +178,7 @@ local function main()
       if not known then
         local t = unseen[b.name]
         if not t then t = { seen = {} }; unseen[b.name] = t end
+        local member_of_index = which .. name
         if not t.seen[member_of_index] then
           t.seen[member_of_index] = true
           t[#t + 1] = { member_of_index, expiry or false }
@@ -186,6 +189,7 @@ local function main()
     if scale and math.abs(e.units) >= exact_limit(scale) then
       fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. exact_limit(scale) .. ' units of 10^-' .. scale .. ')')
     end
+    return e
   end
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
@@ -211,12 +215,11 @@ local function main()
       end
       local name, finish = p[1], p[2]
       local expiry = expire_at(b, kind, finish)
-      add(b, 'real:' .. name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-      local key = board_keys .. ':shown:' .. name
-      add(b, 'shown:' .. name, key, pair.option, pair.weight * unit, scale, expiry)
-      shown[#shown + 1] = { name, key }
+      add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+      shown[#shown + 1] = name
+      shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
       if finish and carried > 0 then
-        add(b, 'shown:' .. p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
       end
     end
   end
@@ -253,7 +256,7 @@ local function main()
     local ordered = e.ties == 'dense' or e.ties == 'first'
     local old = e.old
     if not e.scale then
-      e.text = rcall('ZINCRBY', e.key, e.units, e.option)
+      e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
       if ordered then old = string.format('%.0f', tonumber(e.text) - e.units) end
     else
       e.text = decimal_text(e.units, e.scale)
@@ -270,11 +273,8 @@ local function main()
 
   local reply = {}
   for n, pair in ipairs(pairs_) do
-    local shown = {}
-    for _, s in ipairs(shown_at[n]) do
-      shown[#shown + 1] = s[1]
-      shown[#shown + 1] = plan[s[2] .. '\0' .. pair.option].text
-    end
+    local shown = shown_at[n] -- period name, entry, ...: the entries' scores
+    for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
   if request then vote_id_record(ns, id, request, reply, id_ttl) end
