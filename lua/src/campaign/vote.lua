@@ -160,20 +160,22 @@ local function main()
   local plan, order, unseen = {}, {}, {}
   -- a key and an option meet twice only in a batch: one pair needs no join
   local batch = #pairs_ > 1
+  local limit -- the exact range of the current pair's board (exact_limit)
   local function add(b, which, name, key, option, units, scale, expiry)
-    local id = batch and key .. '\0' .. option or key
-    local e = plan[id]
+    local id = batch and key .. '\0' .. option
+    local e = id and plan[id]
     if not e then
-      local known
-      e = { key = key, ties = b.ties, option = option, scale = scale, units = 0, expiry = expiry }
+      local old, known
       if scale then
-        e.old = rcall('ZSCORE', key, option)
-        if e.old then e.units = units_of(e.old, scale); known = true end
+        old = rcall('ZSCORE', key, option)
+        known = old
       else
         known = rcall('ZCARD', key) > 0
       end
+      e = { key = key, ties = b.ties, option = option, scale = scale, units = old and units_of(old, scale) or 0,
+        expiry = expiry, old = old }
       if b.ties == 'dense' or b.ties == 'first' then e.old_seq, e.new_side = order_read(ns, b.ties, key, option) end
-      plan[id] = e
+      if id then plan[id] = e end
       order[#order + 1] = e
       if not known then
         local t = unseen[b.name]
@@ -185,9 +187,10 @@ local function main()
         end
       end
     end
-    e.units = e.units + units
-    if scale and math.abs(e.units) >= exact_limit(scale) then
-      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. exact_limit(scale) .. ' units of 10^-' .. scale .. ')')
+    local u = e.units + units
+    e.units = u
+    if scale and (u >= limit or -u >= limit) then
+      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
     end
     return e
   end
@@ -198,6 +201,7 @@ local function main()
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
     local scale, unit = b.decimals, 10 ^ b.decimals
+    limit = exact_limit(scale)
     local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
     local board_keys = ns .. 'b:' .. b.name
     local shown = {}
@@ -207,10 +211,6 @@ local function main()
       if not p then
         local name, _, finish = period(kind, now, offset)
         p = { name, finish }
-        if finish then
-          local next_name, _, next_finish = period(kind, finish, offset)
-          p[3], p[4] = next_name, next_finish
-        end
         periods_at[kind] = p
       end
       local name, finish = p[1], p[2]
@@ -219,6 +219,10 @@ local function main()
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
       if finish and carried > 0 then
+        if not p[3] then
+          local next_name, _, next_finish = period(kind, finish, offset)
+          p[3], p[4] = next_name, next_finish
+        end
         add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
       end
     end
