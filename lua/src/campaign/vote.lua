@@ -151,66 +151,95 @@ local function main()
   -- Plan every write. Shown scores are exact integer units of 10^-decimals,
   -- read first so the range is checked before any write; real boards only
   -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
-  local plan, order, touched = {}, {}, {}
-  local function add(b, member_of_index, key, option, units, scale, expiry)
-    local id = key .. '\0' .. option
-    local entry = plan[id]
-    if not entry then
-      entry = { key = key, ties = b.ties, option = option, scale = scale, units = 0, incr = scale == nil }
-      -- every key written is read first: a wrong type is refused here
-      if entry.incr then
-        rcall('ZCARD', key)
+  -- Every key written is read first (ZCARD, ZSCORE): a wrong type is
+  -- refused here. A board key that exists is listed in <ns>periods:B (every
+  -- writer lists a board when it creates it, and option removal unlists a
+  -- board only once it is gone; campaign check verifies it), so only the
+  -- boards not seen to exist are looked up in that index (ZMSCORE); in the
+  -- steady state none is, and a ZCARD checks the index's type.
+  local plan, order, unseen = {}, {}, {}
+  -- a key and an option meet twice only in a batch: one pair needs no join
+  local batch = #pairs_ > 1
+  local limit -- the exact range of the current pair's board (exact_limit)
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = batch and key .. '\0' .. option
+    local e = id and plan[id]
+    if not e then
+      local old, known
+      if scale then
+        old = rcall('ZSCORE', key, option)
+        known = old
       else
-        entry.old = rcall('ZSCORE', key, option)
-        entry.units = units_of(entry.old, scale)
+        known = rcall('ZCARD', key) > 0
       end
-      entry.old_seq, entry.new_side = order_read(ns, b.ties, key, option)
-      entry.expiry = expiry
-      plan[id] = entry
-      order[#order + 1] = entry
-      local t = touched[b.name]
-      if not t then t = {}; touched[b.name] = t end
-      if not t[member_of_index] then
-        t[member_of_index] = true
-        t[#t + 1] = { member_of_index, expiry or false }
+      e = { key = key, ties = b.ties, option = option, scale = scale, units = old and units_of(old, scale) or 0,
+        expiry = expiry, old = old }
+      if b.ties == 'dense' or b.ties == 'first' then e.old_seq, e.new_side = order_read(ns, b.ties, key, option) end
+      if id then plan[id] = e end
+      order[#order + 1] = e
+      if not known then
+        local t = unseen[b.name]
+        if not t then t = { seen = {} }; unseen[b.name] = t end
+        local member_of_index = which .. name
+        if not t.seen[member_of_index] then
+          t.seen[member_of_index] = true
+          t[#t + 1] = { member_of_index, expiry or false }
+        end
       end
     end
-    entry.units = entry.units + units
-    if not entry.incr and math.abs(entry.units) >= exact_limit(scale) then
-      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. exact_limit(scale) .. ' units of 10^-' .. scale .. ')')
+    local u = e.units + units
+    e.units = u
+    if scale and (u >= limit or -u >= limit) then
+      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
     end
+    return e
   end
+  -- Each period kind's current period (and the next one, for the carry)
+  -- once a call: every pair votes at the same second.
+  local periods_at = {}
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
-    shown_at[n] = {}
+    local scale, unit = b.decimals, 10 ^ b.decimals
+    limit = exact_limit(scale)
+    local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+    local board_keys = ns .. 'b:' .. b.name
+    local shown = {}
+    shown_at[n] = shown
     for _, kind in ipairs(b.periods) do
-      local name, _, finish = period(kind, now, offset)
-      local expiry = expire_at(b, kind, finish)
-      for _, which in ipairs({ 'real:', 'shown:' }) do
-        local key = ns .. 'b:' .. b.name .. ':' .. which .. name
-        if which == 'real:' then
-          add(b, which .. name, key, pair.option, 1, nil, expiry)
-        else
-          add(b, which .. name, key, pair.option, pair.weight * 10 ^ b.decimals, b.decimals, expiry)
-          shown_at[n][#shown_at[n] + 1] = { name, key }
-        end
+      local p = periods_at[kind]
+      if not p then
+        local name, _, finish = period(kind, now, offset)
+        p = { name, finish }
+        periods_at[kind] = p
       end
-      if finish and b.carry_millionths > 0 then
-        local next_name, _, next_finish = period(kind, finish, offset)
-        local carried = math.floor(pair.weight * b.carry_millionths * 10 ^ b.decimals / 1000000 + 0.5)
-        if carried > 0 then
-          add(b, 'shown:' .. next_name, ns .. 'b:' .. b.name .. ':shown:' .. next_name,
-            pair.option, carried, b.decimals, expire_at(b, kind, next_finish))
+      local name, finish = p[1], p[2]
+      local expiry = expire_at(b, kind, finish)
+      add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+      shown[#shown + 1] = name
+      shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+      if finish and carried > 0 then
+        if not p[3] then
+          local next_name, _, next_finish = period(kind, finish, offset)
+          p[3], p[4] = next_name, next_finish
         end
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
       end
     end
   end
 
   -- The other keys written, read (and checked) before the first write: the
-  -- period indexes, the sequence counter, the participant HyperLogLogs.
+  -- period index (for boards not seen to exist), the sequence counter, the
+  -- participant HyperLogLogs.
   local fresh = {}
-  for board, t in pairs(touched) do fresh[board] = new_periods(ns, board, t) end
+  for board in pairs(boards) do
+    local t = unseen[board]
+    if t then
+      fresh[board] = new_periods(ns, board, t)
+    else
+      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+    end
+  end
   local first_ties = false
   for _, b in pairs(boards) do first_ties = first_ties or b.ties == 'first' end
   if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
@@ -228,16 +257,17 @@ local function main()
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
+    local ordered = e.ties == 'dense' or e.ties == 'first'
     local old = e.old
-    if e.incr then
-      e.text = rcall('ZINCRBY', e.key, e.units, e.option)
-      old = string.format('%.0f', tonumber(e.text) - e.units)
+    if not e.scale then
+      e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
+      if ordered then old = string.format('%.0f', tonumber(e.text) - e.units) end
     else
       e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
     end
-    if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
-    if e.ties == 'dense' or e.ties == 'first' then
+    if ordered then
+      if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
       order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i, e.new_side, e.expiry)
     end
   end
@@ -247,11 +277,8 @@ local function main()
 
   local reply = {}
   for n, pair in ipairs(pairs_) do
-    local shown = {}
-    for _, s in ipairs(shown_at[n]) do
-      shown[#shown + 1] = s[1]
-      shown[#shown + 1] = plan[s[2] .. '\0' .. pair.option].text
-    end
+    local shown = shown_at[n] -- period name, entry, ...: the entries' scores
+    for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
   if request then vote_id_record(ns, id, request, reply, id_ttl) end

@@ -13,9 +13,10 @@ end
 
 -- Which of the period boards a write touches are new to <ns>periods:B
 -- (the index of the boards written, members "real:P" / "shown:P" ->
--- expiry, 0: kept): a read, done before the first write (one call in the
--- steady state; an index of the wrong type is refused here). `touched` is a
--- list of { member, expire_at or false }; returns the list of the new ones.
+-- expiry, 0: kept): a read, done before the first write (an index of the
+-- wrong type is refused here; campaign_vote asks only about the boards it
+-- did not see to exist). `touched` is a list of { member, expire_at or
+-- false }; returns the list of the new ones.
 local function new_periods(ns, board, touched)
   local members = {}
   for i, t in ipairs(touched) do members[i] = t[1] end

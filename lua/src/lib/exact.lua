@@ -13,7 +13,10 @@ local function units_of(text, decimals)
   return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
 end
 
+-- The format of each `decimals` (0..6): no number to text on the vote's path.
+local DECIMAL_FORMATS = { [0] = '%.0f', '%.1f', '%.2f', '%.3f', '%.4f', '%.5f', '%.6f' }
+
 -- Units back to the decimal that is stored and shown.
 local function decimal_text(units, decimals)
-  return string.format('%.' .. decimals .. 'f', units / 10 ^ decimals)
+  return string.format(DECIMAL_FORMATS[decimals] or ('%.' .. decimals .. 'f'), units / 10 ^ decimals)
 end

@@ -93,3 +93,77 @@ fn retention_applies_to_boards_written_by_import() {
     assert_eq!(expiretime(&mut con, &key), (end + 3600) as i64, "{key}");
     assert_eq!(expiretime(&mut con, "{c:reti}:b:K:shown:total"), -1);
 }
+
+/// The board index `periods:B` after votes: the vote asks the index only
+/// about the boards it does not see to exist (a board that exists is
+/// listed), so a vote into the next hour, whose shown board the carry
+/// already created, lists exactly the new boards, each with its expiry, and
+/// a vote on boards that all exist leaves the index as it was.
+#[test]
+fn the_index_lists_each_new_board_once_with_its_expiry() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:reti2}:";
+    let c = setup(
+        &mut con,
+        "reti2",
+        boards([(
+            "K",
+            BoardSettings {
+                carry: Some("0.5".to_string()),
+                retention: [(Period::Hour, 3600)].into(),
+                ..board(
+                    &[Period::Hour, Period::Total],
+                    options([("x", 1), ("y", 1)]),
+                )
+            },
+        )]),
+    );
+    let now = support::server_time(&mut con) as u64;
+    let end = now - now % HOUR + HOUR;
+    let index = |con: &mut redis::Connection| -> Vec<(String, i64)> {
+        redis::cmd("ZRANGE")
+            .arg(format!("{ns}periods:K"))
+            .arg(0)
+            .arg(-1)
+            .arg("WITHSCORES")
+            .query(con)
+            .unwrap()
+    };
+    let (h0, h1, h2) = (hour_name(now), hour_name(end), hour_name(end + HOUR));
+    let listed = |entries: &[(&str, u64)]| -> Vec<(String, i64)> {
+        let mut v: Vec<(String, i64)> = entries
+            .iter()
+            .map(|(m, e)| (m.to_string(), *e as i64))
+            .collect();
+        v.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        v
+    };
+    c.at(now).vote("u1", &[("K", "x")]).run(&mut con).unwrap();
+    let first = listed(&[
+        ("real:total", 0),
+        ("shown:total", 0),
+        (&format!("real:{h0}"), end + 3600),
+        (&format!("shown:{h0}"), end + 3600),
+        (&format!("shown:{h1}"), end + HOUR + 3600),
+    ]);
+    assert_eq!(index(&mut con), first);
+    // Every board exists (y is new on them): the index is unchanged.
+    c.at(now).vote("u2", &[("K", "y")]).run(&mut con).unwrap();
+    assert_eq!(index(&mut con), first);
+    // The next hour: its shown board exists (the carry), its real board and
+    // the carry's next board are new.
+    c.at(end).vote("u3", &[("K", "x")]).run(&mut con).unwrap();
+    let mut second = first.clone();
+    second.extend(listed(&[
+        (&format!("real:{h1}"), end + HOUR + 3600),
+        (&format!("shown:{h2}"), end + 2 * HOUR + 3600),
+    ]));
+    second.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    assert_eq!(index(&mut con), second);
+    for (member, at) in &second {
+        let key = format!("{ns}b:K:{member}");
+        let want = if *at == 0 { -1 } else { *at };
+        assert_eq!(expiretime(&mut con, &key), want, "{key}");
+    }
+}

@@ -179,6 +179,42 @@ fn lua_periods(con: &mut Connection, triples: &[(i64, i32, &str)]) -> Vec<LuaPer
 /// 2100-01-01T00:00:00Z.
 const Y2100: i64 = 4_102_444_800;
 
+/// Every local day of 1970..2100, at two offsets (one east, one west and
+/// not whole hours), for the kinds whose bounds depend on the calendar
+/// (day, week: the ISO year from the day but in a year's first or last 3
+/// days; month: its length and the leap-year rule): name, bounds and the
+/// name parsed back, against chrono. The property test samples; this one
+/// leaves no day out.
+#[test]
+fn every_day_from_1970_to_2100_matches_chrono() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    for offset in [8 * 3600, -(9 * 3600 + 1800)] {
+        let triples: Vec<(i64, i32, &str)> = (0..Y2100 / 86400)
+            .flat_map(|day| {
+                let noon = day * 86400 + 43200 - i64::from(offset);
+                ["day", "week", "month"].map(move |kind| (noon, offset, kind))
+            })
+            .collect();
+        for chunk in triples.chunks(6000) {
+            let got = lua_periods(&mut con, chunk);
+            for ((t, offset, kind), (name, start, end, parsed_kind, parsed_start)) in
+                chunk.iter().zip(got)
+            {
+                let (want_name, want_start, want_end) = reference(kind, *t, *offset);
+                let ctx = format!("{kind} at {t}, offset {offset}");
+                assert_eq!(name, want_name, "{ctx}");
+                assert_eq!((start, end), (want_start, want_end), "{ctx}");
+                assert_eq!(
+                    (parsed_kind.as_deref(), parsed_start),
+                    (Some(*kind), want_start),
+                    "{ctx}"
+                );
+            }
+        }
+    }
+}
+
 /// (t, offset, kind): t either anywhere in 1970..2100 or within a few
 /// seconds of a local midnight (every hour, day, week and month boundary
 /// is one); offsets -14:00..+14:00 in 15-minute steps.
