@@ -339,7 +339,7 @@ mod tests {
     #[test]
     fn every_url_form_parses_to_its_kind() {
         assert!(matches!(
-            Target::parse("redis://127.0.0.1:6379/2", &Tls::default()).unwrap(),
+            Target::parse("redis://127.0.0.1:7001/2", &Tls::default()).unwrap(),
             Target::Single(_)
         ));
         assert!(matches!(
@@ -383,7 +383,7 @@ mod tests {
     #[test]
     fn redact_hides_passwords_only() {
         for (url, shown) in [
-            ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+            ("redis://127.0.0.1:7001/0", "redis://127.0.0.1:7001/0"),
             ("redis://:s3cret@host:1/0", "redis://:***@host:1/0"),
             ("redis://me:s3cret@host", "redis://me:***@host"),
             ("redis://s3cret@host", "redis://***@host"),
