@@ -415,7 +415,7 @@ impl Client {
     /// `call` as it is sent: on a cluster, a campaign vote without a vote
     /// id gets one (redis-rs's cluster client may resend it).
     fn prepare<T: Reply>(&self, call: &Call<T>) -> Option<Call<T>> {
-        if !self.is_cluster() {
+        if !self.is_cluster() || call.is_idempotent() {
             return None;
         }
         call.with_vote_id(&fresh_vote_id())
@@ -447,6 +447,26 @@ pub struct Connection {
     con: Option<Link>,
 }
 
+/// Run a [`wait_pipeline`] through `send` (sync or async alike: `send`
+/// answers the pipeline's two values), again as EVAL after NOSCRIPT, and
+/// read both replies.
+macro_rules! run_waited {
+    ($call:expr, $replicas:expr, $timeout:expr, |$pipe:ident| $send:expr) => {{
+        let (call, replicas, timeout) = ($call, $replicas, $timeout);
+        let mut reply = {
+            let $pipe = wait_pipeline(call, replicas, timeout, false);
+            $send
+        };
+        if is_noscript_value(&reply.0) {
+            let $pipe = wait_pipeline(call, replicas, timeout, true);
+            reply = $send;
+        }
+        let value = call.decode(reply.0)?;
+        check_acks(reply.1, replicas, timeout)?;
+        Ok(value)
+    }};
+}
+
 /// A sync redis-rs connection of one of the URL forms.
 enum Link {
     Single(redis::Connection),
@@ -469,13 +489,7 @@ impl Link {
         };
         match self {
             Link::Single(con) => {
-                let mut reply = waited(con, call, replicas, timeout, false)?;
-                if is_noscript_value(&reply.0) {
-                    reply = waited(con, call, replicas, timeout, true)?;
-                }
-                let value = call.decode(reply.0)?;
-                check_acks(reply.1, replicas, timeout)?;
-                Ok(value)
+                run_waited!(call, replicas, timeout, |pipe| two(call, pipe.query(con)?)?)
             }
             Link::Cluster(con) => {
                 let value = call.run(con.as_mut())?;
@@ -488,20 +502,34 @@ impl Link {
     }
 }
 
-/// `[script reply, WAIT reply]` of one pipeline (errors as values).
-fn waited(
-    con: &mut dyn redis::ConnectionLike,
-    call: &Call<impl Reply>,
+/// `call` (as EVALSHA, or with `eval` as EVAL) then `WAIT`, in one
+/// pipeline whose errors come back as values.
+fn wait_pipeline<T: Reply>(
+    call: &Call<T>,
     replicas: u32,
     timeout: Duration,
     eval: bool,
-) -> Result<(redis::Value, redis::Value)> {
+) -> redis::Pipeline {
     let mut pipe = redis::pipe();
     pipe.add_command(call.command(eval))
         .add_command(wait_cmd(replicas, timeout))
         .ignore_errors();
-    let (a, b): (redis::Value, redis::Value) = pipe.query(con)?;
-    Ok((a, b))
+    pipe
+}
+
+/// The two values of a pipeline of two.
+fn two<T: Reply>(
+    call: &Call<T>,
+    values: Vec<redis::Value>,
+) -> Result<(redis::Value, redis::Value)> {
+    let mut values = values.into_iter();
+    match (values.next(), values.next()) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(Error::Reply {
+            script: call.script().name(),
+            reason: "a pipeline of 2 answered fewer replies".into(),
+        }),
+    }
 }
 
 fn wait_cmd(replicas: u32, timeout: Duration) -> redis::Cmd {
@@ -707,26 +735,17 @@ impl AsyncRedis {
         let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
             return call.run_async(self).await;
         };
-        let mut reply = self.waited(call, replicas, timeout, false).await?;
-        if is_noscript_value(&reply.0) {
-            reply = self.waited(call, replicas, timeout, true).await?;
-        }
-        let value = call.decode(reply.0)?;
-        check_acks(reply.1, replicas, timeout)?;
-        Ok(value)
+        run_waited!(call, replicas, timeout, |pipe| self
+            .send(call, pipe)
+            .await?)
     }
 
-    async fn waited<T: Reply>(
+    /// Send a [`wait_pipeline`] to the node of `call`'s key.
+    async fn send<T: Reply>(
         &mut self,
         call: &Call<T>,
-        replicas: u32,
-        timeout: Duration,
-        eval: bool,
+        pipe: redis::Pipeline,
     ) -> Result<(redis::Value, redis::Value)> {
-        let mut pipe = redis::pipe();
-        pipe.add_command(call.command(eval))
-            .add_command(wait_cmd(replicas, timeout))
-            .ignore_errors();
         let values = match &mut self.0 {
             AsyncLink::Single(con) => pipe.query_async::<Vec<redis::Value>>(con).await?,
             AsyncLink::Cluster(con) => {
@@ -737,14 +756,7 @@ impl AsyncRedis {
                 con.route_pipeline(pipe, 0, 2, route).await?
             }
         };
-        let mut values = values.into_iter();
-        match (values.next(), values.next()) {
-            (Some(a), Some(b)) => Ok((a, b)),
-            _ => Err(Error::Reply {
-                script: call.script().name(),
-                reason: "a pipeline of 2 answered fewer replies".into(),
-            }),
-        }
+        two(call, values)
     }
 }
 
