@@ -382,6 +382,41 @@ fn acked(tallies: &[Tally]) -> u64 {
     tallies.iter().map(|t| t.acked.load(Ordering::SeqCst)).sum()
 }
 
+/// `n` threads, each on its own sync `Connection` of `client`, voting
+/// (voter i on option `o{i}`, `pace` apart) until `stop`; each counts its
+/// acknowledged and failed votes in `tallies[i]`.
+fn sync_voters(
+    client: &Client,
+    c: &Campaign,
+    n: usize,
+    pace: Duration,
+    stop: &Arc<AtomicBool>,
+) -> (Arc<Vec<Tally>>, Vec<std::thread::JoinHandle<()>>) {
+    let tallies: Arc<Vec<Tally>> = Arc::new((0..n).map(|_| Tally::default()).collect());
+    let threads = (0..n)
+        .map(|i| {
+            let (client, c, stop, tallies) =
+                (client.clone(), c.clone(), stop.clone(), tallies.clone());
+            std::thread::spawn(move || {
+                let mut con = client.connect().expect("connect through the sentinels");
+                let mut n = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    n += 1;
+                    std::thread::sleep(pace);
+                    match con.run(&vote(&c, i, n)) {
+                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
+                        Err(err) => {
+                            eprintln!("voter {i}: vote {n} failed: {err}");
+                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
+                        }
+                    };
+                }
+            })
+        })
+        .collect();
+    (tallies, threads)
+}
+
 /// `SENTINEL FAILOVER` while 10 tokio tasks vote on one `AsyncConnection`
 /// with `wait_for_replicas(1, 1 s)`. The old master lives on, and accepts
 /// writes until Sentinel demotes it (about 10 s later): only WAIT tells
@@ -500,27 +535,7 @@ fn sync_votes_waited_for_survive_a_killed_master() {
         .unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
-    let tallies: Arc<Vec<Tally>> = Arc::new((0..VOTERS).map(|_| Tally::default()).collect());
-    let threads: Vec<_> = (0..VOTERS)
-        .map(|i| {
-            let (client, c, stop, tallies) =
-                (client.clone(), c.clone(), stop.clone(), tallies.clone());
-            std::thread::spawn(move || {
-                let mut con = client.connect().expect("connect through the sentinels");
-                let mut n = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    n += 1;
-                    match con.run(&vote(&c, i, n)) {
-                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
-                        Err(err) => {
-                            eprintln!("voter {i}: vote {n} failed: {err}");
-                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
-                        }
-                    };
-                }
-            })
-        })
-        .collect();
+    let (tallies, threads) = sync_voters(&client, &c, VOTERS, Duration::ZERO, &stop);
 
     std::thread::sleep(Duration::from_millis(700));
     let before = acked(&tallies);
@@ -625,27 +640,7 @@ fn rediss_sentinel_votes_over_tls_through_a_failover() {
     assert!(err.to_string().contains("UnknownIssuer"), "{err}");
 
     let stop = Arc::new(AtomicBool::new(false));
-    let tallies: Arc<Vec<Tally>> = Arc::new((0..4).map(|_| Tally::default()).collect());
-    let threads: Vec<_> = (0..4)
-        .map(|i| {
-            let (client, c, stop, tallies) =
-                (client.clone(), c.clone(), stop.clone(), tallies.clone());
-            std::thread::spawn(move || {
-                let mut con = client.connect().expect("connect through the sentinels");
-                let mut n = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    n += 1;
-                    match con.run(&vote(&c, i, n)) {
-                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
-                        Err(err) => {
-                            eprintln!("voter {i}: vote {n} failed: {err}");
-                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
-                        }
-                    };
-                }
-            })
-        })
-        .collect();
+    let (tallies, threads) = sync_voters(&client, &c, 4, Duration::ZERO, &stop);
     std::thread::sleep(Duration::from_millis(500));
     assert!(acked(&tallies) > 0, "no vote acknowledged over TLS");
     let reply: Option<String> = query(
@@ -694,29 +689,7 @@ fn without_wait_a_failover_counts_no_vote_twice() {
         .run(&c.configure(&settings()))
         .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let tallies: Arc<Vec<Tally>> = Arc::new((0..4).map(|_| Tally::default()).collect());
-    let threads: Vec<_> = (0..4)
-        .map(|i| {
-            let (client, c, stop, tallies) =
-                (client.clone(), c.clone(), stop.clone(), tallies.clone());
-            std::thread::spawn(move || {
-                let mut con = client.connect().expect("connect through the sentinels");
-                let mut n = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    n += 1;
-                    // paced: this run shares the machine with the others
-                    std::thread::sleep(Duration::from_millis(2));
-                    match con.run(&vote(&c, i, n)) {
-                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
-                        Err(err) => {
-                            eprintln!("voter {i}: vote {n} failed: {err}");
-                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
-                        }
-                    };
-                }
-            })
-        })
-        .collect();
+    let (tallies, threads) = sync_voters(&client, &c, 4, Duration::from_millis(2), &stop);
     std::thread::sleep(Duration::from_millis(500));
     let reply: Option<String> = query(
         d.sentinels[0].port,
