@@ -6,23 +6,16 @@ use std::process::Command;
 use redis::Commands;
 
 use crate::support;
+use crate::support::readme::{sh, sh_commands, README};
 
-const README: &str = include_str!("../../README.md");
-
-/// The `redis-cli ...` and `redvote ...` lines of README's sh blocks, in order.
-fn redis_cli_lines() -> Vec<&'static str> {
-    let mut lines = Vec::new();
-    let mut in_sh = false;
-    for line in README.lines() {
-        if line.starts_with("```") {
-            in_sh = line == "```sh";
-            continue;
-        }
-        if in_sh && (line.starts_with("redis-cli ") || line.starts_with("redvote ")) {
-            lines.push(line);
-        }
-    }
-    lines
+/// The `redis-cli ...` and `redvote ...` lines of README's sh blocks, in
+/// order, but for those that name a deployment with `--url` (the TLS,
+/// Sentinel and cluster tests run those against servers of their kind).
+fn redis_cli_lines() -> Vec<String> {
+    sh_commands(README, &["redis-cli ", "redvote "])
+        .into_iter()
+        .filter(|line| !line.contains("--url "))
+        .collect()
 }
 
 #[test]
@@ -35,21 +28,9 @@ fn readme_redis_cli_examples_run() {
         "README lost its redis-cli examples: {lines:?}"
     );
 
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote"))
-        .parent()
-        .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     for line in &lines {
         let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(&cmd)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("PATH", &path)
+        let out = sh(&cmd, env!("CARGO_MANIFEST_DIR").as_ref())
             .env("REDVOTE_URL", server.url())
             .output()
             .expect("run sh");

@@ -292,3 +292,46 @@ fn the_cli_votes_over_tls_and_names_a_wrong_ca() {
         started.elapsed()
     );
 }
+
+/// README's TLS example, compiled into the suite as README shows it.
+mod readme_example {
+    #![allow(dead_code)]
+    include!("../readme_examples/tls.rs");
+}
+
+#[test]
+fn readme_tls_examples_run() {
+    use crate::support::readme::{
+        assert_shows_example, quoted_url, run_ok, section, sh_commands, spring_settings, stars_top,
+        wjk, Hosts,
+    };
+    assert_shows_example("tls.rs");
+    let certs = certs();
+    let server = TlsServer::start(&certs, "optional");
+    let hosts = Hosts(vec![(
+        "redis.internal:6380".into(),
+        format!("127.0.0.1:{}", server.port),
+    )]);
+    let dir = certs.path("ca.pem").parent().unwrap().to_path_buf();
+    let mut admin = client(&server, &certs.tls("ca.pem", true))
+        .connect()
+        .unwrap();
+    let spring = Campaign::new("spring2026");
+    admin.run(&spring.configure(&spring_settings())).unwrap();
+
+    // the Rust example, on README's URL with the host replaced
+    let url = hosts.apply(quoted_url(include_str!("../readme_examples/tls.rs")));
+    let ballots = readme_example::vote_over_tls(&url, &dir).unwrap();
+    assert_eq!(ballots.len(), 1);
+    assert!(!ballots[0].replay, "{ballots:?}");
+
+    // the CLI lines, in the certificates' directory (ca.pem, client.pem)
+    let lines = sh_commands(section("### TLS"), &["redvote "]);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for line in &lines {
+        let out = run_ok(&hosts.apply(line), &dir);
+        eprintln!("{line}\n{out}");
+    }
+    // the Rust example's vote and the first line's (the second lists articles)
+    assert_eq!(wjk(&admin.run(&stars_top(&spring)).unwrap()), "2");
+}

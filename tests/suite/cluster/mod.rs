@@ -17,6 +17,7 @@
 
 mod bodies;
 mod failover;
+mod readme;
 mod reshard;
 
 use std::process::Command;

@@ -6,6 +6,7 @@
 
 mod builders;
 mod cli;
+pub mod readme;
 mod reads;
 mod refusals;
 pub mod tls;

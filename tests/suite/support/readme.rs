@@ -1,0 +1,170 @@
+//! README.md's examples as the tests run them: a section's text, the
+//! commands of its `sh` blocks, the Rust examples kept as files, and the
+//! deployment's hosts swapped for the test's own servers.
+
+use std::process::{Command, Output};
+
+/// README.md as built into the test binary.
+pub const README: &str = include_str!("../../../README.md");
+
+/// The section of README under the heading `heading` (e.g. `"### TLS"`),
+/// up to the next heading of the same or a higher level.
+pub fn section(heading: &str) -> &'static str {
+    let level = heading.split(' ').next().unwrap();
+    let start = README
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README has no section {heading:?}"))
+        + 1;
+    let body = &README[start + heading.len()..];
+    // the first heading line outside a code block, of this level or higher
+    let mut in_code = false;
+    let mut end = body.len();
+    let mut offset = 0;
+    for line in body.split_inclusive('\n') {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code
+            && line.starts_with('#')
+            && line.split(' ').next().unwrap().len() <= level.len()
+        {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    &README[start..start + heading.len() + end]
+}
+
+/// The lines of `text`'s ```` ```sh ```` blocks that start with one of
+/// `starts`, each with its `\` continuation lines joined to it.
+pub fn sh_commands(text: &str, starts: &[&str]) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let piece = line.trim();
+        match current.as_mut() {
+            Some(command) => command.push_str(piece.trim_end_matches('\\')),
+            None if starts.iter().any(|s| line.starts_with(s)) => {
+                current = Some(piece.trim_end_matches('\\').to_string())
+            }
+            None => continue,
+        }
+        if !piece.ends_with('\\') {
+            commands.extend(current.take());
+        }
+    }
+    commands
+}
+
+/// Assert that README shows `tests/readme_examples/FILE` as a
+/// ```` ```rust,no_run ```` block, as the file is (the suite runs the file).
+pub fn assert_shows_example(file: &str) {
+    let path = format!(
+        "{}/tests/readme_examples/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let code = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert!(
+        README.contains(&format!("```rust,no_run\n{code}```\n")),
+        "README no longer shows {path} as it is: copy the file into README's block"
+    );
+}
+
+/// The first `"..."` literal of `code` that holds a URL (`://`).
+pub fn quoted_url(code: &str) -> &str {
+    code.split('"')
+        .skip(1)
+        .step_by(2)
+        .find(|s| s.contains("://"))
+        .expect("a quoted URL")
+}
+
+/// README's placeholder hosts and the test servers that stand for them.
+pub struct Hosts(pub Vec<(String, String)>);
+
+impl Hosts {
+    /// `text` with every placeholder host replaced (longest first, so that
+    /// `n1:7000,n2:7001` goes before `n2:7001`); fails when a README host
+    /// (`redis.internal`, `10.0.0.x`, `nN:`) is left over.
+    pub fn apply(&self, text: &str) -> String {
+        let mut pairs: Vec<_> = self.0.iter().collect();
+        pairs.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        let mut out = text.to_string();
+        for (from, to) in pairs {
+            out = out.replace(from.as_str(), to);
+        }
+        for placeholder in ["redis.internal", "10.0.0.", "//n1:", "//n2:", ",n2:"] {
+            assert!(
+                !out.contains(placeholder),
+                "{out}: no test server stands for {placeholder}"
+            );
+        }
+        out
+    }
+}
+
+/// One README command line (its hosts already replaced) for `sh`, run in
+/// `dir`, the test build's `redvote` first on PATH and no `REDVOTE_URL`
+/// inherited from the caller.
+pub fn sh(command: &str, dir: &std::path::Path) -> Command {
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("REDVOTE_URL");
+    cmd
+}
+
+/// Run [`sh`] and assert that it succeeded; its stdout.
+pub fn run_ok(command: &str, dir: &std::path::Path) -> String {
+    let out: Output = sh(command, dir).output().expect("run sh");
+    assert!(out.status.success(), "{command}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The campaign README's connection examples vote in: board `stars` (a
+/// total board) with the option `wjk`.
+pub fn spring_settings() -> redvote::CampaignSettings {
+    super::boards([(
+        "stars",
+        super::board(&[redvote::Period::Total], super::options([("wjk", 1)])),
+    )])
+}
+
+/// The call that reads board `stars` of `c` (real totals).
+pub fn stars_top(c: &redvote::Campaign) -> redvote::Call<Vec<redvote::BoardPage>> {
+    c.top(
+        &["stars"],
+        &redvote::campaign::View::real("total"),
+        redvote::campaign::Paging {
+            page: 1,
+            per_page: 10,
+        },
+    )
+}
+
+/// The real total of `wjk` in a reply of [`stars_top`].
+pub fn wjk(top: &[redvote::BoardPage]) -> String {
+    top[0]
+        .entries
+        .iter()
+        .find(|e| e.member == "wjk")
+        .map_or("0".into(), |e| e.score.clone())
+}
