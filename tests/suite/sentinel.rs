@@ -20,6 +20,7 @@ use redvote::testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client, Period, Retry};
 
 use crate::support::tls::{certs, Certs};
+use crate::support::voters::{self, Ballots, Vote};
 use crate::support::{board, boards, real_total};
 
 const MASTER: &str = "mymaster";
@@ -372,49 +373,96 @@ fn total_on(port: u16, c: &Campaign) -> u64 {
         .sum()
 }
 
-/// A vote of voter `i`, its `n`th: a user and a vote id of its own.
-fn vote(c: &Campaign, i: usize, n: u64) -> redvote::Call<Vec<redvote::Ballot>> {
-    let (user, id, option) = (format!("u{i}-{n}"), format!("r{i}-{n}"), format!("o{i}"));
-    c.vote_by(&Voter::new(&user).id(&id), &[("B", &option)])
-}
-
 fn acked(tallies: &[Tally]) -> u64 {
     tallies.iter().map(|t| t.acked.load(Ordering::SeqCst)).sum()
 }
 
-/// `n` threads, each on its own sync `Connection` of `client`, voting
-/// (voter i on option `o{i}`, `pace` apart) until `stop`; each counts its
-/// acknowledged and failed votes in `tallies[i]`.
-fn sync_voters(
+/// The sentinel tests' voters: voter `i` votes for option `o{i}`, as a new
+/// user each time (`u{i}-{n}`, vote id `r{i}-{n}`), `pace` apart, once a
+/// vote (the driver's retry rides out the failover), counting into
+/// `tallies[i]`, which the test reads while they vote.
+#[derive(Clone)]
+struct Counted {
+    campaign: Campaign,
+    stop: Arc<AtomicBool>,
+    tallies: Arc<Vec<Tally>>,
+    pace: Duration,
+}
+
+impl Ballots for Counted {
+    type Tally = ();
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn pace(&self) -> Duration {
+        self.pace
+    }
+
+    fn vote(&self, i: u64, n: u64) -> Vote {
+        let id = format!("r{i}-{n}");
+        let option = format!("o{i}");
+        let call = self
+            .campaign
+            .vote_by(&Voter::new(&format!("u{i}-{n}")).id(&id), &[("B", &option)]);
+        Vote {
+            voter: i,
+            call,
+            option: "",
+            id,
+        }
+    }
+
+    fn settle(
+        &self,
+        _: &mut (),
+        vote: &Vote,
+        result: redvote::Result<Vec<redvote::Ballot>>,
+        _: Instant,
+    ) -> bool {
+        let tally = &self.tallies[vote.voter as usize];
+        match result {
+            Ok(_) => tally.acked.fetch_add(1, Ordering::SeqCst),
+            Err(err) => {
+                eprintln!("voter {}: vote {} failed: {err}", vote.voter, vote.id);
+                tally.failed.fetch_add(1, Ordering::SeqCst)
+            }
+        };
+        true
+    }
+}
+
+/// `tasks` voters as tokio tasks on one `AsyncConnection` of `client`, and
+/// `threads` voters with a sync `Connection` each (see [`Counted`]), voting
+/// until `stop`; their tallies, and the voters to join (on `rt`).
+fn start_voters(
+    rt: &tokio::runtime::Runtime,
     client: &Client,
     c: &Campaign,
-    n: usize,
+    (tasks, threads): (u64, u64),
     pace: Duration,
     stop: &Arc<AtomicBool>,
-) -> (Arc<Vec<Tally>>, Vec<std::thread::JoinHandle<()>>) {
-    let tallies: Arc<Vec<Tally>> = Arc::new((0..n).map(|_| Tally::default()).collect());
-    let threads = (0..n)
-        .map(|i| {
-            let (client, c, stop, tallies) =
-                (client.clone(), c.clone(), stop.clone(), tallies.clone());
-            std::thread::spawn(move || {
-                let mut con = client.connect().expect("connect through the sentinels");
-                let mut n = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    n += 1;
-                    std::thread::sleep(pace);
-                    match con.run(&vote(&c, i, n)) {
-                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
-                        Err(err) => {
-                            eprintln!("voter {i}: vote {n} failed: {err}");
-                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
-                        }
-                    };
-                }
-            })
-        })
-        .collect();
-    (tallies, threads)
+) -> (Arc<Vec<Tally>>, voters::Voters<()>) {
+    let tallies: Arc<Vec<Tally>> =
+        Arc::new((0..tasks + threads).map(|_| Tally::default()).collect());
+    let counted = Counted {
+        campaign: c.clone(),
+        stop: stop.clone(),
+        tallies: tallies.clone(),
+        pace,
+    };
+    let voters = voters::start(rt, client, tasks, threads, Duration::ZERO, &counted);
+    (tallies, voters)
+}
+
+/// A runtime for the voters' join (and async voters).
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 /// `SENTINEL FAILOVER` while 10 tokio tasks vote on one `AsyncConnection`
@@ -439,36 +487,16 @@ fn async_votes_ride_out_a_sentinel_failover() {
         .retry(failover_retry())
         .wait_for_replicas(1, Duration::from_secs(1));
     let c = Campaign::new("failover");
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
+    let rt = runtime();
+    client
+        .connect()
+        .expect("connect through the sentinels")
+        .run(&c.configure(&settings()))
         .unwrap();
-    let con = rt
-        .block_on(client.connect_async())
-        .expect("connect through the sentinels");
-    rt.block_on(con.run(&c.configure(&settings()))).unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
-    let tallies: Arc<Vec<Tally>> = Arc::new((0..VOTERS).map(|_| Tally::default()).collect());
-    let tasks: Vec<_> = (0..VOTERS)
-        .map(|i| {
-            let (con, c, stop, tallies) = (con.clone(), c.clone(), stop.clone(), tallies.clone());
-            rt.spawn(async move {
-                let mut n = 0u64;
-                while !stop.load(Ordering::SeqCst) {
-                    n += 1;
-                    match con.run(&vote(&c, i, n)).await {
-                        Ok(_) => tallies[i].acked.fetch_add(1, Ordering::SeqCst),
-                        Err(err) => {
-                            eprintln!("voter {i}: vote {n} failed: {err}");
-                            tallies[i].failed.fetch_add(1, Ordering::SeqCst)
-                        }
-                    };
-                }
-            })
-        })
-        .collect();
+    let (tallies, voters) =
+        start_voters(&rt, &client, &c, (VOTERS as u64, 0), Duration::ZERO, &stop);
 
     std::thread::sleep(Duration::from_millis(700));
     let before = acked(&tallies);
@@ -499,9 +527,7 @@ fn async_votes_ride_out_a_sentinel_failover() {
     });
     std::thread::sleep(Duration::from_millis(500));
     stop.store(true, Ordering::SeqCst);
-    for task in tasks {
-        rt.block_on(task).unwrap();
-    }
+    voters.join(&rt);
     eprintln!(
         "SENTINEL FAILOVER: promoted in {promoted:?}; votes on the new master {moved:?} later; \
          old master demoted {demoted:?} after that; acknowledged again {resumed:?} later"
@@ -535,7 +561,9 @@ fn sync_votes_waited_for_survive_a_killed_master() {
         .unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
-    let (tallies, threads) = sync_voters(&client, &c, VOTERS, Duration::ZERO, &stop);
+    let rt = runtime();
+    let (tallies, voters) =
+        start_voters(&rt, &client, &c, (0, VOTERS as u64), Duration::ZERO, &stop);
 
     std::thread::sleep(Duration::from_millis(700));
     let before = acked(&tallies);
@@ -555,9 +583,7 @@ fn sync_votes_waited_for_survive_a_killed_master() {
     });
     std::thread::sleep(Duration::from_millis(500));
     stop.store(true, Ordering::SeqCst);
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    voters.join(&rt);
     eprintln!(
         "kill -9: promoted in {promoted:?}; acknowledged again {resumed:?} after a new replica started"
     );
@@ -640,7 +666,8 @@ fn rediss_sentinel_votes_over_tls_through_a_failover() {
     assert!(err.to_string().contains("UnknownIssuer"), "{err}");
 
     let stop = Arc::new(AtomicBool::new(false));
-    let (tallies, threads) = sync_voters(&client, &c, 4, Duration::ZERO, &stop);
+    let rt = runtime();
+    let (tallies, voters) = start_voters(&rt, &client, &c, (0, 4), Duration::ZERO, &stop);
     std::thread::sleep(Duration::from_millis(500));
     assert!(acked(&tallies) > 0, "no vote acknowledged over TLS");
     let reply: Option<String> = query(
@@ -658,9 +685,7 @@ fn rediss_sentinel_votes_over_tls_through_a_failover() {
         acked(&tallies) > at_demotion + 4
     });
     stop.store(true, Ordering::SeqCst);
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    voters.join(&rt);
     eprintln!(
         "rediss+sentinel: promoted in {promoted:?}, old master demoted {demoted:?} later, \
          acknowledged again {resumed:?} later"
@@ -689,7 +714,8 @@ fn without_wait_a_failover_counts_no_vote_twice() {
         .run(&c.configure(&settings()))
         .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let (tallies, threads) = sync_voters(&client, &c, 4, Duration::from_millis(2), &stop);
+    let rt = runtime();
+    let (tallies, voters) = start_voters(&rt, &client, &c, (0, 4), Duration::from_millis(2), &stop);
     std::thread::sleep(Duration::from_millis(500));
     let reply: Option<String> = query(
         d.sentinels[0].port,
@@ -706,9 +732,7 @@ fn without_wait_a_failover_counts_no_vote_twice() {
         total_on(d.replica.port(), &c) > at_demotion + 4
     });
     stop.store(true, Ordering::SeqCst);
-    for thread in threads {
-        thread.join().unwrap();
-    }
+    voters.join(&rt);
     let mut con = redis::Client::open(d.replica.url())
         .unwrap()
         .get_connection()

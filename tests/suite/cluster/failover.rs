@@ -17,6 +17,7 @@ use redvote::client::key_slot;
 use redvote::{Campaign, CampaignSettings, Client, Error, Voter};
 
 use super::{con, Cluster};
+use crate::support::voters::{self, Ballots, Vote};
 
 const OPTIONS: [&str; 2] = ["a", "b"];
 
@@ -33,16 +34,8 @@ struct Outcome {
     acked_in_stall: u64,
 }
 
-/// Voter `t`'s `n`th vote: its option, user and vote id.
-fn ballot(t: u64, n: u64) -> (&'static str, String, String) {
-    (
-        OPTIONS[((t + n) % 2) as usize],
-        format!("u{t}"),
-        format!("f{t}-{n}"),
-    )
-}
-
-/// What every voter shares.
+/// What every voter shares: voter `t` votes as user `u{t}`, options in
+/// turn, vote ids `f{t}-{n}`.
 #[derive(Clone)]
 struct Voting {
     campaign: Campaign,
@@ -53,20 +46,39 @@ struct Voting {
     acks: Arc<AtomicU64>,
 }
 
-impl Voting {
-    /// Record one send of a vote for `option`; true when the vote is done:
-    /// acknowledged, or given up after 8 s of sending the same id again
-    /// (it counts once however often it is sent).
-    fn settle<T>(
+impl Ballots for Voting {
+    type Tally = Outcome;
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn vote(&self, t: u64, n: u64) -> Vote {
+        let option = OPTIONS[((t + n) % 2) as usize];
+        let id = format!("f{t}-{n}");
+        let call = self
+            .campaign
+            .vote_by(&Voter::new(&format!("u{t}")).id(&id), &[("stars", option)]);
+        Vote {
+            voter: t,
+            call,
+            option,
+            id,
+        }
+    }
+
+    /// Done when acknowledged, or given up after 8 s of sending the same id
+    /// again (it counts once however often it is sent).
+    fn settle(
         &self,
         out: &mut Outcome,
-        option: &'static str,
-        result: redvote::Result<T>,
+        vote: &Vote,
+        result: redvote::Result<Vec<redvote::Ballot>>,
         started: Instant,
     ) -> bool {
         match result {
             Ok(_) => {
-                *out.acked.entry(option).or_default() += 1;
+                *out.acked.entry(vote.option).or_default() += 1;
                 self.acks.fetch_add(1, Ordering::SeqCst);
                 if self.killed.load(Ordering::Relaxed) {
                     out.acked_after_kill += 1;
@@ -79,7 +91,7 @@ impl Voting {
                     out.not_replicated += 1;
                 }
                 if started.elapsed() > Duration::from_secs(8) {
-                    *out.unacked.entry(option).or_default() += 1;
+                    *out.unacked.entry(vote.option).or_default() += 1;
                     return true;
                 }
                 false
@@ -122,12 +134,9 @@ fn vote_through_a_failover(
         .enable_all()
         .build()
         .unwrap();
-    let con_async = rt.block_on(client.connect_async()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let killed = Arc::new(AtomicBool::new(false));
     let errors = Arc::new(AtomicU64::new(0));
-    // `tasks - 2` async tasks on one shared AsyncConnection, 2 threads with
-    // a sync Connection each
     let ctx = Voting {
         campaign: campaign.clone(),
         stop: stop.clone(),
@@ -135,48 +144,9 @@ fn vote_through_a_failover(
         errors: errors.clone(),
         acks: Arc::new(AtomicU64::new(0)),
     };
-    let handles: Vec<_> = (0..tasks - 2)
-        .map(|t| {
-            let (con_async, ctx) = (con_async.clone(), ctx.clone());
-            rt.spawn(async move {
-                let mut out = Outcome::default();
-                let mut n = 0u64;
-                while !ctx.stop.load(Ordering::Relaxed) {
-                    n += 1;
-                    let (option, user, id) = ballot(t, n);
-                    let call = ctx
-                        .campaign
-                        .vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
-                    let started = Instant::now();
-                    while !ctx.settle(&mut out, option, con_async.run(&call).await, started) {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                }
-                out
-            })
-        })
-        .collect();
-    let threads: Vec<_> = (tasks - 2..tasks)
-        .map(|t| {
-            let (mut con, ctx) = (client.connect().unwrap(), ctx.clone());
-            std::thread::spawn(move || {
-                let mut out = Outcome::default();
-                let mut n = 0u64;
-                while !ctx.stop.load(Ordering::Relaxed) {
-                    n += 1;
-                    let (option, user, id) = ballot(t, n);
-                    let call = ctx
-                        .campaign
-                        .vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
-                    let started = Instant::now();
-                    while !ctx.settle(&mut out, option, con.run(&call), started) {
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                }
-                out
-            })
-        })
-        .collect();
+    // `tasks - 2` async tasks on one shared AsyncConnection, 2 threads with
+    // a sync Connection each
+    let voters = voters::start(&rt, client, tasks - 2, 2, Duration::from_millis(50), &ctx);
 
     std::thread::sleep(Duration::from_millis(400));
     let script = campaign.vote("u", &[("stars", "a")]);
@@ -244,15 +214,22 @@ fn vote_through_a_failover(
     let failover = kill_at.elapsed();
     assert_eq!(cluster.owner(slot).port(), replica, "the replica took over");
     if after {
+        // the voters find the new master (the cluster client refreshes its
+        // slot map; slower on a loaded machine), then vote 300 ms more
+        let at_kill = acks_at_stall + acked_in_stall;
+        let waiting = Instant::now();
+        while ctx.acks.load(Ordering::SeqCst) < at_kill + 10 {
+            assert!(
+                waiting.elapsed() < Duration::from_secs(15),
+                "no vote acknowledged by the promoted replica within 15 s"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
         std::thread::sleep(Duration::from_millis(300));
     }
     stop.store(true, Ordering::Relaxed);
     let mut out = Outcome::default();
-    let results = handles
-        .into_iter()
-        .map(|h| rt.block_on(h).unwrap())
-        .chain(threads.into_iter().map(|t| t.join().unwrap()));
-    for o in results {
+    for o in voters.join(&rt) {
         for (k, v) in o.acked {
             *out.acked.entry(k).or_default() += v;
         }

@@ -15,6 +15,7 @@ use redvote::testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client, Voter};
 
 use super::{con, count_keys_in_slot, node_id, shared, tryagain_count, Cluster};
+use crate::support::voters::{self, Ballots, Vote};
 
 const OPTIONS: [&str; 3] = ["a", "b", "c"];
 
@@ -84,26 +85,64 @@ fn migrate_slot(
     (moved, mid_window)
 }
 
-/// Voter `t`'s `n`th vote: its option, user and vote id.
-fn ballot(t: u64, n: u64) -> (&'static str, String, String) {
-    (
-        OPTIONS[((t + n) % 3) as usize],
-        format!("u{t}"),
-        format!("r{t}-{n}"),
-    )
+/// The reshard's voters: voter `t` as user `u{t}`, options in turn, vote
+/// ids `r{t}-{n}`, each sent again (20 ms apart) until acknowledged.
+#[derive(Clone)]
+struct Moving {
+    campaign: Campaign,
+    stop: Arc<AtomicBool>,
+    /// Sends that failed (TRYAGAIN past the retries).
+    errors: Arc<AtomicU64>,
+    /// Votes acknowledged so far.
+    done: Arc<AtomicU64>,
 }
 
-/// A vote's failure: only TRYAGAIN may outlast the retries (a long
-/// migration); an ASK or MOVED the cluster client gave up following is
-/// retried by the driver, never answered. Counted; sent again.
-fn failed(e: &redvote::Error, id: &str, started: Instant, errors: &AtomicU64) {
-    errors.fetch_add(1, Ordering::Relaxed);
-    let tryagain = matches!(e, redvote::Error::Redis(r) if r.code() == Some("TRYAGAIN"));
-    assert!(tryagain, "vote {id}: {e}");
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "vote {id} never acknowledged: {e}"
-    );
+impl Ballots for Moving {
+    type Tally = HashMap<&'static str, u64>;
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn vote(&self, t: u64, n: u64) -> Vote {
+        let option = OPTIONS[((t + n) % 3) as usize];
+        let id = format!("r{t}-{n}");
+        let call = self
+            .campaign
+            .vote_by(&Voter::new(&format!("u{t}")).id(&id), &[("stars", option)]);
+        Vote {
+            voter: t,
+            call,
+            option,
+            id,
+        }
+    }
+
+    /// Only TRYAGAIN may outlast the retries (a long migration); an ASK or
+    /// MOVED the cluster client gave up following is retried by the
+    /// driver, never answered. Counted; sent again with the same id.
+    fn settle(
+        &self,
+        acked: &mut Self::Tally,
+        vote: &Vote,
+        result: redvote::Result<Vec<redvote::Ballot>>,
+        started: Instant,
+    ) -> bool {
+        let Err(e) = result else {
+            *acked.entry(vote.option).or_default() += 1;
+            self.done.fetch_add(1, Ordering::SeqCst);
+            return true;
+        };
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let tryagain = matches!(&e, redvote::Error::Redis(r) if r.code() == Some("TRYAGAIN"));
+        assert!(tryagain, "vote {}: {e}", vote.id);
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "vote {} never acknowledged: {e}",
+            vote.id
+        );
+        false
+    }
 }
 
 #[test]
@@ -131,69 +170,16 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
         .enable_all()
         .build()
         .unwrap();
-    let con_async = rt.block_on(client.connect_async()).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let errors = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicU64::new(0));
+    let moving = Moving {
+        campaign: campaign.clone(),
+        stop: Arc::new(AtomicBool::new(false)),
+        errors: Arc::new(AtomicU64::new(0)),
+        done: Arc::new(AtomicU64::new(0)),
+    };
+    let (stop, errors, done) = (&moving.stop, &moving.errors, &moving.done);
     // 16 async tasks on one shared AsyncConnection, 4 threads with a sync
     // Connection each: 20 voters
-    let tasks: Vec<_> = (0..16)
-        .map(|t| {
-            let (con_async, stop, errors, done, campaign) = (
-                con_async.clone(),
-                stop.clone(),
-                errors.clone(),
-                done.clone(),
-                campaign.clone(),
-            );
-            rt.spawn(async move {
-                let mut acked: HashMap<&str, u64> = HashMap::new();
-                let mut n = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    n += 1;
-                    let (option, user, id) = ballot(t, n);
-                    let call = campaign.vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
-                    // the same id until it is acknowledged: it counts once
-                    let started = Instant::now();
-                    while let Err(e) = con_async.run(&call).await {
-                        failed(&e, &id, started, &errors);
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                    *acked.entry(option).or_default() += 1;
-                    done.fetch_add(1, Ordering::SeqCst);
-                }
-                acked
-            })
-        })
-        .collect();
-    let threads: Vec<_> = (16..20)
-        .map(|t| {
-            let (mut con, stop, errors, done, campaign) = (
-                client.connect().unwrap(),
-                stop.clone(),
-                errors.clone(),
-                done.clone(),
-                campaign.clone(),
-            );
-            std::thread::spawn(move || {
-                let mut acked: HashMap<&str, u64> = HashMap::new();
-                let mut n = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    n += 1;
-                    let (option, user, id) = ballot(t, n);
-                    let call = campaign.vote_by(&Voter::new(&user).id(&id), &[("stars", option)]);
-                    let started = Instant::now();
-                    while let Err(e) = con.run(&call) {
-                        failed(&e, &id, started, &errors);
-                        std::thread::sleep(Duration::from_millis(20));
-                    }
-                    *acked.entry(option).or_default() += 1;
-                    done.fetch_add(1, Ordering::SeqCst);
-                }
-                acked
-            })
-        })
-        .collect();
+    let voters = voters::start(&rt, &client, 16, 4, Duration::from_millis(20), &moving);
 
     // votes before, during and after two moves: owner -> another -> the third
     std::thread::sleep(Duration::from_millis(300));
@@ -208,7 +194,7 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
             .unwrap();
         let moving = Instant::now();
         let before = done.load(Ordering::Relaxed);
-        let (keys, mid_window) = migrate_slot(&cluster, slot, src, dst, &done);
+        let (keys, mid_window) = migrate_slot(&cluster, slot, src, dst, done);
         eprintln!(
             "slot {slot}: {keys} keys moved {} -> {} in {:?}; votes acknowledged while it was \
              split: {mid_window:?}",
@@ -243,12 +229,8 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     }
     stop.store(true, Ordering::Relaxed);
     let mut acked: HashMap<&str, u64> = HashMap::new();
-    let results = tasks
-        .into_iter()
-        .map(|task| rt.block_on(task).unwrap())
-        .chain(threads.into_iter().map(|t| t.join().unwrap()));
-    for result in results {
-        for (option, n) in result {
+    for tally in voters.join(&rt) {
+        for (option, n) in tally {
             *acked.entry(option).or_default() += n;
         }
     }

@@ -10,6 +10,7 @@ pub mod readme;
 mod reads;
 mod refusals;
 pub mod tls;
+pub mod voters;
 
 pub use builders::*;
 pub use cli::*;
