@@ -1576,30 +1576,41 @@ impl Scan<'_> {
                             format!("{m} shows {s}, not a decimal with {} decimals", b.decimals),
                         );
                     }
+                    let prev_score = items(&got[5])
+                        .get(j)
+                        .and_then(text)
+                        .and_then(|t| score_of(&t));
+                    // a real count that is not finite is reported on its
+                    // own board; nothing can be derived from it here
+                    if [other_score, prev_score]
+                        .iter()
+                        .any(|x| x.is_some_and(|x| !x.is_finite()))
+                    {
+                        continue;
+                    }
                     let votes = other_score.unwrap_or(0.0) as i128;
                     let imported = col(4, j).map(|t| t.parse::<f64>().map_or(0, |x| b.units(x)));
                     let units = b.units(score);
-                    let prev_votes = items(&got[5])
-                        .get(j)
-                        .and_then(text)
-                        .and_then(|t| score_of(&t))
-                        .unwrap_or(0.0) as i128;
+                    let prev_votes = prev_score.unwrap_or(0.0) as i128;
                     let exact = settled
                         && prev_known.unwrap_or(true)
                         && (p == "total" || imported.is_none());
                     if exact {
                         r.count("exact_entries", 1);
-                        let mut want = votes * weight as i128 * scale as i128;
+                        let mut want = votes
+                            .saturating_mul(weight as i128)
+                            .saturating_mul(scale as i128);
                         let mut how = format!("{votes} real x weight {weight}");
                         if prev_real.is_some() && p != "total" {
-                            want += prev_votes * b.carried(weight);
+                            want =
+                                want.saturating_add(prev_votes.saturating_mul(b.carried(weight)));
                             how += &format!(
                                 " + {prev_votes} real of the period before x carried {}",
                                 b.text(b.carried(weight))
                             );
                         }
                         if let Some(i) = imported.filter(|_| p == "total") {
-                            want += i;
+                            want = want.saturating_add(i);
                             how += &format!(" + imported {}", b.text(i));
                         }
                         if units != want {
@@ -1614,14 +1625,16 @@ impl Scan<'_> {
                         }
                     } else if p == "total" || imported.is_none() {
                         r.count("weak_entries", 1);
-                        let want = votes * scale as i128
-                            + if p == "total" {
-                                imported.unwrap_or(0)
-                            } else {
-                                0
-                            };
+                        let want =
+                            votes
+                                .saturating_mul(scale as i128)
+                                .saturating_add(if p == "total" {
+                                    imported.unwrap_or(0)
+                                } else {
+                                    0
+                                });
                         let slack = i128::from(imported.is_some());
-                        if units + slack < want {
+                        if units.saturating_add(slack) < want {
                             r.violation(
                                 key,
                                 format!(

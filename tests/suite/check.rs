@@ -780,6 +780,37 @@ fn a_weight_changed_mid_campaign_gets_the_weaker_relation() {
     });
 }
 
+/// A real count that is not finite, or too large for the checker's
+/// arithmetic, is a violation (on its own board, or on the shown entry
+/// that cannot match it); the checker used to panic on both (an integer
+/// overflow deriving the shown score).
+#[test]
+fn absurd_real_counts_are_reported_not_panicked_on() {
+    let server = support::server();
+    let url = server.url();
+    let mut con = support::con(&server);
+    let settings = CampaignSettings::new().with_board(
+        "b",
+        BoardSettings::new(&[Period::Total]).with_option("a", OptionSettings::weighted(2)),
+    );
+    let campaign = support::setup(&mut con, "absurd", settings);
+    campaign.vote("u1", &[("b", "a")]).run(&mut con).unwrap();
+    assert_clean(&check_campaign(&mut con, &campaign).unwrap());
+    let real = format!("{}b:b:real:total", campaign.namespace());
+    for value in ["inf", "-inf", "1e300", "1"] {
+        send(&mut con, &["ZADD", &real, value, "a"]);
+        let report = check_campaign(&mut con, &campaign).unwrap();
+        let (code, out, err) = cli(&url, &["campaign", "absurd", "check"]);
+        if value == "1" {
+            assert_clean(&report);
+            assert_eq!(code, 0, "{out}{err}");
+        } else {
+            assert!(!report.is_clean(), "real count {value}: {report}");
+            assert_eq!(code, 1, "real count {value}: {out}{err}");
+        }
+    }
+}
+
 /// The key of `pattern` (exactly one).
 fn only_key(con: &mut Connection, pattern: &str) -> String {
     let found = keys(con, pattern);
