@@ -408,6 +408,87 @@ impl Client {
         Ok(con)
     }
 
+    /// A client of the one server that holds `key`: on a cluster, the
+    /// primary serving `key`'s slot now (asked of the seed nodes with
+    /// `CLUSTER SLOTS`), reached with the same credentials, TLS material,
+    /// timeouts, retry and wait; for any other URL, this client. For reads
+    /// that must see one node's keyspace, such as the `SCAN`s of
+    /// [`check_campaign`](crate::check_campaign): a campaign (`{c:NAME}:`)
+    /// or a site with a tagged prefix lives whole on that node.
+    pub fn for_key(&self, key: &str) -> Result<Client> {
+        let Target::Cluster(seeds) = &self.target else {
+            return Ok(self.clone());
+        };
+        let slot = key_slot(key.as_bytes());
+        let (host, port) = self
+            .cluster_slots(seeds)?
+            .into_iter()
+            .find(|(start, end, _, _)| (*start..=*end).contains(&slot))
+            .map(|(_, _, host, port)| (host, port))
+            .ok_or_else(|| Error::Config(format!("no node of {} serves slot {slot}", self.url)))?;
+        Ok(Client {
+            target: seeds.node(&host, port)?,
+            url: seeds.node_display(&host, port),
+            ..self.clone()
+        })
+    }
+
+    /// Clients of every primary of a cluster (as [`Client::for_key`]
+    /// builds them), in slot order; for any other URL, this client alone.
+    /// For what spans the whole keyspace, such as listing campaigns.
+    pub fn primaries(&self) -> Result<Vec<Client>> {
+        let Target::Cluster(seeds) = &self.target else {
+            return Ok(vec![self.clone()]);
+        };
+        let mut seen: Vec<(String, u16)> = Vec::new();
+        for (_, _, host, port) in self.cluster_slots(seeds)? {
+            if !seen.contains(&(host.clone(), port)) {
+                seen.push((host, port));
+            }
+        }
+        seen.into_iter()
+            .map(|(host, port)| {
+                Ok(Client {
+                    target: seeds.node(&host, port)?,
+                    url: seeds.node_display(&host, port),
+                    ..self.clone()
+                })
+            })
+            .collect()
+    }
+
+    /// The cluster's slot ranges and their primaries (`CLUSTER SLOTS`, from
+    /// the first seed node that answers): `(first, last, host, port)`.
+    fn cluster_slots(&self, seeds: &ClusterSeeds) -> Result<Vec<(u16, u16, String, u16)>> {
+        let mut last = None;
+        for seed in &seeds.nodes {
+            let (host, port) = match seed.addr() {
+                redis::ConnectionAddr::Tcp(host, port)
+                | redis::ConnectionAddr::TcpTls { host, port, .. } => (host, *port),
+                _ => continue, // a Unix socket names no cluster node
+            };
+            let Target::Single(node) = seeds.node(host, port)? else {
+                unreachable!("a node is a single server")
+            };
+            let slots = node
+                .get_connection_with_timeout(self.connect_timeout)
+                .and_then(|mut con| {
+                    con.set_read_timeout(Some(self.response_timeout))?;
+                    redis::cmd("CLUSTER")
+                        .arg("SLOTS")
+                        .query::<Vec<redis::Value>>(&mut con)
+                });
+            match slots {
+                Ok(ranges) => return parse_cluster_slots(ranges),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.map_or_else(
+            || Error::Config(format!("no TCP seed node in {}", self.url)),
+            Error::from,
+        ))
+    }
+
     fn cluster_client(&self, seeds: &ClusterSeeds) -> Result<redis::cluster::ClusterClient> {
         seeds.client(self.connect_timeout, self.response_timeout)
     }
@@ -573,16 +654,44 @@ fn slot_route<T: Reply>(call: &Call<T>) -> Result<redis::cluster_routing::Routin
     ))
 }
 
+/// `CLUSTER SLOTS`' ranges: `[first, last, [host, port, id, ...], replicas...]`.
+fn parse_cluster_slots(ranges: Vec<redis::Value>) -> Result<Vec<(u16, u16, String, u16)>> {
+    fn item<T: redis::FromRedisValue>(items: &[redis::Value], i: usize) -> Option<T> {
+        items
+            .get(i)
+            .and_then(|v| redis::from_redis_value_ref(v).ok())
+    }
+    ranges
+        .iter()
+        .map(|range| {
+            let range: Vec<redis::Value> = redis::from_redis_value_ref(range).ok()?;
+            let primary: Vec<redis::Value> = item(&range, 2)?;
+            Some((
+                item(&range, 0)?,
+                item(&range, 1)?,
+                item(&primary, 0)?,
+                item(&primary, 1)?,
+            ))
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::Config("CLUSTER SLOTS answered an unexpected shape".into()))
+}
+
+/// The hash tag of `key`, as Redis Cluster reads it: the bytes between the
+/// first `{` and the next `}`, when not empty. Keys with one tag share a
+/// slot; a site prefix needs one to run on a cluster.
+pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
+    let open = key.iter().position(|&b| b == b'{')?;
+    let close = key[open + 1..].iter().position(|&b| b == b'}')?;
+    (close > 0).then(|| &key[open + 1..open + 1 + close])
+}
+
 /// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the bytes
 /// between the first `{` and the next `}`, when not empty) or of the whole
 /// key, modulo 16384.
 pub fn key_slot(key: &[u8]) -> u16 {
-    let tagged = key.iter().position(|&b| b == b'{').and_then(|open| {
-        let close = key[open + 1..].iter().position(|&b| b == b'}')?;
-        (close > 0).then(|| &key[open + 1..open + 1 + close])
-    });
     let mut crc: u16 = 0;
-    for &byte in tagged.unwrap_or(key) {
+    for &byte in hash_tag(key).unwrap_or(key) {
         crc ^= u16::from(byte) << 8;
         for _ in 0..8 {
             crc = if crc & 0x8000 != 0 {

@@ -119,6 +119,9 @@ pub(crate) struct Sentinel {
 pub(crate) struct ClusterSeeds {
     pub(crate) nodes: Vec<redis::ConnectionInfo>,
     pub(crate) tls: Tls,
+    /// The URL of one node, `{node}` standing for its `host:port`: the
+    /// seeds' scheme, credentials and options, for a node the cluster names.
+    node_url: String,
 }
 
 impl Target {
@@ -168,6 +171,7 @@ impl Target {
             return Ok(Target::Cluster(ClusterSeeds {
                 nodes,
                 tls: tls.clone(),
+                node_url: format!("{base}://{user}{{node}}{path}"),
             }));
         }
         // sentinel: /MASTER[/db][?...]
@@ -256,6 +260,31 @@ fn single(url: &str, tls: &Tls) -> Result<Target> {
 }
 
 impl ClusterSeeds {
+    /// The node at `host:port` as a single server, reached as the seeds are
+    /// (scheme, credentials, TLS material, options).
+    pub(crate) fn node(&self, host: &str, port: u16) -> Result<Target> {
+        let host = if host.contains(':') && !host.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        };
+        single(
+            &self
+                .node_url
+                .replacen("{node}", &format!("{host}:{port}"), 1),
+            &self.tls,
+        )
+    }
+
+    /// The redacted URL of the node at `host:port` (for messages).
+    pub(crate) fn node_display(&self, host: &str, port: u16) -> String {
+        redact(
+            &self
+                .node_url
+                .replacen("{node}", &format!("{host}:{port}"), 1),
+        )
+    }
+
     /// The redis-rs cluster client, with these timeouts.
     pub(crate) fn client(
         &self,

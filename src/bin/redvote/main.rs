@@ -96,6 +96,13 @@ impl Global {
         connect(self.url(), self)
     }
 
+    /// A connection to the one server that holds `key`: on a cluster, the
+    /// primary of its slot (for the `SCAN`-based checks, which see one
+    /// node's keys); otherwise as [`Global::connect`].
+    fn connect_for(&self, key: &str) -> Result<redvote::Connection> {
+        connect_with(self.url(), self, |c| c.for_key(key)?.connect())
+    }
+
     /// Connect and run `call` (retried per --retries); an error that leaves
     /// the outcome unknown says so.
     pub fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
@@ -146,8 +153,17 @@ pub fn client(url: &str, g: &Global) -> redvote::Result<redvote::Client> {
 /// A sync connection with the options of `g`, with an error that names the
 /// URL (its password redacted).
 pub fn connect(url: &str, g: &Global) -> Result<redvote::Connection> {
+    connect_with(url, g, |c| c.connect())
+}
+
+/// [`connect`], the connection made from the client by `how`.
+fn connect_with(
+    url: &str,
+    g: &Global,
+    how: impl FnOnce(redvote::Client) -> redvote::Result<redvote::Connection>,
+) -> Result<redvote::Connection> {
     client(url, g)
-        .and_then(|c| c.connect())
+        .and_then(how)
         .map_err(|err| {
             let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout());
             let err = anyhow::Error::new(err);
@@ -479,7 +495,19 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
-        Command::Check => report(g, &redvote::check_site(g.connect()?.redis()?, &site)?),
+        Command::Check => {
+            let tagged = redvote::client::hash_tag(site.prefix().as_bytes()).is_some();
+            if !tagged && client(g.url(), g)?.is_cluster() {
+                anyhow::bail!(
+                    "site prefix {:?} has no hash tag, so its keys are on every node of a \
+                     cluster (and its scripts refuse to run there): give it one, e.g. \
+                     --prefix '{{news}}:'",
+                    site.prefix()
+                );
+            }
+            let mut con = g.connect_for(site.root_key())?;
+            report(g, &redvote::check_site(con.redis()?, &site)?)
+        }
         Command::Campaign(args) => campaign::run(g, &args),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(g, &args),

@@ -16,6 +16,7 @@
 //! first use, killed when the last test holding it drops it.
 
 mod bodies;
+mod check;
 mod failover;
 mod readme;
 mod reshard;
