@@ -1,6 +1,6 @@
 //! README's Redis Cluster examples on the shared cluster, its hosts
-//! replaced: `n2:7001` by the primary of `spring2026`'s slot (where README
-//! runs `check`), `n1:7000` by another primary.
+//! replaced: `n2:7001` by the primary of `spring2026`'s slot, `n1:7000` by
+//! another primary.
 
 use redvote::client::key_slot;
 use redvote::{Campaign, Client};
@@ -57,7 +57,7 @@ fn readme_cluster_examples_run() {
     assert_eq!(lines.len(), 2, "a vote and a check: {lines:?}");
     let out = run_ok(&hosts.apply(&lines[0]), std::env::temp_dir().as_path());
     assert!(out.contains("(replay)"), "the same vote id again: {out}");
-    // `check` on the primary that owns the campaign's slot finds it whole
+    // `check` through the cluster URL runs on the slot's owner: clean
     let out = run_ok(&hosts.apply(&lines[1]), std::env::temp_dir().as_path());
     eprintln!("{out}");
     for c in [&spring, &autumn] {
