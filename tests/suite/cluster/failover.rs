@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use redvote::client::key_slot;
-use redvote::{Campaign, CampaignSettings, Client, Error, Voter};
+use redvote::{Campaign, CampaignSettings, Client, Error};
 
 use super::{con, Cluster};
 use crate::support::voters::{self, Ballots, Vote};
@@ -54,17 +54,7 @@ impl Ballots for Voting {
     }
 
     fn vote(&self, t: u64, n: u64) -> Vote {
-        let option = OPTIONS[((t + n) % 2) as usize];
-        let id = format!("f{t}-{n}");
-        let call = self
-            .campaign
-            .vote_by(&Voter::new(&format!("u{t}")).id(&id), &[("stars", option)]);
-        Vote {
-            voter: t,
-            call,
-            option,
-            id,
-        }
+        Vote::in_turn(&self.campaign, "stars", &OPTIONS, "f", (t, n))
     }
 
     /// Done when acknowledged, or given up after 8 s of sending the same id

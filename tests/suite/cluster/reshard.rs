@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use redvote::client::key_slot;
 use redvote::testing::TempServer;
-use redvote::{Campaign, CampaignSettings, Client, Voter};
+use redvote::{Campaign, CampaignSettings, Client};
 
 use super::{con, count_keys_in_slot, node_id, shared, tryagain_count, Cluster};
 use crate::support::voters::{self, Ballots, Vote};
@@ -105,17 +105,7 @@ impl Ballots for Moving {
     }
 
     fn vote(&self, t: u64, n: u64) -> Vote {
-        let option = OPTIONS[((t + n) % 3) as usize];
-        let id = format!("r{t}-{n}");
-        let call = self
-            .campaign
-            .vote_by(&Voter::new(&format!("u{t}")).id(&id), &[("stars", option)]);
-        Vote {
-            voter: t,
-            call,
-            option,
-            id,
-        }
+        Vote::in_turn(&self.campaign, "stars", &OPTIONS, "r", (t, n))
     }
 
     /// Only TRYAGAIN may outlast the retries (a long migration); an ASK or

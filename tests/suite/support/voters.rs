@@ -17,6 +17,29 @@ pub struct Vote {
     pub id: String,
 }
 
+impl Vote {
+    /// Voter `t`'s `n`th vote on `board` of `campaign`, as user `u{t}`: the
+    /// `options` in turn, vote id `{prefix}{t}-{n}`.
+    pub fn in_turn(
+        campaign: &redvote::Campaign,
+        board: &str,
+        options: &[&'static str],
+        prefix: &str,
+        (t, n): (u64, u64),
+    ) -> Vote {
+        let option = options[((t + n) % options.len() as u64) as usize];
+        let id = format!("{prefix}{t}-{n}");
+        let user = format!("u{t}");
+        let voter = redvote::Voter::new(&user).id(&id);
+        Vote {
+            voter: t,
+            call: campaign.vote_by(&voter, &[(board, option)]),
+            option,
+            id,
+        }
+    }
+}
+
 /// What the voters of a test send, and what they count.
 pub trait Ballots: Clone + Send + Sync + 'static {
     /// What one voter counts (returned by [`Voters::join`]).
