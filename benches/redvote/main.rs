@@ -12,6 +12,7 @@
 //! cargo bench --bench redvote -- --scaling-only   # the scaling section alone
 //! cargo bench --bench redvote -- --scaling none   # without it
 //! cargo bench --bench redvote -- --cluster-only   # the cluster section alone
+//! cargo bench --bench redvote -- --replicas-only  # the replicas section alone
 //! cargo bench --bench redvote -- --help           # every option
 //! cargo test --bench redvote                      # the smoke run (seconds)
 //! ```
@@ -463,6 +464,10 @@
 //!   leaves it out, `--cluster-only --json` prints it as `{"cluster": ...}`):
 //!   campaign votes through `redis+cluster://` on throwaway clusters of 1
 //!   and 3 masters, votes/s and server CPU per vote;
+//! * `replicas`: the replicas section (printed after the cluster section;
+//!   `--replicas-only --json` prints it as `{"replicas": ...}`): campaign
+//!   votes on a master with one replica, without and with
+//!   `wait_for_replicas(1, ...)`, on one connection and spread over several;
 //! * `smoke`: the smoke run `cargo test` makes, and what it asserts.
 
 mod article;
@@ -472,6 +477,7 @@ mod checks;
 mod cluster;
 mod limits;
 mod measure;
+mod replicas;
 mod report;
 mod scaling;
 mod scenario;
@@ -607,6 +613,21 @@ pub struct BenchArgs {
     /// Run the cluster section only
     #[arg(long)]
     pub cluster_only: bool,
+    /// Votes of each mode in each round of the replicas section (campaign
+    /// votes on a master with one replica, without and with
+    /// wait_for_replicas; 0: skip it; not in the `--json` object)
+    /// [default: 10000, 1000 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub replica_votes: Option<u64>,
+    /// Alternated rounds of the replicas section
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub replica_rounds: u64,
+    /// Connections of the replicas section's spread row
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(2..=1000))]
+    pub replica_connections: u64,
+    /// Run the replicas section only
+    #[arg(long)]
+    pub replicas_only: bool,
     /// Passed by `cargo bench`: run the benchmark (without it, the binary
     /// runs the smoke test)
     #[arg(long, hide = true)]
@@ -633,12 +654,14 @@ fn main() -> ExitCode {
         scaling_only(&args)
     } else if args.cluster_only {
         cluster_section(&args)
+    } else if args.replicas_only {
+        replicas_section(&args)
     } else {
         run(&args)
             .and_then(|report| print_report(&args, &report))
             .and_then(|()| match args.json {
                 true => Ok(()),
-                false => cluster_section(&args),
+                false => cluster_section(&args).and_then(|()| replicas_section(&args)),
             })
     };
     match done {
@@ -687,6 +710,33 @@ fn scaling_only(args: &BenchArgs) -> Result<()> {
         writeln!(out, "{json}")?;
     } else {
         write_scaling(&mut out, &scaling)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The replicas section (its own throwaway master and replica, whatever
+/// `--url` says): its table, or with `--json` the object
+/// `{"replicas": [...]}`.
+fn replicas_section(args: &BenchArgs) -> Result<()> {
+    let votes = args
+        .replica_votes
+        .unwrap_or(if args.quick { 1000 } else { 10_000 });
+    if votes == 0 {
+        return Ok(());
+    }
+    let plan = replicas::ReplicaPlan {
+        tasks: args.tasks,
+        votes,
+        rounds: args.replica_rounds,
+        connections: args.replica_connections as usize,
+    };
+    let rows = replicas::run_replicas(&plan).context("the replicas section")?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::json!({ "replicas": rows }))?;
+    } else {
+        replicas::write_replicas(&mut out, &rows)?;
     }
     out.flush()?;
     Ok(())

@@ -220,10 +220,35 @@ fn smoke() -> Result<String> {
     {
         problems.push(format!("the cluster section: {rows:?}\n{table}"));
     }
+    // the replicas section, tiny: 3 modes, 2 rounds of 40 votes (it fails
+    // by itself if the replica lacks an acknowledged vote)
+    let plan = crate::replicas::ReplicaPlan {
+        tasks: 4,
+        votes: 40,
+        rounds: 2,
+        connections: 2,
+    };
+    let rows = crate::replicas::run_replicas(&plan).context("the replicas section")?;
+    let mut table = Vec::new();
+    crate::replicas::write_replicas(&mut table, &rows)?;
+    let table = String::from_utf8(table)?;
+    if rows.len() != 3
+        || rows.iter().map(|r| r.wait).collect::<Vec<_>>() != [false, true, true]
+        || rows.iter().any(|r| {
+            r.votes_per_round != 40
+                || r.votes_per_sec.is_nan()
+                || r.votes_per_sec <= 0.0
+                || r.votes_per_sec_min > r.votes_per_sec
+                || r.votes_per_sec > r.votes_per_sec_max
+        })
+        || !table.contains("wait 1, 2 connections")
+    {
+        problems.push(format!("the replicas section: {rows:?}\n{table}"));
+    }
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, checks OK, text report of {} lines",
+             masters, replicas (3 modes), checks OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             text.lines().count()

@@ -277,6 +277,9 @@ pub struct Client {
     response_timeout: Duration,
     retry: Retry,
     wait: Option<(u32, Duration)>,
+    /// Connections of an [`AsyncConnection`] (None: the default, see
+    /// [`Client::async_connections`]).
+    links: Option<usize>,
 }
 
 impl std::fmt::Debug for Client {
@@ -311,6 +314,7 @@ impl Client {
             response_timeout: Duration::from_secs(5),
             retry: Retry::default(),
             wait: None,
+            links: None,
         })
     }
 
@@ -352,6 +356,29 @@ impl Client {
         }
     }
 
+    /// The same client, its [`AsyncConnection`]s spreading their calls over
+    /// `n` connections (each a multiplexed or cluster connection, made when
+    /// first used, replaced on its own after an error; calls take them in
+    /// turn). Default: 1, or 8 with [`Client::wait_for_replicas`]: a `WAIT`
+    /// holds the connection it is sent on until the replicas acknowledge,
+    /// and the calls queued behind it on that connection wait too. Measured
+    /// (`cargo bench --bench redvote -- --replicas-only`, 50 tasks, a
+    /// master with one replica): 0.48x of no wait on 1 connection, 0.73x
+    /// on 8 (README, "Waiting for replicas"). At least 1.
+    pub fn async_connections(self, n: usize) -> Self {
+        Client {
+            links: Some(n.max(1)),
+            ..self
+        }
+    }
+
+    /// The connections of an [`AsyncConnection`] of this client.
+    #[cfg(feature = "async")]
+    fn links(&self) -> usize {
+        self.links
+            .unwrap_or(if self.wait.is_some() { 8 } else { 1 })
+    }
+
     /// The URL, its password hidden.
     pub fn url(&self) -> &str {
         &self.url
@@ -389,8 +416,9 @@ impl Client {
     }
 
     /// An async connection (a redis-rs `MultiplexedConnection`, or an async
-    /// cluster connection; connected now with the timeouts, replaced after
-    /// a connection error; clones share it).
+    /// cluster connection, or [several](Client::async_connections);
+    /// connected now with the timeouts, replaced after a connection error;
+    /// clones share it).
     #[cfg(feature = "async")]
     pub async fn connect_async(&self) -> Result<AsyncConnection> {
         let cluster = match &self.target {
@@ -400,11 +428,17 @@ impl Client {
         let con = AsyncConnection {
             client: self.clone(),
             cluster,
-            shared: std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())),
+            shared: (0..self.links())
+                .map(|_| std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())))
+                .collect::<Vec<_>>()
+                .into(),
+            turn: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
-        self.retry
-            .run_async(|| async { (con.current().await.map(|_| ()), true) })
-            .await?;
+        for slot in con.shared.iter() {
+            self.retry
+                .run_async(|| async { (con.current(slot).await.map(|_| ()), true) })
+                .await?;
+        }
         Ok(con)
     }
 
@@ -772,13 +806,17 @@ fn connect_sync(
 
 /// An async connection that retries calls by [`Client`]'s policy; clones
 /// share one multiplexed (or cluster) connection, which is replaced (by the
-/// first caller that needs it) after a connection error.
+/// first caller that needs it) after a connection error; or several, taken
+/// in turn ([`Client::async_connections`]).
 #[cfg(feature = "async")]
 #[derive(Clone)]
 pub struct AsyncConnection {
     client: Client,
     cluster: Option<redis::cluster::ClusterClient>,
-    shared: std::sync::Arc<tokio::sync::Mutex<Shared>>,
+    /// The connections the calls take in turn (one by default).
+    shared: std::sync::Arc<[std::sync::Arc<tokio::sync::Mutex<Shared>>]>,
+    /// The next call's connection (modulo their number).
+    turn: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// The connection clones share, with a generation number so that a failed
@@ -877,11 +915,12 @@ impl AsyncConnection {
         let call = prepared.as_ref().unwrap_or(call);
         let wait = self.client.wait;
         let attempt = || async {
-            match self.current().await {
+            let slot = self.next_slot();
+            match self.current(slot).await {
                 Ok((generation, mut con)) => {
                     let result = con.run(call, wait).await;
                     if result.as_ref().is_err_and(broken) {
-                        self.forget(generation).await;
+                        self.forget(slot, generation).await;
                     }
                     (result, call.is_idempotent())
                 }
@@ -894,11 +933,17 @@ impl AsyncConnection {
 
     /// The redis-rs connection, connecting first if the last one failed.
     pub async fn redis(&self) -> Result<AsyncRedis> {
-        Ok(self.current().await?.1)
+        Ok(self.current(self.next_slot()).await?.1)
     }
 
-    async fn current(&self) -> Result<(u64, AsyncRedis)> {
-        let mut shared = self.shared.lock().await;
+    /// The connection the next call takes.
+    fn next_slot(&self) -> &tokio::sync::Mutex<Shared> {
+        let turn = self.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        &self.shared[turn % self.shared.len()]
+    }
+
+    async fn current(&self, slot: &tokio::sync::Mutex<Shared>) -> Result<(u64, AsyncRedis)> {
+        let mut shared = slot.lock().await;
         if let Some((generation, con)) = &shared.con {
             return Ok((*generation, con.clone()));
         }
@@ -929,9 +974,10 @@ impl AsyncConnection {
         Ok((shared.generation, con))
     }
 
-    /// Drop the connection of `generation` (if it is still the current one).
-    async fn forget(&self, generation: u64) {
-        let mut shared = self.shared.lock().await;
+    /// Drop the connection of `generation` in `slot` (if it is still the
+    /// current one).
+    async fn forget(&self, slot: &tokio::sync::Mutex<Shared>, generation: u64) {
+        let mut shared = slot.lock().await;
         if matches!(&shared.con, Some((g, _)) if *g == generation) {
             shared.con = None;
         }

@@ -215,3 +215,82 @@ async fn connection_manager_runs_calls_and_recovers_from_script_flush() {
     assert!(outcome.changed);
     assert_eq!(outcome.votes, 2);
 }
+
+/// The clients connected to `server` (INFO clients).
+fn connected_clients(con: &mut redis::Connection) -> u64 {
+    let info: String = redis::cmd("INFO").arg("clients").query(con).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("connected_clients:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("connected_clients")
+}
+
+/// `Client::async_connections(n)`: an AsyncConnection opens `n` connections
+/// (8 by default with a wait for replicas, 1 without), its calls take them
+/// in turn, and a connection killed under it is replaced on its own while
+/// the others go on.
+#[tokio::test]
+async fn an_async_connection_spreads_its_calls_over_its_connections() {
+    let server = support::server();
+    let mut admin = support::con(&server);
+    let base = connected_clients(&mut admin);
+    let client = redvote::Client::open(&server.url()).unwrap();
+    let one = client.connect_async().await.unwrap();
+    assert_eq!(connected_clients(&mut admin), base + 1, "one by default");
+    drop(one);
+    let waited = client
+        .clone()
+        .wait_for_replicas(1, std::time::Duration::from_millis(10))
+        .connect_async()
+        .await
+        .unwrap();
+    assert_eq!(connected_clients(&mut admin) - base, 8, "8 with a wait");
+    drop(waited);
+
+    let con = client.async_connections(3).connect_async().await.unwrap();
+    // the dropped ones close on their own
+    let start = std::time::Instant::now();
+    while connected_clients(&mut admin) != base + 3 {
+        assert!(start.elapsed().as_secs() < 5, "not 3 connections");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let site = Site::default();
+    let id = con.run(&site.post("u0", "t", "https://x")).await.unwrap();
+    let votes = |from: usize| {
+        let con = con.clone();
+        let site = site.clone();
+        async move {
+            let calls = (from..from + 30).map(|u| {
+                let (con, call) = (con.clone(), site.vote(&format!("u{u}"), &id.to_string()));
+                async move { con.run(&call).await }
+            });
+            futures::future::join_all(calls).await
+        }
+    };
+    assert!(votes(1).await.iter().all(|r| r.is_ok()));
+    // the calls used every connection: each ran commands
+    let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut admin).unwrap();
+    let mine: Vec<&str> = list
+        .lines()
+        .filter(|l| !l.contains("cmd=client|list") && !l.contains("cmd=info"))
+        .collect();
+    assert_eq!(mine.len(), 3, "{list}");
+    assert!(mine.iter().all(|l| l.contains("cmd=eval")), "{list}");
+    // one killed: the calls (article votes: idempotent, so resent) go on
+    let victim = mine[0]
+        .split(' ')
+        .find_map(|f| f.strip_prefix("id="))
+        .unwrap()
+        .to_string();
+    let _: () = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("ID")
+        .arg(&victim)
+        .query(&mut admin)
+        .unwrap();
+    assert!(votes(31).await.iter().all(|r| r.is_ok()));
+    assert!(votes(61).await.iter().all(|r| r.is_ok()));
+    assert_eq!(connected_clients(&mut admin), base + 3, "replaced");
+    let article = con.run(&site.article(&id.to_string(), None)).await.unwrap();
+    assert_eq!(article.votes, 91, "the poster and 90 voters");
+}
