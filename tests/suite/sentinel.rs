@@ -474,9 +474,9 @@ fn runtime() -> tokio::runtime::Runtime {
 /// (NotReplicated), and retried with its vote id.
 ///
 /// The response timeout is longer than 10 WAITs: a WAIT blocks the
-/// connection it is sent on, so the 10 voters' WAITs on the one shared
-/// multiplexed connection wait one after the other while no replica
-/// answers.
+/// connection it is sent on, so WAITs that share one of the
+/// AsyncConnection's connections (8 with a wait) wait one after the other
+/// while no replica answers.
 #[test]
 fn async_votes_ride_out_a_sentinel_failover() {
     let started = Instant::now();
