@@ -732,11 +732,24 @@ fn replicas_section(args: &BenchArgs) -> Result<()> {
         connections: args.replica_connections as usize,
     };
     let rows = replicas::run_replicas(&plan).context("the replicas section")?;
+    print_section(args, "replicas", &rows, |out, rows| {
+        replicas::write_replicas(out, rows)
+    })
+}
+
+/// A section printed after the table: with `--json` the object
+/// `{"NAME": [rows]}`, else the table `table` writes.
+fn print_section<R: serde::Serialize>(
+    args: &BenchArgs,
+    name: &str,
+    rows: &[R],
+    table: impl FnOnce(&mut std::io::StdoutLock<'static>, &[R]) -> Result<()>,
+) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::json!({ "replicas": rows }))?;
+        writeln!(out, "{}", serde_json::json!({ name: rows }))?;
     } else {
-        replicas::write_replicas(&mut out, &rows)?;
+        table(&mut out, rows)?;
     }
     out.flush()?;
     Ok(())
@@ -758,14 +771,9 @@ fn cluster_section(args: &BenchArgs) -> Result<()> {
         votes,
     };
     let rows = cluster::run_cluster(&plan).context("the cluster section")?;
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        writeln!(out, "{}", serde_json::json!({ "cluster": rows }))?;
-    } else {
-        cluster::write_cluster(&mut out, &rows)?;
-    }
-    out.flush()?;
-    Ok(())
+    print_section(args, "cluster", &rows, |out, rows| {
+        cluster::write_cluster(out, rows)
+    })
 }
 
 /// The scaling section's sizes and limits from the options.
