@@ -689,7 +689,9 @@ fn slot_route<T: Reply>(call: &Call<T>) -> Result<redis::cluster_routing::Routin
 }
 
 /// `CLUSTER SLOTS`' ranges: `[first, last, [host, port, id, ...], replicas...]`.
-fn parse_cluster_slots(ranges: Vec<redis::Value>) -> Result<Vec<(u16, u16, String, u16)>> {
+pub(crate) fn parse_cluster_slots(
+    ranges: Vec<redis::Value>,
+) -> Result<Vec<(u16, u16, String, u16)>> {
     fn item<T: redis::FromRedisValue>(items: &[redis::Value], i: usize) -> Option<T> {
         items
             .get(i)
@@ -876,6 +878,55 @@ impl redis::aio::ConnectionLike for AsyncRedis {
 
 #[cfg(feature = "async")]
 impl AsyncRedis {
+    /// A cluster's primaries (`CLUSTER SLOTS` of any node), sorted by
+    /// address; None on a single server.
+    pub(crate) async fn primaries(&mut self) -> Result<Option<Vec<(String, u16)>>> {
+        let AsyncLink::Cluster(con) = &mut self.0 else {
+            return Ok(None);
+        };
+        let reply = con
+            .route_command(
+                redis::cmd("CLUSTER").arg("SLOTS").clone(),
+                redis::cluster_routing::RoutingInfo::SingleNode(
+                    redis::cluster_routing::SingleNodeRoutingInfo::Random,
+                ),
+            )
+            .await?;
+        let ranges: Vec<redis::Value> = redis::from_redis_value(reply)
+            .map_err(|_| Error::Config("CLUSTER SLOTS answered an unexpected shape".into()))?;
+        let mut nodes: Vec<(String, u16)> = parse_cluster_slots(ranges)?
+            .into_iter()
+            .map(|(_, _, host, port)| (host, port))
+            .collect();
+        nodes.sort();
+        nodes.dedup();
+        Ok(Some(nodes))
+    }
+
+    /// `cmd` on the node at `host:port` of a cluster (on a single server,
+    /// on it).
+    pub(crate) async fn on_node(
+        &mut self,
+        cmd: &redis::Cmd,
+        (host, port): &(String, u16),
+    ) -> Result<redis::Value> {
+        Ok(match &mut self.0 {
+            AsyncLink::Single(con) => cmd.query_async(con).await?,
+            AsyncLink::Cluster(con) => {
+                con.route_command(
+                    cmd.clone(),
+                    redis::cluster_routing::RoutingInfo::SingleNode(
+                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
+                            host: host.clone(),
+                            port: *port,
+                        },
+                    ),
+                )
+                .await?
+            }
+        })
+    }
+
     /// Run `call`, then WAIT when asked, in one round trip to the node of
     /// the call's key.
     async fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {

@@ -15,6 +15,7 @@
 //! The tests that can share one cluster get it from [`shared`]: started on
 //! first use, killed when the last test holding it drops it.
 
+mod admin;
 mod bodies;
 mod check;
 mod failover;

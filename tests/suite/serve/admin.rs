@@ -56,9 +56,16 @@ fn campaigns_are_listed_and_settings_read_back() {
     assert_eq!(names, ["autumn", "spring"]);
     svc.get("/v1/campaigns")
         .problem(401, "REDVOTE_UNAUTHORIZED");
-    svc.request(Method::GET, "/v1/campaigns?cursor=x", Some(ADMIN))
+    // not a cursor; a cluster's NODE-CURSOR on a single server
+    for cursor in ["x", "1-5", "-5", "99999999999999999999999"] {
+        svc.request(
+            Method::GET,
+            &format!("/v1/campaigns?cursor={cursor}"),
+            Some(ADMIN),
+        )
         .send()
         .problem(422, "REDVOTE_USAGE");
+    }
 
     let got = svc
         .request(Method::GET, "/v1/campaigns/spring/settings", Some(ADMIN))

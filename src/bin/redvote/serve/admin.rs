@@ -24,7 +24,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use futures_util::stream::{self, Stream};
-use redvote::campaign::admin::{list_campaigns, read_settings};
+use redvote::campaign::admin::{list_all_campaigns, read_settings};
 use redvote::campaign::Entry;
 use redvote::{CampaignSettings, Code, Kind, Paging, View};
 use serde::{Deserialize, Serialize};
@@ -119,7 +119,8 @@ pub struct CampaignList {
 }
 
 /// Admin: one step of a scan of the campaigns (the keys
-/// `{c:NAME}:campaign`), O(count) each.
+/// `{c:NAME}:campaign`), O(count) each; on a Redis Cluster, of every
+/// primary in turn (the cursor then reads `NODE-CURSOR`).
 #[utoipa::path(
     get,
     path = "/v1/campaigns",
@@ -127,7 +128,7 @@ pub struct CampaignList {
     params(CampaignsQuery),
     responses(
         (status = 200, description = "Names and the next cursor", body = CampaignList),
-        (status = 422, description = "A cursor that is not a SCAN cursor, or a count out of range"),
+        (status = 422, description = "A cursor that is not a previous answer's next, or a count out of range"),
     ),
     security(("admin_token" = []))
 )]
@@ -136,18 +137,36 @@ async fn campaigns(
     State(state): State<AppState>,
     Query(q): Query<CampaignsQuery>,
 ) -> Result<Json<CampaignList>, Problem> {
-    let cursor: u64 = q
-        .cursor
-        .parse()
-        .map_err(|_| Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next"))?;
+    // a SCAN cursor, or on a cluster NODE-CURSOR (list_all_campaigns)
+    let number = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    let well_formed = match q.cursor.split_once('-') {
+        None => number(&q.cursor) && q.cursor.parse::<u64>().is_ok(),
+        Some((node, at)) => {
+            number(node) && node.parse::<u32>().is_ok() && number(at) && at.parse::<u64>().is_ok()
+        }
+    };
+    if !well_formed {
+        return Err(Problem::invalid(
+            Code::Usage,
+            "cursor: \"0\" or a previous answer's next",
+        ));
+    }
     if !(1..=1000).contains(&q.count) {
         return Err(Problem::invalid(Code::Usage, "count: 1..1000"));
     }
     let mut con = state.con.redis().await?;
-    let page = list_campaigns(&mut con, cursor, q.count).await?;
+    let page = list_all_campaigns(&mut con, &q.cursor, q.count)
+        .await
+        .map_err(|e| match e {
+            // a NODE-CURSOR on a single server, or the reverse
+            redvote::Error::Config(_) => {
+                Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next")
+            }
+            other => other.into(),
+        })?;
     Ok(Json(CampaignList {
         campaigns: page.names,
-        next: page.next.to_string(),
+        next: page.next,
     }))
 }
 
