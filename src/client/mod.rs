@@ -460,9 +460,14 @@ impl Client {
             .find(|(start, end, _, _)| (*start..=*end).contains(&slot))
             .map(|(_, _, host, port)| (host, port))
             .ok_or_else(|| Error::Config(format!("no node of {} serves slot {slot}", self.url)))?;
+        self.node_client(seeds, &host, port)
+    }
+
+    /// This client's settings, for the cluster node at `host:port` alone.
+    fn node_client(&self, seeds: &ClusterSeeds, host: &str, port: u16) -> Result<Client> {
         Ok(Client {
-            target: seeds.node(&host, port)?,
-            url: seeds.node_display(&host, port),
+            target: seeds.node(host, port)?,
+            url: seeds.node_display(host, port),
             ..self.clone()
         })
     }
@@ -481,13 +486,7 @@ impl Client {
             }
         }
         seen.into_iter()
-            .map(|(host, port)| {
-                Ok(Client {
-                    target: seeds.node(&host, port)?,
-                    url: seeds.node_display(&host, port),
-                    ..self.clone()
-                })
-            })
+            .map(|(host, port)| self.node_client(seeds, &host, port))
             .collect()
     }
 
