@@ -211,6 +211,53 @@ fn scan_page(
     }
 }
 
+/// Every page of `command` (`SSCAN`, `HSCAN`, `ZSCAN`) over `key`, given to
+/// `each` with the connection and the report, until the scan is complete.
+/// `Ok(Err(text))`: `key` is of another type (nothing was given to `each`).
+fn scan_pages(
+    con: &mut dyn ConnectionLike,
+    command: &str,
+    key: &str,
+    r: &mut Report,
+    mut each: impl FnMut(&mut dyn ConnectionLike, Vec<Vec<u8>>, &mut Report) -> RedisResult<()>,
+) -> RedisResult<Result<(), String>> {
+    let mut cursor = 0;
+    loop {
+        let (next, page) = match scan_page(con, command, key, cursor)? {
+            Ok(page) => page,
+            Err(e) => return Ok(Err(e)),
+        };
+        each(con, page, r)?;
+        if next == 0 {
+            return Ok(Ok(()));
+        }
+        cursor = next;
+    }
+}
+
+/// [`scan_pages`], a key of another type reported as a violation (`is not
+/// a set` / `a hash` / `a sorted set`); false then.
+fn scan_checked(
+    con: &mut dyn ConnectionLike,
+    command: &str,
+    key: &str,
+    r: &mut Report,
+    each: impl FnMut(&mut dyn ConnectionLike, Vec<Vec<u8>>, &mut Report) -> RedisResult<()>,
+) -> RedisResult<bool> {
+    match scan_pages(con, command, key, r, each)? {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            let what = match command {
+                "SSCAN" => "a set",
+                "HSCAN" => "a hash",
+                _ => "a sorted set",
+            };
+            r.violation(key, format!("is not {what}: {e}"));
+            Ok(false)
+        }
+    }
+}
+
 /// Run `pipe` as one `MULTI`/`EXEC`, every reply kept (an error reply, such
 /// as `WRONGTYPE`, is a `Value::ServerError` in its place).
 fn exec(con: &mut dyn ConnectionLike, pipe: &mut redis::Pipeline) -> RedisResult<Vec<Value>> {

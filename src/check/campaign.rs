@@ -9,8 +9,8 @@ pub(crate) const COUNTER_GRACE: i64 = 604800;
 use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
-    error_of, exec, int, items, scan_keys, scan_page, score_of, stored_int, text, time_of, Report,
-    PAGE,
+    error_of, exec, int, items, scan_checked, scan_keys, score_of, stored_int, text, time_of,
+    Report, PAGE,
 };
 use crate::calendar::{parse_period, period, PeriodKind};
 use crate::Campaign;
@@ -619,15 +619,7 @@ fn boards(
 ) -> RedisResult<BTreeMap<String, Board>> {
     let set = format!("{ns}boards");
     let mut names = Vec::new();
-    let mut cursor = 0;
-    loop {
-        let (next, page) = match scan_page(con, "SSCAN", &set, cursor)? {
-            Ok(page) => page,
-            Err(e) => {
-                r.violation(&set, format!("is not a set: {e}"));
-                break;
-            }
-        };
+    scan_checked(con, "SSCAN", &set, r, |_, page, r| {
         for b in page {
             let b = String::from_utf8_lossy(&b).into_owned();
             if crate::is_valid_name(&b) {
@@ -636,11 +628,8 @@ fn boards(
                 r.violation(&set, format!("{b:?} is not a board name"));
             }
         }
-        if next == 0 {
-            break;
-        }
-        cursor = next;
-    }
+        Ok(())
+    })?;
     let mut out = BTreeMap::new();
     for name in names {
         r.count("boards", 1);
@@ -689,15 +678,7 @@ fn boards(
             },
         )?;
         let index = format!("{ns}periods:{name}");
-        let mut cursor = 0;
-        loop {
-            let (next, page) = match scan_page(con, "ZSCAN", &index, cursor)? {
-                Ok(page) => page,
-                Err(e) => {
-                    r.violation(&index, format!("is not a sorted set: {e}"));
-                    break;
-                }
-            };
+        scan_checked(con, "ZSCAN", &index, r, |_, page, r| {
             for pair in page.chunks(2) {
                 let member = String::from_utf8_lossy(&pair[0]).into_owned();
                 let score = String::from_utf8_lossy(&pair[1]).into_owned();
@@ -720,11 +701,8 @@ fn boards(
                     );
                 }
             }
-            if next == 0 {
-                break;
-            }
-            cursor = next;
-        }
+            Ok(())
+        })?;
         out.insert(name, b);
     }
     Ok(out)
@@ -738,15 +716,7 @@ fn hash_pages(
     r: &mut Report,
     mut each: impl FnMut(&str, &str, &str, &mut Report),
 ) -> RedisResult<()> {
-    let mut cursor = 0;
-    loop {
-        let (next, page) = match scan_page(con, "HSCAN", key, cursor)? {
-            Ok(page) => page,
-            Err(e) => {
-                r.violation(key, format!("is not a hash: {e}"));
-                return Ok(());
-            }
-        };
+    scan_checked(con, "HSCAN", key, r, |_, page, r| {
         for kv in page.chunks(2) {
             let (f, v) = (
                 String::from_utf8_lossy(&kv[0]),
@@ -754,11 +724,9 @@ fn hash_pages(
             );
             each(key, &f, &v, r);
         }
-        if next == 0 {
-            return Ok(());
-        }
-        cursor = next;
-    }
+        Ok(())
+    })?;
+    Ok(())
 }
 
 /// `<ns>board:B` parsed as `board_settings` (lib/board.lua) parses it.
@@ -1463,15 +1431,7 @@ impl Scan<'_> {
                 }
             }
         }
-        let mut cursor = 0;
-        loop {
-            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
-                Ok(page) => page,
-                Err(e) => {
-                    r.violation(key, format!("is not a sorted set: {e}"));
-                    return Ok(());
-                }
-            };
+        let whole = scan_checked(con, "ZSCAN", key, r, |con, page, r| {
             let members: Vec<String> = page
                 .chunks(2)
                 .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
@@ -1651,10 +1611,10 @@ impl Scan<'_> {
                     }
                 }
             }
-            if next == 0 {
-                break;
-            }
-            cursor = next;
+            Ok(())
+        })?;
+        if !whole {
+            return Ok(());
         }
         if !missing_dense.is_empty() {
             let n = missing_dense.len();
@@ -1701,15 +1661,7 @@ impl Scan<'_> {
         if !self.beside_its_board(con, b, (kind, p), key, beside, r)? {
             return Ok(());
         }
-        let mut cursor = 0;
-        loop {
-            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
-                Ok(page) => page,
-                Err(e) => {
-                    r.violation(key, format!("is not a sorted set: {e}"));
-                    return Ok(());
-                }
-            };
+        scan_checked(con, "ZSCAN", key, r, |con, page, r| {
             let members: Vec<String> = page
                 .chunks(2)
                 .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
@@ -1746,11 +1698,9 @@ impl Scan<'_> {
                     }
                 }
             }
-            if next == 0 {
-                return Ok(());
-            }
-            cursor = next;
-        }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     /// A side key (`f:`, `o:`, `d:`) of the period board `(kind, p)`: false
@@ -1815,15 +1765,7 @@ impl Scan<'_> {
         if !self.beside_its_board(con, b, (kind, p), key, beside, r)? {
             return Ok(());
         }
-        let mut cursor = 0;
-        loop {
-            let (next, page) = match scan_page(con, "ZSCAN", key, cursor)? {
-                Ok(page) => page,
-                Err(e) => {
-                    r.violation(key, format!("is not a sorted set: {e}"));
-                    return Ok(());
-                }
-            };
+        scan_checked(con, "ZSCAN", key, r, |con, page, r| {
             let entries: Vec<String> = page
                 .chunks(2)
                 .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
@@ -1906,11 +1848,9 @@ impl Scan<'_> {
                     );
                 }
             }
-            if next == 0 {
-                return Ok(());
-            }
-            cursor = next;
-        }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     /// Every board the index lists, not expired, exists (read again, with

@@ -3,8 +3,8 @@
 use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
-    error_of, exec, int, items, scan_keys, scan_page, score_of, stored_int, text, time_of, Report,
-    PAGE,
+    error_of, exec, int, items, scan_checked, scan_keys, scan_pages, score_of, stored_int, text,
+    time_of, Report, PAGE,
 };
 use crate::Site;
 
@@ -541,11 +541,8 @@ impl Scan<'_> {
         let down = format!("{}downvoted:{id}", self.prefix);
         let (a, b): (i64, i64) = redis::pipe().scard(&up).scard(&down).query(con)?;
         let (small, other) = if b <= a { (&down, &up) } else { (&up, &down) };
-        let mut cursor = 0;
-        loop {
-            let Ok((next, members)) = scan_page(con, "SSCAN", small, cursor)? else {
-                return Ok(()); // wrong type: reported already
-            };
+        // a set of the wrong type: reported already
+        let _ = scan_pages(con, "SSCAN", small, r, |con, members, r| {
             if !members.is_empty() {
                 let found: Vec<i64> = redis::cmd("SMISMEMBER")
                     .arg(other)
@@ -567,11 +564,9 @@ impl Scan<'_> {
                     }
                 }
             }
-            if next == 0 {
-                return Ok(());
-            }
-            cursor = next;
-        }
+            Ok(())
+        })?;
+        Ok(())
     }
 
     /// Every member of `key` (a zset with `ZSCAN`, a set with `SSCAN`) is
@@ -593,16 +588,7 @@ impl Scan<'_> {
                 r.violation(key, "a group's cached ordering without an expiry (60 s)");
             }
         }
-        let mut cursor = 0;
-        loop {
-            let (next, flat) = match scan_page(con, command, key, cursor)? {
-                Ok(page) => page,
-                Err(e) => {
-                    let what = if zset { "a sorted set" } else { "a set" };
-                    r.violation(key, format!("is not {what}: {e}"));
-                    return Ok(());
-                }
-            };
+        scan_checked(con, command, key, r, |con, flat, r| {
             let step = if zset { 2 } else { 1 };
             let mut articles = Vec::new();
             for item in flat.chunks(step) {
@@ -642,10 +628,8 @@ impl Scan<'_> {
                     }
                 }
             }
-            if next == 0 {
-                return Ok(());
-            }
-            cursor = next;
-        }
+            Ok(())
+        })?;
+        Ok(())
     }
 }
