@@ -133,6 +133,19 @@ pub enum Error {
         /// The WAIT timeout.
         timeout_ms: u64,
     },
+    /// The call was sent and may have been applied, but what came after
+    /// failed with `source`, which alone would read as "not run" or as a
+    /// plain failure: the `WAIT` after a script that had answered (the
+    /// write happened; whether a replica has it is unknown), or, on a
+    /// Redis Cluster, the last of redis-rs's own resends of a call that is
+    /// not idempotent (a refused connection, `TRYAGAIN` or `CLUSTERDOWN`
+    /// after an attempt that may have run). [`Error::may_have_applied`] is
+    /// true; the driver resends it only when the call is idempotent.
+    #[error("{source} (the call may have been applied)")]
+    MayHaveApplied {
+        /// The failure itself.
+        source: Box<Error>,
+    },
     /// A script answered with a reply this driver does not understand
     /// (a script from another redvote version, or a hand-edited one).
     #[error("unexpected reply from lua/{script}.lua: {reason}")]

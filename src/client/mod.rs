@@ -159,6 +159,7 @@ fn broken(err: &Error) -> bool {
                 || matches!(e.code(), Some("READONLY" | "NOREPLICAS"))
         }
         Error::NotReplicated { .. } => true,
+        Error::MayHaveApplied { source } => broken(source),
         _ => false,
     }
 }
@@ -215,7 +216,7 @@ impl Error {
     fn outcome(&self) -> Outcome {
         let err = match self {
             Error::Redis(err) => err,
-            Error::NotReplicated { .. } => return Outcome::Unknown,
+            Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => return Outcome::Unknown,
             _ => return Outcome::Final,
         };
         if err.is_connection_refusal() {
@@ -526,13 +527,28 @@ impl Client {
         seeds.client(self.connect_timeout, self.response_timeout)
     }
 
-    /// `call` as it is sent: on a cluster, a campaign vote without a vote
+    /// `call` as it is sent (None: as it is). On a cluster a call whose key
+    /// has no hash tag is refused before it is sent (`Error::Config`): its
+    /// script's keys would span slots, and Redis would refuse it only at
+    /// the first key of another slot, possibly after a write to its own
+    /// (`post` increments `article:` first). A campaign vote without a vote
     /// id gets one (redis-rs's cluster client may resend it).
-    fn prepare<T: Reply>(&self, call: &Call<T>) -> Option<Call<T>> {
-        if !self.is_cluster() || call.is_idempotent() {
-            return None;
+    fn prepare<T: Reply>(&self, call: &Call<T>) -> Result<Option<Call<T>>> {
+        if !self.is_cluster() {
+            return Ok(None);
         }
-        call.with_vote_id(&fresh_vote_id())
+        if hash_tag(call.key().as_bytes()).is_none() {
+            return Err(Error::Config(format!(
+                "{:?} has no hash tag, so this call's keys span the slots of {}: give the \
+                 site a tagged prefix (e.g. Site::new(\"{{news}}:\"))",
+                call.key(),
+                self.url
+            )));
+        }
+        if call.is_idempotent() {
+            return Ok(None);
+        }
+        Ok(call.with_vote_id(&fresh_vote_id()))
     }
 }
 
@@ -608,7 +624,9 @@ impl Link {
             Link::Cluster(con) => {
                 let value = call.run(con.as_mut())?;
                 let route = slot_route(call)?;
-                let acked = con.route_command(&wait_cmd(replicas, timeout), route)?;
+                let acked = con
+                    .route_command(&wait_cmd(replicas, timeout), route)
+                    .map_err(|e| applied(e.into()))?;
                 check_acks(acked, replicas, timeout)?;
                 Ok(value)
             }
@@ -656,16 +674,42 @@ fn is_noscript_value(value: &redis::Value) -> bool {
     matches!(value, redis::Value::ServerError(e) if e.code() == "NOSCRIPT")
 }
 
+/// `err`, after a call that was sent and may have been applied.
+fn applied(err: Error) -> Error {
+    match err {
+        Error::MayHaveApplied { .. } | Error::NotReplicated { .. } => err,
+        err => Error::MayHaveApplied {
+            source: Box::new(err),
+        },
+    }
+}
+
+/// A call's failure as the caller sees it. On a cluster redis-rs resends a
+/// call by itself (after a lost connection, `TRYAGAIN`, `CLUSTERDOWN`, up
+/// to 16 times) and answers the last attempt's error: that a refused
+/// connection ended it does not tell that an earlier attempt did not run.
+/// So on a cluster, a call that is not idempotent and failed as "not run"
+/// may have been applied (and is not resent).
+fn sent<T, R: Reply>(result: Result<T>, call: &Call<R>, cluster: bool) -> Result<T> {
+    match result {
+        Err(err) if cluster && !call.is_idempotent() && err.outcome() == Outcome::NotRun => {
+            Err(applied(err))
+        }
+        result => result,
+    }
+}
+
 /// WAIT's reply against what was asked.
 fn check_acks(reply: redis::Value, wanted: u32, timeout: Duration) -> Result<()> {
     let acked = match reply {
         redis::Value::Int(n) => u32::try_from(n).unwrap_or(0),
-        redis::Value::ServerError(e) => return Err(redis::RedisError::from(e).into()),
+        // the script ran: a failed WAIT leaves its replication unknown
+        redis::Value::ServerError(e) => return Err(applied(redis::RedisError::from(e).into())),
         other => {
-            return Err(Error::Reply {
+            return Err(applied(Error::Reply {
                 script: "WAIT",
                 reason: format!("{other:?}"),
-            })
+            }))
         }
     };
     if acked >= wanted {
@@ -743,12 +787,13 @@ impl Connection {
     /// Run `call`, retried per the client's [`Retry`] policy (see the
     /// module documentation for which failures are retried).
     pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
-        let prepared = self.client.prepare(call);
+        let prepared = self.client.prepare(call)?;
         let call = prepared.as_ref().unwrap_or(call);
         let (retry, wait) = (self.client.retry, self.client.wait);
+        let cluster = self.client.is_cluster();
         retry.run_sync(|| match self.link() {
             Ok(link) => {
-                let result = link.run(call, wait);
+                let result = sent(link.run(call, wait), call, cluster);
                 if result.as_ref().is_err_and(broken) {
                     self.con = None;
                 }
@@ -961,14 +1006,14 @@ impl AsyncRedis {
 impl AsyncConnection {
     /// Run `call`, retried per the client's [`Retry`] policy.
     pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
-        let prepared = self.client.prepare(call);
+        let prepared = self.client.prepare(call)?;
         let call = prepared.as_ref().unwrap_or(call);
-        let wait = self.client.wait;
+        let (wait, cluster) = (self.client.wait, self.client.is_cluster());
         let attempt = || async {
             let slot = self.next_slot();
             match self.current(slot).await {
                 Ok((generation, mut con)) => {
-                    let result = con.run(call, wait).await;
+                    let result = sent(con.run(call, wait).await, call, cluster);
                     if result.as_ref().is_err_and(broken) {
                         self.forget(slot, generation).await;
                     }
@@ -1060,6 +1105,46 @@ mod tests {
         };
         let removes = CampaignSettings::new().with_board("b", removal);
         assert!(!c.configure(&removes).is_idempotent());
+    }
+
+    /// After a call was sent, what reads as "not run" is not trusted: a
+    /// failed WAIT after the script answered, and on a cluster (whose
+    /// client resends by itself) the last attempt's refusal of a call that
+    /// is not idempotent.
+    #[test]
+    fn what_follows_a_sent_call_may_have_applied() {
+        use crate::{Campaign, Site, Voter};
+        let refused = || {
+            Error::Redis(redis::RedisError::from(std::io::Error::from(
+                std::io::ErrorKind::ConnectionRefused,
+            )))
+        };
+        assert!(!refused().may_have_applied());
+        let post = Site::new("{s}:").post("u", "t", "https://e.x");
+        let err = sent::<(), _>(Err(refused()), &post, true).unwrap_err();
+        assert!(err.may_have_applied(), "{err}");
+        assert!(err.to_string().contains("may have been applied"), "{err}");
+        let retry = Retry::new(3, Duration::from_millis(10));
+        assert_eq!(retry.after(1, &err, post.is_idempotent()), None);
+        // on one server, or for an idempotent call, it stays "not run"
+        assert!(!sent::<(), _>(Err(refused()), &post, false)
+            .unwrap_err()
+            .may_have_applied());
+        let vote = Campaign::new("c").vote_by(&Voter::new("u").id("v"), &[("b", "o")]);
+        assert!(!sent::<(), _>(Err(refused()), &vote, true)
+            .unwrap_err()
+            .may_have_applied());
+        // a WAIT refused after the script ran
+        let wait_err = redis::parse_redis_value(b"-TRYAGAIN x\r\n").unwrap();
+        assert!(matches!(wait_err, redis::Value::ServerError(_)));
+        let err = check_acks(wait_err, 1, Duration::from_millis(5)).unwrap_err();
+        assert!(err.may_have_applied(), "{err}");
+        assert!(check_acks(redis::Value::Int(1), 1, Duration::from_millis(5)).is_ok());
+        assert!(
+            check_acks(redis::Value::Int(0), 1, Duration::from_millis(5))
+                .unwrap_err()
+                .may_have_applied()
+        );
     }
 
     #[test]

@@ -207,17 +207,32 @@ fn the_bodies_pass_on_a_cluster_with_names_on_every_master() {
         campaign_body(&mut run, &format!("w{i}"));
     }
 
-    // Without a hash tag the site's keys spread over slots: Redis refuses
-    // the script instead of touching keys on other nodes.
-    let mut con = client.connect().unwrap();
+    // Without a hash tag the site's keys spread over slots: the driver
+    // refuses the call before sending it (sync and async), so nothing is
+    // written; sent raw, Redis refuses the script only at its first key of
+    // another slot, after post.lua's INCR of `site2:article:`.
     let untagged = Site::new("site2:");
-    let err = con
-        .run(&untagged.post("user:1", "t", "https://x"))
-        .unwrap_err();
-    let text = err.to_string();
+    let post = untagged.post("user:1", "t", "https://x");
+    let mut con = client.connect().unwrap();
+    let refusals = [
+        con.run(&post).unwrap_err(),
+        Runner::r#async(&client).run(&post).unwrap_err(),
+    ];
+    for err in refusals {
+        assert!(matches!(err, Error::Config(_)), "{err}");
+        assert!(err.to_string().contains("has no hash tag"), "{err}");
+        assert!(!err.may_have_applied(), "{err}");
+    }
+    let owner = cluster.owner(key_slot(b"site2:article:"));
+    let counter: Option<i64> = redis::cmd("GET")
+        .arg("site2:article:")
+        .query(&mut super::con(owner))
+        .unwrap();
+    assert_eq!(counter, None, "the refused post wrote");
+    let raw = post.run(con.redis().unwrap()).unwrap_err().to_string();
     assert!(
-        text.starts_with("REDVOTE_INTERNAL ")
-            && (text.contains("non local key") || text.contains("same slot")),
-        "{text}"
+        raw.starts_with("REDVOTE_INTERNAL ")
+            && (raw.contains("non local key") || raw.contains("same slot")),
+        "{raw}"
     );
 }

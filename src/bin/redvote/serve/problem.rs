@@ -195,7 +195,7 @@ impl From<Error> for Problem {
                 Code::Internal.as_str(),
                 format!("redis: {e}"),
             ),
-            Error::NotReplicated { .. } => {
+            Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => {
                 let mut p = Problem::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     codes::UNAVAILABLE,
