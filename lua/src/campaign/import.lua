@@ -47,13 +47,13 @@ local function main()
   local b = board_settings(ns, ARGV[1])
   local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
-  local keys, touched, expiries = {}, {}, {}
+  -- keys[j] and touched[j] = { its index member, its expiry or false }
+  local keys, touched = {}, {}
   for _, p in ipairs(b.periods) do
     local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
     keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
-    expiries[#expiries + 1] = expire_at(b, p, finish)
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
@@ -103,7 +103,7 @@ local function main()
       rcall('ZADD', k, new, option)
       if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
       -- (a side key new for the first change is not for the next ones)
-      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], expiries[j])
+      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
     end
   end
   if #changes > 0 then track_periods(ns, b.name, fresh) end

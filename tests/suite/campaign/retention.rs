@@ -167,3 +167,57 @@ fn the_index_lists_each_new_board_once_with_its_expiry() {
         assert_eq!(expiretime(&mut con, &key), want, "{key}");
     }
 }
+
+/// The side keys of ties (`f:`, `o:` for first, `d:` for dense) expire with
+/// their board, whichever writer made them and in whatever order the board
+/// lists its periods: a total board listed before a kept one used to give
+/// its side key the next period's expiry on import (the expiries list
+/// skipped the total's missing one, and the next board's slid into its
+/// place), and an indexed total board lost its side key when it expired.
+#[test]
+fn side_keys_expire_with_their_board_whoever_writes_them() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:rets}:";
+    let with = |ties: Ties| BoardSettings {
+        ties: Some(ties),
+        carry: Some("0.5".to_string()),
+        retention: [(Period::Hour, 3600)].into(),
+        ..board(&[Period::Total, Period::Hour], options([("x", 1), ("y", 1)]))
+    };
+    let c = setup(
+        &mut con,
+        "rets",
+        boards([("F", with(Ties::First)), ("D", with(Ties::Dense))]),
+    );
+    let now = support::server_time(&mut con) as u64;
+    let end = now - now % HOUR + HOUR;
+    // the import first (it creates the boards and their side keys), then
+    // a vote (the carry creates the next hour's shown board)
+    for b in ["F", "D"] {
+        c.at(now).import(b, &[("x", "3")]).run(&mut con).unwrap();
+    }
+    c.at(now)
+        .vote("u", &[("F", "y"), ("D", "y")])
+        .run(&mut con)
+        .unwrap();
+    let (hour, next_hour) = (hour_name(now), hour_name(end));
+    for (b, sides) in [("F", ["b", "f", "o"]), ("D", ["b", "d", "d"])] {
+        for side in sides {
+            let key = format!("{ns}{side}:{b}:shown:total");
+            assert_eq!(expiretime(&mut con, &key), -1, "{key}");
+            let key = format!("{ns}{side}:{b}:shown:{hour}");
+            assert_eq!(expiretime(&mut con, &key), (end + 3600) as i64, "{key}");
+            let key = format!("{ns}{side}:{b}:shown:{next_hour}");
+            assert_eq!(
+                expiretime(&mut con, &key),
+                (end + HOUR + 3600) as i64,
+                "{key}"
+            );
+            let key = format!("{ns}{side}:{b}:real:{hour}");
+            assert_eq!(expiretime(&mut con, &key), (end + 3600) as i64, "{key}");
+            let key = format!("{ns}{side}:{b}:real:total");
+            assert_eq!(expiretime(&mut con, &key), -1, "{key}");
+        }
+    }
+}
