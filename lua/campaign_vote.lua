@@ -740,14 +740,12 @@ end
 
 -- Record the new period boards (from new_periods) in <ns>periods:B, so that
 -- removing an option can find every board; a board seen for the first time
--- gets its expiry (the board and its side keys, lib/order).
+-- gets its expiry (its side keys get theirs when order_write creates them,
+-- lib/order).
 local function track_periods(ns, board, fresh)
   for _, t in ipairs(fresh) do
     rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
-    if t[2] then
-      rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2])
-      for _, side in ipairs({ 'f:', 'o:', 'd:' }) do rcall('EXPIREAT', ns .. side .. board .. ':' .. t[1], t[2]) end
-    end
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
   end
 end
 -- exact: shown scores kept as exact decimals, in integer units of
