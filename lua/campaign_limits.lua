@@ -298,8 +298,10 @@ end
 --                  campaign window): one hash per user and campaign,
 --                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
 --                  by more than the user: REST is the subject of its other
---                  dimensions), value "END:COUNT" (END: the first second
---                  after the counter's window) or a rolling rule's TAT; the
+--                  dimensions), value "END:COUNT:WINDOW" (END: the first
+--                  second after the counter's window, WINDOW its kind:
+--                  a value of another kind, after the rule changed under
+--                  its name, counts as 0) or a rolling rule's TAT; the
 --                  field "@" holds the hash's expiry, the latest END (or
 --                  TAT expiry) written, raised only. A field of an earlier
 --                  window counts as 0 and is overwritten; one vote reads
@@ -339,7 +341,8 @@ local function limit_rules(root, json)
   for i = 1, bad and 0 or #rules do
     local r = rules[i]
     local what = 'limits rule ' .. i
-    bad = type(r) ~= 'table' or not name_ok(r.name) or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+    -- "@" is the voter hash's expiry field: no rule has that name
+    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
       or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
     if not bad then
       local seen = {}
@@ -476,17 +479,26 @@ local function limit_evaluate(checks, now, usec)
     if c.voter then
       value = mine[at[i]]
       if value and not c.rule.rolling then
-        -- "END:COUNT": a count of this window, or of an earlier one (0)
-        local finish, count = value:match('^(%d+):(%d+)$')
-        if not finish or #finish > 12 or #count > 16 then
-          fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
+        -- (0); of another WINDOW (the rule changed under its name) or a
+        -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
+        -- is of this window.
+        local finish, count, kind = value:match('^(%d+):(%d+):?(%a*)$')
+        if not finish and value:match('^%d+%.%d') then
+          value = false
+        else
+          if not finish or #finish > 12 or #count > 16 or #kind > 8 then
+            fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+          end
+          finish = tonumber(finish)
+          local same = kind == '' or kind == c.rule.window
+          value = same and finish == c.finish and count or false
+          -- a vote dated before the window its counter holds (the
+          -- explicit clock, or a server clock that went back): that
+          -- window's count is gone, so the vote is refused rather than
+          -- counted afresh
+          c.behind = same and finish > c.finish
         end
-        finish = tonumber(finish)
-        value = finish == c.finish and count or false
-        -- a vote dated before the window its counter holds (the explicit
-        -- clock, or a server clock that went back): that window's count
-        -- is gone, so the vote is refused rather than counted afresh
-        c.behind = finish > c.finish
       end
     elseif c.field then
       value = rcall('HGET', c.key, c.field)

@@ -374,7 +374,8 @@ impl Bench {
             }
             let mut sum = 0u64;
             if rule.by.contains(&Dimension::User) {
-                // in each voter's hash, field RULE or RULE|SUBJECT: "END:COUNT"
+                // in each voter's hash, field RULE or RULE|SUBJECT:
+                // "END:COUNT:WINDOW"
                 let voters = format!("{ns}rlu:");
                 let keys: Vec<&String> =
                     counters.iter().filter(|k| k.starts_with(&voters)).collect();
@@ -387,9 +388,7 @@ impl Bench {
                     for (field, value) in hashes.iter().flatten() {
                         let name = field.split_once('|').map_or(field.as_str(), |(n, _)| n);
                         if name == rule.name {
-                            let count = value
-                                .split_once(':')
-                                .and_then(|(_, c)| c.parse::<u64>().ok());
+                            let count = value.split(':').nth(1).and_then(|c| c.parse::<u64>().ok());
                             sum += count.unwrap_or(0);
                         }
                     }

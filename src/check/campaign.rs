@@ -43,7 +43,7 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///   campaign-window hash `<ns>rl:RULE:campaign` exactly at the campaign's
 ///   `end`, never without one); a rolling counter holds a well-formed
 ///   theoretical arrival time (TAT) and expires one second after it; a
-///   voter's hash `<ns>rlu:USER` holds `END:COUNT` fields whose END ends a
+///   voter's hash `<ns>rlu:USER` holds `END:COUNT:WINDOW` fields whose END ends a
 ///   window of their rule, or TATs, and expires exactly at its `@` field,
 ///   no earlier than its latest counter.
 ///
@@ -195,6 +195,20 @@ struct Rule {
     limit: i64,
     per: i64,
     extra: BTreeMap<String, i64>,
+}
+
+impl RuleWindow {
+    /// The window's name as the rule stores it (and the scripts write it
+    /// after a voter counter's END:COUNT).
+    fn name(&self) -> &'static str {
+        match self {
+            RuleWindow::Second => "second",
+            RuleWindow::Minute => "minute",
+            RuleWindow::Period(kind) => kind.as_str(),
+            RuleWindow::Campaign => "campaign",
+            RuleWindow::Rolling => "rolling",
+        }
+    }
 }
 
 impl Rule {
@@ -1124,7 +1138,9 @@ impl Scan<'_> {
     /// A page of voters' counter hashes (`<ns>rlu:USER`, lib/limits.lua):
     /// field `@` is the hash's expiry, and the latest end among its
     /// counters; a field `RULE[|SUBJECT]` of a rule that counts by user
-    /// holds `END:COUNT` (END: the end of one of the rule's windows) or a
+    /// holds `END:COUNT:WINDOW` (END: the end of one of the rule's windows;
+    /// a value of another window, or a TAT of a fixed rule, is of the rule
+    /// before it changed, and only counted) or a
     /// rolling TAT. Fields of rules no longer configured are counted, not
     /// reported (they go with the hash).
     fn voters(
@@ -1191,6 +1207,26 @@ impl Scan<'_> {
                 );
                 continue;
             };
+            // a value of the rule's former kind (it changed under its
+            // name): counts as 0 for the scripts, goes with the hash
+            let counted = value.split(':').nth(2).unwrap_or(rule.window.name());
+            let former = match rule.window {
+                RuleWindow::Rolling => value.contains(':'),
+                _ => Tat::parse(value).is_some() || counted != rule.window.name(),
+            };
+            if former {
+                r.count("counters_of_former_windows", 1);
+                let end = match Tat::parse(value) {
+                    Some(tat) => tat.due() as i64,
+                    None => value
+                        .split(':')
+                        .next()
+                        .and_then(|e| stored_int(e, 1, TIME_MAX + 1))
+                        .unwrap_or(0),
+                };
+                latest = latest.max(end);
+                continue;
+            }
             if rule.window == RuleWindow::Rolling {
                 let Some(tat) = Tat::parse(value) else {
                     r.violation(
@@ -1207,16 +1243,18 @@ impl Scan<'_> {
                 }
                 continue;
             }
-            let parsed = value.split_once(':').and_then(|(end, count)| {
-                Some((
-                    stored_int(end, 1, TIME_MAX + 1)?,
-                    stored_int(count, 1, COUNT_MAX)?,
-                ))
-            });
+            // END:COUNT:WINDOW (END:COUNT from redvote 0.3)
+            let mut parts = value.splitn(3, ':');
+            let parsed = match (parts.next(), parts.next()) {
+                (Some(end), Some(count)) => {
+                    stored_int(end, 1, TIME_MAX + 1).zip(stored_int(count, 1, COUNT_MAX))
+                }
+                _ => None,
+            };
             let Some((end, count)) = parsed else {
                 r.violation(
                     key,
-                    format!("field {field:?} holds {value:?}, not END:COUNT (count >= 1)"),
+                    format!("field {field:?} holds {value:?}, not END:COUNT:WINDOW (count >= 1)"),
                 );
                 continue;
             };

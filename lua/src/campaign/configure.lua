@@ -166,8 +166,8 @@ local function main()
         end
       end
       local name = r.name
-      if type(name) ~= 'string' or not name_ok(name) or names[name] then
-        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like)')
+      if type(name) ~= 'string' or not name_ok(name) or names[name] or name == '@' then
+        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like, not "@")')
       end
       names[name] = true
       local what = 'limit rule ' .. name

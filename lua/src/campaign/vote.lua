@@ -43,7 +43,7 @@
                                       campaign's vote_id_ttl, default 86400)
     <ns>rlu:USER                      hash: the user's rate-limit counters of
                                       rules that count by user, field RULE or
-                                      RULE|SUBJECT, value END:COUNT or a
+                                      RULE|SUBJECT, value END:COUNT:WINDOW or a
                                       rolling TAT, "@" its expiry (the latest
                                       END; see lua/src/lib/limits.lua)
     <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with

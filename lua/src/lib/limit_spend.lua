@@ -19,7 +19,7 @@ local function limit_spend(checks)
         mine[#mine + 1] = c.new_tat
         if c.expire_at > expiry then expiry = c.expire_at end
       else
-        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need)
+        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need) .. ':' .. c.rule.window
         if c.finish > expiry then expiry = c.finish end
       end
     elseif c.field then

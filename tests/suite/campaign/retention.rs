@@ -183,7 +183,10 @@ fn side_keys_expire_with_their_board_whoever_writes_them() {
         ties: Some(ties),
         carry: Some("0.5".to_string()),
         retention: [(Period::Hour, 3600)].into(),
-        ..board(&[Period::Total, Period::Hour], options([("x", 1), ("y", 1)]))
+        ..board(
+            &[Period::Total, Period::Hour],
+            options([("x", 1), ("y", 1)]),
+        )
     };
     let c = setup(
         &mut con,

@@ -190,7 +190,7 @@ fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {
 /// Every rate-limit counter of the campaign with the Unix second it ends at
 /// (-1: never, -2: gone): a string counter `rl:...` by its `EXPIRETIME`; a
 /// field F of a voter's hash `rlu:USER` as `rlu:USER#F`, by the end its
-/// value names (`END:COUNT`; a rolling TAT: one second after it, rounded
+/// value names (`END:COUNT:WINDOW`; a rolling TAT: one second after it, rounded
 /// up). Asserts that each voter hash expires exactly at its `@` field, the
 /// latest end among its counters.
 fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
@@ -210,12 +210,15 @@ fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
             if f == "@" {
                 continue;
             }
-            let end = match v.split_once(':') {
-                Some((end, count)) => {
+            // END:COUNT:WINDOW, or a rolling TAT
+            let mut parts = v.split(':');
+            let end = match (parts.next(), parts.next(), parts.next()) {
+                (Some(end), Some(count), Some(window)) => {
                     assert!(count.parse::<u64>().unwrap() >= 1, "{k} {f} = {v}");
+                    assert!(!window.is_empty(), "{k} {f} = {v}");
                     end.parse::<i64>().unwrap()
                 }
-                None => {
+                _ => {
                     let (secs, rest) = v.split_once('.').unwrap();
                     let late = rest.contains('+') || !rest.trim_start_matches('0').is_empty();
                     secs.parse::<i64>().unwrap() + i64::from(late) + 1

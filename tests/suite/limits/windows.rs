@@ -350,3 +350,94 @@ fn a_vote_dated_before_its_counters_window_is_refused() {
     pass(&mut con, &c.at(t + DAY), &alice, &[("b", "a")]);
     assert_eq!(real_total(&mut con, &c, "b", "a"), 4);
 }
+
+/// A rule whose window changes under the same name (configure replaces the
+/// rules): the voter's counter of the old window is of a window the rule no
+/// longer has and counts as 0, not as a vote "before its counter's window"
+/// (a day's END is later than the hour's: the voter was refused until
+/// midnight); a rolling rule made fixed reads its old TAT as no count (it
+/// was INVALID_CONFIG on every vote until the hash expired). A window
+/// shrunk back keeps refusing what the earlier test refuses.
+#[test]
+fn a_rule_whose_window_changes_starts_counting_afresh() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = configure(
+        &mut con,
+        "lim",
+        &settings("+08:00", vec![fixed("x", &[User], Window::Day, 1)], BOARDS),
+    );
+    let alice = Voter::new("alice");
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
+    let reconfigure = |con: &mut redis::Connection, rule| {
+        c.configure(&CampaignSettings {
+            limits: Some(vec![rule]),
+            ..Default::default()
+        })
+        .run(con)
+        .unwrap();
+    };
+    // day -> hour: a fresh hour, then its limit
+    reconfigure(&mut con, fixed("x", &[User], Window::Hour, 1));
+    pass(&mut con, &c.at(t + 1), &alice, &[("b", "a")]);
+    refused_vote(
+        &mut con,
+        &c.at(t + 2),
+        &alice,
+        &[("b", "a")],
+        refusal("x", (HOUR - 2) as i64, &[("x", 0)]),
+    );
+    // hour -> rolling -> day: each reads the other's value as no count
+    reconfigure(&mut con, super::rolling("x", &[User], 1, 60, 1));
+    pass(&mut con, &c.at(t + 3), &alice, &[("b", "a")]);
+    reconfigure(&mut con, fixed("x", &[User], Window::Day, 1));
+    pass(&mut con, &c.at(t + 4), &alice, &[("b", "a")]);
+    refused_vote(
+        &mut con,
+        &c.at(t + 5),
+        &alice,
+        &[("b", "a")],
+        refusal("x", (12 * HOUR - 5) as i64, &[("x", 0)]),
+    );
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 4);
+    // the checker reads such values as the rule's former counters
+    let mut fields: Vec<String> = redis::cmd("HVALS")
+        .arg(format!("{}rlu:alice", c.namespace()))
+        .query(&mut con)
+        .unwrap();
+    fields.sort();
+    assert!(fields.iter().any(|v| v.ends_with(":day")), "{fields:?}");
+    let report = redvote::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report}");
+    redis::cmd("HSET")
+        .arg(format!("{}rlu:alice", c.namespace()))
+        .arg("x")
+        .arg(format!("{}:1:hour", t + HOUR))
+        .exec(&mut con)
+        .unwrap();
+    let report = redvote::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "an hour's count of the former rule: {report}");
+    assert_eq!(report.checked["counters_of_former_windows"], 1, "{report}");
+}
+
+/// "@" is the voter hash's expiry field: no rule may be named so (a rule
+/// "@" read the expiry as its counter, and refused its voter's second vote
+/// as INVALID_CONFIG).
+#[test]
+fn a_rule_named_at_is_refused() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = support::setup(&mut con, "at", settings("+08:00", vec![], BOARDS));
+    let before = support::digest(&mut con);
+    let err = c
+        .configure(&settings(
+            "+08:00",
+            vec![fixed("@", &[User], Window::Day, 5)],
+            BOARDS,
+        ))
+        .run(&mut con)
+        .unwrap_err();
+    assert_eq!(code_of::<()>(Err(err)), Code::InvalidConfig);
+    assert_eq!(support::digest(&mut con), before, "the refusal wrote");
+}
