@@ -12,7 +12,9 @@
   Batched, idempotent, safe under traffic: call with cursor "0", then again
   with the cursor each call returns, until it returns "0". Each call indexes
   about `count` members (ZSCAN pages of the period boards listed in
-  <ns>periods:B, one board after the other), so no call is long. Votes,
+  <ns>periods:B, one board after the other; a board visited counts as one
+  member at least, so a call also visits at most `count` empty or expired
+  boards), so no call is long. Votes,
   imports and removals may run meanwhile: every writer keeps the side keys
   of the members it touches, so a member indexed early and voted on later
   stays right. The call that finishes the last period board sets `indexed`
@@ -298,10 +300,12 @@ local function main()
 
   -- Read everything first (the boards, their "first" sequence numbers, the
   -- side keys' types and the boards' expiry), then write.
-  local steps, done, finished = {}, 0, 0
-  while p and done < count do
+  -- The budget: `count` members, a board visited costing one at least (an
+  -- empty or expired board listed in the index is a step too).
+  local steps, done, spent, finished = {}, 0, 0, 0
+  while p and spent < count do
     local key = ns .. 'b:' .. b.name .. ':' .. p
-    local page = rcall('ZSCAN', key, scan, 'COUNT', count - done)
+    local page = rcall('ZSCAN', key, scan, 'COUNT', count - spent)
     local items, side = page[2], side_key(ns, letter, key)
     rcall('ZCARD', side)
     local pairs_ = {}
@@ -327,6 +331,7 @@ local function main()
     steps[#steps + 1] = { side = side, pairs = pairs_, expires = rcall('EXPIRETIME', key),
       first = letter == 'o' and side_key(ns, 'f', key) }
     done = done + #items / 2
+    spent = spent + math.max(1, #items / 2)
     scan = page[1]
     if scan == '0' then
       finished = finished + 1

@@ -318,6 +318,57 @@ fn reindex_builds_the_side_keys_of_old_boards_while_votes_go_on() {
     assert_eq!(step.members, 0);
 }
 
+/// A call's budget counts every board it visits: a period index that
+/// lists many boards which are empty (or expired) does not make one call
+/// walk all of them (it used to: only members counted).
+#[test]
+fn reindex_visits_at_most_count_boards_a_call() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = campaign(&mut con, "sparse", 30);
+    make_legacy(&mut con, &c, "d");
+    let index = format!("{}periods:d", c.namespace());
+    for h in 0..300 {
+        send(
+            &mut con,
+            &[
+                "ZADD",
+                &index,
+                "0",
+                &format!("real:2039-01-01T{:02}", h % 24),
+            ],
+        );
+        send(
+            &mut con,
+            &[
+                "ZADD",
+                &index,
+                "0",
+                &format!("shown:2038-{:02}-01T00", 1 + h % 12),
+            ],
+        );
+    }
+    let mut cursor = "0".to_string();
+    let mut calls = 0;
+    loop {
+        let step = c.reindex("d", &cursor, 10).run(&mut con).unwrap();
+        assert!(
+            step.boards <= 10,
+            "one call finished {} boards",
+            step.boards
+        );
+        calls += 1;
+        if step.is_done() {
+            break;
+        }
+        assert!(calls < 1000);
+        cursor = step.next;
+    }
+    assert!(calls >= 4, "{calls} calls for 36+ listed boards");
+    assert_eq!(indexed(&mut con, &c, "d").as_deref(), Some("1"));
+    assert_same_reads(&mut con, &c, "d");
+}
+
 #[test]
 fn a_new_tie_rule_takes_the_legacy_path_until_reindexed() {
     let server = support::server();

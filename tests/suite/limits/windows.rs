@@ -417,7 +417,10 @@ fn a_rule_whose_window_changes_starts_counting_afresh() {
         .exec(&mut con)
         .unwrap();
     let report = redvote::check_campaign(&mut con, &c).unwrap();
-    assert!(report.is_clean(), "an hour's count of the former rule: {report}");
+    assert!(
+        report.is_clean(),
+        "an hour's count of the former rule: {report}"
+    );
     assert_eq!(report.checked["counters_of_former_windows"], 1, "{report}");
 }
 
