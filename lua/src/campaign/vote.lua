@@ -261,7 +261,9 @@ local function main()
     local old = e.old
     if not e.scale then
       e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
-      if ordered then old = string.format('%.0f', tonumber(e.text) - e.units) end
+      -- the count before (none: the member is new to this real board,
+      -- whose counts are 1 and more)
+      if ordered and tonumber(e.text) ~= e.units then old = string.format('%.0f', tonumber(e.text) - e.units) end
     else
       e.text = decimal_text(e.units, e.scale)
       rcall('ZADD', e.key, e.text, e.option)
