@@ -375,8 +375,9 @@ local function order_read(ns, ties, key, member)
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: with its new
--- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+-- (text): record the new score (dense) or position (first: its new
+-- sequence number `seq` in the "first" side key, and its position with it,
+-- replacing the one read by order_read, `old_seq`).
 -- A new order key (order_read) expires at `expiry` (nil: kept), as its
 -- board, and so does the "first" side key (new too, or written without an
 -- expiry since the board switched to first).
@@ -389,6 +390,7 @@ local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_ke
       rcall('ZREMRANGEBYSCORE', side, old, old)
     end
   elseif ties == 'first' then
+    rcall('ZADD', side_key(ns, 'f', key), seq, member)
     -- add first: a key emptied by the ZREM would be deleted, its expiry
     -- with it (seq always changes, so the two entries differ)
     side = side_key(ns, 'o', key)

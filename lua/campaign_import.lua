@@ -458,8 +458,9 @@ local function order_read(ns, ties, key, member)
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: with its new
--- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+-- (text): record the new score (dense) or position (first: its new
+-- sequence number `seq` in the "first" side key, and its position with it,
+-- replacing the one read by order_read, `old_seq`).
 -- A new order key (order_read) expires at `expiry` (nil: kept), as its
 -- board, and so does the "first" side key (new too, or written without an
 -- expiry since the board switched to first).
@@ -472,6 +473,7 @@ local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_ke
       rcall('ZREMRANGEBYSCORE', side, old, old)
     end
   elseif ties == 'first' then
+    rcall('ZADD', side_key(ns, 'f', key), seq, member)
     -- add first: a key emptied by the ZREM would be deleted, its expiry
     -- with it (seq always changes, so the two entries differ)
     side = side_key(ns, 'o', key)
@@ -561,7 +563,6 @@ local function main()
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
-      if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
       -- (a side key new for the first change is not for the next ones)
       order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
     end

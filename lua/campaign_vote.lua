@@ -835,8 +835,9 @@ local function order_read(ns, ties, key, member)
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: with its new
--- sequence number `seq`, replacing the one read by order_read, `old_seq`).
+-- (text): record the new score (dense) or position (first: its new
+-- sequence number `seq` in the "first" side key, and its position with it,
+-- replacing the one read by order_read, `old_seq`).
 -- A new order key (order_read) expires at `expiry` (nil: kept), as its
 -- board, and so does the "first" side key (new too, or written without an
 -- expiry since the board switched to first).
@@ -849,6 +850,7 @@ local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_ke
       rcall('ZREMRANGEBYSCORE', side, old, old)
     end
   elseif ties == 'first' then
+    rcall('ZADD', side_key(ns, 'f', key), seq, member)
     -- add first: a key emptied by the ZREM would be deleted, its expiry
     -- with it (seq always changes, so the two entries differ)
     side = side_key(ns, 'o', key)
@@ -1092,7 +1094,6 @@ local function main()
       rcall('ZADD', e.key, e.text, e.option)
     end
     if ordered then
-      if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
       order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i, e.new_side, e.expiry)
     end
   end

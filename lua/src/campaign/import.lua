@@ -101,7 +101,6 @@ local function main()
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
-      if ties == 'first' then rcall('ZADD', side_key(ns, 'f', k), seq + n, option) end
       -- (a side key new for the first change is not for the next ones)
       order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
     end

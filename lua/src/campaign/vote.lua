@@ -269,7 +269,6 @@ local function main()
       rcall('ZADD', e.key, e.text, e.option)
     end
     if ordered then
-      if e.ties == 'first' then rcall('ZADD', side_key(ns, 'f', e.key), seq + i, e.option) end
       order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i, e.new_side, e.expiry)
     end
   end
