@@ -4,9 +4,9 @@
 //! Every [`crate::Site`] and [`crate::Campaign`] method builds a `Call` (the
 //! script, its one key, its arguments, and for a page what it asked for)
 //! without touching the network. Then:
-//! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, loading the
-//!   script first when the server answers `NOSCRIPT` (redis-rs's
-//!   [`redis::Script`]), and as `EVAL` if it was flushed again meanwhile;
+//! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, and as
+//!   `EVAL` (which loads it) when the server answers `NOSCRIPT`: one round
+//!   trip more, on the node that answered, whatever flushes the cache;
 //! - [`Call::add_to`] appends it to a [`redis::Pipeline`] (plain or
 //!   `atomic()`, i.e. `MULTI`/`EXEC`), and [`Call::decode`] reads its item of
 //!   the pipeline's reply. Pipelines do not recover from `NOSCRIPT`: load

@@ -350,6 +350,14 @@ impl Client {
     /// window is usually milliseconds); with `replicas = 1` on a primary
     /// with one replica, an acknowledged write is on the replica, and the
     /// failover (which promotes the most up-to-date replica) keeps it.
+    ///
+    /// A `WAIT` counts the writes of the connection it is sent on. On a
+    /// sync cluster connection it is a second request to the slot's
+    /// primary (redis-rs's sync cluster client has no routed pipeline):
+    /// should redis-rs reconnect between the two, or the script have run on
+    /// another node after an `ASK`, it reaches a connection that wrote
+    /// nothing and answers at once. The async cluster connection sends both
+    /// in one pipeline and has no such gap.
     pub fn wait_for_replicas(self, replicas: u32, timeout: Duration) -> Self {
         Client {
             wait: (replicas > 0).then_some((replicas, timeout)),
@@ -362,10 +370,9 @@ impl Client {
     /// first used, replaced on its own after an error; calls take them in
     /// turn). Default: 1, or 8 with [`Client::wait_for_replicas`]: a `WAIT`
     /// holds the connection it is sent on until the replicas acknowledge,
-    /// and the calls queued behind it on that connection wait too. Measured
-    /// (`cargo bench --bench redvote -- --replicas-only`, 50 tasks, a
-    /// master with one replica): 0.48x of no wait on 1 connection, 0.73x
-    /// on 8 (README, "Waiting for replicas"). At least 1.
+    /// and the calls queued behind it on that connection wait too (what
+    /// spreading them buys is measured by `cargo bench --bench redvote --
+    /// --replicas-only`: README, "What the wait costs"). At least 1.
     pub fn async_connections(self, n: usize) -> Self {
         Client {
             links: Some(n.max(1)),
@@ -474,19 +481,15 @@ impl Client {
     }
 
     /// Clients of every primary of a cluster (as [`Client::for_key`]
-    /// builds them), in slot order; for any other URL, this client alone.
+    /// builds them), sorted by address; for any other URL, this client
+    /// alone.
     /// For what spans the whole keyspace, such as listing campaigns.
     pub fn primaries(&self) -> Result<Vec<Client>> {
         let Target::Cluster(seeds) = &self.target else {
             return Ok(vec![self.clone()]);
         };
-        let mut seen: Vec<(String, u16)> = Vec::new();
-        for (_, _, host, port) in self.cluster_slots(seeds)? {
-            if !seen.contains(&(host.clone(), port)) {
-                seen.push((host, port));
-            }
-        }
-        seen.into_iter()
+        primaries_of(self.cluster_slots(seeds)?)
+            .into_iter()
             .map(|(host, port)| self.node_client(seeds, &host, port))
             .collect()
     }
@@ -623,7 +626,7 @@ impl Link {
             }
             Link::Cluster(con) => {
                 let value = call.run(con.as_mut())?;
-                let route = slot_route(call)?;
+                let route = redis::cluster_routing::RoutingInfo::SingleNode(slot_route(call));
                 let acked = con
                     .route_command(&wait_cmd(replicas, timeout), route)
                     .map_err(|e| applied(e.into()))?;
@@ -723,11 +726,11 @@ fn check_acks(reply: redis::Value, wanted: u32, timeout: Duration) -> Result<()>
 }
 
 /// The route to the primary of `call`'s key.
-fn slot_route<T: Reply>(call: &Call<T>) -> Result<redis::cluster_routing::RoutingInfo> {
-    use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
-    let route = Route::new(key_slot(call.key().as_bytes()), SlotAddr::Master);
-    Ok(RoutingInfo::SingleNode(
-        SingleNodeRoutingInfo::SpecificNode(route),
+fn slot_route<T: Reply>(call: &Call<T>) -> redis::cluster_routing::SingleNodeRoutingInfo {
+    use redis::cluster_routing::{Route, SingleNodeRoutingInfo, SlotAddr};
+    SingleNodeRoutingInfo::SpecificNode(Route::new(
+        key_slot(call.key().as_bytes()),
+        SlotAddr::Master,
     ))
 }
 
@@ -763,6 +766,17 @@ pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
     let open = key.iter().position(|&b| b == b'{')?;
     let close = key[open + 1..].iter().position(|&b| b == b'}')?;
     (close > 0).then(|| &key[open + 1..open + 1 + close])
+}
+
+/// The primaries of `CLUSTER SLOTS`' ranges, sorted by address, once each.
+fn primaries_of(ranges: Vec<(u16, u16, String, u16)>) -> Vec<(String, u16)> {
+    let mut nodes: Vec<(String, u16)> = ranges
+        .into_iter()
+        .map(|(_, _, host, port)| (host, port))
+        .collect();
+    nodes.sort();
+    nodes.dedup();
+    nodes
 }
 
 /// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the bytes
@@ -938,13 +952,7 @@ impl AsyncRedis {
             .await?;
         let ranges: Vec<redis::Value> = redis::from_redis_value(reply)
             .map_err(|_| Error::Config("CLUSTER SLOTS answered an unexpected shape".into()))?;
-        let mut nodes: Vec<(String, u16)> = parse_cluster_slots(ranges)?
-            .into_iter()
-            .map(|(_, _, host, port)| (host, port))
-            .collect();
-        nodes.sort();
-        nodes.dedup();
-        Ok(Some(nodes))
+        Ok(Some(primaries_of(parse_cluster_slots(ranges)?)))
     }
 
     /// `cmd` on the node at `host:port` of a cluster (on a single server,
@@ -990,13 +998,7 @@ impl AsyncRedis {
     ) -> Result<(redis::Value, redis::Value)> {
         let values = match &mut self.0 {
             AsyncLink::Single(con) => pipe.query_async::<Vec<redis::Value>>(con).await?,
-            AsyncLink::Cluster(con) => {
-                let redis::cluster_routing::RoutingInfo::SingleNode(route) = slot_route(call)?
-                else {
-                    unreachable!("slot_route answers a single node")
-                };
-                con.route_pipeline(pipe, 0, 2, route).await?
-            }
+            AsyncLink::Cluster(con) => con.route_pipeline(pipe, 0, 2, slot_route(call)).await?,
         };
         two(call, values)
     }
