@@ -76,11 +76,9 @@
 //! `redis-cli` forms of every script and the benchmark.
 #![warn(missing_docs)]
 
-pub mod calendar;
 pub mod call;
 pub mod campaign;
 pub mod caps;
-pub mod check;
 pub mod client;
 pub mod error;
 #[cfg(test)]
@@ -91,13 +89,10 @@ mod names;
 pub mod reply;
 pub mod scripts;
 pub mod site;
-#[cfg(feature = "testing")]
-pub mod testing;
 mod words;
 
 pub use call::Call;
 pub use campaign::*;
-pub use check::{check_campaign, check_site, Report, Violation};
 #[cfg(feature = "async")]
 pub use client::{AsyncConnection, AsyncRedis};
 pub use client::{Client, Connection, Retry, Tls};

@@ -21,8 +21,6 @@
 //! | `<ns>hll`, `<ns>hll:B:O` | HyperLogLogs of participants |
 //! | `<ns>seq` | vote sequence counter ("first" ties) |
 
-#[cfg(feature = "async")]
-pub mod admin;
 mod model;
 mod reply;
 mod settings;

@@ -280,6 +280,7 @@ pub struct Client {
     wait: Option<(u32, Duration)>,
     /// Connections of an [`AsyncConnection`] (None: the default, see
     /// [`Client::async_connections`]).
+    #[cfg_attr(not(feature = "async"), allow(dead_code))]
     links: Option<usize>,
 }
 
@@ -373,6 +374,7 @@ impl Client {
     /// and the calls queued behind it on that connection wait too (what
     /// spreading them buys is measured by `cargo bench --bench redvote --
     /// --replicas-only`: README, "What the wait costs"). At least 1.
+    #[cfg(feature = "async")]
     pub fn async_connections(self, n: usize) -> Self {
         Client {
             links: Some(n.max(1)),
@@ -385,6 +387,11 @@ impl Client {
     fn links(&self) -> usize {
         self.links
             .unwrap_or(if self.wait.is_some() { 8 } else { 1 })
+    }
+
+    /// How long a reply is waited for ([`Client::timeouts`]).
+    pub fn response_timeout(&self) -> Duration {
+        self.response_timeout
     }
 
     /// The URL, its password hidden.
@@ -938,7 +945,7 @@ impl redis::aio::ConnectionLike for AsyncRedis {
 impl AsyncRedis {
     /// A cluster's primaries (`CLUSTER SLOTS` of any node), sorted by
     /// address; None on a single server.
-    pub(crate) async fn primaries(&mut self) -> Result<Option<Vec<(String, u16)>>> {
+    pub async fn primaries(&mut self) -> Result<Option<Vec<(String, u16)>>> {
         let AsyncLink::Cluster(con) = &mut self.0 else {
             return Ok(None);
         };
@@ -957,7 +964,7 @@ impl AsyncRedis {
 
     /// `cmd` on the node at `host:port` of a cluster (on a single server,
     /// on it).
-    pub(crate) async fn on_node(
+    pub async fn on_node(
         &mut self,
         cmd: &redis::Cmd,
         (host, port): &(String, u16),

@@ -386,7 +386,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         }
         CampaignCommand::Check => crate::report(
             g,
-            &redvote::check_campaign(g.connect_for(campaign.root_key())?.redis()?, &campaign)?,
+            &redvote_check::check_campaign(g.connect_for(campaign.root_key())?.redis()?, &campaign)?,
         ),
         CampaignCommand::RemoveOptions { board, options } => {
             let settings = CampaignSettings {

@@ -13,7 +13,7 @@ use super::{
     Report, PAGE,
 };
 use crate::calendar::{parse_period, period, PeriodKind};
-use crate::Campaign;
+use redvote::Campaign;
 
 /// The widest move of a period's start an offset change can make (from
 /// -14:00 to +14:00): a period whose start, read in the current offset, is
@@ -483,7 +483,7 @@ fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
         let name = r
             .get("name")
             .and_then(|n| n.as_str())
-            .filter(|n| crate::is_valid_name(n))
+            .filter(|n| redvote::is_valid_name(n))
             .ok_or_else(bad)?;
         let by: Vec<String> = r
             .get("by")
@@ -509,7 +509,7 @@ fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
             Some(serde_json::Value::Object(map)) => {
                 for (channel, n) in map {
                     let n = json_int(Some(n), 0, 1000000000)
-                        .filter(|_| crate::is_valid_name(channel))
+                        .filter(|_| redvote::is_valid_name(channel))
                         .ok_or_else(bad)?;
                     extra.insert(channel.clone(), n);
                 }
@@ -636,7 +636,7 @@ fn boards(
     scan_checked(con, "SSCAN", &set, r, |_, page, r| {
         for b in page {
             let b = String::from_utf8_lossy(&b).into_owned();
-            if crate::is_valid_name(&b) {
+            if redvote::is_valid_name(&b) {
                 names.push(b);
             } else {
                 r.violation(&set, format!("{b:?} is not a board name"));

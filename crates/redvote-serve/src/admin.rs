@@ -24,7 +24,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use futures_util::stream::{self, Stream};
-use redvote::campaign::admin::{list_all_campaigns, read_settings};
+use crate::campaigns::{list_all_campaigns, read_settings};
 use redvote::campaign::Entry;
 use redvote::{CampaignSettings, Code, Kind, Paging, View};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! command for command, for the benchmark's baseline and the compatibility
 //! tests. NOT for production: each operation is several round trips, and two
 //! clients can interleave between them (a vote can be counted twice in
-//! `score:` or land after the window closed). [`crate::Site`] is the atomic
+//! `score:` or land after the window closed). `redvote::Site` is the atomic
 //! version of the same operations over the same keys.
 //!
 //! Fixed seed bugs: 003's `hmget` (a read) for the write and its `socre:`

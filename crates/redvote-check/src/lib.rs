@@ -17,6 +17,7 @@
 //! board's carry, a rate limit) are checked exactly only for data written
 //! after the last change; see [`check_campaign`] for which ones and why.
 
+pub mod calendar;
 mod campaign;
 mod site;
 

@@ -15,10 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use redis::aio::ConnectionLike;
 
-use super::model::{Period, Ties};
-use super::settings::{BoardSettings, CampaignSettings, LimitRule, OptionSettings};
-use super::Campaign;
-use crate::Result;
+use redvote::campaign::{BoardSettings, OptionSettings};
+use redvote::{Campaign, CampaignSettings, LimitRule, Period, Result, Ties};
 
 /// One page of campaign names ([`list_campaigns`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +45,7 @@ where
     })
 }
 
-/// [`list_campaigns`] on an [`AsyncRedis`](crate::AsyncRedis) of any URL
+/// [`list_campaigns`] on an [`AsyncRedis`](redvote::AsyncRedis) of any URL
 /// form, with a text cursor (`"0"` first, then the previous page's `next`;
 /// `"0"` again when complete): on a single server the SCAN cursor itself;
 /// on a Redis Cluster the primaries are scanned one after the other (each
@@ -56,13 +54,12 @@ where
 /// cluster is listed. A failover or a new primary between two pages may
 /// skip or repeat a node's names (SCAN's promise holds per node). A cursor
 /// that is neither is `Error::Config`.
-#[cfg(feature = "async")]
 pub async fn list_all_campaigns(
-    con: &mut crate::AsyncRedis,
+    con: &mut redvote::AsyncRedis,
     cursor: &str,
     count: u32,
 ) -> Result<CampaignPage> {
-    let bad = || crate::Error::Config(format!("not a campaign list cursor: {cursor:?}"));
+    let bad = || redvote::Error::Config(format!("not a campaign list cursor: {cursor:?}"));
     let Some(primaries) = con.primaries().await? else {
         let page = list_campaigns(con, cursor.parse().map_err(|_| bad())?, count).await?;
         return Ok(CampaignPage {
@@ -87,7 +84,7 @@ pub async fn list_all_campaigns(
     };
     let reply = con.on_node(&scan_campaigns(at, count), address).await?;
     let (next, keys): (u64, Vec<String>) =
-        redis::from_redis_value(reply).map_err(|e| crate::Error::Redis(e.into()))?;
+        redis::from_redis_value(reply).map_err(|e| redvote::Error::Redis(e.into()))?;
     let next = match (next, node + 1 < primaries.len()) {
         (0, false) => "0".to_string(),
         (0, true) => format!("{}-0", node + 1),
@@ -125,7 +122,7 @@ fn campaign_names(keys: &[String]) -> Vec<String> {
     let mut names: Vec<String> = keys
         .iter()
         .filter_map(|k| k.strip_prefix("{c:")?.strip_suffix("}:campaign"))
-        .filter(|n| crate::is_valid_name(n))
+        .filter(|n| redvote::is_valid_name(n))
         .map(str::to_string)
         .collect();
     names.sort();
@@ -144,11 +141,11 @@ pub async fn read_settings<C>(con: &mut C, campaign: &Campaign) -> Result<Option
 where
     C: ConnectionLike + Send,
 {
-    let ns = &campaign.ns;
+    let ns = campaign.namespace();
     let (root, boards): (HashMap<String, String>, Vec<String>) = redis::pipe()
         .atomic()
         .cmd("HGETALL")
-        .arg(&campaign.root)
+        .arg(campaign.root_key())
         .cmd("SMEMBERS")
         .arg(format!("{ns}boards"))
         .query_async(con)

@@ -5,7 +5,7 @@
 //! client-side keys). A test compares the Lua with chrono; this module's
 //! tests compare names both ways.
 
-use crate::campaign::Period;
+use redvote::Period;
 
 /// A period kind of a board or a fixed rate-limit window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! `--prefix`.
 
 use anyhow::{Context, Result};
-use redvote::testing::TempServer;
+use redvote_testing::TempServer;
 use redvote::{
     BoardSettings, Campaign, CampaignSettings, OptionSettings, Order, Paging, Period, Site, View,
 };

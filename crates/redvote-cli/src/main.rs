@@ -6,7 +6,6 @@
 
 mod campaign;
 mod demo;
-#[cfg(feature = "serve")]
 mod serve;
 
 use std::process::ExitCode;
@@ -241,7 +240,6 @@ enum Command {
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
     /// Serve the article site and the campaigns as a JSON API over HTTP (README: "Service")
-    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
 }
 
@@ -506,11 +504,10 @@ fn run(cli: Cli) -> Result<()> {
                 );
             }
             let mut con = g.connect_for(site.root_key())?;
-            report(g, &redvote::check_site(con.redis()?, &site)?)
+            report(g, &redvote_check::check_site(con.redis()?, &site)?)
         }
         Command::Campaign(args) => campaign::run(g, &args),
-        #[cfg(feature = "serve")]
-        Command::Serve(args) => serve::run(g, &args),
+            Command::Serve(args) => serve::run(g, &args),
     }
 }
 
@@ -547,7 +544,7 @@ fn vote(g: &Global, site: &Site, v: VoteArgs, want: Vote) -> Result<()> {
 
 /// Print a check's report (one line per violation, then a summary; the
 /// report as JSON with --json); an error, so exit 1, when it found any.
-pub fn report(g: &Global, report: &redvote::Report) -> Result<()> {
+pub fn report(g: &Global, report: &redvote_check::Report) -> Result<()> {
     print(g, report, |r| r.to_string())?;
     match report.violations.len() {
         0 => Ok(()),

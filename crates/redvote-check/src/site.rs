@@ -6,7 +6,7 @@ use super::{
     error_of, exec, int, items, scan_checked, scan_keys, scan_pages, score_of, stored_int, text,
     time_of, Report, PAGE,
 };
-use crate::Site;
+use redvote::Site;
 
 const DEFAULT_VOTE_SCORE: i64 = 432;
 const DEFAULT_WINDOW: i64 = 604800;
@@ -226,7 +226,7 @@ impl Scan<'_> {
             self.orders.push(key);
         } else if let Some(group) = rest
             .strip_prefix("group:")
-            .filter(|g| crate::is_valid_name(g))
+            .filter(|g| redvote::is_valid_name(g))
         {
             r.count("groups", 1);
             let group = format!("{}group:{group}", self.prefix);
@@ -234,7 +234,7 @@ impl Scan<'_> {
         } else if let Some(group) = ORDERS
             .iter()
             .find_map(|o| rest.strip_prefix(o))
-            .filter(|g| crate::is_valid_name(g))
+            .filter(|g| redvote::is_valid_name(g))
         {
             let group = format!("{}group:{group}", self.prefix);
             self.caches.push((key, group));
