@@ -1,19 +1,75 @@
 //! redvote's test harness: throwaway `redis-server` processes on free
-//! loopback ports (persistence off, `DEBUG` on, killed on drop), and the
-//! seeds' own client-side flow. Used by the tests of every crate of the
-//! workspace, by `redvote demo` and by the benchmark, as redis-rs's
-//! `redis-test` is by redis-rs. NOT a stable API, and nothing here is for
-//! production: [`seed`] is the seeds' flow, several round trips per
-//! operation, kept as the benchmark's baseline and for the compatibility
-//! tests.
+//! loopback ports (persistence off, `DEBUG` on, killed on drop), the
+//! assertions every refusal test makes, and the seeds' own client-side
+//! flow. Used by the tests of every crate of the workspace, by `redvote
+//! demo` and by the benchmark, as redis-rs's `redis-test` is by redis-rs.
+//! NOT a stable API, and nothing here is for production: [`seed`] is the
+//! seeds' flow, several round trips per operation, kept as the benchmark's
+//! baseline and for the compatibility tests.
 //!
 //! # Layout
 //! - [`TempServer`] (`server.rs`): one throwaway server; [`INSTALL_HINT`]
 //!   says how to install `redis-server` when it is missing.
+//! - [`tls`]: a CA and certificates made with the openssl CLI, a TLS server.
 //! - [`seed`]: the seeds' article flow, command for command.
+//! - `reads.rs`, `refusals.rs`, `builders.rs`: plain Redis reads, the
+//!   digest-unchanged refusal assertions, campaign settings builders.
+//! - [`voters`]: voters that vote while a test breaks the deployment.
+//! - [`readme`]: the documentation's examples as tests run them.
 #![warn(missing_docs)]
 
+mod builders;
+pub mod readme;
+mod reads;
+mod refusals;
 pub mod seed;
 mod server;
+pub mod tls;
+pub mod voters;
 
+pub use builders::*;
+pub use reads::*;
+pub use refusals::*;
 pub use server::{TempServer, INSTALL_HINT};
+
+/// The article site's default vote score (432 per net vote).
+pub const VOTE_SCORE: i64 = 432;
+/// The article site's default voting window, a week in seconds.
+pub const WEEK: i64 = 604800;
+
+/// Start a throwaway server; fails the test (never skips) when redis-server
+/// is missing, with the install hint.
+pub fn server() -> TempServer {
+    TempServer::start().unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
+}
+
+/// A sync connection to `server`.
+pub fn con(server: &TempServer) -> redis::Connection {
+    server
+        .client()
+        .get_connection()
+        .expect("connect to the test server")
+}
+
+/// An async multiplexed connection to `server`.
+pub async fn con_async(server: &TempServer) -> redis::aio::MultiplexedConnection {
+    server
+        .client()
+        .get_multiplexed_async_connection()
+        .await
+        .expect("connect to the test server")
+}
+
+/// `DEBUG DIGEST`: one hash of the whole data set (all zeros when empty).
+pub fn digest(con: &mut redis::Connection) -> String {
+    redis::cmd("DEBUG")
+        .arg("DIGEST")
+        .query(con)
+        .expect("DEBUG DIGEST")
+}
+
+/// The server's clock, Unix seconds.
+pub fn server_time(con: &mut redis::Connection) -> i64 {
+    let (secs, _micros): (i64, i64) = redis::cmd("TIME").query(con).expect("TIME");
+    secs
+}

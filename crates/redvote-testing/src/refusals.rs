@@ -38,10 +38,10 @@ pub fn unchanged<T>(
     what: &str,
     call: impl FnOnce(&mut Connection) -> T,
 ) -> T {
-    let before = crate::support::digest(con);
+    let before = crate::digest(con);
     let out = call(con);
     assert_eq!(
-        crate::support::digest(con),
+        crate::digest(con),
         before,
         "{what}: the refusal wrote"
     );
@@ -57,7 +57,7 @@ pub fn refused_unchanged<T: std::fmt::Debug>(
     want: Code,
     call: impl FnOnce(&mut Connection) -> redvote::Result<T>,
 ) -> String {
-    let before = crate::support::digest(con);
+    let before = crate::digest(con);
     let detail = match call(con) {
         Err(Error::Script { code, detail }) => {
             assert_eq!(code, want, "{what}: wrong code (detail: {detail})");
@@ -66,7 +66,7 @@ pub fn refused_unchanged<T: std::fmt::Debug>(
         other => panic!("{what}: expected a {want} refusal, got {other:?}"),
     };
     assert_eq!(
-        crate::support::digest(con),
+        crate::digest(con),
         before,
         "{what}: the refusal wrote"
     );

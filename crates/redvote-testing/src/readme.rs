@@ -4,6 +4,9 @@
 
 use std::process::{Command, Output};
 
+/// The workspace's root directory (the driver's package).
+pub const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
 /// README.md as built into the test binary.
 pub const README: &str = include_str!("../../../README.md");
 
@@ -67,10 +70,7 @@ pub fn sh_commands(text: &str, starts: &[&str]) -> Vec<String> {
 /// Assert that README shows `tests/readme_examples/FILE` as a
 /// ```` ```rust,no_run ```` block, as the file is (the suite runs the file).
 pub fn assert_shows_example(file: &str) {
-    let path = format!(
-        "{}/tests/readme_examples/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{WORKSPACE}/tests/readme_examples/{file}");
     let code = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert!(
         README.contains(&format!("```rust,no_run\n{code}```\n")),
@@ -112,12 +112,12 @@ impl Hosts {
 }
 
 /// One README command line (its hosts already replaced) for `sh`, run in
-/// `dir`, the test build's `redvote` first on PATH and no `REDVOTE_URL`
-/// inherited from the caller.
+/// `dir`, the test build's binaries (`target/<profile>`, where cargo puts
+/// `redvote`) first on PATH and no `REDVOTE_URL` inherited from the caller.
 pub fn sh(command: &str, dir: &std::path::Path) -> Command {
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_redvote"))
-        .parent()
-        .unwrap();
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/<test> -> target/<profile>
+    let bin_dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -142,9 +142,9 @@ pub fn run_ok(command: &str, dir: &std::path::Path) -> String {
 /// The campaign README's connection examples vote in: board `stars` (a
 /// total board) with the option `wjk`.
 pub fn spring_settings() -> redvote::CampaignSettings {
-    super::boards([(
+    crate::boards([(
         "stars",
-        super::board(&[redvote::Period::Total], super::options([("wjk", 1)])),
+        crate::board(&[redvote::Period::Total], crate::options([("wjk", 1)])),
     )])
 }
 

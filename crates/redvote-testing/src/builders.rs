@@ -9,7 +9,9 @@ use redis::Connection;
 use redvote::campaign::{BoardSettings, OptionSettings};
 use redvote::{Campaign, CampaignSettings, Period};
 
+/// An hour, seconds.
 pub const HOUR: u64 = 3600;
+/// A day, seconds.
 pub const DAY: u64 = 86400;
 /// The offset +08:00, in seconds east of UTC.
 pub const PLUS8: i64 = 8 * 3600;
@@ -62,5 +64,5 @@ pub fn setup(con: &mut Connection, name: &str, settings: CampaignSettings) -> Ca
 /// (0 when it has no vote).
 pub fn real_total(con: &mut Connection, c: &Campaign, board: &str, option: &str) -> u64 {
     let key = format!("{}b:{board}:real:total", c.namespace());
-    crate::support::zscore_text(con, &key, option).map_or(0, |s| s.parse().unwrap())
+    crate::zscore_text(con, &key, option).map_or(0, |s| s.parse().unwrap())
 }

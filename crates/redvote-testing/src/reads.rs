@@ -5,10 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use redis::Connection;
 
+/// `HGETALL key`.
 pub fn hgetall(con: &mut Connection, key: &str) -> BTreeMap<String, String> {
     redis::cmd("HGETALL").arg(key).query(con).unwrap()
 }
 
+/// `HGET key field` (None: no such field).
 pub fn hget(con: &mut Connection, key: &str, field: &str) -> Option<String> {
     redis::cmd("HGET").arg(key).arg(field).query(con).unwrap()
 }
@@ -32,18 +34,22 @@ pub fn zscore_text(con: &mut Connection, key: &str, member: &str) -> Option<Stri
         .unwrap()
 }
 
+/// `SMEMBERS key`.
 pub fn smembers(con: &mut Connection, key: &str) -> BTreeSet<String> {
     redis::cmd("SMEMBERS").arg(key).query(con).unwrap()
 }
 
+/// `SCARD key`.
 pub fn scard(con: &mut Connection, key: &str) -> i64 {
     redis::cmd("SCARD").arg(key).query(con).unwrap()
 }
 
+/// `EXISTS key`.
 pub fn exists(con: &mut Connection, key: &str) -> bool {
     redis::cmd("EXISTS").arg(key).query::<i64>(con).unwrap() == 1
 }
 
+/// `TTL key` (-1: no expiry, -2: no key).
 pub fn ttl(con: &mut Connection, key: &str) -> i64 {
     redis::cmd("TTL").arg(key).query(con).unwrap()
 }
@@ -59,10 +65,12 @@ pub fn keys(con: &mut Connection, pattern: &str) -> BTreeSet<String> {
     redis::cmd("KEYS").arg(pattern).query(con).unwrap()
 }
 
+/// `DEL key`.
 pub fn del(con: &mut Connection, key: &str) {
     redis::cmd("DEL").arg(key).query::<i64>(con).unwrap();
 }
 
+/// `DBSIZE`.
 pub fn dbsize(con: &mut Connection) -> usize {
     redis::cmd("DBSIZE").query(con).unwrap()
 }
@@ -77,10 +85,12 @@ pub fn script_exists(con: &mut Connection, sha: &str) -> bool {
     found == [1]
 }
 
+/// A set literal.
 pub fn set<const N: usize>(items: [&str; N]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// A map literal.
 pub fn map<const N: usize>(items: [(&str, &str); N]) -> BTreeMap<String, String> {
     items
         .iter()

@@ -16,14 +16,17 @@ pub const OPENSSL_HINT: &str = "the TLS tests make their certificates with the o
 
 /// PEM files in a temporary directory, removed when dropped.
 pub struct Certs {
+/// The directory holding the PEM files (removed on drop).
     pub dir: PathBuf,
 }
 
 impl Certs {
+/// The path of the file `name` in [`Certs::dir`].
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 
+/// The bytes of the file `name`.
     pub fn read(&self, name: &str) -> Vec<u8> {
         std::fs::read(self.path(name)).unwrap_or_else(|e| panic!("read {name}: {e}"))
     }
@@ -157,6 +160,7 @@ pub fn certs() -> Certs {
 /// removed) when dropped.
 pub struct TlsServer {
     child: Child,
+/// The TLS port.
     pub port: u16,
     dir: PathBuf,
 }
@@ -192,7 +196,7 @@ impl TlsServer {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
-                .unwrap_or_else(|e| panic!("{}: {e}", redvote::testing::INSTALL_HINT));
+                .unwrap_or_else(|e| panic!("{}: {e}", crate::INSTALL_HINT));
             let mut server = TlsServer { child, port, dir };
             let start = Instant::now();
             loop {
