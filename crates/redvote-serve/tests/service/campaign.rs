@@ -8,11 +8,11 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{Service, ADMIN};
-use crate::support::{self, digest};
+use redvote_testing::{self as support, digest};
 
 /// docs/spring2026.json, the README's example campaign.
 fn spring() -> Value {
-    serde_json::from_str(include_str!("../../../docs/spring2026.json")).unwrap()
+    serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap()
 }
 
 fn vote(svc: &Service, campaign: &str, key: Option<&str>, body: Value) -> super::Reply {
