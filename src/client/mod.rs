@@ -51,221 +51,19 @@
 //! `NOSCRIPT` never reaches the policy: [`Call::run`] answers it with
 //! `EVAL`, on the one node that owns the key.
 
+mod retry;
 pub mod target;
 
 use std::time::Duration;
 
+pub use retry::Retry;
+use retry::{applied, broken, sent};
 pub use target::{redact, Tls};
 use target::{ClusterSeeds, Target};
 
 use crate::call::Call;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
-
-/// How many times a call is sent at most, and how long to wait in between
-/// (doubling from `delay` up to `max_delay`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retry {
-    /// Sends at most (1: no retry).
-    pub attempts: u32,
-    /// Wait before the first retry.
-    pub delay: Duration,
-    /// The longest wait between two sends.
-    pub max_delay: Duration,
-}
-
-impl Retry {
-    /// Up to `attempts` sends, waiting `delay`, then twice as long each time
-    /// (at most 2 s).
-    pub fn new(attempts: u32, delay: Duration) -> Self {
-        Retry {
-            attempts: attempts.max(1),
-            delay,
-            max_delay: Duration::from_secs(2),
-        }
-    }
-
-    /// Send once, never retry.
-    pub fn never() -> Self {
-        Retry::new(1, Duration::ZERO)
-    }
-
-    /// The wait before send `n + 1` (`n` sends done), if one is allowed
-    /// after `err` for a call that is (or not) idempotent.
-    fn after(&self, n: u32, err: &Error, idempotent: bool) -> Option<Duration> {
-        let again = match err.outcome() {
-            Outcome::NotRun => true,
-            Outcome::Unknown => idempotent,
-            Outcome::Final => false,
-        };
-        (again && n < self.attempts).then(|| {
-            let factor = 1u32.checked_shl(n.saturating_sub(1)).unwrap_or(u32::MAX);
-            self.delay.saturating_mul(factor).min(self.max_delay)
-        })
-    }
-}
-
-impl Retry {
-    /// Run `attempt` until it succeeds or the policy stops it. An attempt
-    /// answers its result and whether a resend is safe after an unknown
-    /// outcome (the call is idempotent, or was never sent).
-    fn run_sync<T>(&self, mut attempt: impl FnMut() -> (Result<T>, bool)) -> Result<T> {
-        let mut sent = 0;
-        loop {
-            sent += 1;
-            match attempt() {
-                (Err(err), safe) => match self.after(sent, &err, safe) {
-                    Some(wait) => std::thread::sleep(wait),
-                    None => return Err(err),
-                },
-                (ok, _) => return ok,
-            }
-        }
-    }
-
-    /// [`Retry::run_sync`] for async attempts.
-    #[cfg(feature = "async")]
-    async fn run_async<T, F>(&self, mut attempt: impl FnMut() -> F) -> Result<T>
-    where
-        F: std::future::Future<Output = (Result<T>, bool)>,
-    {
-        let mut sent = 0;
-        loop {
-            sent += 1;
-            match attempt().await {
-                (Err(err), safe) => match self.after(sent, &err, safe) {
-                    Some(wait) => tokio::time::sleep(wait).await,
-                    None => return Err(err),
-                },
-                (ok, _) => return ok,
-            }
-        }
-    }
-}
-
-/// Whether `err` leaves a connection unusable (it failed, or may still
-/// deliver a late reply), or its server may no longer be the master (it
-/// answered `READONLY`, or `NOREPLICAS`, or its replicas did not
-/// acknowledge: after a Sentinel failover the old master lives on and
-/// accepts writes until Sentinel demotes it, seconds later): it is
-/// replaced before the next send, through the sentinels again for a
-/// Sentinel URL.
-fn broken(err: &Error) -> bool {
-    match err {
-        Error::Redis(e) => {
-            e.is_io_error()
-                || e.is_timeout()
-                || e.is_connection_dropped()
-                || matches!(e.code(), Some("READONLY" | "NOREPLICAS"))
-        }
-        Error::NotReplicated { .. } => true,
-        Error::MayHaveApplied { source } => broken(source),
-        _ => false,
-    }
-}
-
-/// The default policy: 4 sends, waiting 50 ms, 100 ms, 200 ms.
-impl Default for Retry {
-    fn default() -> Self {
-        Retry::new(4, Duration::from_millis(50))
-    }
-}
-
-/// What a failed call tells about whether it ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    /// It did not run: safe to send again.
-    NotRun,
-    /// It may have run: safe to send again only if it is idempotent.
-    Unknown,
-    /// Sending it again would fail the same way (or it was refused).
-    Final,
-}
-
-/// Whether `err` is a TLS failure (a certificate refused by either side,
-/// a failed handshake, a TLS alert from the server): the server ran
-/// nothing on that connection, and a new one would fail the same way, so
-/// it is neither retried nor "may have applied".
-fn is_tls_failure(err: &redis::RedisError) -> bool {
-    #[cfg(feature = "tls")]
-    {
-        // redis-rs keeps (in an Arc) a rustls::Error, or the io::Error
-        // that rustls' streams wrap theirs in
-        type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
-        let Some(source) = std::error::Error::source(err) else {
-            return false;
-        };
-        let source: &(dyn std::error::Error + 'static) = match source.downcast_ref::<Shared>() {
-            Some(shared) => shared.as_ref(),
-            None => source,
-        };
-        source.is::<rustls::Error>()
-            || source
-                .downcast_ref::<std::io::Error>()
-                .and_then(|io| io.get_ref())
-                .is_some_and(|inner| inner.is::<rustls::Error>())
-    }
-    #[cfg(not(feature = "tls"))]
-    {
-        let _ = err;
-        false
-    }
-}
-
-impl Error {
-    fn outcome(&self) -> Outcome {
-        let err = match self {
-            Error::Redis(err) => err,
-            Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => return Outcome::Unknown,
-            _ => return Outcome::Final,
-        };
-        if err.is_connection_refusal() {
-            return Outcome::NotRun;
-        }
-        if is_tls_failure(err) {
-            return Outcome::Final;
-        }
-        // the sentinels name no master that answers as one (it is down, or
-        // a failover is under way): nothing was sent
-        if matches!(
-            err.kind(),
-            redis::ErrorKind::MasterNameNotFoundBySentinel
-                | redis::ErrorKind::NoValidReplicasFoundBySentinel
-        ) {
-            return Outcome::NotRun;
-        }
-        if matches!(
-            err.code(),
-            Some(
-                "LOADING"
-                    | "BUSY"
-                    | "TRYAGAIN"
-                    | "MASTERDOWN"
-                    | "CLUSTERDOWN"
-                    | "READONLY"
-                    | "NOREPLICAS"
-                    | "ASK"
-                    | "MOVED"
-            )
-        ) {
-            return Outcome::NotRun;
-        }
-        if err.is_io_error() || err.is_timeout() || err.is_connection_dropped() {
-            return Outcome::Unknown;
-        }
-        Outcome::Final
-    }
-
-    /// True when the call may have been applied although it failed: the
-    /// connection dropped after the call was sent, no reply came within
-    /// the response timeout, or it was applied but not acknowledged by the
-    /// replicas asked for ([`Error::NotReplicated`]). Retrying is safe for idempotent calls (a
-    /// campaign vote with the same vote id); a campaign vote without an id
-    /// retried may count twice.
-    pub fn may_have_applied(&self) -> bool {
-        self.outcome() == Outcome::Unknown
-    }
-}
 
 /// Where to connect, with timeouts, a retry policy and an optional wait
 /// for replicas: the way to open connections that [`Connection::run`] and
@@ -684,31 +482,6 @@ fn is_noscript_value(value: &redis::Value) -> bool {
     matches!(value, redis::Value::ServerError(e) if e.code() == "NOSCRIPT")
 }
 
-/// `err`, after a call that was sent and may have been applied.
-fn applied(err: Error) -> Error {
-    match err {
-        Error::MayHaveApplied { .. } | Error::NotReplicated { .. } => err,
-        err => Error::MayHaveApplied {
-            source: Box::new(err),
-        },
-    }
-}
-
-/// A call's failure as the caller sees it. On a cluster redis-rs resends a
-/// call by itself (after a lost connection, `TRYAGAIN`, `CLUSTERDOWN`, up
-/// to 16 times) and answers the last attempt's error: that a refused
-/// connection ended it does not tell that an earlier attempt did not run.
-/// So on a cluster, a call that is not idempotent and failed as "not run"
-/// may have been applied (and is not resent).
-fn sent<T, R: Reply>(result: Result<T>, call: &Call<R>, cluster: bool) -> Result<T> {
-    match result {
-        Err(err) if cluster && !call.is_idempotent() && err.outcome() == Outcome::NotRun => {
-            Err(applied(err))
-        }
-        result => result,
-    }
-}
-
 /// WAIT's reply against what was asked.
 fn check_acks(reply: redis::Value, wanted: u32, timeout: Duration) -> Result<()> {
     let acked = match reply {
@@ -1116,34 +889,10 @@ mod tests {
         assert!(!c.configure(&removes).is_idempotent());
     }
 
-    /// After a call was sent, what reads as "not run" is not trusted: a
-    /// failed WAIT after the script answered, and on a cluster (whose
-    /// client resends by itself) the last attempt's refusal of a call that
-    /// is not idempotent.
+    /// A WAIT that fails after the script answered leaves the call
+    /// "may have applied".
     #[test]
-    fn what_follows_a_sent_call_may_have_applied() {
-        use crate::{Campaign, Site, Voter};
-        let refused = || {
-            Error::Redis(redis::RedisError::from(std::io::Error::from(
-                std::io::ErrorKind::ConnectionRefused,
-            )))
-        };
-        assert!(!refused().may_have_applied());
-        let post = Site::new("{s}:").post("u", "t", "https://e.x");
-        let err = sent::<(), _>(Err(refused()), &post, true).unwrap_err();
-        assert!(err.may_have_applied(), "{err}");
-        assert!(err.to_string().contains("may have been applied"), "{err}");
-        let retry = Retry::new(3, Duration::from_millis(10));
-        assert_eq!(retry.after(1, &err, post.is_idempotent()), None);
-        // on one server, or for an idempotent call, it stays "not run"
-        assert!(!sent::<(), _>(Err(refused()), &post, false)
-            .unwrap_err()
-            .may_have_applied());
-        let vote = Campaign::new("c").vote_by(&Voter::new("u").id("v"), &[("b", "o")]);
-        assert!(!sent::<(), _>(Err(refused()), &vote, true)
-            .unwrap_err()
-            .may_have_applied());
-        // a WAIT refused after the script ran
+    fn a_failed_wait_may_have_applied() {
         let wait_err = redis::parse_redis_value(b"-TRYAGAIN x\r\n").unwrap();
         assert!(matches!(wait_err, redis::Value::ServerError(_)));
         let err = check_acks(wait_err, 1, Duration::from_millis(5)).unwrap_err();
@@ -1164,83 +913,5 @@ mod tests {
         assert_eq!(key_slot(b"foo"), 12182);
         assert_eq!(key_slot(b"{}foo"), key_slot(b"{}foo"));
         assert_ne!(key_slot(b"{}foo"), key_slot(b"foo"));
-    }
-
-    #[test]
-    fn the_policy_retries_what_cannot_double() {
-        let retry = Retry::new(3, Duration::from_millis(10));
-        let dropped = Error::Redis(redis::RedisError::from(std::io::Error::from(
-            std::io::ErrorKind::UnexpectedEof,
-        )));
-        assert!(dropped.may_have_applied());
-        assert_eq!(
-            retry.after(1, &dropped, true),
-            Some(Duration::from_millis(10))
-        );
-        assert_eq!(
-            retry.after(2, &dropped, true),
-            Some(Duration::from_millis(20))
-        );
-        assert_eq!(retry.after(3, &dropped, true), None, "3 sends at most");
-        assert_eq!(retry.after(1, &dropped, false), None, "not idempotent");
-        let refused = Error::Redis(redis::RedisError::from(std::io::Error::from(
-            std::io::ErrorKind::ConnectionRefused,
-        )));
-        assert!(!refused.may_have_applied());
-        assert!(retry.after(1, &refused, false).is_some(), "never sent");
-        let script = Error::Script {
-            code: crate::Code::Usage,
-            detail: String::new(),
-        };
-        assert_eq!(retry.after(1, &script, true), None);
-        assert!(Retry::never().after(1, &dropped, true).is_none());
-        // the sentinels name no master that answers (a failover under way)
-        let no_master = Error::Redis(redis::RedisError::from((
-            redis::ErrorKind::MasterNameNotFoundBySentinel,
-            "Master with given name not found in sentinel",
-        )));
-        assert!(!no_master.may_have_applied());
-        assert!(retry.after(1, &no_master, false).is_some(), "never sent");
-        // a master whose replicas did not acknowledge: asked for again
-        let unreplicated = Error::NotReplicated {
-            acked: 0,
-            wanted: 1,
-            timeout_ms: 10,
-        };
-        assert!(broken(&unreplicated) && unreplicated.may_have_applied());
-        // a redirection: the node did not run the call
-        for reply in [
-            &b"-ASK 5634 127.0.0.1:7001\r\n"[..],
-            b"-MOVED 5634 127.0.0.1:7001\r\n",
-        ] {
-            let redis::Value::ServerError(e) = redis::parse_redis_value(reply).unwrap() else {
-                panic!("not an error reply")
-            };
-            let redirect = Error::Redis(e.into());
-            assert!(!redirect.may_have_applied());
-            assert!(retry.after(1, &redirect, false).is_some(), "never run");
-        }
-    }
-
-    #[cfg(feature = "tls")]
-    #[test]
-    fn a_tls_failure_is_final() {
-        let certificate =
-            rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
-        let err = Error::Redis(redis::RedisError::from(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            certificate,
-        )));
-        assert!(!err.may_have_applied(), "{err}");
-        assert_eq!(Retry::default().after(1, &err, true), None, "{err}");
-        let err = Error::Redis(redis::RedisError::from(
-            rustls::Error::NoCertificatesPresented,
-        ));
-        assert!(!err.may_have_applied(), "{err}");
-        // another io error stays "outcome unknown"
-        let reset = Error::Redis(redis::RedisError::from(std::io::Error::from(
-            std::io::ErrorKind::ConnectionReset,
-        )));
-        assert!(reset.may_have_applied());
     }
 }
