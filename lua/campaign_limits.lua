@@ -1,26 +1,27 @@
-#!lua
+#!lua flags=no-writes
 -- GENERATED from lua/src/campaign/limits.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
-  campaign_limits: look at or reset one voter's rate-limit counters.
-  "peek" spends nothing: how many votes each rule leaves this voter now and
-  when its window resets. "reset" (admin) deletes the voter's counters of
-  every rule that counts per user (current windows and rolling state; the
-  fields of the voter's hash <ns>rlu:USER, which goes when only its expiry
-  field "@" is left, and the campaign-window hashes' fields).
+  campaign_limits: look at one voter's rate-limit counters, spending
+  nothing: how many votes each rule leaves the voter now and when its
+  window resets. Read-only (flagged no-writes: it runs on a replica, and a
+  client that WAITs for replicas after writes does not wait for it). The
+  admin reset of the same counters is campaign_limits_reset.
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  mode     "peek" | "reset"
-    ARGV[2]  user
-    ARGV[3]  time     "" for the server's clock; Unix seconds on the test path
-    ARGV[4]  channel  "" none
-    ARGV[5]  device   "" none
-    ARGV[6..] board, option pairs: the options to look at for rules that
-             count per option (without pairs those rules are left out)
+    ARGV[1]  user
+    ARGV[2]  time     "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  channel  "" none
+    ARGV[4]  device   "" none
+    ARGV[5..] board, option pairs (at most 50): the options to look at for
+             rules that count per option (without pairs those rules are
+             left out)
 
-  Output: peek: { { rule, remaining, reset_in (seconds, -1: never) }, ... },
+  Output: { { rule, remaining, reset_in (seconds, -1: never) }, ... },
           one entry per counter, in rule order
-          reset: the number of counters deleted
+
+  Cost: O(rules x pairs) counters, read in one MGET, one HMGET and one
+    HGET per campaign-window counter (at most 32 rules, 50 pairs).
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
@@ -583,6 +584,13 @@ local function limit_evaluate(checks, now, usec)
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
   return nil, remaining
 end
+-- limit_voter: what campaign_limits (the peek, read-only) and
+-- campaign_limits_reset (the admin reset, a writer) share: their arguments
+-- (KEYS[1] the campaign root; ARGV user, time, channel, device, then up to
+-- 50 board, option pairs), checked in this order, and the counters of one
+-- voter they look at. Needs campaign_key (lib/campaign), pair_argc
+-- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset) and
+-- lib/limits.
 
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)
@@ -592,49 +600,38 @@ local function counts_by(rule, dim)
   return false
 end
 
-local function main()
-  local root, ns = campaign_key('campaign_limits')
-  pair_argc('campaign_limits', 5, 0, 50, 'mode, user, time, channel, device, then board, option pairs')
-  local mode, user, channel, device = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
-  if mode ~= 'peek' and mode ~= 'reset' then fail('USAGE', 'mode must be peek or reset, got "' .. mode:sub(1, 40) .. '"') end
+-- The checks (lib/limits' limit_plan, spending 0) of the voter the
+-- arguments name, for the rules `wanted(rule, with_pairs)` keeps
+-- (`with_pairs`: the call gave board, option pairs); and the call's second.
+local function voter_checks(op, wanted)
+  local root, ns = campaign_key(op)
+  pair_argc(op, 4, 0, 50, 'user, time, channel, device, then board, option pairs')
+  local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
-  local now = clock(ARGV[3])
+  local now = clock(ARGV[2])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end')
   local rules = limit_rules(root, c[1] or '[]')
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   local pairs_ = {}
-  for i = 6, #ARGV, 2 do
+  for i = 5, #ARGV, 2 do
     check_name(ARGV[i])
     check_name(ARGV[i + 1])
     pairs_[#pairs_ + 1] = { board = ARGV[i], option = ARGV[i + 1] }
   end
-  local wanted = {}
+  local kept = {}
   for _, rule in ipairs(rules) do
-    if (mode == 'peek' and (#pairs_ > 0 or not counts_by(rule, 'option'))) or (mode == 'reset' and counts_by(rule, 'user')) then
-      wanted[#wanted + 1] = rule
-    end
+    if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  local checks = limit_plan(ns, wanted, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at)
-  if mode == 'reset' then
-    -- a hash of the wrong type is refused (WRONGTYPE) before the first delete
-    for _, check in ipairs(checks) do
-      if check.field then rcall('HEXISTS', check.key, check.field) end
-    end
-    local deleted, voter = 0, nil
-    for _, check in ipairs(checks) do
-      if check.field then
-        deleted = deleted + rcall('HDEL', check.key, check.field)
-        if check.voter then voter = check.key end
-      else
-        deleted = deleted + rcall('DEL', check.key)
-      end
-    end
-    -- a voter's hash left with its expiry field only goes
-    if voter and rcall('HLEN', voter) == 1 then rcall('DEL', voter) end
-    return deleted
-  end
+  return limit_plan(ns, kept, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at), now
+end
+
+local function main()
+  -- every rule, but those that count per option only for the given pairs
+  local checks, now = voter_checks('campaign_limits', function(rule, with_pairs)
+    return with_pairs or not counts_by(rule, 'option')
+  end)
   limit_evaluate(checks, now, 0)
   local reply = {}
   for _, check in ipairs(checks) do

@@ -1,8 +1,10 @@
 #!lua
 -- GENERATED from lua/src/site/configure.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
-  configure: read or change a site's settings, stored in Redis under the
-  site's prefix so that every client of the site applies the same ones.
+  configure: change a site's settings, stored in Redis under the site's
+  prefix so that every client of the site applies the same ones, and answer
+  them all. Without arguments it changes nothing and answers them (as
+  config.lua does, which is flagged no-writes: read them with that).
 
   Settings (hash <prefix>redvote:config; an absent field means the default):
     vote_score  score one net vote is worth, integer 1..1000000 (default 432
@@ -97,6 +99,34 @@ local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '
 local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
 -- The settings hash is <prefix> .. CONFIG.
 local CONFIG = 'redvote:config'
+-- site_settings: the site's settings as configure (the writer) and config
+-- (the read-only read) answer them: every setting in reply order, its
+-- default, and the effective values read from <prefix>redvote:config.
+-- Needs rcall (lib/prologue) and the defaults of lib/site_config.
+
+-- Every setting, in reply order, and its default.
+local SETTINGS = { 'vote_score', 'window', 'page_size', 'rankings' }
+local SETTING_DEFAULTS = { vote_score = DEFAULT_VOTE_SCORE, window = DEFAULT_WINDOW, page_size = DEFAULT_PAGE_SIZE, rankings = '' }
+
+-- The effective settings of the site under `prefix`: setting -> value as
+-- stored (one HMGET), the default for those never set.
+local function read_site_settings(prefix)
+  local stored = rcall('HMGET', prefix .. CONFIG, unpack(SETTINGS))
+  local current = {}
+  for i, name in ipairs(SETTINGS) do current[name] = stored[i] or SETTING_DEFAULTS[name] end
+  return current
+end
+
+-- `current` as the reply { "vote_score", v, "window", v, "page_size", v,
+-- "rankings", v }.
+local function site_settings_reply(current)
+  local reply = {}
+  for _, name in ipairs(SETTINGS) do
+    reply[#reply + 1] = name
+    reply[#reply + 1] = current[name]
+  end
+  return reply
+end
 
 local limits = { vote_score = { 1, VOTE_SCORE_MAX }, window = { WINDOW_MIN, WINDOW_MAX }, page_size = { 1, 100 } }
 
@@ -109,16 +139,10 @@ local function rankings_ok(value)
   return true
 end
 
--- Every setting, in reply order, and its default.
-local settings = { 'vote_score', 'window', 'page_size', 'rankings' }
-local defaults = { vote_score = DEFAULT_VOTE_SCORE, window = DEFAULT_WINDOW, page_size = DEFAULT_PAGE_SIZE, rankings = '' }
-
 local function main()
   local root, prefix = site_root('configure', 0, 8, 'field, value pairs, at most 4 (8 arguments)')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs, at most 4 (8 arguments)') end
-  local stored = rcall('HMGET', prefix .. CONFIG, unpack(settings))
-  local current = {}
-  for i, name in ipairs(settings) do current[name] = stored[i] or defaults[name] end
+  local current = read_site_settings(prefix)
 
   local updates = {}
   for i = 1, #ARGV, 2 do
@@ -148,12 +172,7 @@ local function main()
 
   -- validated: the writes start here
   if #updates > 0 then rcall('HSET', prefix .. CONFIG, unpack(updates)) end
-  local reply = {}
-  for _, name in ipairs(settings) do
-    reply[#reply + 1] = name
-    reply[#reply + 1] = current[name]
-  end
-  return reply
+  return site_settings_reply(current)
 end
 
 -- epilogue: what every script closes with: run main() and answer its

@@ -95,7 +95,7 @@ fn calls_match_the_script_headers() {
     check(group, "group order page per_page?", s);
     check(site.groups("1", &["a", "b"], &["c"]), "article one..", s);
     check(site.rerank(0, 10), "start count", s);
-    check(site.config(), "field..", s);
+    check(site.config(), "", s);
     let update = ConfigUpdate {
         vote_score: Some(1),
         window: Some(60),
@@ -128,14 +128,15 @@ fn calls_match_the_script_headers() {
     check(around, "board kind period time member window per_page", s);
     check(
         c.limits(&voter, &pairs),
-        "mode user time channel device board..",
+        "user time channel device board..",
         s,
     );
     check(
         c.reset_limits(&voter, &[]),
-        "mode user time channel device board..",
+        "user time channel device board..",
         s,
     );
+    check(c.settings(), "", s);
     check(c.participants("b", &["o"]), "board options..", s);
     check(c.reindex("b", "0", 100), "board cursor count", s);
 

@@ -196,30 +196,50 @@ impl Campaign {
 
     /// How many votes each rate-limit rule leaves `voter` now, spending
     /// nothing; rules that count per option need the `pairs` to look at.
+    /// Read-only (`campaign_limits.lua`, flagged no-writes): it runs on a
+    /// replica, and [`crate::Client::wait_for_replicas`] does not wait
+    /// after it.
     pub fn limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<LimitLeft>> {
         Call::new(
             "campaign_limits",
             &self.root,
-            self.limits_args("peek", voter, pairs),
+            self.limits_args(voter, pairs),
         )
     }
 
     /// Admin: delete `voter`'s counters of every rule that counts per user
-    /// (the current windows and rolling state). Returns how many were deleted.
+    /// (the current windows and rolling state); per-user rules that also
+    /// count per option lose the counters of `pairs`. Returns how many were
+    /// deleted (`campaign_limits_reset.lua`, a writer). Idempotent.
     pub fn reset_limits(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<u64> {
         Call::new(
-            "campaign_limits",
+            "campaign_limits_reset",
             &self.root,
-            self.limits_args("reset", voter, pairs),
+            self.limits_args(voter, pairs),
         )
     }
 
-    /// `campaign_limits.lua`'s arguments: mode, user, time, channel, device, pairs.
-    fn limits_args(&self, mode: &str, voter: &Voter, pairs: &[(&str, &str)]) -> Vec<String> {
-        let mut args = vec![mode.to_string()];
-        args.extend(voter.args(self.time_arg()));
+    /// The arguments `campaign_limits.lua` and `campaign_limits_reset.lua`
+    /// take: user, time, channel, device, then the pairs.
+    fn limits_args(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Vec<String> {
+        let mut args = voter.args(self.time_arg());
         args.extend(flat(pairs));
         args
+    }
+
+    /// The campaign's stored settings, as the document
+    /// [`Campaign::configure`] takes (configured with it, they make the
+    /// same campaign): the offset, start, end, vote id TTL, rate limits,
+    /// and each board's periods, tie rule, carry, decimals, retention and
+    /// options with their weights. Left out, as they can be large: the
+    /// deny lists and the options' display data. Read-only and atomic
+    /// (`campaign_settings.lua`, flagged no-writes: it runs on a replica).
+    /// Costs O(boards + options), bounded by the caps of one configure
+    /// call: a campaign of more than 64 boards or 1000 options is refused
+    /// (`Code::InvalidConfig`). An unknown campaign is
+    /// `Code::UnknownCampaign`, as for every other campaign call.
+    pub fn settings(&self) -> Call<CampaignSettings> {
+        Call::new("campaign_settings", &self.root, Vec::new())
     }
 
     /// Unique participants of the campaign and of `options` of `board`.

@@ -7,6 +7,7 @@ use super::model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
     Reindexed, Standing,
 };
+use super::settings::CampaignSettings;
 use crate::reply::{
     count, get, int, items, list, opt_count, opt_text, reply_type, text, Reply, Shape,
 };
@@ -120,7 +121,7 @@ reply_type! {
             window: entries(get(&a, 5)?.clone())?,
         })
     };
-    // `campaign_limits.lua` (peek), per rule: `{ rule, remaining, reset_in }`.
+    // `campaign_limits.lua`, per rule: `{ rule, remaining, reset_in }`.
     LimitLeft => |v| {
         let r = items(v)?;
         Ok(LimitLeft {
@@ -140,5 +141,10 @@ reply_type! {
             })
             .collect::<Shape<_>>()?;
         Ok(Participants { campaign, options })
+    };
+    // `campaign_settings.lua`: the JSON text of the settings document.
+    CampaignSettings => |v| {
+        let json = text(&v)?;
+        serde_json::from_str(&json).map_err(|e| format!("not a settings document: {e}"))
     };
 }

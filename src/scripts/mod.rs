@@ -81,6 +81,10 @@ fn reads_are_flagged_no_writes() {
     let writes = |name: &str| get(name).unwrap().writes();
     assert!(writes("vote") && writes("campaign_vote") && writes("post"));
     assert!(!writes("page") && !writes("campaign_top") && !writes("article"));
+    // issue 19: the reads of settings and limits are read-only scripts,
+    // their writers apart
+    assert!(!writes("config") && !writes("campaign_limits") && !writes("campaign_settings"));
+    assert!(writes("configure") && writes("campaign_limits_reset") && writes("campaign_configure"));
 }
 
 /// Every embedded script, sorted by name.
@@ -127,17 +131,20 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 17] = [
+    const OPERATIONS: [&str; 20] = [
         "article",
         "campaign_around",
         "campaign_configure",
         "campaign_import",
         "campaign_limits",
+        "campaign_limits_reset",
         "campaign_participants",
         "campaign_reindex",
+        "campaign_settings",
         "campaign_standing",
         "campaign_top",
         "campaign_vote",
+        "config",
         "configure",
         "group_page",
         "groups",

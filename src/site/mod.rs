@@ -148,12 +148,15 @@ impl Site {
         Call::new("rerank", &self.root, args)
     }
 
-    /// The site's settings (defaults for those never set).
+    /// The site's settings (defaults for those never set). Read-only
+    /// (`config.lua`, flagged no-writes): it runs on a replica, and
+    /// [`crate::Client::wait_for_replicas`] does not wait after it.
     pub fn config(&self) -> Call<Config> {
-        Call::new("configure", &self.root, Vec::new())
+        Call::new("config", &self.root, Vec::new())
     }
 
-    /// Change the site's settings; returns them all.
+    /// Change the site's settings; returns them all (`configure.lua`, a
+    /// writer: read them with [`Site::config`]).
     pub fn configure(&self, update: &ConfigUpdate) -> Call<Config> {
         Call::new("configure", &self.root, update.to_args())
     }

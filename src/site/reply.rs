@@ -65,7 +65,7 @@ reply_type! {
             next: count(get(&items, 1)?)?,
         })
     };
-    // `configure.lua`: `{ field, value, ... }`.
+    // `config.lua` and `configure.lua`: `{ field, value, ... }`.
     Config => |v| {
         let map: BTreeMap<String, String> = pairs(v)?.into_iter().collect();
         let field = |name: &str| -> Shape<&String> {

@@ -1,7 +1,9 @@
 #!lua
 --[[
-  configure: read or change a site's settings, stored in Redis under the
-  site's prefix so that every client of the site applies the same ones.
+  configure: change a site's settings, stored in Redis under the site's
+  prefix so that every client of the site applies the same ones, and answer
+  them all. Without arguments it changes nothing and answers them (as
+  config.lua does, which is flagged no-writes: read them with that).
 
   Settings (hash <prefix>redvote:config; an absent field means the default):
     vote_score  score one net vote is worth, integer 1..1000000 (default 432
@@ -30,6 +32,7 @@
 --- @include "lib/site_args"
 
 --- @include "lib/site_config"
+--- @include "lib/site_settings"
 
 local limits = { vote_score = { 1, VOTE_SCORE_MAX }, window = { WINDOW_MIN, WINDOW_MAX }, page_size = { 1, 100 } }
 
@@ -42,16 +45,10 @@ local function rankings_ok(value)
   return true
 end
 
--- Every setting, in reply order, and its default.
-local settings = { 'vote_score', 'window', 'page_size', 'rankings' }
-local defaults = { vote_score = DEFAULT_VOTE_SCORE, window = DEFAULT_WINDOW, page_size = DEFAULT_PAGE_SIZE, rankings = '' }
-
 local function main()
   local root, prefix = site_root('configure', 0, 8, 'field, value pairs, at most 4 (8 arguments)')
   if #ARGV % 2 ~= 0 then fail('USAGE', 'configure takes field, value pairs, at most 4 (8 arguments)') end
-  local stored = rcall('HMGET', prefix .. CONFIG, unpack(settings))
-  local current = {}
-  for i, name in ipairs(settings) do current[name] = stored[i] or defaults[name] end
+  local current = read_site_settings(prefix)
 
   local updates = {}
   for i = 1, #ARGV, 2 do
@@ -81,12 +78,7 @@ local function main()
 
   -- validated: the writes start here
   if #updates > 0 then rcall('HSET', prefix .. CONFIG, unpack(updates)) end
-  local reply = {}
-  for _, name in ipairs(settings) do
-    reply[#reply + 1] = name
-    reply[#reply + 1] = current[name]
-  end
-  return reply
+  return site_settings_reply(current)
 end
 
 --- @include "lib/epilogue"

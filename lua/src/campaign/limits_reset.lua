@@ -1,0 +1,53 @@
+#!lua
+--[[
+  campaign_limits_reset (admin): delete one voter's counters of every rule
+  that counts per user (current windows and rolling state; the fields of
+  the voter's hash <ns>rlu:USER, which goes when only its expiry field "@"
+  is left, and the campaign-window hashes' fields). Idempotent: sent again
+  it deletes nothing more. The read-only look at the same counters is
+  campaign_limits.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  user
+    ARGV[2]  time     "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  channel  "" none
+    ARGV[4]  device   "" none
+    ARGV[5..] board, option pairs (at most 50): for per-user rules that also
+             count per option, the options whose counters go
+
+  Writes: HDEL of the voter's fields in <ns>rlu:USER (DEL when only "@" is
+    left) and in <ns>rl:RULE:campaign; DEL of <ns>rl:RULE:WINDOW:SUBJECT and
+    <ns>rl:RULE:rolling:SUBJECT.
+
+  Output: the number of counters deleted
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/prologue"
+--- @include "lib/limit_voter"
+
+local function main()
+  local checks = voter_checks('campaign_limits_reset', function(rule)
+    return counts_by(rule, 'user')
+  end)
+  -- a hash of the wrong type is refused (WRONGTYPE) before the first delete
+  for _, check in ipairs(checks) do
+    if check.field then rcall('HEXISTS', check.key, check.field) end
+  end
+  local deleted, voter = 0, nil
+  for _, check in ipairs(checks) do
+    if check.field then
+      deleted = deleted + rcall('HDEL', check.key, check.field)
+      if check.voter then voter = check.key end
+    else
+      deleted = deleted + rcall('DEL', check.key)
+    end
+  end
+  -- a voter's hash left with its expiry field only goes
+  if voter and rcall('HLEN', voter) == 1 then rcall('DEL', voter) end
+  return deleted
+end
+
+--- @include "lib/epilogue"

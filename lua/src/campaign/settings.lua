@@ -1,0 +1,146 @@
+#!lua flags=no-writes
+--[[
+  campaign_settings: a campaign's stored settings as the JSON document
+  campaign_configure takes (sent back to it, it configures the same
+  campaign): offset, start, end, vote_id_ttl, limits, and every board's
+  periods, ties, carry, decimals, retention and options with their
+  weights. Left out, as they can be large: the deny lists and the options'
+  display data. Read-only (flagged no-writes: it runs on a replica, and a
+  client that WAITs for replicas after writes does not wait for it); one
+  atomic snapshot of the campaign.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    (no ARGV)
+
+  Output: the JSON text of the settings document (a bulk string), e.g.
+    {"offset":"+08:00","start":1767225600,"end":1769904000,
+     "limits":[{"name":"user-day","by":["user"],"window":"day","limit":10}],
+     "boards":{"stars":{"periods":["day","total"],"ties":"competition",
+       "carry":"0","decimals":2,"retention":{"day":2678400},
+       "options":{"wy":{"weight":1}}}}}
+    A member is there when it is stored (campaign_configure stores a new
+    board's periods, ties, carry and decimals, and a retention only when
+    given); a rolling rule reads "rolling": {"limit", "per", "burst"};
+    "boards" is left out when the campaign has none. Boards are sorted by
+    name; a board listed in <ns>boards whose settings hash has no periods
+    is left out.
+
+  Cost: bounded by the caps of one campaign_configure call, 64 boards and
+    1000 options: a campaign holding more is refused (REDVOTE_INVALID_CONFIG,
+    found with SCARD and one HLEN a board before any board is read). Then
+    O(boards + options): HMGET of the campaign hash, SMEMBERS <ns>boards,
+    and per board HGETALL + HMGET of <ns>board:B and HGETALL of
+    <ns>weights:B.
+
+  Errors: REDVOTE_USAGE, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG (a
+    corrupt stored setting or board or option name, a key of the wrong
+    type, or a campaign over 64 boards or 1000 options).
+]]
+--- @include "lib/prologue"
+--- @include "lib/campaign"
+--- @include "lib/names"
+--- @include "lib/stored"
+--- @include "lib/offset"
+--- @include "lib/board"
+--- @include "lib/limits"
+
+-- The caps of one campaign_configure call: what one read returns.
+local MAX_BOARDS, MAX_OPTIONS = 64, 1000
+
+-- A JSON object from `members`, a list of { name, JSON text } in order
+-- (cjson encodes an empty table as {}, so lists and objects that may be
+-- empty are joined here).
+local function json_object(members)
+  local out = {}
+  for _, m in ipairs(members) do out[#out + 1] = cjson.encode(m[1]) .. ':' .. m[2] end
+  return '{' .. table.concat(out, ',') .. '}'
+end
+
+-- A stored rule (validated by lib/limits' limit_rules) as the document's.
+local function rule_json(r)
+  local rule = { name = r.name, by = r.by, extra = r.extra }
+  if r.rolling then
+    rule.rolling = { limit = r.limit, per = r.per, burst = r.burst }
+  else
+    rule.window, rule.limit = r.window, r.limit
+  end
+  return cjson.encode(rule)
+end
+
+-- Board `board`'s members of the document (nil: no settings stored).
+local function board_json(ns, board)
+  local key = ns .. 'board:' .. board
+  local flat = rcall('HGETALL', key)
+  local raw = {}
+  for i = 1, #flat, 2 do raw[flat[i]] = flat[i + 1] end
+  if not raw.periods then return nil end
+  local s = board_settings(ns, board) -- validated as every board read does
+  local members = { { 'periods', cjson.encode(s.periods) } }
+  if raw.ties then members[#members + 1] = { 'ties', cjson.encode(s.ties) } end
+  if raw.carry then members[#members + 1] = { 'carry', cjson.encode(raw.carry) } end
+  if raw.decimals then members[#members + 1] = { 'decimals', tostring(s.decimals) } end
+  local retention = {}
+  for _, p in ipairs({ 'hour', 'day', 'week', 'month' }) do
+    if raw['keep_' .. p] then retention[#retention + 1] = { p, tostring(s.keep[p]) } end
+  end
+  if #retention > 0 then members[#members + 1] = { 'retention', json_object(retention) } end
+  local wkey = ns .. 'weights:' .. board
+  local weights = rcall('HGETALL', wkey)
+  local options = {}
+  for i = 1, #weights, 2 do
+    local option = weights[i]
+    if not name_ok(option) then fail('INVALID_CONFIG', wkey .. ' holds "' .. option:sub(1, 40) .. '", not an option name') end
+    local weight = stored_int(weights[i + 1], 1, 1000000, wkey, option)
+    options[#options + 1] = { option, '{"weight":' .. weight .. '}' }
+  end
+  table.sort(options, function(a, b) return a[1] < b[1] end)
+  members[#members + 1] = { 'options', json_object(options) }
+  return json_object(members)
+end
+
+local function main()
+  local root, ns = campaign_key('campaign_settings')
+  argc('campaign_settings', 0, 0, 'no arguments')
+  local offset = campaign_offset(root) -- REDVOTE_UNKNOWN_CAMPAIGN, or a corrupt offset
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits')
+  -- the bound, before any board is read
+  local set = ns .. 'boards'
+  local nboards = rcall('SCARD', set)
+  if nboards > MAX_BOARDS then
+    fail('INVALID_CONFIG', set .. ' holds ' .. nboards .. ' boards: campaign_settings reads at most ' .. MAX_BOARDS)
+  end
+  local boards = rcall('SMEMBERS', set)
+  table.sort(boards)
+  local noptions = 0
+  for _, board in ipairs(boards) do
+    if not name_ok(board) then fail('INVALID_CONFIG', set .. ' holds "' .. board:sub(1, 40) .. '", not a board name') end
+    noptions = noptions + rcall('HLEN', ns .. 'weights:' .. board)
+    if noptions > MAX_OPTIONS then
+      fail('INVALID_CONFIG', ns .. ' holds more than ' .. MAX_OPTIONS .. ' options: campaign_settings reads at most ' .. MAX_OPTIONS)
+    end
+  end
+
+  local doc = {}
+  if c[1] then
+    local a = math.abs(offset)
+    doc[#doc + 1] = { 'offset', cjson.encode(string.format('%s%02d:%02d', offset < 0 and '-' or '+', math.floor(a / 3600), math.floor(a % 3600 / 60))) }
+  end
+  if c[2] then doc[#doc + 1] = { 'start', tostring(stored_int(c[2], 0, 253402300799, root, 'start')) } end
+  if c[3] then doc[#doc + 1] = { 'end', tostring(stored_int(c[3], 0, 253402300799, root, 'end')) } end
+  if c[4] then doc[#doc + 1] = { 'vote_id_ttl', tostring(stored_int(c[4], 1, 31536000, root, 'vote_id_ttl')) } end
+  if c[5] then
+    local rules = {}
+    for _, r in ipairs(limit_rules(root, c[5])) do rules[#rules + 1] = rule_json(r) end
+    doc[#doc + 1] = { 'limits', '[' .. table.concat(rules, ',') .. ']' }
+  end
+  local members = {}
+  for _, board in ipairs(boards) do
+    local b = board_json(ns, board)
+    if b then members[#members + 1] = { board, b } end
+  end
+  if #members > 0 then doc[#doc + 1] = { 'boards', json_object(members) } end
+  return json_object(doc)
+end
+
+--- @include "lib/epilogue"
