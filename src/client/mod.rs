@@ -53,6 +53,7 @@
 
 mod retry;
 pub mod target;
+mod wait;
 
 use std::time::Duration;
 
@@ -60,6 +61,7 @@ pub use retry::Retry;
 use retry::{applied, broken, sent};
 pub use target::{redact, Tls};
 use target::{ClusterSeeds, Target};
+use wait::{check_acks, run_waited, two, wait_cmd};
 
 use crate::call::Call;
 use crate::error::{Error, Result};
@@ -385,26 +387,6 @@ pub struct Connection {
     con: Option<Link>,
 }
 
-/// Run a [`wait_pipeline`] through `send` (sync or async alike: `send`
-/// answers the pipeline's two values), again as EVAL after NOSCRIPT, and
-/// read both replies.
-macro_rules! run_waited {
-    ($call:expr, $replicas:expr, $timeout:expr, |$pipe:ident| $send:expr) => {{
-        let (call, replicas, timeout) = ($call, $replicas, $timeout);
-        let mut reply = {
-            let $pipe = wait_pipeline(call, replicas, timeout, false);
-            $send
-        };
-        if is_noscript_value(&reply.0) {
-            let $pipe = wait_pipeline(call, replicas, timeout, true);
-            reply = $send;
-        }
-        let value = call.decode(reply.0)?;
-        check_acks(reply.1, replicas, timeout)?;
-        Ok(value)
-    }};
-}
-
 /// A sync redis-rs connection of one of the URL forms.
 enum Link {
     Single(redis::Connection),
@@ -440,69 +422,6 @@ impl Link {
             }
         }
     }
-}
-
-/// `call` (as EVALSHA, or with `eval` as EVAL) then `WAIT`, in one
-/// pipeline whose errors come back as values.
-fn wait_pipeline<T: Reply>(
-    call: &Call<T>,
-    replicas: u32,
-    timeout: Duration,
-    eval: bool,
-) -> redis::Pipeline {
-    let mut pipe = redis::pipe();
-    pipe.add_command(call.command(eval))
-        .add_command(wait_cmd(replicas, timeout))
-        .ignore_errors();
-    pipe
-}
-
-/// The two values of a pipeline of two.
-fn two<T: Reply>(
-    call: &Call<T>,
-    values: Vec<redis::Value>,
-) -> Result<(redis::Value, redis::Value)> {
-    let mut values = values.into_iter();
-    match (values.next(), values.next()) {
-        (Some(a), Some(b)) => Ok((a, b)),
-        _ => Err(Error::Reply {
-            script: call.script().name(),
-            reason: "a pipeline of 2 answered fewer replies".into(),
-        }),
-    }
-}
-
-fn wait_cmd(replicas: u32, timeout: Duration) -> redis::Cmd {
-    let mut cmd = redis::cmd("WAIT");
-    cmd.arg(replicas).arg(timeout.as_millis().max(1) as u64);
-    cmd
-}
-
-fn is_noscript_value(value: &redis::Value) -> bool {
-    matches!(value, redis::Value::ServerError(e) if e.code() == "NOSCRIPT")
-}
-
-/// WAIT's reply against what was asked.
-fn check_acks(reply: redis::Value, wanted: u32, timeout: Duration) -> Result<()> {
-    let acked = match reply {
-        redis::Value::Int(n) => u32::try_from(n).unwrap_or(0),
-        // the script ran: a failed WAIT leaves its replication unknown
-        redis::Value::ServerError(e) => return Err(applied(redis::RedisError::from(e).into())),
-        other => {
-            return Err(applied(Error::Reply {
-                script: "WAIT",
-                reason: format!("{other:?}"),
-            }))
-        }
-    };
-    if acked >= wanted {
-        return Ok(());
-    }
-    Err(Error::NotReplicated {
-        acked,
-        wanted,
-        timeout_ms: timeout.as_millis() as u64,
-    })
 }
 
 /// The route to the primary of `call`'s key.
@@ -887,22 +806,6 @@ mod tests {
         };
         let removes = CampaignSettings::new().with_board("b", removal);
         assert!(!c.configure(&removes).is_idempotent());
-    }
-
-    /// A WAIT that fails after the script answered leaves the call
-    /// "may have applied".
-    #[test]
-    fn a_failed_wait_may_have_applied() {
-        let wait_err = redis::parse_redis_value(b"-TRYAGAIN x\r\n").unwrap();
-        assert!(matches!(wait_err, redis::Value::ServerError(_)));
-        let err = check_acks(wait_err, 1, Duration::from_millis(5)).unwrap_err();
-        assert!(err.may_have_applied(), "{err}");
-        assert!(check_acks(redis::Value::Int(1), 1, Duration::from_millis(5)).is_ok());
-        assert!(
-            check_acks(redis::Value::Int(0), 1, Duration::from_millis(5))
-                .unwrap_err()
-                .may_have_applied()
-        );
     }
 
     #[test]
