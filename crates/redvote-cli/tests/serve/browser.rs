@@ -4,8 +4,11 @@
 //! weight explained next to its field, changes a weight, casts votes over
 //! HTTP and watches the live top follow (SSE), then peeks a user's rate
 //! limits and saves a screenshot to `target/admin-screenshot.png` (a CI
-//! artifact). With `REDVOTE_UPDATE_SCREENSHOT=1` it also writes
-//! `docs/admin.png`, the README's picture.
+//! artifact), then one at a phone's width (390 px) to
+//! `target/admin-screenshot-phone.png`. With `REDVOTE_UPDATE_SCREENSHOT=1`
+//! it also writes `docs/admin.png` (the desktop one), the README's picture.
+//! It drives `redvote serve` as started from the command line (the
+//! harness of crates/redvote-cli/tests/serve).
 //!
 //! Without `/usr/bin/chromium` and `/usr/bin/chromedriver` (or the paths in
 //! `REDVOTE_CHROMIUM` / `REDVOTE_CHROMEDRIVER`) it fails and says how to
@@ -22,7 +25,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::{Service, ADMIN};
-use crate::support;
+use redvote_testing as support;
+use redvote_testing::readme::WORKSPACE;
 
 /// A child process killed on drop, and a directory removed on drop.
 struct Guard {
@@ -125,10 +129,12 @@ fn js(rt: &tokio::runtime::Runtime, c: &Client, script: &str) -> Value {
     run(rt, c.execute(script, vec![]))
 }
 
+/// The workspace's target directory (`CARGO_TARGET_DIR` when the build
+/// set one).
 fn target_dir() -> PathBuf {
     option_env!("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .unwrap_or_else(|| Path::new(WORKSPACE).join("target"))
 }
 
 #[test]
@@ -140,7 +146,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let server = support::server();
     let svc = Service::start(&server);
     let spring: Value =
-        serde_json::from_str(include_str!("../../../docs/spring2026.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap();
     svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring)
         .ok(200);
     let vote = |user: &str, option: &str| {
@@ -336,12 +342,19 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     std::fs::write(&out, &png).unwrap();
     if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
-        std::fs::write(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/admin.png"),
-            &png,
-        )
-        .unwrap();
+        std::fs::write(Path::new(WORKSPACE).join("docs/admin.png"), &png).unwrap();
     }
+    // the same page at a phone's width
+    run(&rt, c.set_window_size(390, 844));
+    wait_js(
+        &rt,
+        &c,
+        "window.innerWidth <= 400",
+        "the phone-width window",
+        limit,
+    );
+    let phone = run(&rt, c.screenshot());
+    std::fs::write(target_dir().join("admin-screenshot-phone.png"), &phone).unwrap();
     let _ = rt.block_on(c.close());
     assert!(
         began.elapsed() < Duration::from_secs(60),

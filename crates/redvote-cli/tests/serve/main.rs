@@ -1,0 +1,241 @@
+//! `redvote serve` as a process: the binary started against a real
+//! `redis-server` of the test's own, on a free port it reports
+//! (`--listen 127.0.0.1:0`, then the first stdout line `listening on
+//! ADDR`), driven with a plain HTTP client. What only the process does is
+//! tested here: that line, the command line's refusals, SIGTERM, the drain
+//! and the exit codes, and the tests that drive the whole program from
+//! outside (the browser, schemathesis, README's curl examples). The HTTP
+//! behaviour of the service is tested in-process in
+//! crates/redvote-serve/tests/service. The harness is here; the tests are
+//! in one module per topic.
+
+mod admin;
+mod auth;
+mod browser;
+mod ops;
+mod readme;
+mod schemathesis;
+mod site;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use redvote_testing::TempServer;
+use reqwest::blocking::Client;
+use reqwest::Method;
+use serde_json::Value;
+
+/// The admin token the harness starts services with.
+pub const ADMIN: &str = "admin-secret-token";
+
+/// A running `redvote serve`, killed on drop.
+pub struct Service {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    http: Client,
+}
+
+impl Service {
+    /// `redvote serve` on `server` with the admin token [`ADMIN`].
+    pub fn start(server: &TempServer) -> Service {
+        Service::with(server, &["--admin-token", ADMIN], &[])
+    }
+
+    /// `redvote --url URL serve --listen 127.0.0.1:0 ARGS...` with `env`
+    /// (never the caller's REDVOTE_* variables).
+    pub fn with(server: &TempServer, args: &[&str], env: &[(&str, &str)]) -> Service {
+        let mut child = Service::command(server, args, env)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start redvote serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read redvote serve's stdout");
+        let Some(addr) = line.trim().strip_prefix("listening on ") else {
+            let status = child.wait().unwrap();
+            panic!("redvote serve did not start ({status}): {line:?}");
+        };
+        Service {
+            base: format!("http://{addr}"),
+            child,
+            http: Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap(),
+        }
+    }
+
+    /// The command line, not started.
+    pub fn command(server: &TempServer, args: &[&str], env: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_redvote"));
+        for var in [
+            "REDVOTE_URL",
+            "REDVOTE_ADMIN_TOKEN",
+            "REDVOTE_API_TOKEN",
+            "RUST_LOG",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
+            .args(["--url", &server.url(), "serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    }
+
+    /// The process id (for signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Send `signal` (`TERM`, ...) to the service.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &self.pid().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{signal}");
+    }
+
+    /// Wait at most `limit` for the process to exit.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if start.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A request to `path`, with a bearer `token` when given.
+    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> Request {
+        let mut builder = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            builder = builder.bearer_auth(t);
+        }
+        Request { builder }
+    }
+
+    /// `GET path` (no token).
+    pub fn get(&self, path: &str) -> Reply {
+        self.request(Method::GET, path, None).send()
+    }
+
+    /// `method path` with a JSON body (no token).
+    pub fn json(&self, method: Method, path: &str, body: Value) -> Reply {
+        self.request(method, path, None).json(body).send()
+    }
+
+    /// `method path` with a JSON body and the admin token.
+    pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
+        self.request(method, path, Some(ADMIN)).json(body).send()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A request being built.
+pub struct Request {
+    builder: reqwest::blocking::RequestBuilder,
+}
+
+impl Request {
+    /// With a JSON body.
+    pub fn json(self, body: Value) -> Self {
+        Request {
+            builder: self.builder.json(&body),
+        }
+    }
+
+    /// With a raw body and content type.
+    pub fn body(self, content_type: &str, body: impl Into<reqwest::blocking::Body>) -> Self {
+        Request {
+            builder: self.builder.header("content-type", content_type).body(body),
+        }
+    }
+
+    /// With a header.
+    pub fn header(self, name: &str, value: &str) -> Self {
+        Request {
+            builder: self.builder.header(name, value),
+        }
+    }
+
+    /// Send, and read the whole answer.
+    pub fn send(self) -> Reply {
+        let response = self.builder.send().expect("HTTP request");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().expect("HTTP body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
+        Reply {
+            status,
+            headers,
+            body,
+            text,
+        }
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status.
+    pub status: u16,
+    /// The headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// The body as JSON (a JSON string of the text when it is not JSON).
+    pub body: Value,
+    /// The body as text.
+    pub text: String,
+}
+
+impl Reply {
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The body, after checking the status is `want`.
+    #[track_caller]
+    pub fn ok(self, want: u16) -> Value {
+        assert_eq!(self.status, want, "{}", self.text);
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        self.body
+    }
+
+    /// This answer is an RFC 9457 problem with `status` and `code`; returns
+    /// its detail.
+    #[track_caller]
+    pub fn problem(&self, status: u16, code: &str) -> String {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "{}",
+            self.text
+        );
+        let b = &self.body;
+        assert_eq!(b["status"], status, "{}", self.text);
+        assert_eq!(b["code"], code, "{}", self.text);
+        assert!(b["type"].as_str().unwrap().starts_with("urn:redvote:"));
+        assert!(!b["title"].as_str().unwrap().is_empty());
+        let detail = b["detail"].as_str().unwrap().to_string();
+        assert!(!detail.is_empty());
+        detail
+    }
+}
