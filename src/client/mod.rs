@@ -51,20 +51,27 @@
 //! `NOSCRIPT` never reaches the policy: [`Call::run`] answers it with
 //! `EVAL`, on the one node that owns the key.
 
+mod cluster;
 mod retry;
 pub mod target;
 mod wait;
 
 use std::time::Duration;
 
+use cluster::slot_route;
+pub use cluster::{hash_tag, key_slot};
+#[cfg(feature = "async")]
+use cluster::{parse_cluster_slots, primaries_of};
 pub use retry::Retry;
 use retry::{applied, broken, sent};
+use target::Target;
 pub use target::{redact, Tls};
-use target::{ClusterSeeds, Target};
 use wait::{check_acks, run_waited, two, wait_cmd};
 
 use crate::call::Call;
-use crate::error::{Error, Result};
+#[cfg(feature = "async")]
+use crate::error::Error;
+use crate::error::Result;
 use crate::reply::Reply;
 
 /// Where to connect, with timeouts, a retry policy and an optional wait
@@ -256,127 +263,6 @@ impl Client {
         }
         Ok(con)
     }
-
-    /// A client of the one server that holds `key`: on a cluster, the
-    /// primary serving `key`'s slot now (asked of the seed nodes with
-    /// `CLUSTER SLOTS`), reached with the same credentials, TLS material,
-    /// timeouts, retry and wait; for any other URL, this client. For reads
-    /// that must see one node's keyspace, such as the `SCAN`s of
-    /// [`check_campaign`](crate::check_campaign): a campaign (`{c:NAME}:`)
-    /// or a site with a tagged prefix lives whole on that node.
-    pub fn for_key(&self, key: &str) -> Result<Client> {
-        let Target::Cluster(seeds) = &self.target else {
-            return Ok(self.clone());
-        };
-        let slot = key_slot(key.as_bytes());
-        let (host, port) = self
-            .cluster_slots(seeds)?
-            .into_iter()
-            .find(|(start, end, _, _)| (*start..=*end).contains(&slot))
-            .map(|(_, _, host, port)| (host, port))
-            .ok_or_else(|| Error::Config(format!("no node of {} serves slot {slot}", self.url)))?;
-        self.node_client(seeds, &host, port)
-    }
-
-    /// This client's settings, for the cluster node at `host:port` alone.
-    fn node_client(&self, seeds: &ClusterSeeds, host: &str, port: u16) -> Result<Client> {
-        Ok(Client {
-            target: seeds.node(host, port)?,
-            url: seeds.node_display(host, port),
-            ..self.clone()
-        })
-    }
-
-    /// Clients of every primary of a cluster (as [`Client::for_key`]
-    /// builds them), sorted by address; for any other URL, this client
-    /// alone.
-    /// For what spans the whole keyspace, such as listing campaigns.
-    pub fn primaries(&self) -> Result<Vec<Client>> {
-        let Target::Cluster(seeds) = &self.target else {
-            return Ok(vec![self.clone()]);
-        };
-        primaries_of(self.cluster_slots(seeds)?)
-            .into_iter()
-            .map(|(host, port)| self.node_client(seeds, &host, port))
-            .collect()
-    }
-
-    /// The cluster's slot ranges and their primaries (`CLUSTER SLOTS`, from
-    /// the first seed node that answers): `(first, last, host, port)`.
-    fn cluster_slots(&self, seeds: &ClusterSeeds) -> Result<Vec<(u16, u16, String, u16)>> {
-        let mut last = None;
-        for seed in &seeds.nodes {
-            let (host, port) = match seed.addr() {
-                redis::ConnectionAddr::Tcp(host, port)
-                | redis::ConnectionAddr::TcpTls { host, port, .. } => (host, *port),
-                _ => continue, // a Unix socket names no cluster node
-            };
-            let Target::Single(node) = seeds.node(host, port)? else {
-                unreachable!("a node is a single server")
-            };
-            let slots = node
-                .get_connection_with_timeout(self.connect_timeout)
-                .and_then(|mut con| {
-                    con.set_read_timeout(Some(self.response_timeout))?;
-                    redis::cmd("CLUSTER")
-                        .arg("SLOTS")
-                        .query::<Vec<redis::Value>>(&mut con)
-                });
-            match slots {
-                Ok(ranges) => return parse_cluster_slots(ranges),
-                Err(e) => last = Some(e),
-            }
-        }
-        Err(last.map_or_else(
-            || Error::Config(format!("no TCP seed node in {}", self.url)),
-            Error::from,
-        ))
-    }
-
-    fn cluster_client(&self, seeds: &ClusterSeeds) -> Result<redis::cluster::ClusterClient> {
-        seeds.client(self.connect_timeout, self.response_timeout)
-    }
-
-    /// `call` as it is sent (None: as it is). On a cluster a call whose key
-    /// has no hash tag is refused before it is sent (`Error::Config`): its
-    /// script's keys would span slots, and Redis would refuse it only at
-    /// the first key of another slot, possibly after a write to its own
-    /// (`post` increments `article:` first). A campaign vote without a vote
-    /// id gets one (redis-rs's cluster client may resend it).
-    fn prepare<T: Reply>(&self, call: &Call<T>) -> Result<Option<Call<T>>> {
-        if !self.is_cluster() {
-            return Ok(None);
-        }
-        if hash_tag(call.key().as_bytes()).is_none() {
-            return Err(Error::Config(format!(
-                "{:?} has no hash tag, so this call's keys span the slots of {}: give the \
-                 site a tagged prefix (e.g. Site::new(\"{{news}}:\"))",
-                call.key(),
-                self.url
-            )));
-        }
-        if call.is_idempotent() {
-            return Ok(None);
-        }
-        Ok(call.with_vote_id(&fresh_vote_id()))
-    }
-}
-
-/// A vote id no other call has: `auto-` and 32 hex digits from the clock,
-/// the process, a counter and std's per-process random hash keys.
-fn fresh_vote_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(nanos);
-    hasher.write_u32(std::process::id());
-    hasher.write_u64(n);
-    format!("auto-{:016x}{:016x}", hasher.finish(), n ^ nanos)
 }
 
 /// A sync connection that retries calls by [`Client`]'s policy and
@@ -422,78 +308,6 @@ impl Link {
             }
         }
     }
-}
-
-/// The route to the primary of `call`'s key.
-fn slot_route<T: Reply>(call: &Call<T>) -> redis::cluster_routing::SingleNodeRoutingInfo {
-    use redis::cluster_routing::{Route, SingleNodeRoutingInfo, SlotAddr};
-    SingleNodeRoutingInfo::SpecificNode(Route::new(
-        key_slot(call.key().as_bytes()),
-        SlotAddr::Master,
-    ))
-}
-
-/// `CLUSTER SLOTS`' ranges: `[first, last, [host, port, id, ...], replicas...]`.
-pub(crate) fn parse_cluster_slots(
-    ranges: Vec<redis::Value>,
-) -> Result<Vec<(u16, u16, String, u16)>> {
-    fn item<T: redis::FromRedisValue>(items: &[redis::Value], i: usize) -> Option<T> {
-        items
-            .get(i)
-            .and_then(|v| redis::from_redis_value_ref(v).ok())
-    }
-    ranges
-        .iter()
-        .map(|range| {
-            let range: Vec<redis::Value> = redis::from_redis_value_ref(range).ok()?;
-            let primary: Vec<redis::Value> = item(&range, 2)?;
-            Some((
-                item(&range, 0)?,
-                item(&range, 1)?,
-                item(&primary, 0)?,
-                item(&primary, 1)?,
-            ))
-        })
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| Error::Config("CLUSTER SLOTS answered an unexpected shape".into()))
-}
-
-/// The hash tag of `key`, as Redis Cluster reads it: the bytes between the
-/// first `{` and the next `}`, when not empty. Keys with one tag share a
-/// slot; a site prefix needs one to run on a cluster.
-pub fn hash_tag(key: &[u8]) -> Option<&[u8]> {
-    let open = key.iter().position(|&b| b == b'{')?;
-    let close = key[open + 1..].iter().position(|&b| b == b'}')?;
-    (close > 0).then(|| &key[open + 1..open + 1 + close])
-}
-
-/// The primaries of `CLUSTER SLOTS`' ranges, sorted by address, once each.
-fn primaries_of(ranges: Vec<(u16, u16, String, u16)>) -> Vec<(String, u16)> {
-    let mut nodes: Vec<(String, u16)> = ranges
-        .into_iter()
-        .map(|(_, _, host, port)| (host, port))
-        .collect();
-    nodes.sort();
-    nodes.dedup();
-    nodes
-}
-
-/// The cluster slot of `key`: CRC16 (XMODEM) of its hash tag (the bytes
-/// between the first `{` and the next `}`, when not empty) or of the whole
-/// key, modulo 16384.
-pub fn key_slot(key: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &byte in hash_tag(key).unwrap_or(key) {
-        crc ^= u16::from(byte) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc % 16384
 }
 
 impl Connection {
@@ -806,15 +620,5 @@ mod tests {
         };
         let removes = CampaignSettings::new().with_board("b", removal);
         assert!(!c.configure(&removes).is_idempotent());
-    }
-
-    #[test]
-    fn key_slots_are_redis_cluster_slots() {
-        // CLUSTER KEYSLOT on Redis 7.0
-        assert_eq!(key_slot(b"{c:x}:campaign"), 6138);
-        assert_eq!(key_slot(b"{c:x}"), key_slot(b"c:x"));
-        assert_eq!(key_slot(b"foo"), 12182);
-        assert_eq!(key_slot(b"{}foo"), key_slot(b"{}foo"));
-        assert_ne!(key_slot(b"{}foo"), key_slot(b"foo"));
     }
 }
