@@ -91,6 +91,9 @@ enum CampaignCommand {
         /// The settings file (JSON; see README), or - for stdin
         file: String,
     },
+    /// Print the campaign's stored settings as a configure document (JSON;
+    /// read-only: no deny lists, no display data)
+    Settings,
     /// Vote for options: BOARD:OPTION pairs, all or nothing (rate limits apply)
     Vote {
         #[command(flatten)]
@@ -253,6 +256,12 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
                 lines.join("\n")
             })
         }
+        CampaignCommand::Settings => {
+            let settings = g.run(&campaign.settings())?;
+            print(g, &settings, |s| {
+                serde_json::to_string_pretty(s).unwrap_or_else(|e| e.to_string())
+            })
+        }
         CampaignCommand::Limits { voter, pairs } => {
             let pairs = split_pairs(pairs)?;
             let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
@@ -386,7 +395,10 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         }
         CampaignCommand::Check => crate::report(
             g,
-            &redvote_check::check_campaign(g.connect_for(campaign.root_key())?.redis()?, &campaign)?,
+            &redvote_check::check_campaign(
+                g.connect_for(campaign.root_key())?.redis()?,
+                &campaign,
+            )?,
         ),
         CampaignCommand::RemoveOptions { board, options } => {
             let settings = CampaignSettings {

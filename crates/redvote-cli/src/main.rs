@@ -449,7 +449,12 @@ fn run(cli: Cli) -> Result<()> {
                 page_size,
                 rankings,
             };
-            let config = g.run(&site.configure(&update))?;
+            // no change asked: the read-only read (config.lua, no-writes)
+            let config = if update == ConfigUpdate::default() {
+                g.run(&site.config())?
+            } else {
+                g.run(&site.configure(&update))?
+            };
             print(g, &config, |c| {
                 let rankings: Vec<&str> = c.rankings.iter().map(|r| r.as_str()).collect();
                 format!(
@@ -507,7 +512,7 @@ fn run(cli: Cli) -> Result<()> {
             report(g, &redvote_check::check_site(con.redis()?, &site)?)
         }
         Command::Campaign(args) => campaign::run(g, &args),
-            Command::Serve(args) => serve::run(g, &args),
+        Command::Serve(args) => serve::run(g, &args),
     }
 }
 

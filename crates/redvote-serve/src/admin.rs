@@ -19,12 +19,12 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
+use crate::campaigns::{list_all_campaigns, read_settings};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use futures_util::stream::{self, Stream};
-use crate::campaigns::{list_all_campaigns, read_settings};
 use redvote::campaign::Entry;
 use redvote::{CampaignSettings, Code, Kind, Paging, View};
 use serde::{Deserialize, Serialize};
@@ -173,9 +173,10 @@ async fn campaigns(
 /// Admin: the campaign's stored settings, in the shape the settings PUT
 /// takes: offset, start, end, vote_id_ttl, limits, and every board's
 /// periods, ties, carry, decimals, retention and option weights (not the
-/// deny lists, not the options' display data). Read in two MULTI/EXEC
-/// snapshots (the campaign and its board list, then the boards): a
-/// configure between them may show the boards newer than the campaign.
+/// deny lists, not the options' display data). One read-only script call
+/// (`campaign_settings.lua`): one atomic snapshot, O(boards + options), a
+/// campaign over one configure call's caps (64 boards, 1000 options)
+/// refused with REDVOTE_INVALID_CONFIG.
 #[utoipa::path(
     get,
     path = "/v1/campaigns/{campaign}/settings",
@@ -184,7 +185,7 @@ async fn campaigns(
     responses(
         (status = 200, description = "The stored settings", body = CampaignSettings),
         (status = 404, description = "No such campaign"),
-        (status = 422, description = "A malformed campaign name"),
+        (status = 422, description = "A malformed campaign name; a corrupt stored setting, or a campaign over 64 boards or 1000 options (REDVOTE_INVALID_CONFIG)"),
     ),
     security(("admin_token" = []))
 )]
@@ -194,8 +195,7 @@ async fn settings(
     Path(name): Path<String>,
 ) -> Result<Json<CampaignSettings>, Problem> {
     let c = campaign(&name)?;
-    let mut con = state.con.redis().await?;
-    match read_settings(&mut con, &c).await? {
+    match read_settings(&state.con, &c).await? {
         Some(s) => Ok(Json(s)),
         None => Err(unknown_campaign(&name)),
     }

@@ -1,22 +1,12 @@
-//! Reading back what `campaign_configure.lua` stored, for an operator's
-//! screen (the admin page of `redvote serve`): the campaign names found in
-//! the keyspace, and a campaign's settings in the configure document's
-//! shape. Plain reads (SCAN, HGETALL, SMEMBERS), no script: nothing here
-//! writes.
-//!
-//! Consistency: [`read_settings`] reads the campaign hash and its board set
-//! in one MULTI/EXEC, then every board's settings and weights in a second
-//! one. Each transaction is a snapshot; a configure landing between the two
-//! can show a board listed by the first whose hashes the second finds empty
-//! (it is then left out) or settings newer than the campaign hash. An admin
-//! screen reloads; nothing votes on these values.
-
-use std::collections::{BTreeMap, HashMap};
+//! What an operator's screen (the admin page of `redvote serve`) reads of
+//! the campaigns: the campaign names found in the keyspace (SCAN), and a
+//! campaign's settings in the configure document's shape, which the
+//! driver's [`Campaign::settings`] reads in one read-only atomic script
+//! call (`campaign_settings.lua`, flagged no-writes). Nothing here writes.
 
 use redis::aio::ConnectionLike;
 
-use redvote::campaign::{BoardSettings, OptionSettings};
-use redvote::{Campaign, CampaignSettings, LimitRule, Period, Result, Ties};
+use redvote::{Campaign, CampaignSettings, Code, Error, Result};
 
 /// One page of campaign names ([`list_campaigns`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,120 +121,24 @@ fn campaign_names(keys: &[String]) -> Vec<String> {
 }
 
 /// The stored settings of `campaign`, as the document
-/// [`Campaign::configure`] takes (`None`: no such campaign). It holds the
-/// offset, start, end, vote id TTL, rate limits, and each board's periods,
-/// tie rule, carry, decimals, retention and options with their weights.
-/// Left out, as they can be large: the deny lists and the options'
-/// display data. Costs O(boards + options); see the module's note on
-/// consistency.
-pub async fn read_settings<C>(con: &mut C, campaign: &Campaign) -> Result<Option<CampaignSettings>>
-where
-    C: ConnectionLike + Send,
-{
-    let ns = campaign.namespace();
-    let (root, boards): (HashMap<String, String>, Vec<String>) = redis::pipe()
-        .atomic()
-        .cmd("HGETALL")
-        .arg(campaign.root_key())
-        .cmd("SMEMBERS")
-        .arg(format!("{ns}boards"))
-        .query_async(con)
-        .await?;
-    if root.is_empty() {
-        return Ok(None);
-    }
-    let mut settings = CampaignSettings {
-        offset: root
-            .get("offset")
-            .and_then(|v| v.parse::<i64>().ok())
-            .map(offset_text),
-        start: int(&root, "start"),
-        end: int(&root, "end"),
-        vote_id_ttl: int(&root, "vote_id_ttl"),
-        limits: root
-            .get("limits")
-            .and_then(|v| serde_json::from_str::<Vec<LimitRule>>(v).ok()),
-        deny: None,
-        boards: BTreeMap::new(),
-    };
-    let mut boards = boards;
-    boards.sort();
-    if boards.is_empty() {
-        return Ok(Some(settings));
-    }
-    let mut pipe = redis::pipe();
-    pipe.atomic();
-    for b in &boards {
-        pipe.cmd("HGETALL").arg(format!("{ns}board:{b}"));
-        pipe.cmd("HGETALL").arg(format!("{ns}weights:{b}"));
-    }
-    let hashes: Vec<HashMap<String, String>> = pipe.query_async(con).await?;
-    for (b, pair) in boards.iter().zip(hashes.chunks(2)) {
-        let (fields, weights) = (&pair[0], &pair[1]);
-        if fields.is_empty() {
-            continue;
-        }
-        settings.boards.insert(b.clone(), board(fields, weights));
-    }
-    Ok(Some(settings))
-}
-
-/// `+08:00` from seconds east of UTC.
-fn offset_text(seconds: i64) -> String {
-    let sign = if seconds < 0 { '-' } else { '+' };
-    let m = seconds.unsigned_abs() / 60;
-    format!("{sign}{:02}:{:02}", m / 60, m % 60)
-}
-
-fn int(h: &HashMap<String, String>, field: &str) -> Option<u64> {
-    h.get(field)?.parse().ok()
-}
-
-/// A lowercase word as one of the settings' enums (`Period`, `Ties`).
-fn word<T: serde::de::DeserializeOwned>(s: &str) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
-}
-
-fn board(fields: &HashMap<String, String>, weights: &HashMap<String, String>) -> BoardSettings {
-    let periods = fields
-        .get("periods")
-        .map(|p| p.split(',').filter_map(word::<Period>).collect::<Vec<_>>());
-    let retention = [Period::Hour, Period::Day, Period::Week, Period::Month]
-        .into_iter()
-        .filter_map(|p| {
-            let name = serde_json::to_value(p).ok()?;
-            Some((p, int(fields, &format!("keep_{}", name.as_str()?))?))
-        })
-        .collect();
-    let options = weights
-        .iter()
-        .map(|(o, w)| {
-            let s = OptionSettings {
-                weight: w.parse().ok(),
-                ..OptionSettings::default()
-            };
-            (o.clone(), s)
-        })
-        .collect();
-    BoardSettings {
-        periods,
-        ties: fields.get("ties").and_then(|t| word::<Ties>(t)),
-        carry: fields.get("carry").cloned(),
-        decimals: fields.get("decimals").and_then(|d| d.parse().ok()),
-        retention,
-        options,
-        remove: Vec::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::offset_text;
-
-    #[test]
-    fn offsets_read_back_as_configured() {
-        assert_eq!(offset_text(28800), "+08:00");
-        assert_eq!(offset_text(-16200), "-04:30");
-        assert_eq!(offset_text(0), "+00:00");
+/// [`Campaign::configure`] takes (`None`: no such campaign): the offset,
+/// start, end, vote id TTL, rate limits, and each board's periods, tie
+/// rule, carry, decimals, retention and options with their weights. Left
+/// out, as they can be large: the deny lists and the options' display
+/// data. One call of [`Campaign::settings`]: a read-only script, one
+/// atomic snapshot, O(boards + options), a campaign of more than 64
+/// boards or 1000 options refused (`Code::InvalidConfig`, one configure
+/// call's caps).
+pub async fn read_settings(
+    con: &redvote::AsyncConnection,
+    campaign: &Campaign,
+) -> Result<Option<CampaignSettings>> {
+    match con.run(&campaign.settings()).await {
+        Ok(settings) => Ok(Some(settings)),
+        Err(Error::Script {
+            code: Code::UnknownCampaign,
+            ..
+        }) => Ok(None),
+        Err(err) => Err(err),
     }
 }
