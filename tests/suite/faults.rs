@@ -21,12 +21,12 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::support::TempServer;
 use redis::Connection;
 use redvote::campaign::{DenyLists, Dimension, LimitRule, Rolling, Voter, Window};
-use redvote::testing::TempServer;
 use redvote::{Campaign, Client, Error, Period, Retry, Site};
 
-use crate::support::{self, board, boards, options, real_total, redvote};
+use crate::support::{self, board, boards, options, real_total};
 
 /// A campaign with two boards (day + total, carry on one) and no limits.
 fn storm_campaign(con: &mut Connection) -> Campaign {
@@ -43,9 +43,9 @@ fn storm_campaign(con: &mut Connection) -> Campaign {
 
 /// `redvote check` of the default site and the campaign `c` finds nothing.
 fn assert_checks_pass(con: &mut Connection, c: &Campaign) {
-    let site = redvote::check_site(con, &Site::default()).unwrap();
+    let site = redvote_check::check_site(con, &Site::default()).unwrap();
     assert!(site.is_clean(), "{site}");
-    let campaign = redvote::check_campaign(con, c).unwrap();
+    let campaign = redvote_check::check_campaign(con, c).unwrap();
     assert!(campaign.is_clean(), "{campaign}");
 }
 
@@ -426,75 +426,6 @@ fn a_replica_digest_equals_its_masters_after_a_mixed_workload() {
         );
         thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// Send SIGSTOP or SIGCONT to `server`.
-fn signal(server: &TempServer, sig: &str) {
-    let status = std::process::Command::new("kill")
-        .args([sig, &server.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill {sig}");
-}
-
-/// (e) A server that stops answering: every path fails within its timeout
-/// and says the outcome is unknown.
-#[test]
-fn a_sigstopped_server_fails_calls_within_the_timeout() {
-    let server = support::server();
-    let site = Site::default();
-    let client = Client::open(&server.url())
-        .unwrap()
-        .timeouts(Duration::from_millis(500), Duration::from_millis(500))
-        .retry(Retry::never());
-    let mut con = client.connect().unwrap();
-    let id = con.run(&site.post("p", "t", "https://e.x")).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let acon = rt.block_on(client.connect_async()).unwrap();
-    signal(&server, "-STOP");
-    // the bound is generous (2-core CI machines): the point is "no hang"
-    let bound = Duration::from_secs(5);
-    let start = Instant::now();
-    let err = con.run(&site.vote("u", &id.to_string())).unwrap_err();
-    assert!(start.elapsed() < bound, "sync: {:?}", start.elapsed());
-    assert!(err.may_have_applied(), "{err}");
-    let start = Instant::now();
-    let err = rt
-        .block_on(acon.run(&site.vote("u", &id.to_string())))
-        .unwrap_err();
-    assert!(start.elapsed() < bound, "async: {:?}", start.elapsed());
-    assert!(err.may_have_applied(), "{err}");
-    let start = Instant::now();
-    let out = redvote(
-        Some(&server.url()),
-        &[
-            "--timeout",
-            "0.5",
-            "--retries",
-            "0",
-            "vote",
-            "--user",
-            "u",
-            &id.to_string(),
-        ],
-    );
-    assert!(start.elapsed() < bound, "cli: {:?}", start.elapsed());
-    assert_eq!(out.status.code(), Some(1));
-    // a new connection to a stopped server: the vote was never sent
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains("no answer within --timeout 0.5 s"),
-        "{stderr}"
-    );
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    signal(&server, "-CONT");
-    // the connection recovers by itself once the server answers again
-    let mut con = client.retry(Retry::default()).connect().unwrap();
-    let o = con.run(&site.vote("u", &id.to_string())).unwrap();
-    assert_eq!(o.votes, 2);
 }
 
 /// `BUSY`: another client's long script blocks the server; our call never

@@ -47,7 +47,7 @@
 mod admin;
 mod auth;
 mod campaign;
-mod campaigns;
+pub mod campaigns;
 mod extract;
 mod health;
 mod metrics;

@@ -9,6 +9,9 @@ use redis::Connection;
 use redvote::campaign::{BoardSettings, OptionSettings};
 use redvote::{Campaign, CampaignSettings, Period};
 
+/// 2026-03-17T12:30:00Z, a Tuesday in ISO week 12: the campaign tests'
+/// fixed clock.
+pub const T0: u64 = 1_773_750_600;
 /// An hour, seconds.
 pub const HOUR: u64 = 3600;
 /// A day, seconds.

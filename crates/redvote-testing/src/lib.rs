@@ -10,6 +10,8 @@
 //! # Layout
 //! - [`TempServer`] (`server.rs`): one throwaway server; [`INSTALL_HINT`]
 //!   says how to install `redis-server` when it is missing.
+//! - [`cluster`]: a throwaway Redis Cluster (any masters and replicas).
+//! - [`sentinel`]: a throwaway Sentinel deployment (master, replica, 3 sentinels).
 //! - [`tls`]: a CA and certificates made with the openssl CLI, a TLS server.
 //! - [`seed`]: the seeds' article flow, command for command.
 //! - `reads.rs`, `refusals.rs`, `builders.rs`: plain Redis reads, the
@@ -19,15 +21,21 @@
 #![warn(missing_docs)]
 
 mod builders;
+pub mod cluster;
+mod fixtures;
+mod formulas;
 pub mod readme;
 mod reads;
 mod refusals;
 pub mod seed;
+pub mod sentinel;
 mod server;
 pub mod tls;
 pub mod voters;
 
 pub use builders::*;
+pub use fixtures::*;
+pub use formulas::*;
 pub use reads::*;
 pub use refusals::*;
 pub use server::{TempServer, INSTALL_HINT};
@@ -72,4 +80,10 @@ pub fn digest(con: &mut redis::Connection) -> String {
 pub fn server_time(con: &mut redis::Connection) -> i64 {
     let (secs, _micros): (i64, i64) = redis::cmd("TIME").query(con).expect("TIME");
     secs
+}
+
+/// The server's clock as the seeds read it (`time.time()`: a float).
+pub fn now_float(con: &mut redis::Connection) -> f64 {
+    let (secs, micros): (f64, f64) = redis::cmd("TIME").query(con).unwrap();
+    secs + micros / 1e6
 }

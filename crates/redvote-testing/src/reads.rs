@@ -97,3 +97,9 @@ pub fn map<const N: usize>(items: [(&str, &str); N]) -> BTreeMap<String, String>
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
+
+/// The publish time the server stored for an article of `site`.
+pub fn stored_time(con: &mut Connection, site: &redvote::Site, id: u64) -> i64 {
+    let raw = hget(con, &format!("{}article:{id}", site.prefix()), "time").unwrap();
+    raw.parse().unwrap()
+}

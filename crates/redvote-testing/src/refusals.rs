@@ -40,11 +40,7 @@ pub fn unchanged<T>(
 ) -> T {
     let before = crate::digest(con);
     let out = call(con);
-    assert_eq!(
-        crate::digest(con),
-        before,
-        "{what}: the refusal wrote"
-    );
+    assert_eq!(crate::digest(con), before, "{what}: the refusal wrote");
     out
 }
 
@@ -65,11 +61,7 @@ pub fn refused_unchanged<T: std::fmt::Debug>(
         }
         other => panic!("{what}: expected a {want} refusal, got {other:?}"),
     };
-    assert_eq!(
-        crate::digest(con),
-        before,
-        "{what}: the refusal wrote"
-    );
+    assert_eq!(crate::digest(con), before, "{what}: the refusal wrote");
     detail
 }
 

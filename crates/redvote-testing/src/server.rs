@@ -108,6 +108,16 @@ impl TempServer {
         self.wait_ready(Duration::from_secs(30))
     }
 
+    /// Send `sig` (`"-STOP"`, `"-CONT"`, ...) to the server with `kill`;
+    /// panics when `kill` fails.
+    pub fn signal(&self, sig: &str) {
+        let status = Command::new("kill")
+            .args([sig, &self.pid().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill {sig}");
+    }
+
     /// The server's process id (for signals such as SIGSTOP).
     pub fn pid(&self) -> u32 {
         self.child.id()

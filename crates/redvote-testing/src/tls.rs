@@ -16,17 +16,17 @@ pub const OPENSSL_HINT: &str = "the TLS tests make their certificates with the o
 
 /// PEM files in a temporary directory, removed when dropped.
 pub struct Certs {
-/// The directory holding the PEM files (removed on drop).
+    /// The directory holding the PEM files (removed on drop).
     pub dir: PathBuf,
 }
 
 impl Certs {
-/// The path of the file `name` in [`Certs::dir`].
+    /// The path of the file `name` in [`Certs::dir`].
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
 
-/// The bytes of the file `name`.
+    /// The bytes of the file `name`.
     pub fn read(&self, name: &str) -> Vec<u8> {
         std::fs::read(self.path(name)).unwrap_or_else(|e| panic!("read {name}: {e}"))
     }
@@ -160,7 +160,7 @@ pub fn certs() -> Certs {
 /// removed) when dropped.
 pub struct TlsServer {
     child: Child,
-/// The TLS port.
+    /// The TLS port.
     pub port: u16,
     dir: PathBuf,
 }
@@ -232,4 +232,53 @@ impl Drop for TlsServer {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A campaign of one total board B with options x and y.
+pub fn settings() -> redvote::CampaignSettings {
+    crate::boards([(
+        "B",
+        crate::board(
+            &[redvote::Period::Total],
+            crate::options([("x", 1), ("y", 1)]),
+        ),
+    )])
+}
+
+/// A client of `server` with `tls`, timeouts of 3 s.
+pub fn client(server: &TlsServer, tls: &redvote::Tls) -> redvote::Client {
+    redvote::Client::open_tls(&server.url(), tls)
+        .unwrap()
+        .timeouts(
+            std::time::Duration::from_secs(3),
+            std::time::Duration::from_secs(3),
+        )
+}
+
+/// The real total of `option` on board B, read back with `campaign_top`.
+pub fn real(top: &[redvote::BoardPage], option: &str) -> String {
+    top[0]
+        .entries
+        .iter()
+        .find(|e| e.member == option)
+        .map_or("0".into(), |e| e.score.clone())
+}
+
+/// An error's whole chain, lower case.
+pub fn text(err: &dyn std::error::Error) -> String {
+    let mut s = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        s.push_str(": ");
+        s.push_str(&e.to_string());
+        source = e.source();
+    }
+    s.to_lowercase()
+}
+
+/// What a user must read when the server's certificate does not chain to
+/// the CA given.
+pub fn says_unknown_issuer(message: &str) -> bool {
+    message.contains("certificate")
+        && (message.contains("unknownissuer") || message.contains("unknown issuer"))
 }

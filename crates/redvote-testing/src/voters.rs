@@ -12,11 +12,11 @@ use redvote::{Ballot, Call, Client};
 pub struct Vote {
     /// The voter's number.
     pub voter: u64,
-/// The vote call (with its vote id).
+    /// The vote call (with its vote id).
     pub call: Call<Vec<Ballot>>,
-/// The option voted for.
+    /// The option voted for.
     pub option: &'static str,
-/// The vote id.
+    /// The vote id.
     pub id: String,
 }
 

@@ -29,8 +29,7 @@ use redis::Connection;
 use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};
 use redvote::{Campaign, Kind};
 
-/// 2026-03-17T12:30:00Z, a Tuesday in ISO week 12.
-const T0: u64 = 1_773_750_600;
+use crate::support::T0;
 
 fn e(member: &str, score: &str, rank: u64) -> Entry {
     Entry {

@@ -10,9 +10,9 @@ use std::collections::BTreeSet;
 
 use redis::Connection;
 use redvote::campaign::BoardSettings;
-use redvote::{
-    check_campaign, Campaign, Kind, Neighbourhood, OptionSettings, Paging, Period, Ties, View,
-};
+use redvote::{Campaign, Kind, Neighbourhood, OptionSettings, Paging, Period, Ties, View};
+
+use redvote_check::check_campaign;
 
 use crate::support::{self, boards, setup};
 

@@ -5,23 +5,13 @@
 //! any write. And the CLI's `--vote-id`.
 
 use redvote::campaign::{LimitRule, Voter, Window};
-use redvote::{Campaign, CampaignSettings, Code, Error, Period};
+use redvote::{CampaignSettings, Code, Error, Period};
 
 use super::T0;
+use crate::support::vote_ids_campaign as campaign;
 use crate::support::{
-    self, board, boards, digest, options, real_total, redvote, refused_unchanged, setup, ttl,
+    self, board, boards, digest, options, real_total, refused_unchanged, setup, ttl,
 };
-
-fn campaign(con: &mut redis::Connection) -> Campaign {
-    setup(
-        con,
-        "ids",
-        boards([(
-            "B",
-            board(&[Period::Day, Period::Total], options([("x", 3), ("y", 1)])),
-        )]),
-    )
-}
 
 #[test]
 fn a_vote_sent_twice_with_one_id_counts_once_and_replays_its_answer() {
@@ -198,51 +188,4 @@ fn vote_id_ttl_is_a_campaign_setting_and_a_corrupt_record_is_refused() {
         Code::InvalidConfig,
         |con| c.at(T0).vote_by(&voter, &[("B", "x")]).run(con),
     );
-}
-
-#[test]
-fn the_cli_vote_id_counts_once_and_marks_the_replay() {
-    let server = support::server();
-    let mut con = support::con(&server);
-    let c = campaign(&mut con);
-    let url = server.url();
-    let at = T0.to_string();
-    let args = [
-        "campaign",
-        "ids",
-        "--at",
-        &at,
-        "vote",
-        "--user",
-        "u9",
-        "--vote-id",
-        "cli-1",
-        "B:x",
-    ];
-    let first = redvote(Some(&url), &args);
-    assert!(first.status.success(), "{first:?}");
-    let first = String::from_utf8(first.stdout).unwrap();
-    assert!(!first.contains("(replay)"), "{first}");
-    let again = redvote(Some(&url), &args);
-    assert!(again.status.success(), "{again:?}");
-    let again = String::from_utf8(again.stdout).unwrap();
-    assert_eq!(again, first.replace('\n', "  (replay)\n"));
-    assert_eq!(real_total(&mut con, &c, "B", "x"), 1);
-    let long = "i".repeat(129);
-    let out = redvote(
-        Some(&url),
-        &[
-            "campaign",
-            "ids",
-            "vote",
-            "--user",
-            "u9",
-            "--vote-id",
-            &long,
-            "B:x",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("redvote: REDVOTE_INVALID_VOTE_ID"), "{err}");
 }

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::TempServer;
 use redvote::client::key_slot;
-use redvote::testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client};
 
 use super::{con, count_keys_in_slot, node_id, shared, tryagain_count, Cluster};
@@ -250,13 +250,9 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
             assert_eq!(n, 0, "keys of slot {slot} left on {}", master.port());
         }
     }
-    let out = crate::support::redvote(Some(&owner.url()), &["campaign", name, "check"]);
-    assert!(
-        out.status.success(),
-        "check on the new owner: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // the checker (what `redvote campaign NAME check` runs) on the new owner
+    let report = redvote_check::check_campaign(&mut con(owner), &Campaign::new(name)).unwrap();
+    assert!(report.is_clean(), "check on the new owner:\n{report}");
     // the migration window was hit: scripts answered TRYAGAIN, and retried
     let tryagain: u64 = cluster.masters().iter().map(|m| tryagain_count(m)).sum();
     let refusals = tryagain - tryagain_before;

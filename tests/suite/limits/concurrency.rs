@@ -9,7 +9,7 @@ use super::{fixed, lefts, peek, real_total, refusal, with_rules};
 use crate::support::{self, local, PLUS8};
 
 async fn hammer(
-    server: &redvote::testing::TempServer,
+    server: &crate::support::TempServer,
     c: &Campaign,
     users: impl Fn(usize) -> String,
 ) -> (usize, Vec<RateLimited>) {

@@ -408,7 +408,7 @@ fn a_rule_whose_window_changes_starts_counting_afresh() {
         .unwrap();
     fields.sort();
     assert!(fields.iter().any(|v| v.ends_with(":day")), "{fields:?}");
-    let report = redvote::check_campaign(&mut con, &c).unwrap();
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
     assert!(report.is_clean(), "{report}");
     redis::cmd("HSET")
         .arg(format!("{}rlu:alice", c.namespace()))
@@ -416,7 +416,7 @@ fn a_rule_whose_window_changes_starts_counting_afresh() {
         .arg(format!("{}:1:hour", t + HOUR))
         .exec(&mut con)
         .unwrap();
-    let report = redvote::check_campaign(&mut con, &c).unwrap();
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
     assert!(
         report.is_clean(),
         "an hour's count of the former rule: {report}"

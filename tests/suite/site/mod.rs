@@ -18,9 +18,6 @@ mod transport;
 mod vote;
 
 use redis::Connection;
-use redvote::Site;
-
-use crate::support::hget;
 
 /// A sorted set's members, highest score first.
 fn zrevrange(con: &mut Connection, key: &str) -> Vec<String> {
@@ -39,10 +36,4 @@ fn ids(page: &redvote::Page) -> Vec<String> {
 
 fn id_strings(ids: &[u64]) -> Vec<String> {
     ids.iter().map(u64::to_string).collect()
-}
-
-/// The publish time the server stored for an article.
-fn stored_time(con: &mut Connection, site: &Site, id: u64) -> i64 {
-    let raw = hget(con, &format!("{}article:{id}", site.prefix()), "time").unwrap();
-    raw.parse().unwrap()
 }

@@ -106,7 +106,7 @@ fn import_writes_what_the_seeds_write() {
         )
         .run(&mut con)
         .unwrap();
-    let seed_id = redvote::testing::seed::post_article(
+    let seed_id = crate::support::seed::post_article(
         &mut seed_con,
         "user:83271",
         "Go to statement considered harmful",

@@ -5,26 +5,8 @@
 use redis::Connection;
 use redvote::{ConfigUpdate, Order, Ranking, Site, Vote};
 
-use super::{id_strings, ids, stored_time};
-use crate::support::{self, exists, hget, zscore, VOTE_SCORE};
-
-const Z: f64 = 1.281551565545;
-
-fn hot(up: i64, down: i64, time: i64) -> f64 {
-    let s = up - down;
-    let sign = s.signum() as f64;
-    sign * (s.abs().max(1) as f64).log10() + (time - 1134028003) as f64 / 45000.0
-}
-
-fn best(up: i64, down: i64) -> f64 {
-    let n = (up + down) as f64;
-    if n <= 0.0 {
-        return 0.0;
-    }
-    let p = up as f64 / n;
-    (p + Z * Z / (2.0 * n) - Z * ((p * (1.0 - p) + Z * Z / (4.0 * n)) / n).sqrt())
-        / (1.0 + Z * Z / n)
-}
+use super::{id_strings, ids};
+use crate::support::{self, best, hot, zscore, VOTE_SCORE};
 
 #[track_caller]
 fn assert_close(got: f64, want: f64, what: &str) {
@@ -158,75 +140,4 @@ fn hot_and_best_rankings_follow_their_formulas() {
             .run(&mut con)
             .unwrap();
     }
-}
-
-/// Switching rankings on after articles exist: `rerank` (batch by batch,
-/// and through the CLI) writes every article's hot:/best: entry exactly as a
-/// vote would, and is idempotent.
-#[test]
-fn rerank_backfills_rankings_switched_on_later() {
-    let server = support::server();
-    let mut con = support::con(&server);
-    let site = Site::default();
-    for i in 1..=7 {
-        site.post(&format!("user:{i}"), "t", "https://x")
-            .run(&mut con)
-            .unwrap();
-    }
-    site.vote("user:9", "3").run(&mut con).unwrap();
-    site.downvote("user:9", "5").run(&mut con).unwrap();
-    site.downvote("user:8", "5").run(&mut con).unwrap();
-    site.configure(&ConfigUpdate {
-        rankings: Some(vec![Ranking::Hot, Ranking::Best]),
-        ..Default::default()
-    })
-    .run(&mut con)
-    .unwrap();
-    assert!(
-        !exists(&mut con, "hot:"),
-        "switching rankings on ranks nothing by itself"
-    );
-
-    // Three batches of 3: 3 + 3 + 1.
-    let first = site.rerank(0, 3).run(&mut con).unwrap();
-    assert_eq!((first.ranked, first.next), (3, 3));
-    let second = site.rerank(first.next, 3).run(&mut con).unwrap();
-    assert_eq!((second.ranked, second.next), (3, 6));
-    let last = site.rerank(second.next, 3).run(&mut con).unwrap();
-    assert_eq!((last.ranked, last.next), (1, 0));
-    let check = |con: &mut Connection| {
-        for id in 1..=7u64 {
-            let member = format!("article:{id}");
-            let up: i64 = hget(con, &member, "votes").unwrap().parse().unwrap();
-            let down: i64 = hget(con, &member, "downvotes").map_or(0, |d| d.parse().unwrap());
-            let time = stored_time(con, &Site::default(), id);
-            let h = zscore(con, "hot:", &member).unwrap();
-            let b = zscore(con, "best:", &member).unwrap();
-            assert!(
-                (h - hot(up, down, time)).abs() <= 1e-12 * h.abs(),
-                "{member} hot {h}"
-            );
-            assert!((b - best(up, down)).abs() <= 1e-12, "{member} best {b}");
-        }
-    };
-    check(&mut con);
-    let before = support::digest(&mut con);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_redvote"))
-        .args(["--url", &server.url(), "rerank", "--batch", "2"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        "ranked 7 article(s)\n"
-    );
-    assert_eq!(support::digest(&mut con), before, "rerank is idempotent");
-    check(&mut con);
-    let page = site.page(Order::Best, 1, None).run(&mut con).unwrap();
-    assert_eq!(page.articles.len(), 7);
-    assert_eq!(
-        page.articles[0].id, "3",
-        "the only article with two upvotes ranks best"
-    );
-    assert_eq!(page.articles[6].id, "5", "the downvoted one ranks last");
 }

@@ -3,7 +3,7 @@
 
 use redvote::{Code, Config, ConfigUpdate, Site};
 
-use super::stored_time;
+use crate::support::stored_time;
 use crate::support::{self, expiretime, refused, refused_unchanged, zscore};
 
 #[test]

@@ -4,7 +4,8 @@
 
 use redvote::{Code, Error, Order, Site, Vote, VoteOutcome};
 
-use super::{ids, stored_time};
+use super::ids;
+use crate::support::stored_time;
 use crate::support::{self, script_exists, VOTE_SCORE};
 
 #[test]

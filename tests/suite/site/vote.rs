@@ -4,7 +4,7 @@
 
 use redvote::{Code, Site, Vote, VoteOutcome};
 
-use super::stored_time;
+use crate::support::stored_time;
 use crate::support::{
     self, exists, expiretime, hget, refused, set, smembers, zscore, VOTE_SCORE, WEEK,
 };
@@ -286,7 +286,7 @@ fn voter_sets_expire_after_the_window_from_their_creation() {
     // The seeds' article: its voted:1 expires before the window ends.
     let (secs, micros): (f64, f64) = redis::cmd("TIME").query(&mut con).unwrap();
     let seeded = secs + micros / 1e6 - 0.25;
-    redvote::testing::seed::post_article(&mut con, "alice", "S", "http://s", seeded).unwrap();
+    crate::support::seed::post_article(&mut con, "alice", "S", "http://s", seeded).unwrap();
     assert!(expiretime(&mut con, "voted:1") <= (seeded + WEEK as f64).ceil() as i64);
     assert!(site.vote("bob", "1").run(&mut con).unwrap().changed);
     let end = (seeded + WEEK as f64).ceil() as i64 + 1;

@@ -11,10 +11,9 @@ use std::time::{Duration, Instant};
 use redis::Connection;
 use redvote::campaign::Dimension::{Channel, Device, Option as ByOption, User};
 use redvote::campaign::{BoardSettings, LimitRule, OptionSettings, Rolling, Voter, Window};
-use redvote::{
-    check_campaign, check_site, Campaign, CampaignSettings, ConfigUpdate, Order, Period, Ranking,
-    Report, Site, Ties, Vote,
-};
+use redvote::{Campaign, CampaignSettings, ConfigUpdate, Order, Period, Ranking, Site, Ties, Vote};
+
+use redvote_check::{check_campaign, check_site, Report};
 
 use crate::support::{self, digest, keys, local, redvote, server_time, utc, DAY, HOUR, PLUS8};
 

@@ -1,15 +1,14 @@
-//! `campaign::admin::list_all_campaigns` on the cluster: SCAN sees one
+//! `redvote_serve::campaigns::list_all_campaigns` on a cluster: SCAN sees one
 //! node, so the listing walks every primary in turn (`NODE-CURSOR`) and
 //! finds every campaign, wherever its slot is.
 
 use std::collections::BTreeSet;
 
-use redvote::campaign::admin::list_all_campaigns;
 use redvote::client::key_slot;
 use redvote::{Campaign, Client};
-
-use super::shared;
-use crate::support::readme::spring_settings;
+use redvote_serve::campaigns::list_all_campaigns;
+use redvote_testing::cluster::shared;
+use redvote_testing::readme::spring_settings;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_campaign_of_every_primary_is_listed() {

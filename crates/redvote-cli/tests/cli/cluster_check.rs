@@ -7,7 +7,7 @@
 use redvote::client::key_slot;
 use redvote::{Campaign, Client, Site};
 
-use super::{con, shared};
+use crate::support::cluster::{con, shared};
 use crate::support::readme::{spring_settings, stars_top, wjk};
 use crate::support::redvote;
 

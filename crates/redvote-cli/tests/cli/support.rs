@@ -1,5 +1,8 @@
-//! The `redvote` binary as the CLI tests run it: `--url` when given, never a
-//! `REDVOTE_URL` inherited from the caller's environment.
+//! What every module of the CLI's tests shares: the harness crate
+//! (`redvote-testing`: throwaway servers, clusters, sentinels, TLS, reads,
+//! refusal assertions, the docs' examples) and the `redvote` binary runner.
+
+pub use redvote_testing::*;
 
 use std::process::{Command, Output};
 

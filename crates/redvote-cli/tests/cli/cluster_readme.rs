@@ -5,7 +5,7 @@
 use redvote::client::key_slot;
 use redvote::{Campaign, Client};
 
-use super::shared;
+use crate::support::cluster::shared;
 use crate::support::readme::{
     assert_shows_example, quoted_url, run_ok, section, sh_commands, spring_settings, stars_top,
     wjk, Hosts,
@@ -14,7 +14,7 @@ use crate::support::readme::{
 /// README's cluster example, compiled into the suite as README shows it.
 mod readme_example {
     #![allow(dead_code)]
-    include!("../../readme_examples/cluster.rs");
+    include!("../../../../tests/readme_examples/cluster.rs");
 }
 
 #[test]
@@ -42,7 +42,9 @@ fn readme_cluster_examples_run() {
         "README says the two campaigns are in different slots"
     );
 
-    let url = hosts.apply(quoted_url(include_str!("../../readme_examples/cluster.rs")));
+    let url = hosts.apply(quoted_url(include_str!(
+        "../../../../tests/readme_examples/cluster.rs"
+    )));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,0 +1,19 @@
+//! The `redvote` binary's tests: the command line against real
+//! `redis-server` processes the tests start (see `redvote_testing`), one
+//! test binary with a module per topic. The process-level tests of `redvote
+//! serve` are the `serve` test binary beside this one.
+
+mod support;
+
+mod bad_input;
+mod check;
+mod cli;
+mod cluster_check;
+mod cluster_readme;
+mod faults;
+mod rankings;
+mod readme;
+mod seed_compat;
+mod sentinel_readme;
+mod tls;
+mod vote_ids;
