@@ -53,25 +53,30 @@
 
 mod cluster;
 mod retry;
+mod sync;
 pub mod target;
 mod wait;
 
 use std::time::Duration;
 
-use cluster::slot_route;
 pub use cluster::{hash_tag, key_slot};
 #[cfg(feature = "async")]
-use cluster::{parse_cluster_slots, primaries_of};
+use cluster::{parse_cluster_slots, primaries_of, slot_route};
 pub use retry::Retry;
-use retry::{applied, broken, sent};
+#[cfg(feature = "async")]
+use retry::{broken, sent};
+pub use sync::Connection;
 use target::Target;
 pub use target::{redact, Tls};
-use wait::{check_acks, run_waited, two, wait_cmd};
+#[cfg(feature = "async")]
+use wait::{run_waited, two};
 
+#[cfg(feature = "async")]
 use crate::call::Call;
 #[cfg(feature = "async")]
 use crate::error::Error;
 use crate::error::Result;
+#[cfg(feature = "async")]
 use crate::reply::Reply;
 
 /// Where to connect, with timeouts, a retry policy and an optional wait
@@ -224,17 +229,7 @@ impl Client {
     /// policy); it reconnects by itself after a connection error (through
     /// the sentinels again, for a Sentinel URL).
     pub fn connect(&self) -> Result<Connection> {
-        let cluster = match &self.target {
-            Target::Cluster(seeds) => Some(self.cluster_client(seeds)?),
-            _ => None,
-        };
-        let mut con = Connection {
-            client: self.clone(),
-            cluster,
-            con: None,
-        };
-        self.retry.run_sync(|| (con.redis().map(|_| ()), true))?;
-        Ok(con)
+        Connection::open(self)
     }
 
     /// An async connection (a redis-rs `MultiplexedConnection`, or an async
@@ -263,118 +258,6 @@ impl Client {
         }
         Ok(con)
     }
-}
-
-/// A sync connection that retries calls by [`Client`]'s policy and
-/// reconnects after a connection error.
-pub struct Connection {
-    client: Client,
-    cluster: Option<redis::cluster::ClusterClient>,
-    con: Option<Link>,
-}
-
-/// A sync redis-rs connection of one of the URL forms.
-enum Link {
-    Single(redis::Connection),
-    Cluster(Box<redis::cluster::ClusterConnection>),
-}
-
-impl Link {
-    fn redis(&mut self) -> &mut dyn redis::ConnectionLike {
-        match self {
-            Link::Single(con) => con,
-            Link::Cluster(con) => con.as_mut(),
-        }
-    }
-
-    /// Run `call`, then WAIT when asked (a pipeline on one server; on a
-    /// cluster, routed to the node of the call's slot).
-    fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {
-        let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
-            return call.run(self.redis());
-        };
-        match self {
-            Link::Single(con) => {
-                run_waited!(call, replicas, timeout, |pipe| two(call, pipe.query(con)?)?)
-            }
-            Link::Cluster(con) => {
-                let value = call.run(con.as_mut())?;
-                let route = redis::cluster_routing::RoutingInfo::SingleNode(slot_route(call));
-                let acked = con
-                    .route_command(&wait_cmd(replicas, timeout), route)
-                    .map_err(|e| applied(e.into()))?;
-                check_acks(acked, replicas, timeout)?;
-                Ok(value)
-            }
-        }
-    }
-}
-
-impl Connection {
-    /// Run `call`, retried per the client's [`Retry`] policy (see the
-    /// module documentation for which failures are retried).
-    pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
-        let prepared = self.client.prepare(call)?;
-        let call = prepared.as_ref().unwrap_or(call);
-        let (retry, wait) = (self.client.retry, self.client.wait);
-        let cluster = self.client.is_cluster();
-        retry.run_sync(|| match self.link() {
-            Ok(link) => {
-                let result = sent(link.run(call, wait), call, cluster);
-                if result.as_ref().is_err_and(broken) {
-                    self.con = None;
-                }
-                (result, call.is_idempotent())
-            }
-            // a failure to (re)connect: the call was not sent
-            Err(err) => (Err(err), true),
-        })
-    }
-
-    /// The redis-rs connection (a plain or a cluster one), connecting first
-    /// if the last one failed.
-    pub fn redis(&mut self) -> Result<&mut dyn redis::ConnectionLike> {
-        Ok(self.link()?.redis())
-    }
-
-    fn link(&mut self) -> Result<&mut Link> {
-        if self.con.is_none() {
-            let c = &self.client;
-            let link = match (&c.target, &self.cluster) {
-                (_, Some(cluster)) => Link::Cluster(Box::new(cluster.get_connection()?)),
-                (Target::Single(redis), _) => {
-                    Link::Single(connect_sync(redis, c.connect_timeout, c.response_timeout)?)
-                }
-                (Target::Sentinel(sentinel), _) => {
-                    let master = {
-                        let mut s = sentinel.sync.lock().unwrap_or_else(|e| e.into_inner());
-                        s.get_client()?
-                    };
-                    Link::Single(connect_sync(
-                        &master,
-                        c.connect_timeout,
-                        c.response_timeout,
-                    )?)
-                }
-                (Target::Cluster(_), None) => unreachable!("connect() builds the cluster client"),
-            };
-            self.con = Some(link);
-        }
-        Ok(self.con.as_mut().expect("connected above"))
-    }
-}
-
-/// Connect to every address `redis` resolves to, each within `connect`, and
-/// set the read and write timeouts.
-fn connect_sync(
-    redis: &redis::Client,
-    connect: Duration,
-    response: Duration,
-) -> Result<redis::Connection> {
-    let con = redis.get_connection_with_timeout(connect)?;
-    con.set_read_timeout(Some(response))?;
-    con.set_write_timeout(Some(response))?;
-    Ok(con)
 }
 
 /// An async connection that retries calls by [`Client`]'s policy; clones

@@ -1,0 +1,176 @@
+//! [`Connection`], the sync connection of a [`Client`]: one redis-rs
+//! connection of the URL's form ([`Link`]: a server's, or a cluster's),
+//! made again after a failure that leaves it unusable (through the
+//! sentinels again, for a Sentinel URL), and calls sent through the
+//! client's [`Retry`](super::Retry) policy, with the wait for replicas when
+//! asked.
+
+use std::time::Duration;
+
+use super::cluster::slot_route;
+use super::retry::{applied, broken, sent};
+use super::target::Target;
+use super::wait::{check_acks, run_waited, two, wait_cmd};
+use super::Client;
+use crate::call::Call;
+use crate::error::Result;
+use crate::reply::Reply;
+
+/// A sync connection that retries calls by [`Client`]'s policy and
+/// reconnects after a connection error.
+pub struct Connection {
+    client: Client,
+    cluster: Option<redis::cluster::ClusterClient>,
+    con: Option<Link>,
+}
+
+/// A sync redis-rs connection of one of the URL forms.
+enum Link {
+    Single(redis::Connection),
+    Cluster(Box<redis::cluster::ClusterConnection>),
+}
+
+impl Link {
+    fn redis(&mut self) -> &mut dyn redis::ConnectionLike {
+        match self {
+            Link::Single(con) => con,
+            Link::Cluster(con) => con.as_mut(),
+        }
+    }
+
+    /// Run `call`, then WAIT when asked (a pipeline on one server; on a
+    /// cluster, routed to the node of the call's slot).
+    fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {
+        let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
+            return call.run(self.redis());
+        };
+        match self {
+            Link::Single(con) => {
+                run_waited!(call, replicas, timeout, |pipe| two(call, pipe.query(con)?)?)
+            }
+            Link::Cluster(con) => {
+                let value = call.run(con.as_mut())?;
+                let route = redis::cluster_routing::RoutingInfo::SingleNode(slot_route(call));
+                let acked = con
+                    .route_command(&wait_cmd(replicas, timeout), route)
+                    .map_err(|e| applied(e.into()))?;
+                check_acks(acked, replicas, timeout)?;
+                Ok(value)
+            }
+        }
+    }
+}
+
+impl Connection {
+    /// A connection of `client`, connected now (retried per its policy).
+    pub(super) fn open(client: &Client) -> Result<Connection> {
+        let cluster = match &client.target {
+            Target::Cluster(seeds) => Some(client.cluster_client(seeds)?),
+            _ => None,
+        };
+        let mut con = Connection {
+            client: client.clone(),
+            cluster,
+            con: None,
+        };
+        client.retry.run_sync(|| (con.redis().map(|_| ()), true))?;
+        Ok(con)
+    }
+
+    /// Run `call`, retried per the client's [`Retry`] policy (see the
+    /// module documentation for which failures are retried).
+    pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
+        let prepared = self.client.prepare(call)?;
+        let call = prepared.as_ref().unwrap_or(call);
+        let (retry, wait) = (self.client.retry, self.client.wait);
+        let cluster = self.client.is_cluster();
+        retry.run_sync(|| match self.link() {
+            Ok(link) => {
+                let result = sent(link.run(call, wait), call, cluster);
+                if result.as_ref().is_err_and(broken) {
+                    self.con = None;
+                }
+                (result, call.is_idempotent())
+            }
+            // a failure to (re)connect: the call was not sent
+            Err(err) => (Err(err), true),
+        })
+    }
+
+    /// The redis-rs connection (a plain or a cluster one), connecting first
+    /// if the last one failed.
+    pub fn redis(&mut self) -> Result<&mut dyn redis::ConnectionLike> {
+        Ok(self.link()?.redis())
+    }
+
+    fn link(&mut self) -> Result<&mut Link> {
+        if self.con.is_none() {
+            let c = &self.client;
+            let link = match (&c.target, &self.cluster) {
+                (_, Some(cluster)) => Link::Cluster(Box::new(cluster.get_connection()?)),
+                (Target::Single(redis), _) => {
+                    Link::Single(connect_sync(redis, c.connect_timeout, c.response_timeout)?)
+                }
+                (Target::Sentinel(sentinel), _) => {
+                    let master = {
+                        let mut s = sentinel.sync.lock().unwrap_or_else(|e| e.into_inner());
+                        s.get_client()?
+                    };
+                    Link::Single(connect_sync(
+                        &master,
+                        c.connect_timeout,
+                        c.response_timeout,
+                    )?)
+                }
+                (Target::Cluster(_), None) => unreachable!("connect() builds the cluster client"),
+            };
+            self.con = Some(link);
+        }
+        Ok(self.con.as_mut().expect("connected above"))
+    }
+}
+
+/// Connect to every address `redis` resolves to, each within `connect`, and
+/// set the read and write timeouts.
+fn connect_sync(
+    redis: &redis::Client,
+    connect: Duration,
+    response: Duration,
+) -> Result<redis::Connection> {
+    let con = redis.get_connection_with_timeout(connect)?;
+    con.set_read_timeout(Some(response))?;
+    con.set_write_timeout(Some(response))?;
+    Ok(con)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that is not there: every connect is "not run", so it is
+    /// tried as often as the policy says, then answered as it is.
+    #[test]
+    fn connecting_is_retried_per_the_policy() {
+        let port = {
+            // a port nobody listens on once the listener is gone
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let client = Client::open(&format!("redis://127.0.0.1:{port}"))
+            .unwrap()
+            .retry(super::super::Retry::new(3, Duration::from_millis(40)));
+        let start = std::time::Instant::now();
+        let err = client.connect().err().expect("nothing listens");
+        assert!(!err.may_have_applied(), "{err}");
+        // 3 tries: waits of 40 and 80 ms in between
+        assert!(
+            start.elapsed() >= Duration::from_millis(120),
+            "{:?}",
+            start.elapsed()
+        );
+        let once = client.retry(super::super::Retry::never());
+        let start = std::time::Instant::now();
+        assert!(once.connect().is_err());
+        assert!(start.elapsed() < Duration::from_millis(120));
+    }
+}
