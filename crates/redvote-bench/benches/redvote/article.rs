@@ -7,7 +7,7 @@
 use anyhow::{bail, ensure, Result};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Commands};
-use redvote::testing::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
+use redvote_testing::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
 use redvote::{Vote, VoteOutcome};
 
 use super::scenario::{Ctx, Input};
@@ -208,7 +208,7 @@ pub(super) fn seeds_page_sync(
     page: u32,
 ) -> Result<Vec<SeedArticle>> {
     if ctx.seeds_layout {
-        return Ok(redvote::testing::seed::get_articles(
+        return Ok(redvote_testing::seed::get_articles(
             con,
             page as isize,
             "score:",

@@ -235,7 +235,7 @@ pub(super) fn check_ballots(ballots: &[Ballot], input: &Input, option: &str) -> 
 
 /// The period of `kind` holding Unix second `t` at UTC offset `offset`
 /// seconds, as `campaign_vote.lua` names it, and its end (None for total):
-/// [`redvote::calendar::period_of`].
+/// [`redvote_check::calendar::period_of`].
 pub(super) fn period_at(kind: Period, t: i64, offset: i64) -> (String, Option<i64>) {
-    redvote::calendar::period_of(kind, t, offset)
+    redvote_check::calendar::period_of(kind, t, offset)
 }

@@ -29,7 +29,7 @@
 
 use anyhow::{ensure, Context, Result};
 use redis::{Commands, ConnectionAddr};
-use redvote::testing::TempServer;
+use redvote_testing::TempServer;
 use redvote::{Campaign, Site};
 use serde::Serialize;
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, ensure, Context, Result};
 use redis::Commands;
 use redvote::campaign::{Dimension, Window};
-use redvote::testing::seed::VOTE_SCORE;
+use redvote_testing::seed::VOTE_SCORE;
 use redvote::{Order, Period};
 use serde::Serialize;
 

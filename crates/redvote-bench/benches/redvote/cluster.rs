@@ -6,14 +6,16 @@
 //! servers' CPU per vote (INFO cpu `used_cpu_sys + used_cpu_user` deltas
 //! summed over the masters, divided by the votes). Every cluster is started
 //! here on free loopback ports (throwaway servers) and killed at the end;
-//! one run per size (no repetition: read the figures as one sample).
+//! one run per size (no repetition: read the figures as one sample). The
+//! clusters are `redvote_testing::cluster::Cluster`s, as the tests' are.
 
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use redvote::testing::TempServer;
+use redvote_testing::cluster::Cluster;
+use redvote_testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client};
 use serde::Serialize;
 
@@ -41,68 +43,6 @@ pub(super) struct ClusterPlan {
     pub votes: u64,
 }
 
-/// A cluster node and its bus port (not port + 10000: CLUSTER MEET names it).
-fn node() -> Result<(TempServer, u16)> {
-    let mut last = None;
-    for _ in 0..5 {
-        let bus = std::net::TcpListener::bind(("127.0.0.1", 0))?
-            .local_addr()?
-            .port();
-        let port = bus.to_string();
-        match TempServer::start_with(&["--cluster-enabled", "yes", "--cluster-port", &port]) {
-            Ok(n) => return Ok((n, bus)),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap()).context("cannot start a cluster node")
-}
-
-/// `masters` nodes, the 16384 slots split evenly (CLUSTER ADDSLOTSRANGE:
-/// `redis-cli --cluster create` wants 3 masters at least), joined by
-/// CLUSTER MEET, waited for until every node says `cluster_state:ok`.
-fn start(masters: usize) -> Result<Vec<TempServer>> {
-    let (nodes, buses): (Vec<TempServer>, Vec<u16>) = (0..masters)
-        .map(|_| node())
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .unzip();
-    for (i, n) in nodes.iter().enumerate() {
-        let mut con = n.client().get_connection()?;
-        let (lo, hi) = (16384 * i / masters, 16384 * (i + 1) / masters - 1);
-        redis::cmd("CLUSTER")
-            .arg("ADDSLOTSRANGE")
-            .arg(lo)
-            .arg(hi)
-            .exec(&mut con)?;
-        if i > 0 {
-            redis::cmd("CLUSTER")
-                .arg("MEET")
-                .arg("127.0.0.1")
-                .arg(nodes[0].port())
-                .arg(buses[0])
-                .exec(&mut con)?;
-        }
-    }
-    let start = Instant::now();
-    for n in &nodes {
-        let mut con = n.client().get_connection()?;
-        loop {
-            let info: String = redis::cmd("CLUSTER").arg("INFO").query(&mut con)?;
-            if info.contains("cluster_state:ok")
-                && info.contains(&format!("cluster_known_nodes:{masters}\r"))
-            {
-                break;
-            }
-            ensure!(
-                start.elapsed() < Duration::from_secs(20),
-                "the cluster never became ok"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-    Ok(nodes)
-}
-
 fn cpu(nodes: &[TempServer]) -> Result<f64> {
     let mut sum = 0.0;
     for n in nodes {
@@ -112,15 +52,9 @@ fn cpu(nodes: &[TempServer]) -> Result<f64> {
 }
 
 fn one(masters: usize, plan: &ClusterPlan) -> Result<ClusterRow> {
-    let nodes = start(masters)?;
-    let url = format!(
-        "redis+cluster://{}",
-        nodes
-            .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port()))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
+    // the harness's cluster: the slots split evenly, no replicas
+    let cluster = Cluster::start(masters, 0);
+    let (nodes, url) = (&cluster.nodes, cluster.url());
     let client = Client::open(&url)?.timeouts(Duration::from_secs(5), Duration::from_secs(30));
     let settings: CampaignSettings = serde_json::from_str(
         r#"{"boards": {"stars": {"periods": ["day", "total"],
@@ -145,7 +79,7 @@ fn one(masters: usize, plan: &ClusterPlan) -> Result<ClusterRow> {
         }
         anyhow::Ok(())
     })?;
-    let cpu0 = cpu(&nodes)?;
+    let cpu0 = cpu(nodes)?;
     let per_task = plan.votes.div_ceil(plan.tasks);
     let started = Instant::now();
     let acked: u64 = rt.block_on(async {
@@ -172,7 +106,7 @@ fn one(masters: usize, plan: &ClusterPlan) -> Result<ClusterRow> {
         anyhow::Ok(sum)
     })?;
     let seconds = started.elapsed().as_secs_f64();
-    let cpu1 = cpu(&nodes)?;
+    let cpu1 = cpu(nodes)?;
     ensure!(acked == per_task * plan.tasks, "votes lost in the count");
     Ok(ClusterRow {
         masters,

@@ -43,8 +43,8 @@ use anyhow::{ensure, Context, Result};
 use clap::Parser;
 use redis::aio::MultiplexedConnection;
 use redis::Commands;
-use redvote::testing::seed::VOTE_SCORE;
-use redvote::testing::TempServer;
+use redvote_testing::seed::VOTE_SCORE;
+use redvote_testing::TempServer;
 use redvote::Site;
 
 use campaign::{

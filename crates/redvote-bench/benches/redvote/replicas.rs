@@ -23,7 +23,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use redvote::testing::TempServer;
+use redvote_testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client, Voter};
 use serde::Serialize;
 

@@ -69,7 +69,7 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 use redis::Value;
 use redvote::campaign::{BoardSettings, OptionSettings};
-use redvote::testing::TempServer;
+use redvote_testing::TempServer;
 use redvote::{Call, Campaign, CampaignSettings, Paging, Period, Ties, View};
 use serde::Serialize;
 

@@ -29,7 +29,7 @@ use super::limits::{
 pub(super) struct Ctx {
     pub(super) site: Site,
     /// The prefix is empty: the 1-connection (a) and seeds page call the
-    /// library's `redvote::testing::seed` functions themselves.
+    /// library's `redvote_testing::seed` functions themselves.
     pub(super) seeds_layout: bool,
     pub(super) time_key: String,
     pub(super) score_key: String,
@@ -343,7 +343,7 @@ pub(super) fn op_sync(
     match (s.op, s.flow) {
         (Op::Vote, Flow::Seeds | Flow::SeedsSequential) => {
             let counted = if ctx.seeds_layout {
-                redvote::testing::seed::article_vote(con, &input.user, &a.member, input.now)?
+                redvote_testing::seed::article_vote(con, &input.user, &a.member, input.now)?
             } else {
                 seeds_vote_sync(ctx, con, a, &input.user, input.now)?
             };
