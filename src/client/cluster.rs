@@ -18,7 +18,7 @@ impl Client {
     /// `CLUSTER SLOTS`), reached with the same credentials, TLS material,
     /// timeouts, retry and wait; for any other URL, this client. For reads
     /// that must see one node's keyspace, such as the `SCAN`s of
-    /// [`check_campaign`](crate::check_campaign): a campaign (`{c:NAME}:`)
+    /// the checker's `check_campaign` (crate `redvote-check`): a campaign (`{c:NAME}:`)
     /// or a site with a tagged prefix lives whole on that node.
     pub fn for_key(&self, key: &str) -> Result<Client> {
         let Target::Cluster(seeds) = &self.target else {

@@ -50,7 +50,29 @@
 //!
 //! `NOSCRIPT` never reaches the policy: [`Call::run`] answers it with
 //! `EVAL`, on the one node that owns the key.
+//!
+//! # Layout
+//! - this module: [`Client`], the builder, and the re-exports;
+//! - [`target`]: a URL parsed into what to connect to (a server, the
+//!   sentinels of a master, a cluster's seed nodes), with TLS ([`Tls`]) and
+//!   [`redact`];
+//! - `retry`: [`Retry`] and the reading of a failure as "not run", "may
+//!   have applied" or final, the one loop both connections retry in;
+//! - `wait`: the `WAIT` after a write ([`Client::wait_for_replicas`]) and
+//!   the reading of its replies;
+//! - `cluster`: [`key_slot`], [`hash_tag`], `CLUSTER SLOTS`, the node
+//!   clients of [`Client::for_key`] and [`Client::primaries`];
+//! - `sync`: [`Connection`];
+//! - `aio` (feature `async`): `AsyncConnection` and `AsyncRedis`.
+//!
+//! [`Call::run`]: crate::Call::run
+//! [`Call::is_idempotent`]: crate::Call::is_idempotent
+//! [`Call::with_vote_id`]: crate::Call::with_vote_id
+//! [`Error::NotReplicated`]: crate::Error::NotReplicated
+//! [`Error::may_have_applied`]: crate::Error::may_have_applied
 
+#[cfg(feature = "async")]
+mod aio;
 mod cluster;
 mod retry;
 mod sync;
@@ -59,29 +81,19 @@ mod wait;
 
 use std::time::Duration;
 
+#[cfg(feature = "async")]
+pub use aio::{AsyncConnection, AsyncRedis};
 pub use cluster::{hash_tag, key_slot};
-#[cfg(feature = "async")]
-use cluster::{parse_cluster_slots, primaries_of, slot_route};
 pub use retry::Retry;
-#[cfg(feature = "async")]
-use retry::{broken, sent};
 pub use sync::Connection;
 use target::Target;
 pub use target::{redact, Tls};
-#[cfg(feature = "async")]
-use wait::{run_waited, two};
 
-#[cfg(feature = "async")]
-use crate::call::Call;
-#[cfg(feature = "async")]
-use crate::error::Error;
 use crate::error::Result;
-#[cfg(feature = "async")]
-use crate::reply::Reply;
 
 /// Where to connect, with timeouts, a retry policy and an optional wait
 /// for replicas: the way to open connections that [`Connection::run`] and
-/// [`AsyncConnection::run`] retry.
+/// `AsyncConnection::run` retry.
 #[derive(Clone)]
 pub struct Client {
     target: Target,
@@ -154,7 +166,7 @@ impl Client {
     /// `replicas` replicas acknowledged it (`WAIT replicas timeout`, sent in
     /// the same round trip as the script; on a sync cluster connection,
     /// right after it, to the same node). Fewer within `timeout` fail the
-    /// call with [`Error::NotReplicated`]: it was applied on the primary but
+    /// call with [`Error::NotReplicated`](crate::Error::NotReplicated): it was applied on the primary but
     /// a failover may lose it. 0 replicas: do not wait (the default).
     ///
     /// What each setting promises when the primary fails and a replica
@@ -238,242 +250,7 @@ impl Client {
     /// clones share it).
     #[cfg(feature = "async")]
     pub async fn connect_async(&self) -> Result<AsyncConnection> {
-        let cluster = match &self.target {
-            Target::Cluster(seeds) => Some(self.cluster_client(seeds)?),
-            _ => None,
-        };
-        let con = AsyncConnection {
-            client: self.clone(),
-            cluster,
-            shared: (0..self.links())
-                .map(|_| std::sync::Arc::new(tokio::sync::Mutex::new(Shared::default())))
-                .collect::<Vec<_>>()
-                .into(),
-            turn: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
-        };
-        for slot in con.shared.iter() {
-            self.retry
-                .run_async(|| async { (con.current(slot).await.map(|_| ()), true) })
-                .await?;
-        }
-        Ok(con)
-    }
-}
-
-/// An async connection that retries calls by [`Client`]'s policy; clones
-/// share one multiplexed (or cluster) connection, which is replaced (by the
-/// first caller that needs it) after a connection error; or several, taken
-/// in turn ([`Client::async_connections`]).
-#[cfg(feature = "async")]
-#[derive(Clone)]
-pub struct AsyncConnection {
-    client: Client,
-    cluster: Option<redis::cluster::ClusterClient>,
-    /// The connections the calls take in turn (one by default).
-    shared: std::sync::Arc<[std::sync::Arc<tokio::sync::Mutex<Shared>>]>,
-    /// The next call's connection (modulo their number).
-    turn: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-}
-
-/// The connection clones share, with a generation number so that a failed
-/// one is dropped once, not its replacement.
-#[cfg(feature = "async")]
-#[derive(Default)]
-struct Shared {
-    con: Option<(u64, AsyncRedis)>,
-    generation: u64,
-}
-
-/// An async redis-rs connection of one of the URL forms: a
-/// `MultiplexedConnection`, or an async cluster connection. Cheap to
-/// clone; it is a `redis::aio::ConnectionLike`, for commands of your own.
-#[cfg(feature = "async")]
-#[derive(Clone)]
-pub struct AsyncRedis(AsyncLink);
-
-#[cfg(feature = "async")]
-#[derive(Clone)]
-enum AsyncLink {
-    Single(redis::aio::MultiplexedConnection),
-    Cluster(redis::cluster_async::ClusterConnection),
-}
-
-#[cfg(feature = "async")]
-impl redis::aio::ConnectionLike for AsyncRedis {
-    fn req_packed_command<'a>(
-        &'a mut self,
-        cmd: &'a redis::Cmd,
-    ) -> redis::RedisFuture<'a, redis::Value> {
-        match &mut self.0 {
-            AsyncLink::Single(con) => con.req_packed_command(cmd),
-            AsyncLink::Cluster(con) => con.req_packed_command(cmd),
-        }
-    }
-
-    fn req_packed_commands<'a>(
-        &'a mut self,
-        cmd: &'a redis::Pipeline,
-        offset: usize,
-        count: usize,
-    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
-        match &mut self.0 {
-            AsyncLink::Single(con) => con.req_packed_commands(cmd, offset, count),
-            AsyncLink::Cluster(con) => con.req_packed_commands(cmd, offset, count),
-        }
-    }
-
-    fn get_db(&self) -> i64 {
-        match &self.0 {
-            AsyncLink::Single(con) => con.get_db(),
-            AsyncLink::Cluster(con) => con.get_db(),
-        }
-    }
-}
-
-#[cfg(feature = "async")]
-impl AsyncRedis {
-    /// A cluster's primaries (`CLUSTER SLOTS` of any node), sorted by
-    /// address; None on a single server.
-    pub async fn primaries(&mut self) -> Result<Option<Vec<(String, u16)>>> {
-        let AsyncLink::Cluster(con) = &mut self.0 else {
-            return Ok(None);
-        };
-        let reply = con
-            .route_command(
-                redis::cmd("CLUSTER").arg("SLOTS").clone(),
-                redis::cluster_routing::RoutingInfo::SingleNode(
-                    redis::cluster_routing::SingleNodeRoutingInfo::Random,
-                ),
-            )
-            .await?;
-        let ranges: Vec<redis::Value> = redis::from_redis_value(reply)
-            .map_err(|_| Error::Config("CLUSTER SLOTS answered an unexpected shape".into()))?;
-        Ok(Some(primaries_of(parse_cluster_slots(ranges)?)))
-    }
-
-    /// `cmd` on the node at `host:port` of a cluster (on a single server,
-    /// on it).
-    pub async fn on_node(
-        &mut self,
-        cmd: &redis::Cmd,
-        (host, port): &(String, u16),
-    ) -> Result<redis::Value> {
-        Ok(match &mut self.0 {
-            AsyncLink::Single(con) => cmd.query_async(con).await?,
-            AsyncLink::Cluster(con) => {
-                con.route_command(
-                    cmd.clone(),
-                    redis::cluster_routing::RoutingInfo::SingleNode(
-                        redis::cluster_routing::SingleNodeRoutingInfo::ByAddress {
-                            host: host.clone(),
-                            port: *port,
-                        },
-                    ),
-                )
-                .await?
-            }
-        })
-    }
-
-    /// Run `call`, then WAIT when asked, in one round trip to the node of
-    /// the call's key.
-    async fn run<T: Reply>(&mut self, call: &Call<T>, wait: Option<(u32, Duration)>) -> Result<T> {
-        let Some((replicas, timeout)) = wait.filter(|_| call.writes()) else {
-            return call.run_async(self).await;
-        };
-        run_waited!(call, replicas, timeout, |pipe| self
-            .send(call, pipe)
-            .await?)
-    }
-
-    /// Send a [`wait_pipeline`] to the node of `call`'s key.
-    async fn send<T: Reply>(
-        &mut self,
-        call: &Call<T>,
-        pipe: redis::Pipeline,
-    ) -> Result<(redis::Value, redis::Value)> {
-        let values = match &mut self.0 {
-            AsyncLink::Single(con) => pipe.query_async::<Vec<redis::Value>>(con).await?,
-            AsyncLink::Cluster(con) => con.route_pipeline(pipe, 0, 2, slot_route(call)).await?,
-        };
-        two(call, values)
-    }
-}
-
-#[cfg(feature = "async")]
-impl AsyncConnection {
-    /// Run `call`, retried per the client's [`Retry`] policy.
-    pub async fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
-        let prepared = self.client.prepare(call)?;
-        let call = prepared.as_ref().unwrap_or(call);
-        let (wait, cluster) = (self.client.wait, self.client.is_cluster());
-        let attempt = || async {
-            let slot = self.next_slot();
-            match self.current(slot).await {
-                Ok((generation, mut con)) => {
-                    let result = sent(con.run(call, wait).await, call, cluster);
-                    if result.as_ref().is_err_and(broken) {
-                        self.forget(slot, generation).await;
-                    }
-                    (result, call.is_idempotent())
-                }
-                // a failure to (re)connect: the call was not sent
-                Err(err) => (Err(err), true),
-            }
-        };
-        self.client.retry.run_async(attempt).await
-    }
-
-    /// The redis-rs connection, connecting first if the last one failed.
-    pub async fn redis(&self) -> Result<AsyncRedis> {
-        Ok(self.current(self.next_slot()).await?.1)
-    }
-
-    /// The connection the next call takes.
-    fn next_slot(&self) -> &tokio::sync::Mutex<Shared> {
-        let turn = self.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        &self.shared[turn % self.shared.len()]
-    }
-
-    async fn current(&self, slot: &tokio::sync::Mutex<Shared>) -> Result<(u64, AsyncRedis)> {
-        let mut shared = slot.lock().await;
-        if let Some((generation, con)) = &shared.con {
-            return Ok((*generation, con.clone()));
-        }
-        let c = &self.client;
-        let config = redis::AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(c.connect_timeout))
-            .set_response_timeout(Some(c.response_timeout));
-        let link = match (&c.target, &self.cluster) {
-            (_, Some(cluster)) => AsyncLink::Cluster(cluster.get_async_connection().await?),
-            (Target::Single(redis), _) => AsyncLink::Single(
-                redis
-                    .get_multiplexed_async_connection_with_config(&config)
-                    .await?,
-            ),
-            (Target::Sentinel(sentinel), _) => {
-                let master = sentinel.r#async.lock().await.async_get_client().await?;
-                AsyncLink::Single(
-                    master
-                        .get_multiplexed_async_connection_with_config(&config)
-                        .await?,
-                )
-            }
-            (Target::Cluster(_), None) => unreachable!("connect_async() builds the cluster client"),
-        };
-        let con = AsyncRedis(link);
-        shared.generation += 1;
-        shared.con = Some((shared.generation, con.clone()));
-        Ok((shared.generation, con))
-    }
-
-    /// Drop the connection of `generation` in `slot` (if it is still the
-    /// current one).
-    async fn forget(&self, slot: &tokio::sync::Mutex<Shared>, generation: u64) {
-        let mut shared = slot.lock().await;
-        if matches!(&shared.con, Some((g, _)) if *g == generation) {
-            shared.con = None;
-        }
+        AsyncConnection::open(self).await
     }
 }
 

@@ -77,7 +77,7 @@ impl Connection {
         Ok(con)
     }
 
-    /// Run `call`, retried per the client's [`Retry`] policy (see the
+    /// Run `call`, retried per the client's [`Retry`](super::Retry) policy (see the
     /// module documentation for which failures are retried).
     pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
         let prepared = self.client.prepare(call)?;
