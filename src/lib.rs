@@ -39,20 +39,19 @@
 //! a cluster is refused by Redis, possibly after a first write.
 //!
 //! # Features
-//! - `async` (default): [`Call::run_async`] on redis-rs's tokio connections.
-//!   Without it the crate compiles no tokio.
-//! - `cli` (default): the `redvote` binary (clap); turns on `testing`.
-//! - `serve` (default): the binary's `redvote serve`, the JSON API over
-//!   HTTP (axum, tower-http, tracing, utoipa, prometheus-client); turns on
-//!   `cli`, `async` and `openapi`.
-//! - `openapi`: `utoipa::ToSchema` on the public value, settings and
-//!   result types (the service's OpenAPI schemas).
-//! - `testing`: [`testing`], a throwaway `redis-server` and the seeds'
-//!   naive flow, for tests, demos and the benchmark; not a stable API.
+//! - `async` (default): [`Call::run_async`] and [`AsyncConnection`] on
+//!   redis-rs's tokio connections (and its async cluster client). Without
+//!   it (`default-features = false`) the crate compiles no tokio.
+//! - `tls` (opt-in): `rediss://` URLs (and `rediss+sentinel://`,
+//!   `rediss+cluster://`) through rustls with the ring provider, a custom CA
+//!   and client certificates ([`Tls`]); brings `async`.
+//! - `openapi` (opt-in): `utoipa::ToSchema` on the public value, settings
+//!   and result types (the OpenAPI schemas of the service, `redvote-serve`).
 //!
-//! Library users who want neither the CLI, the service nor tokio:
-//! `redvote = { version = "0.2", default-features = false }`; with the
-//! async API: `default-features = false, features = ["async"]`.
+//! The command line (`redvote-cli`), the HTTP service (`redvote-serve`),
+//! the invariant checker (`redvote-check`), the test harness
+//! (`redvote-testing`) and the benchmark are other crates of the workspace:
+//! this one depends on none of them.
 //!
 //! # Layout
 //! - [`site`]: the article site: [`Site`], its values and results, their
@@ -60,20 +59,21 @@
 //! - [`campaign`]: campaigns: [`Campaign`], settings, values and results,
 //!   their decoding.
 //! - [`call`]: [`Call`], one prepared script invocation.
+//! - [`client`]: [`Client`] (where to connect, timeouts, retries, the wait
+//!   for replicas), [`Connection`] and [`AsyncConnection`], which run every
+//!   call type under the retry policy.
 //! - [`caps`]: the largest sizes the scripts accept (page sizes, batch
 //!   sizes), as constants.
 //! - [`reply`]: [`reply::Reply`], how results are read from replies (and
 //!   `redis::FromRedisValue` for them).
 //! - [`error`]: [`Code`], the one table of script error codes, and [`Error`].
-//! - [`check`]: [`check_site`] and [`check_campaign`], read-only invariant
-//!   scans (SCAN-based) that return a [`Report`] of [`Violation`]s.
 //! - [`scripts`]: the embedded Lua (`lua/<op>.lua`, assembled from
 //!   `lua/src/`), their SHA1s, `SCRIPT LOAD` of all.
-//! - [`testing`] (feature `testing`): dev-only helpers.
 //!
 //! Every public type of [`site`] and [`campaign`] is also re-exported at the
-//! crate root; the README (repository front page) has the CLI, the
-//! `redis-cli` forms of every script and the benchmark.
+//! crate root. The chapters in `docs/` of the repository (linked from the
+//! README) hold the rest: connecting, the key layout, the `redis-cli` forms
+//! of every script, errors and guarantees, the benchmark.
 #![warn(missing_docs)]
 
 pub mod call;
@@ -92,13 +92,20 @@ pub mod site;
 mod words;
 
 pub use call::Call;
-pub use campaign::*;
+pub use campaign::{
+    Around, Ballot, BoardPage, BoardSettings, Campaign, CampaignSettings, Configured, DenyLists,
+    Dimension, Entry, Imported, Kind, LimitLeft, LimitRule, Neighbourhood, OptionSettings, Paging,
+    Participants, Period, PeriodScore, Reindexed, Rolling, Standing, Ties, View, Voter, Window,
+};
 #[cfg(feature = "async")]
 pub use client::{AsyncConnection, AsyncRedis};
 pub use client::{Client, Connection, Retry, Tls};
 pub use error::{Code, Error, RateLimited, Result};
 pub use names::is_valid_name;
-pub use site::*;
+pub use site::{
+    Article, Config, ConfigUpdate, GroupChange, Order, Page, PageCall, PageIds, PageOf, Ranking,
+    Reranked, Site, Vote, VoteOutcome,
+};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(all(doctest, feature = "async"))]

@@ -1,5 +1,5 @@
 //! Test only: what `Cargo.toml` promises about features. Without `async`
-//! (and `cli`) the crate pulls in no tokio: redis-rs's `tokio-comp` and the
+//! the crate pulls in no tokio: redis-rs's `tokio-comp` and the
 //! optional tokio dependency (the retry wait) come only through the `async`
 //! feature.
 
@@ -37,7 +37,6 @@ fn only_the_async_feature_brings_tokio() {
     };
     assert!(feature("async").contains("redis/tokio-comp"));
     assert!(feature("async").contains("dep:tokio"));
-    for other in ["cli", "testing"] {
-        assert!(!feature(other).contains("tokio"), "{}", feature(other));
-    }
+    assert_eq!(feature("default"), r#"default = ["async"]"#);
+    assert!(!feature("openapi").contains("tokio"), "{}", feature("openapi"));
 }

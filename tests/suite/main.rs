@@ -16,6 +16,7 @@ mod faults;
 mod fuzz;
 mod limits;
 mod model;
+mod package;
 mod periods;
 mod pipeline;
 mod seed_compat;

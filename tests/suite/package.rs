@@ -1,0 +1,119 @@
+//! What a dependent gets: the driver's dependency tree (default features)
+//! stays small and holds no CLI or HTTP crate; the README front page stays
+//! short and its first Rust example builds, as written, in a new project.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+/// The workspace root (the driver's package).
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The crates `cargo tree -e normal` lists for the driver with `args`.
+fn tree(args: &[&str]) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "-p", "redvote", "-e", "normal", "--prefix", "none"])
+        .args(["--format", "{p}", "--offline"])
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("run cargo tree");
+    assert!(out.status.success(), "cargo tree: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        // "name v1.2.3 (path)" or "name v1.2.3 (*)": the name and version
+        .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn the_driver_compiles_no_cli_or_http_crate_and_few_crates() {
+    let crates = tree(&[]);
+    for unwanted in ["axum", "clap", "tower", "utoipa", "hyper", "tracing"] {
+        let found: Vec<_> = crates
+            .iter()
+            .filter(|c| c.split(' ').next().unwrap().starts_with(unwanted))
+            .collect();
+        assert!(found.is_empty(), "the driver depends on {found:?}");
+    }
+    assert!(
+        crates.len() <= 80,
+        "{} crates with default features: {crates:?}",
+        crates.len()
+    );
+    let bare = tree(&["--no-default-features"]);
+    assert!(
+        !bare.iter().any(|c| c.starts_with("tokio ")),
+        "tokio without the async feature"
+    );
+    eprintln!(
+        "driver: {} crates with default features, {} without",
+        crates.len(),
+        bare.len()
+    );
+}
+
+/// README's first ```rust block (any `rust,...` fence) and the dependency
+/// lines of the last ```toml block before it.
+fn first_example(readme: &str) -> (String, Vec<String>) {
+    let fence = readme.find("\n```rust").expect("README has a rust block") + 1;
+    let start = fence + readme[fence..].find('\n').unwrap() + 1;
+    let end = start + readme[start..].find("\n```").unwrap() + 1;
+    let toml = readme[..fence]
+        .rfind("```toml\n")
+        .expect("a toml block before README's first rust block");
+    let deps = readme[toml..fence]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .filter(|l| l.contains('='))
+        .map(str::to_string)
+        .collect();
+    (readme[start..end].to_string(), deps)
+}
+
+#[test]
+fn the_readme_is_a_short_front_page() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "README has {lines} lines (at most 250)");
+}
+
+/// The example is built (not run: it needs a server) in a new crate outside
+/// the workspace, with README's dependency lines and the driver patched to
+/// this checkout, offline (the crates come from cargo's cache).
+#[test]
+fn the_readme_rust_example_builds_in_a_new_project() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let (code, deps) = first_example(&readme);
+    assert!(
+        deps.iter().any(|d| d.starts_with("redvote ")),
+        "README's dependency block names no redvote: {deps:?}"
+    );
+    let dir = std::env::temp_dir().join(format!("redvote-readme-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let manifest = format!(
+        "[package]\nname = \"readme-example\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\n{}\n\n[patch.crates-io]\nredvote = {{ path = {ROOT:?} }}\n\n[workspace]\n",
+        deps.join("\n")
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.join("src/main.rs"), &code).unwrap();
+    // the lock file of the checkout: the same versions, all in the cache
+    std::fs::copy(Path::new(ROOT).join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--offline", "--quiet"])
+        .current_dir(&dir)
+        // its own target dir: the test run holds the workspace's lock
+        .env("CARGO_TARGET_DIR", Path::new(ROOT).join("target/readme-example"))
+        .output()
+        .expect("run cargo build");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "README's first Rust example does not build in a new project:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
