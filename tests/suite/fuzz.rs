@@ -72,14 +72,17 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("group_page", 250),
     ("groups", 300),
     ("rerank", 150),
-    ("configure", 250),
-    ("campaign_configure", 500),
+    ("config", 100),
+    ("configure", 150),
+    ("campaign_configure", 400),
+    ("campaign_settings", 100),
     ("campaign_vote", 600),
     ("campaign_import", 400),
     ("campaign_top", 300),
     ("campaign_standing", 300),
     ("campaign_around", 300),
-    ("campaign_limits", 400),
+    ("campaign_limits", 250),
+    ("campaign_limits_reset", 150),
     ("campaign_participants", 200),
     ("campaign_reindex", 100),
 ];
@@ -115,14 +118,17 @@ fuzz_tests! {
     group_page,
     groups,
     rerank,
+    config,
     configure,
     campaign_configure,
+    campaign_settings,
     campaign_vote,
     campaign_import,
     campaign_top,
     campaign_standing,
     campaign_around,
     campaign_limits,
+    campaign_limits_reset,
     campaign_participants,
     campaign_reindex,
 }
@@ -541,7 +547,7 @@ fn t0() -> u64 {
 }
 
 /// The campaign every campaign fixture is configured with.
-fn campaign_settings(t0: u64) -> CampaignSettings {
+fn fixture_settings(t0: u64) -> CampaignSettings {
     let b = BoardSettings::new(&[
         Period::Hour,
         Period::Day,
@@ -607,7 +613,7 @@ fn campaign_settings(t0: u64) -> CampaignSettings {
 
 /// Configure campaign `c` and give it votes and imported votes.
 fn seed_campaign(con: &mut Connection, c: &Campaign, t0: u64) {
-    c.configure(&campaign_settings(t0)).run(con).unwrap();
+    c.configure(&fixture_settings(t0)).run(con).unwrap();
     let c = c.at(t0);
     c.vote("alice", &[("B", "x"), ("C", "y")]).run(con).unwrap();
     let bob = Voter::new("bob").channel("partner").device("pc").cost(2);
@@ -782,6 +788,18 @@ fn site_fixture(script: &str) -> Fixture {
             site.rerank(1, 1).into(),
             site.rerank(0, 1000).into(),
         ],
+        // A script without arguments: the second template sends the
+        // writer's (what a caller mixing the two up would send), so the
+        // mutations have arguments to work on; every call with arguments
+        // must be refused (USAGE) and write nothing.
+        "config" => vec![
+            site.config().into(),
+            site.configure(&ConfigUpdate {
+                page_size: Some(20),
+                ..Default::default()
+            })
+            .into(),
+        ],
         "configure" => vec![
             site.config().into(),
             site.configure(&ConfigUpdate {
@@ -825,7 +843,7 @@ fn campaign_fixture(script: &str) -> Fixture {
     let day = View::shown("day");
     let calls: Vec<Call> = match script {
         "campaign_configure" => {
-            let full = campaign_settings(t0);
+            let full = fixture_settings(t0);
             let more = CampaignSettings::new().with_board(
                 "B",
                 BoardSettings::default()
@@ -929,11 +947,27 @@ fn campaign_fixture(script: &str) -> Fixture {
             vec![
                 c.limits(&Voter::new("alice"), &[("B", "x")]).into(),
                 c.limits(&bob, &[]).into(),
-                c.reset_limits(&Voter::new("alice"), &[]).into(),
                 later.limits(&tight, &[("B", "x"), ("C", "y")]).into(),
-                c.reset_limits(&bob, &[("D", "x")]).into(),
+                clock.limits(&Voter::new("carol"), &[]).into(),
             ]
         }
+        "campaign_limits_reset" => {
+            let bob = Voter::new("bob").channel("partner").device("pc");
+            vec![
+                c.reset_limits(&Voter::new("alice"), &[]).into(),
+                c.reset_limits(&bob, &[("D", "x")]).into(),
+                later
+                    .reset_limits(&Voter::new("carol"), &[("B", "x")])
+                    .into(),
+            ]
+        }
+        // No arguments: as for config, the second template sends the
+        // writer's (a settings document), for the mutations to work on.
+        "campaign_settings" => vec![
+            c.settings().into(),
+            c.configure(&CampaignSettings::new().with_offset("+01:00"))
+                .into(),
+        ],
         "campaign_participants" => vec![
             c.participants("B", &["x", "y"]).into(),
             c.participants("C", &[]).into(),
