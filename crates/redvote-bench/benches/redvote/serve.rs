@@ -6,7 +6,7 @@
 //! slice of each side, the order alternating):
 //!
 //! * **http**: `POST /v1/campaigns/bench-serve/votes` `{user, votes:
-//!   [{board, option}]}` to a `redvote serve` the section starts itself, by
+//!   [{board, option}]}` to the service the section starts itself, by
 //!   `--tasks` tokio tasks sharing one reqwest client whose pool keeps one
 //!   keep-alive connection per task (opened before the first slice); each
 //!   answer must be 200 with one ballot for the pair;
@@ -14,24 +14,24 @@
 //!   [`Campaign::vote`] by as many tasks sharing one `AsyncConnection`,
 //!   which is what each request of the service calls.
 //!
-//! The service is the `redvote` binary of the same build: cargo builds a
-//! package's binaries for its benchmarks and passes their paths as
-//! `CARGO_BIN_EXE_<name>` at compile time (read with `option_env!`: a
-//! build without the binary, i.e. without the `cli` feature, reports the
-//! section skipped; without the `serve` feature the binary refuses
-//! `serve` and the section fails). It runs with its defaults (no tokens,
-//! INFO logs, its stderr discarded, a tokio worker per core) on
-//! `--listen 127.0.0.1:0`, and is killed when the section ends. Every vote
-//! is by a new user; afterwards the board's `real:total` must hold exactly
-//! both sides' votes, then the campaign's keys are deleted.
+//! The service is the `redvote-serve` library of the same build, started
+//! in this process as `redvote serve` runs it: [`redvote_serve::serve`]
+//! with its defaults (no tokens, the `redvote` CLI's client settings, INFO
+//! logs written to /dev/null, a tokio worker per core) on a runtime and a
+//! thread of its own, apart from the clients' runtime, on a listener bound
+//! to `127.0.0.1:0`; the section ends it (its shutdown, then the thread
+//! joined). Every vote is by a new user; afterwards the board's
+//! `real:total` must hold exactly both sides' votes, then the campaign's
+//! keys are deleted. `skipped` stays in the report (null: the section
+//! always runs).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{anyhow, ensure, Context, Result};
 use redvote::Campaign;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -90,52 +90,98 @@ impl Side {
     }
 }
 
-/// `redvote serve`, killed on drop.
+/// The service, in-process as `redvote serve` runs it; stopped on drop
+/// (its shutdown sent, its thread joined).
 struct Service {
-    child: Child,
     base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<Result<()>>>,
 }
 
 impl Service {
-    fn start(bin: &str, url: &str) -> Result<Service> {
-        let mut cmd = Command::new(bin);
-        for var in [
-            "REDVOTE_URL",
-            "REDVOTE_ADMIN_TOKEN",
-            "REDVOTE_API_TOKEN",
-            "RUST_LOG",
-        ] {
-            cmd.env_remove(var);
-        }
-        let mut child = cmd
-            .args(["--url", url, "serve", "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("cannot start {bin} serve"))?;
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("piped"))
-            .read_line(&mut line)
-            .context("reading redvote serve's first line")?;
-        match line.trim().strip_prefix("listening on ") {
-            Some(addr) => Ok(Service {
-                base: format!("http://{addr}"),
-                child,
-            }),
-            None => {
-                let _ = child.kill();
-                let status = child.wait()?;
-                bail!("{bin} serve did not start ({status}): {line:?}")
+    /// `redvote serve --url URL --listen 127.0.0.1:0` with its defaults:
+    /// the site `default` (prefix ""), no tokens, the CLI's client (5 s
+    /// timeouts, 3 retries), INFO logs (to /dev/null), a tokio worker per
+    /// core.
+    fn start(url: &str) -> Result<Service> {
+        let client = redvote::Client::open(url)?
+            .timeouts(Duration::from_secs(5), Duration::from_secs(5))
+            .retry(redvote::Retry::new(4, Duration::from_millis(100)));
+        let sites = BTreeMap::from([("default".to_string(), redvote::Site::new(""))]);
+        let options = redvote_serve::Options::default();
+        let logs = tracing::Dispatch::new(
+            tracing_subscriber::fmt()
+                .with_max_level(tracing::Level::INFO)
+                .with_ansi(false)
+                .with_writer(|| {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open("/dev/null")
+                        .map(|f| Box::new(f) as Box<dyn std::io::Write>)
+                        .unwrap_or_else(|_| Box::new(std::io::sink()))
+                })
+                .finish(),
+        );
+        let (ready_tx, ready_rx) = mpsc::channel::<std::result::Result<String, String>>();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || -> Result<()> {
+            let _logs = tracing::dispatcher::set_default(&logs);
+            let worker_logs = logs.clone();
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .on_thread_start(move || {
+                    // the workers' default for their lifetime
+                    std::mem::forget(tracing::dispatcher::set_default(&worker_logs));
+                })
+                .build()
+                .context("the service's tokio runtime")?;
+            rt.block_on(async move {
+                let started = async {
+                    let state = redvote_serve::AppState::new(&client, sites, &options).await?;
+                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                    let addr = listener.local_addr()?;
+                    anyhow::Ok((state, listener, addr))
+                };
+                let (state, listener, addr) = match started.await {
+                    Ok(started) => started,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(format!("{e:#}")));
+                        return Err(e);
+                    }
+                };
+                let _ = ready_tx.send(Ok(format!("http://{addr}")));
+                redvote_serve::serve(listener, state, &options, async move {
+                    let _ = stopped.await;
+                })
+                .await
+            })
+        });
+        let base = match ready_rx.recv() {
+            Ok(Ok(base)) => base,
+            Ok(Err(e)) => return Err(anyhow!("the service did not start: {e}")),
+            Err(_) => {
+                return Err(match thread.join() {
+                    Ok(Err(e)) => e.context("the service did not start"),
+                    _ => anyhow!("the service's thread ended before it listened"),
+                })
             }
-        }
+        };
+        Ok(Service {
+            base,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
     }
 }
 
 impl Drop for Service {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -171,10 +217,6 @@ pub(super) fn run_serve(
         met: None,
         votes_found: 0,
     };
-    let Some(bin) = option_env!("CARGO_BIN_EXE_redvote") else {
-        serve.skipped = Some("built without the redvote binary (features cli, serve)".into());
-        return Ok(serve);
-    };
     let mut admin = super::connect(url)?;
     let ns = campaign.namespace().to_string();
     ensure!(
@@ -187,7 +229,7 @@ pub(super) fn run_serve(
         .run(&mut admin)
         .context("configuring the serve section's campaign")?;
 
-    let result = measure(bin, url, &campaign, &options, ops, tasks, rounds, threads);
+    let result = measure(url, &campaign, &options, ops, tasks, rounds, threads);
     // count, then delete the campaign's keys whatever happened
     let total_key = format!("{ns}b:{CAMPAIGN_BOARD}:real:total");
     let found: Vec<(String, f64)> = redis::cmd("ZRANGE")
@@ -223,7 +265,6 @@ pub(super) fn run_serve(
 /// The rounds: each side's latencies and summed slice times.
 #[allow(clippy::too_many_arguments)]
 fn measure(
-    bin: &str,
     url: &str,
     campaign: &Campaign,
     options: &[String],
@@ -232,7 +273,7 @@ fn measure(
     rounds: u64,
     threads: usize,
 ) -> Result<(Measure, Measure)> {
-    let service = Service::start(bin, url)?;
+    let service = Service::start(url)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .enable_all()
