@@ -107,7 +107,28 @@ pub use site::{
     Reranked, Site, Vote, VoteOutcome,
 };
 
-/// The README's Rust examples, compiled and run as doctests.
+/// The README's Rust examples, compiled (and run unless `no_run`) as
+/// doctests.
 #[cfg(all(doctest, feature = "async"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust chapter's examples as doctests.
+#[cfg(all(doctest, feature = "async"))]
+#[doc = include_str!("../docs/rust.md")]
+pub struct RustChapterDoctests;
+
+/// The campaign chapter's examples as doctests.
+#[cfg(all(doctest, feature = "async"))]
+#[doc = include_str!("../docs/campaigns.md")]
+pub struct CampaignsChapterDoctests;
+
+/// The cluster chapter's examples as doctests.
+#[cfg(all(doctest, feature = "async"))]
+#[doc = include_str!("../docs/cluster.md")]
+pub struct ClusterChapterDoctests;
+
+/// The connecting chapter's examples (TLS among them) as doctests.
+#[cfg(all(doctest, feature = "tls"))]
+#[doc = include_str!("../docs/connecting.md")]
+pub struct ConnectingChapterDoctests;

@@ -1,4 +1,4 @@
-//! Least privilege (README, "Least privilege"): the README's ACL line lists
+//! Least privilege (docs/connecting.md, "Least privilege"): its ACL line lists
 //! every command the scripts call; a user created with it runs both systems;
 //! a user whose key patterns do not cover a call's key is refused, writing
 //! nothing.
@@ -12,14 +12,15 @@ use redvote::{
 
 use crate::support;
 
-const README: &str = include_str!("../../README.md");
+/// The chapter that holds the ACL line.
+const CONNECTING: &str = include_str!("../../docs/connecting.md");
 
-/// README's `ACL SETUSER redvote ...` line.
+/// The chapter's `ACL SETUSER redvote ...` line.
 fn acl_line() -> &'static str {
-    README
+    CONNECTING
         .lines()
         .find(|l| l.starts_with("ACL SETUSER redvote "))
-        .expect("README has an ACL SETUSER redvote line")
+        .expect("docs/connecting.md has an ACL SETUSER redvote line")
 }
 
 /// Every command name the embedded scripts pass to `rcall`/`redis.call`.
@@ -61,7 +62,7 @@ fn the_acl_line_lists_every_command_the_scripts_call() {
         .map(str::to_string)
         .collect();
     let missing: Vec<String> = script_commands().difference(&granted).cloned().collect();
-    assert!(missing.is_empty(), "README's ACL line lacks {missing:?}");
+    assert!(missing.is_empty(), "the ACL line of docs/connecting.md lacks {missing:?}");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! README.md's examples as the tests run them: a section's text, the
+//! The documentation's examples as the tests run them (README.md and the
+//! chapters of docs/): a section's text, the
 //! commands of its `sh` blocks, the Rust examples kept as files, and the
 //! deployment's hosts swapped for the test's own servers.
 
@@ -10,15 +11,57 @@ pub const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 /// README.md as built into the test binary.
 pub const README: &str = include_str!("../../../README.md");
 
-/// The section of README under the heading `heading` (e.g. `"### TLS"`),
-/// up to the next heading of the same or a higher level.
+/// The documentation as built into the test binary: the front page and
+/// every chapter of docs/, by path from the workspace root.
+pub const DOCS: &[(&str, &str)] = &[
+    ("README.md", README),
+    ("docs/benchmark.md", include_str!("../../../docs/benchmark.md")),
+    ("docs/campaigns.md", include_str!("../../../docs/campaigns.md")),
+    ("docs/checking.md", include_str!("../../../docs/checking.md")),
+    ("docs/cli.md", include_str!("../../../docs/cli.md")),
+    ("docs/cluster.md", include_str!("../../../docs/cluster.md")),
+    ("docs/connecting.md", include_str!("../../../docs/connecting.md")),
+    ("docs/contributing.md", include_str!("../../../docs/contributing.md")),
+    ("docs/errors.md", include_str!("../../../docs/errors.md")),
+    ("docs/layout.md", include_str!("../../../docs/layout.md")),
+    ("docs/rate-limits.md", include_str!("../../../docs/rate-limits.md")),
+    ("docs/redis-cli.md", include_str!("../../../docs/redis-cli.md")),
+    ("docs/rust.md", include_str!("../../../docs/rust.md")),
+    ("docs/service.md", include_str!("../../../docs/service.md")),
+    ("docs/site.md", include_str!("../../../docs/site.md")),
+];
+
+/// The text of the document at `path` (`"docs/cli.md"`, `"README.md"`).
+pub fn doc(path: &str) -> &'static str {
+    DOCS.iter()
+        .find(|(p, _)| *p == path)
+        .unwrap_or_else(|| panic!("no document {path} (redvote_testing::readme::DOCS)"))
+        .1
+}
+
+/// The section under the heading `heading` (e.g. `"### TLS"`), up to the
+/// next heading of the same or a higher level, in whichever document holds
+/// it: each heading a test reads is in exactly one (each fact once).
 pub fn section(heading: &str) -> &'static str {
+    let found: Vec<_> = DOCS
+        .iter()
+        .filter(|(_, text)| text.contains(&format!("\n{heading}\n")))
+        .collect();
+    match found.as_slice() {
+        [(_, text)] => section_of(text, heading),
+        [] => panic!("no document has a section {heading:?}"),
+        many => panic!(
+            "{heading:?} is a heading of several documents: {:?}",
+            many.iter().map(|(p, _)| p).collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// The section under `heading` of `text`.
+fn section_of(text: &'static str, heading: &str) -> &'static str {
     let level = heading.split(' ').next().unwrap();
-    let start = README
-        .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("README has no section {heading:?}"))
-        + 1;
-    let body = &README[start + heading.len()..];
+    let start = text.find(&format!("\n{heading}\n")).unwrap() + 1;
+    let body = &text[start + heading.len()..];
     // the first heading line outside a code block, of this level or higher
     let mut in_code = false;
     let mut end = body.len();
@@ -35,7 +78,7 @@ pub fn section(heading: &str) -> &'static str {
         }
         offset += line.len();
     }
-    &README[start..start + heading.len() + end]
+    &text[start..start + heading.len() + end]
 }
 
 /// The lines of `text`'s ```` ```sh ```` blocks that start with one of
@@ -67,14 +110,15 @@ pub fn sh_commands(text: &str, starts: &[&str]) -> Vec<String> {
     commands
 }
 
-/// Assert that README shows `tests/readme_examples/FILE` as a
-/// ```` ```rust,no_run ```` block, as the file is (the suite runs the file).
+/// Assert that a document shows `tests/readme_examples/FILE` as a
+/// ```` ```rust,no_run ```` block, as the file is (the tests run the file).
 pub fn assert_shows_example(file: &str) {
     let path = format!("{WORKSPACE}/tests/readme_examples/{file}");
     let code = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let block = format!("```rust,no_run\n{code}```\n");
     assert!(
-        README.contains(&format!("```rust,no_run\n{code}```\n")),
-        "README no longer shows {path} as it is: copy the file into README's block"
+        DOCS.iter().any(|(_, text)| text.contains(&block)),
+        "no document shows {path} as it is: copy the file into its block"
     );
 }
 

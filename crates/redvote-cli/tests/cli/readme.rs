@@ -1,36 +1,32 @@
-//! README.md's promises: its `redis-cli` examples run as written (against a
-//! server of the test's own) and its CLI synopsis matches the binary.
+//! The documentation's promises: the `redis-cli` and `redvote` examples of
+//! README, docs/redis-cli.md and docs/campaigns.md run as written (each
+//! document's lines in order, against a server of the test's own), and the
+//! CLI synopsis of docs/cli.md matches the binary.
 
 use std::process::Command;
 
 use redis::Commands;
 
 use crate::support;
-use crate::support::readme::{sh, sh_commands, README};
+use crate::support::readme::{doc, sh, sh_commands, README, WORKSPACE};
 
 /// The `redis-cli ...` and `redvote ...` lines of README's sh blocks, in
 /// order, but for those that name a deployment with `--url` (the TLS,
 /// Sentinel and cluster tests run those against servers of their kind).
-fn redis_cli_lines() -> Vec<String> {
-    sh_commands(README, &["redis-cli ", "redvote "])
+fn redis_cli_lines(text: &str) -> Vec<String> {
+    sh_commands(text, &["redis-cli ", "redvote "])
         .into_iter()
         .filter(|line| !line.contains("--url "))
         .collect()
 }
 
-#[test]
-fn readme_redis_cli_examples_run() {
-    let server = support::server();
-    let mut con = support::con(&server);
-    let lines = redis_cli_lines();
-    assert!(
-        lines.len() >= 8,
-        "README lost its redis-cli examples: {lines:?}"
-    );
-
-    for line in &lines {
+/// Run `lines` in order against `server` from the workspace root (where
+/// `lua/` and `docs/` are): each succeeds, and prints no refusal but for
+/// the one README shows on purpose (the key-like id `1:x`).
+fn run_lines(server: &support::TempServer, lines: &[String]) {
+    for line in lines {
         let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
-        let out = sh(&cmd, env!("CARGO_MANIFEST_DIR").as_ref())
+        let out = sh(&cmd, WORKSPACE.as_ref())
             .env("REDVOTE_URL", server.url())
             .output()
             .expect("run sh");
@@ -48,6 +44,18 @@ fn readme_redis_cli_examples_run() {
             );
         }
     }
+}
+
+#[test]
+fn readme_redis_cli_examples_run() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let lines = redis_cli_lines(README);
+    assert!(
+        lines.len() >= 8,
+        "README lost its redis-cli examples: {lines:?}"
+    );
+    run_lines(&server, &lines);
 
     // What the examples did, as README describes it: article 1 with the
     // poster's and two more upvotes (one by EVALSHA), one downvote, two groups.
@@ -67,15 +75,54 @@ fn readme_redis_cli_examples_run() {
         .unwrap());
 }
 
-/// README's CLI synopsis: the text block that starts with `redvote [--url`.
+/// The CLI chapter's synopsis: the text block that starts with `redvote [--url`.
 fn synopsis() -> &'static str {
-    let start = README
+    let cli = doc("docs/cli.md");
+    let start = cli
         .find("redvote [--url")
-        .expect("README has a CLI synopsis");
-    let end = README[start..]
-        .find("```")
-        .expect("synopsis block is closed");
-    &README[start..start + end]
+        .expect("docs/cli.md has a CLI synopsis");
+    let end = cli[start..].find("```").expect("synopsis block is closed");
+    &cli[start..start + end]
+}
+
+/// docs/redis-cli.md: every script's `redis-cli --eval` form, in an order
+/// that runs on an empty server; what the site lines did is there after.
+#[test]
+fn the_redis_cli_chapter_runs_in_order() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let lines = redis_cli_lines(doc("docs/redis-cli.md"));
+    let scripts = std::fs::read_dir(format!("{WORKSPACE}/lua"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".lua"))
+        .count();
+    assert!(
+        lines.len() >= scripts,
+        "docs/redis-cli.md shows {} lines for {scripts} scripts",
+        lines.len()
+    );
+    run_lines(&server, &lines);
+    let votes: i64 = con.hget("article:1", "votes").unwrap();
+    assert!(votes >= 2, "the chapter's votes did not count: {votes}");
+    let boards: Vec<String> = con.smembers("{c:spring2026}:boards").unwrap();
+    assert!(!boards.is_empty(), "the chapter's campaign is not configured");
+}
+
+/// docs/campaigns.md's worked example: the CLI and redis-cli lines in order
+/// on an empty server, the vote id replayed once.
+#[test]
+fn the_campaign_worked_example_runs_in_order() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let lines = redis_cli_lines(doc("docs/campaigns.md"));
+    assert!(lines.len() >= 10, "docs/campaigns.md lost its example: {lines:?}");
+    run_lines(&server, &lines);
+    let participants: i64 = redis::cmd("PFCOUNT")
+        .arg("{c:spring2026}:hll")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(participants, 4, "users 1 to 4 voted");
 }
 
 #[test]
@@ -99,7 +146,7 @@ fn readme_cli_synopsis_lists_every_subcommand() {
             .collect();
         assert!(
             synopsis_words.contains(&command),
-            "README synopsis lacks {command}"
+            "docs/cli.md's synopsis lacks {command}"
         );
     }
 }
