@@ -17,6 +17,7 @@ use super::Client;
 use crate::call::Call;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+use crate::site::{Page, PageCall};
 
 /// An async connection that retries calls by [`Client`]'s policy; clones
 /// share one multiplexed (or cluster) connection, which is replaced (by the
@@ -183,17 +184,45 @@ impl AsyncConnection {
         let prepared = self.client.prepare(call)?;
         let call = prepared.as_ref().unwrap_or(call);
         let (wait, cluster) = (self.client.wait, self.client.is_cluster());
+        self.retried(call.is_idempotent(), |mut con| async move {
+            sent(con.run(call, wait).await, call, cluster)
+        })
+        .await
+    }
+
+    /// Read `page`, both round trips retried as one by the client's
+    /// [`Retry`](super::Retry) policy, as
+    /// [`Connection::page`](super::Connection::page) does.
+    pub async fn page(&self, page: &PageCall) -> Result<Page> {
+        let prepared = self.client.prepare(page.ids())?;
+        debug_assert!(prepared.is_none(), "a page is idempotent: sent as it is");
+        let wait = self.client.wait;
+        self.retried(page.is_idempotent(), |mut con| async move {
+            let ids = con.run(page.ids(), wait).await?;
+            page.finish_async(&mut con, ids).await
+        })
+        .await
+    }
+
+    /// `send` on the next connection (made again first if it broke), until
+    /// it succeeds or the policy stops it; a failure that leaves the
+    /// connection unusable drops it. `idempotent`: whether what `send`
+    /// sends may be resent after an unknown outcome.
+    async fn retried<T, F>(&self, idempotent: bool, send: impl Fn(AsyncRedis) -> F) -> Result<T>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
         let attempt = || async {
             let slot = self.next_slot();
             match self.current(slot).await {
-                Ok((generation, mut con)) => {
-                    let result = sent(con.run(call, wait).await, call, cluster);
+                Ok((generation, con)) => {
+                    let result = send(con).await;
                     if result.as_ref().is_err_and(broken) {
                         self.forget(slot, generation).await;
                     }
-                    (result, call.is_idempotent())
+                    (result, idempotent)
                 }
-                // a failure to (re)connect: the call was not sent
+                // a failure to (re)connect: nothing was sent
                 Err(err) => (Err(err), true),
             }
         };

@@ -258,6 +258,32 @@ impl Client {
 mod tests {
     use super::*;
 
+    /// The builder: each setting in the copy it answers, the password
+    /// hidden from what it shows; opening connects to nothing.
+    #[test]
+    fn the_builder_sets_what_it_names() {
+        let client = Client::open("redis://:s3cret@127.0.0.1:1/0")
+            .unwrap()
+            .timeouts(Duration::from_millis(100), Duration::from_millis(200))
+            .retry(Retry::never())
+            .wait_for_replicas(0, Duration::from_secs(1));
+        assert_eq!(client.response_timeout(), Duration::from_millis(200));
+        assert_eq!(client.connect_timeout, Duration::from_millis(100));
+        assert!(!client.url().contains("s3cret"), "{}", client.url());
+        assert!(!format!("{client:?}").contains("s3cret"), "{client:?}");
+        assert_eq!(client.retry, Retry::never());
+        assert_eq!(client.wait, None, "0 replicas: no wait");
+        let waits = client.clone().wait_for_replicas(2, Duration::from_secs(1));
+        assert_eq!(waits.wait, Some((2, Duration::from_secs(1))));
+        assert!(client.redis().is_some() && !client.is_cluster());
+        let cluster = Client::open("redis+cluster://127.0.0.1:1,127.0.0.1:2").unwrap();
+        assert!(cluster.is_cluster() && cluster.redis().is_none());
+        assert_eq!(
+            Client::open("redis://127.0.0.1:1").unwrap().retry,
+            Retry::default()
+        );
+    }
+
     /// Which calls a retry may resend after an unknown outcome.
     #[test]
     fn only_calls_that_cannot_count_twice_are_idempotent() {

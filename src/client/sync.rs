@@ -15,6 +15,7 @@ use super::Client;
 use crate::call::Call;
 use crate::error::Result;
 use crate::reply::Reply;
+use crate::site::{Page, PageCall};
 
 /// A sync connection that retries calls by [`Client`]'s policy and
 /// reconnects after a connection error.
@@ -77,22 +78,55 @@ impl Connection {
         Ok(con)
     }
 
-    /// Run `call`, retried per the client's [`Retry`](super::Retry) policy (see the
-    /// module documentation for which failures are retried).
+    /// Run `call`, retried per the client's [`Retry`](super::Retry) policy
+    /// (see the module documentation for which failures are retried).
     pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
         let prepared = self.client.prepare(call)?;
         let call = prepared.as_ref().unwrap_or(call);
-        let (retry, wait) = (self.client.retry, self.client.wait);
-        let cluster = self.client.is_cluster();
+        let (wait, cluster) = (self.client.wait, self.client.is_cluster());
+        self.retried(call.is_idempotent(), |link| {
+            sent(link.run(call, wait), call, cluster)
+        })
+    }
+
+    /// Read `page`, both round trips retried as one by the client's
+    /// [`Retry`](super::Retry) policy: its script call (as
+    /// [`Connection::run`] sends it, with the wait for replicas when it
+    /// writes: a group page may build its cached ordering), then the
+    /// articles' hashes in one `MULTI`/`EXEC`. Both parts only read, so a
+    /// page is resent from its script call after every failure the policy
+    /// resends an idempotent call after (a lost connection, no reply in
+    /// time, `LOADING`, `BUSY`, ...), on a new connection when the failure
+    /// broke this one.
+    pub fn page(&mut self, page: &PageCall) -> Result<Page> {
+        let prepared = self.client.prepare(page.ids())?;
+        debug_assert!(prepared.is_none(), "a page is idempotent: sent as it is");
+        let wait = self.client.wait;
+        self.retried(page.is_idempotent(), |link| {
+            let ids = link.run(page.ids(), wait)?;
+            page.finish(link.redis(), ids)
+        })
+    }
+
+    /// `send` on the current link (made again first if the last one broke),
+    /// until it succeeds or the policy stops it; a failure that leaves the
+    /// link unusable drops it. `idempotent`: whether what `send` sends may
+    /// be resent after an unknown outcome.
+    fn retried<T>(
+        &mut self,
+        idempotent: bool,
+        mut send: impl FnMut(&mut Link) -> Result<T>,
+    ) -> Result<T> {
+        let retry = self.client.retry;
         retry.run_sync(|| match self.link() {
             Ok(link) => {
-                let result = sent(link.run(call, wait), call, cluster);
+                let result = send(link);
                 if result.as_ref().is_err_and(broken) {
                     self.con = None;
                 }
-                (result, call.is_idempotent())
+                (result, idempotent)
             }
-            // a failure to (re)connect: the call was not sent
+            // a failure to (re)connect: nothing was sent
             Err(err) => (Err(err), true),
         })
     }

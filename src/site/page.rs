@@ -91,7 +91,9 @@ pub struct PageOf {
 }
 
 /// A prepared page read: plain data until run. [`PageCall::run`] /
-/// [`PageCall::run_async`] make both round trips; the parts
+/// [`PageCall::run_async`] make both round trips once, on any redis-rs
+/// connection; [`crate::Connection::page`] / `AsyncConnection::page` make
+/// them with a [`crate::Client`]'s timeouts and retry policy. The parts
 /// ([`PageCall::ids`], [`PageCall::articles`], [`PageCall::decode`]) are
 /// there for callers who send them their own way.
 ///
@@ -132,11 +134,6 @@ impl PageCall {
     /// The first call: `page.lua` or `group_page.lua`.
     pub fn ids(&self) -> &Call<PageIds> {
         &self.ids
-    }
-
-    /// What the page asked for.
-    pub fn of(&self) -> &PageOf {
-        &self.of
     }
 
     /// A page only reads (a group page's cached ordering is a cache): safe
@@ -217,7 +214,7 @@ impl PageCall {
     }
 
     /// The second round trip on a sync connection, after [`PageCall::ids`]
-    /// answered `ids` (e.g. run through a retrying [`crate::Connection`]).
+    /// answered `ids` ([`crate::Connection::page`] runs both, retried).
     pub fn finish(&self, con: &mut dyn redis::ConnectionLike, ids: PageIds) -> Result<Page> {
         let pipe = self.articles(&ids);
         let replies = match pipe.is_empty() {
@@ -247,8 +244,8 @@ impl PageCall {
     }
 
     /// The second round trip on an async connection, after [`PageCall::ids`]
-    /// answered `ids` (e.g. run through a retrying
-    /// [`crate::AsyncConnection`]), as [`PageCall::finish`].
+    /// answered `ids` (`AsyncConnection::page` runs both, retried), as
+    /// [`PageCall::finish`].
     #[cfg(feature = "async")]
     pub async fn finish_async<C: redis::aio::ConnectionLike>(
         &self,

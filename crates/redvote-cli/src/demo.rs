@@ -6,10 +6,10 @@
 //! `--prefix`.
 
 use anyhow::{Context, Result};
-use redvote_testing::TempServer;
 use redvote::{
     BoardSettings, Campaign, CampaignSettings, OptionSettings, Order, Paging, Period, Site, View,
 };
+use redvote_testing::TempServer;
 
 use crate::{connect, print_page, redact, Global};
 
@@ -102,15 +102,15 @@ pub fn run(g: &Global) -> Result<()> {
 
     say("\nfront page:".to_string());
     let front = site.page(Order::Score, 1, None).with_scores();
-    print_page(g, &front.run(con)?)?;
+    print_page(g, &client.page(&front)?)?;
     if !g.json {
         println!("\ngroup redis:");
         print_page(
             g,
-            &site.group_page("redis", Order::Score, 1, None).run(con)?,
+            &client.page(&site.group_page("redis", Order::Score, 1, None))?,
         )?;
     }
-    campaign(con, g, &say)
+    campaign(client.redis()?, g, &say)
 }
 
 /// A campaign with one board: "stars", kept per day and in total, where a

@@ -124,12 +124,10 @@ impl Global {
         })
     }
 
-    /// Connect and read a page: its script call retried per --retries, then
-    /// the articles' hashes in one MULTI/EXEC.
+    /// Connect and read a page: its script call, then the articles' hashes
+    /// in one MULTI/EXEC, the two retried together per --retries.
     pub fn page(&self, page: &PageCall) -> Result<Page> {
-        let mut con = self.connect()?;
-        let ids = self.run_on(&mut con, page.ids())?;
-        Ok(page.finish(con.redis()?, ids)?)
+        Ok(self.connect()?.page(page)?)
     }
 }
 

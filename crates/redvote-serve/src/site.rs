@@ -198,12 +198,10 @@ impl From<Page> for ArticlePage {
     }
 }
 
-/// Read a page with the retrying connection (the ids call), then the
-/// articles' hashes in one transaction.
+/// Read a page with the retrying connection: the ids call, then the
+/// articles' hashes in one transaction, the two retried together.
 async fn read_page(state: &AppState, call: redvote::PageCall) -> Result<ArticlePage, Problem> {
-    let ids = state.con.run(call.ids()).await?;
-    let mut con = state.con.redis().await?;
-    Ok(call.finish_async(&mut con, ids).await?.into())
+    Ok(state.con.page(&call).await?.into())
 }
 
 /// A page of the site's articles in an order.
