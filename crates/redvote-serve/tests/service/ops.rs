@@ -283,3 +283,24 @@ fn a_request_over_the_request_timeout_is_503() {
     assert!(took < Duration::from_secs(3), "{took:?}");
     svc.get("/v1/sites/default/config").ok(200);
 }
+
+/// The harness's own promise: dropping the [`Service`] ends the service
+/// (its shutdown resolves, `serve` returns, the listener closes).
+#[test]
+fn dropping_the_service_stops_it() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    assert_eq!(svc.get("/healthz").status, 200);
+    let base = svc.base.clone();
+    let start = Instant::now();
+    drop(svc);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        reqwest::blocking::get(format!("{base}/healthz")).is_err(),
+        "still answering after the drop"
+    );
+}
