@@ -7,39 +7,27 @@
 
 use redvote::Period;
 
-/// A period kind of a board or a fixed rate-limit window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PeriodKind {
-    /// A clock hour.
-    Hour,
-    /// A calendar day.
-    Day,
-    /// An ISO week (Monday to Sunday).
-    Week,
-    /// A calendar month.
-    Month,
+/// The calendar period named `hour`, `day`, `week` or `month` (the kinds
+/// of a board's periods and of a fixed rate-limit window); not `total`.
+pub fn calendar_period(name: &str) -> Option<Period> {
+    Some(match name {
+        "hour" => Period::Hour,
+        "day" => Period::Day,
+        "week" => Period::Week,
+        "month" => Period::Month,
+        _ => return None,
+    })
 }
 
-impl PeriodKind {
-    /// `hour`, `day`, `week` or `month`.
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "hour" => Self::Hour,
-            "day" => Self::Day,
-            "week" => Self::Week,
-            "month" => Self::Month,
-            _ => return None,
-        })
-    }
-
-    /// The name `parse` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Hour => "hour",
-            Self::Day => "day",
-            Self::Week => "week",
-            Self::Month => "month",
-        }
+/// The name of a period kind, as [`calendar_period`] takes it (and
+/// `total`).
+pub fn kind_name(kind: Period) -> &'static str {
+    match kind {
+        Period::Hour => "hour",
+        Period::Day => "day",
+        Period::Week => "week",
+        Period::Month => "month",
+        Period::Total => "total",
     }
 }
 
@@ -67,13 +55,15 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// The period of `kind` holding second `t` at `offset` seconds east of UTC:
 /// its name (`day:2026-03-17`), first second and end (first second of the
-/// next period).
-pub fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
+/// next period). The total period holds every second: (`total`, `i64::MIN`,
+/// `i64::MAX`).
+pub fn period(kind: Period, t: i64, offset: i64) -> (String, i64, i64) {
     let lt = t + offset;
     let days = lt.div_euclid(86400);
     let (y, m, d) = civil(days);
     match kind {
-        PeriodKind::Hour => {
+        Period::Total => ("total".to_string(), i64::MIN, i64::MAX),
+        Period::Hour => {
             let start = lt.div_euclid(3600) * 3600;
             let h = (start - days * 86400) / 3600;
             (
@@ -82,12 +72,12 @@ pub fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
                 start + 3600 - offset,
             )
         }
-        PeriodKind::Day => (
+        Period::Day => (
             format!("day:{y:04}-{m:02}-{d:02}"),
             days * 86400 - offset,
             (days + 1) * 86400 - offset,
         ),
-        PeriodKind::Week => {
+        Period::Week => {
             let monday = days - (days + 3).rem_euclid(7);
             let (iso_year, _, _) = civil(monday + 3);
             let week = (monday + 3 - days_from_civil(iso_year, 1, 1)).div_euclid(7) + 1;
@@ -97,7 +87,7 @@ pub fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
                 (monday + 7) * 86400 - offset,
             )
         }
-        PeriodKind::Month => {
+        Period::Month => {
             let first = days_from_civil(y, m, 1);
             let next = if m == 12 {
                 days_from_civil(y + 1, 1, 1)
@@ -117,15 +107,8 @@ pub fn period(kind: PeriodKind, t: i64, offset: i64) -> (String, i64, i64) {
 /// `campaign_vote.lua` names it (`total` for the total board), and its end
 /// (the first second of the next period; `None` for total).
 pub fn period_of(kind: Period, t: i64, offset: i64) -> (String, Option<i64>) {
-    let kind = match kind {
-        Period::Total => return ("total".to_string(), None),
-        Period::Hour => PeriodKind::Hour,
-        Period::Day => PeriodKind::Day,
-        Period::Week => PeriodKind::Week,
-        Period::Month => PeriodKind::Month,
-    };
     let (name, _, end) = period(kind, t, offset);
-    (name, Some(end))
+    (name, (kind != Period::Total).then_some(end))
 }
 
 fn number(s: &str, width: usize) -> Option<i64> {
@@ -138,9 +121,9 @@ fn number(s: &str, width: usize) -> Option<i64> {
 /// `month:2026-03`; not `total`) back to its kind, first second and end at
 /// `offset`; `None` unless it is exactly one period's name, as the scripts
 /// write it.
-pub fn parse_period(name: &str, offset: i64) -> Option<(PeriodKind, i64, i64)> {
+pub fn parse_period(name: &str, offset: i64) -> Option<(Period, i64, i64)> {
     let (kind, rest) = name.split_once(':')?;
-    let kind = PeriodKind::parse(kind)?;
+    let kind = calendar_period(kind)?;
     let date = |s: &str| -> Option<i64> {
         let (y, md) = s.split_once('-')?;
         let (m, d) = md.split_once('-')?;
@@ -148,17 +131,18 @@ pub fn parse_period(name: &str, offset: i64) -> Option<(PeriodKind, i64, i64)> {
         ((1..=12).contains(&m) && (1..=31).contains(&d)).then(|| days_from_civil(y, m, d))
     };
     let lt = match kind {
-        PeriodKind::Hour => {
+        Period::Total => return None,
+        Period::Hour => {
             let (day, h) = rest.split_once('T')?;
             date(day)? * 86400 + number(h, 2)? * 3600
         }
-        PeriodKind::Day => date(rest)? * 86400,
-        PeriodKind::Week => {
+        Period::Day => date(rest)? * 86400,
+        Period::Week => {
             let (y, w) = rest.split_once("-W")?;
             let jan4 = days_from_civil(number(y, 4)?, 1, 4);
             (jan4 - (jan4 + 3).rem_euclid(7) + (number(w, 2)? - 1) * 7) * 86400
         }
-        PeriodKind::Month => {
+        Period::Month => {
             let (y, m) = rest.split_once('-')?;
             let m = number(m, 2)?;
             if !(1..=12).contains(&m) {
@@ -209,10 +193,10 @@ mod tests {
             ),
         ] {
             for (kind, want) in [
-                PeriodKind::Hour,
-                PeriodKind::Day,
-                PeriodKind::Week,
-                PeriodKind::Month,
+                Period::Hour,
+                Period::Day,
+                Period::Week,
+                Period::Month,
             ]
             .into_iter()
             .zip(names)
@@ -229,8 +213,8 @@ mod tests {
     #[test]
     fn iso_weeks_across_new_year_and_bad_names() {
         // 2021-01-03 (a Sunday) is in 2020-W53; 2027-01-01 in 2026-W53
-        assert_eq!(period(PeriodKind::Week, 1609632000, 0).0, "week:2020-W53");
-        assert_eq!(period(PeriodKind::Week, 1798761600, 0).0, "week:2026-W53");
+        assert_eq!(period(Period::Week, 1609632000, 0).0, "week:2020-W53");
+        assert_eq!(period(Period::Week, 1798761600, 0).0, "week:2026-W53");
         for bad in [
             "hour:2026-03-17T24",
             "day:2027-02-29",

@@ -12,7 +12,8 @@ use super::{
     error_of, exec, int, items, scan_checked, scan_keys, score_of, stored_int, text, time_of,
     Report, PAGE,
 };
-use crate::calendar::{parse_period, period, PeriodKind};
+use crate::calendar::{calendar_period, kind_name, parse_period, period};
+use redvote::Period;
 use redvote::Campaign;
 
 /// The widest move of a period's start an offset change can make (from
@@ -178,7 +179,7 @@ fn confirm(
 enum RuleWindow {
     Second,
     Minute,
-    Period(PeriodKind),
+    Period(Period),
     Campaign,
     Rolling,
 }
@@ -535,7 +536,7 @@ fn rules(json: &str) -> Result<BTreeMap<String, Rule>, String> {
                 Some("second") => RuleWindow::Second,
                 Some("minute") => RuleWindow::Minute,
                 Some("campaign") => RuleWindow::Campaign,
-                Some(w) => RuleWindow::Period(PeriodKind::parse(w).ok_or_else(bad)?),
+                Some(w) => RuleWindow::Period(calendar_period(w).ok_or_else(bad)?),
                 None => return Err(bad()),
             };
             Rule {
@@ -1022,13 +1023,14 @@ impl Scan<'_> {
             }
             RuleWindow::Period(kind) => {
                 let len = match kind {
-                    PeriodKind::Hour => 18,
-                    PeriodKind::Day => 14,
-                    PeriodKind::Week | PeriodKind::Month => 13,
+                    Period::Hour => 18,
+                    Period::Day => 14,
+                    Period::Week | Period::Month => 13,
+                    Period::Total => unreachable!("a rule window is a calendar period"),
                 };
                 let bounds = rest
                     .get(..len)
-                    .filter(|name| name.starts_with(kind.as_str()))
+                    .filter(|name| name.starts_with(kind_name(kind)))
                     .and_then(|name| parse_period(name, c.offset))
                     .filter(|_| rest.as_bytes().get(len) == Some(&b':'));
                 match bounds {
@@ -1958,7 +1960,7 @@ mod tests {
                       {"name":"b","by":["user"],"rolling":true,"limit":7,"per":60,"burst":2}]"#;
         let parsed = rules(json).unwrap();
         let a = &parsed["a"];
-        assert_eq!(a.window, RuleWindow::Period(PeriodKind::Day));
+        assert_eq!(a.window, RuleWindow::Period(Period::Day));
         assert_eq!(
             a.subject("6:user:1|5:stars3:y:x|7:partner"),
             Some(Some("partner"))
