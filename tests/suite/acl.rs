@@ -37,7 +37,7 @@ fn script_commands() -> BTreeSet<String> {
     found
 }
 
-/// The README line with the test's password and key patterns.
+/// The chapter's line with the test's password and key patterns.
 fn setuser(con: &mut redis::Connection, user: &str, patterns: &[&str]) {
     let mut cmd = redis::cmd("ACL");
     for word in acl_line().split_whitespace().skip(1) {

@@ -428,7 +428,7 @@ fn rediss_sentinel_votes_over_tls_through_a_failover() {
 /// Without `wait_for_replicas`, `SENTINEL FAILOVER` loses acknowledged
 /// votes: the old master takes writes until Sentinel demotes it (about
 /// 10 s), with no error to the client, and drops them when it resyncs from
-/// the new master (README, "Sentinel"). What holds even so: no vote is
+/// the new master (docs/connecting.md, "Sentinel"). What holds even so: no vote is
 /// counted twice (vote ids), and the voters end up on the new master
 /// (`READONLY` from the demoted one makes them ask the sentinels again).
 #[test]

@@ -25,7 +25,7 @@ const TIME_MAX: i64 = 253402300799;
 /// Scores beyond 2^53 are not exact integers.
 const COUNT_MAX: i64 = 9007199254740991;
 
-/// Check every invariant of `campaign` (see the README, "Checking a data
+/// Check every invariant of `campaign` (see docs/checking.md, "Checking a data
 /// set"), reading only.
 ///
 /// Always checked:

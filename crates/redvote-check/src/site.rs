@@ -17,7 +17,7 @@ const WINDOW_MAX: i64 = 315360000;
 /// `<order>:NAME`.
 const ORDERS: [&str; 4] = ["score:", "time:", "hot:", "best:"];
 
-/// Check every invariant of the article site `site` (see the README,
+/// Check every invariant of the article site `site` (see docs/checking.md,
 /// "Checking a data set"), reading only:
 ///
 /// - per article (`article:ID`): `time`, `votes` and `downvotes` are

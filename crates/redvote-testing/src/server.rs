@@ -1,6 +1,6 @@
 //! [`TempServer`]: a throwaway `redis-server` on a free loopback port.
 //!
-//! Used by `redvote demo` and the benchmark (`cargo bench --bench redvote`)
+//! Used by `redvote demo` and the benchmark (`cargo bench -p redvote-bench`)
 //! when no `--url` is given, and by the test suite: persistence off, its own
 //! temporary directory, `DEBUG` enabled (for `DEBUG DIGEST`), killed when
 //! dropped.

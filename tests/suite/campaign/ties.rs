@@ -350,7 +350,7 @@ fn the_four_tie_rules_through_top_standing_and_around() {
 
 /// `first` within one batch call: the pairs count in the order the call
 /// lists them, so of two options tied by one call, the earlier-listed one
-/// reached the score first (README, "Ties and precision").
+/// reached the score first (docs/campaigns.md, "Ties and precision").
 #[test]
 fn first_ties_within_one_call_follow_the_order_of_the_pairs() {
     let server = support::server();

@@ -70,7 +70,7 @@ use scenario::{op_async, op_sync, ops_pipelined, Ctx, Flow, Op, Scenario};
 #[derive(Parser, Debug)]
 #[command(
     name = "redvote-bench",
-    bin_name = "cargo bench --bench redvote --",
+    bin_name = "cargo bench -p redvote-bench --",
     about = "Benchmark redvote against the seeds' client-side flow (run without --bench, as \
              `cargo test` does, it is a small smoke test instead)"
 )]

@@ -157,7 +157,7 @@ pub(super) fn main() -> ExitCode {
         println!(
             "Without --bench (as `cargo test` runs it) this binary is the benchmark's smoke \
              test, `{NAME}`: every scenario at --ops 200 on a throwaway server and the scaling \
-             section at 100 and 1000 options, the report and its checks asserted.\nThe benchmark itself: cargo bench --bench redvote -- \
+             section at 100 and 1000 options, the report and its checks asserted.\nThe benchmark itself: cargo bench -p redvote-bench -- \
              --help"
         );
         return ExitCode::SUCCESS;
