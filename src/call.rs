@@ -2,8 +2,9 @@
 //! or added to a pipeline.
 //!
 //! Every [`crate::Site`] and [`crate::Campaign`] method builds a `Call` (the
-//! script, its one key, its arguments, and for a page what it asked for)
-//! without touching the network. Then:
+//! script, its one key, its arguments) without touching the network (a page
+//! is a [`crate::PageCall`]: a `Call` and a read of the articles' hashes).
+//! Then:
 //! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, and as
 //!   `EVAL` (which loads it) when the server answers `NOSCRIPT`: one round
 //!   trip more, on the node that answered, whatever flushes the cache;
@@ -21,6 +22,7 @@
 //! ([`Call::is_idempotent`]).
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use redis::Value;
 
@@ -42,35 +44,24 @@ pub struct Call<T: Reply> {
     script: &'static EmbeddedScript,
     key: String,
     args: Vec<String>,
-    context: T::Context,
     idempotent: bool,
     /// The index in `args` of an empty vote id that makes the call
     /// idempotent once filled ([`Call::with_vote_id`]).
     id_arg: Option<usize>,
-}
-
-impl<T: Reply<Context = ()>> Call<T> {
-    /// The call of operation `op` (a built-in script) on `key`.
-    pub(crate) fn new(op: &str, key: &str, args: Vec<String>) -> Self {
-        Self::with_context(op, key, args, ())
-    }
+    /// What the reply is read as.
+    reply: PhantomData<fn() -> T>,
 }
 
 impl<T: Reply> Call<T> {
-    /// The call of operation `op` with what its result echoes.
-    pub(crate) fn with_context(
-        op: &str,
-        key: &str,
-        args: Vec<String>,
-        context: T::Context,
-    ) -> Self {
+    /// The call of operation `op` (a built-in script) on `key`.
+    pub(crate) fn new(op: &str, key: &str, args: Vec<String>) -> Self {
         Call {
             script: builtin(op),
             key: key.to_string(),
             args,
-            context,
             idempotent: true,
             id_arg: None,
+            reply: PhantomData,
         }
     }
 
@@ -100,9 +91,9 @@ impl<T: Reply> Call<T> {
             script: self.script,
             key: self.key.clone(),
             args,
-            context: self.context.clone(),
             idempotent: true,
             id_arg: self.id_arg,
+            reply: PhantomData,
         })
     }
 
@@ -162,7 +153,7 @@ impl<T: Reply> Call<T> {
         if let Value::ServerError(err) = reply {
             return Err(redis::RedisError::from(err).into());
         }
-        T::from_reply(reply, &self.context).map_err(|reason| Error::Reply {
+        T::from_reply(reply).map_err(|reason| Error::Reply {
             script: self.script.name(),
             reason,
         })
@@ -221,7 +212,6 @@ impl<T: Reply> fmt::Debug for Call<T> {
             .field("script", &self.script.name())
             .field("key", &self.key)
             .field("args", &self.args)
-            .field("context", &self.context)
             .finish()
     }
 }

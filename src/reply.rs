@@ -19,29 +19,24 @@ pub(crate) type Shape<T> = Result<T, String>;
 
 /// A result type read from a script's reply.
 pub trait Reply: Sized {
-    /// What the call knows that the reply does not say, for
-    /// [`crate::Call::decode`] (`()` for every result type today).
-    type Context: Clone + std::fmt::Debug + Send + Sync + 'static;
-
     /// Read `reply`, or say why it does not fit.
-    fn from_reply(reply: Value, context: &Self::Context) -> Result<Self, String>;
+    fn from_reply(reply: Value) -> Result<Self, String>;
 }
 
 /// `reply_type!(T => |v| ...)`: `T` is read from the reply alone, by this
-/// function; it implements [`Reply`] (no context) and
+/// function; it implements [`Reply`] and
 /// [`redis::FromRedisValue`].
 macro_rules! reply_type {
     ($($ty:ty => $read:expr;)+) => {$(
         impl $crate::reply::Reply for $ty {
-            type Context = ();
-            fn from_reply(v: redis::Value, _: &()) -> Result<Self, String> {
+            fn from_reply(v: redis::Value) -> Result<Self, String> {
                 let read: fn(redis::Value) -> $crate::reply::Shape<$ty> = $read;
                 read(v)
             }
         }
         impl redis::FromRedisValue for $ty {
             fn from_redis_value(v: redis::Value) -> Result<Self, redis::ParsingError> {
-                <$ty as $crate::reply::Reply>::from_reply(v, &()).map_err(Into::into)
+                <$ty as $crate::reply::Reply>::from_reply(v).map_err(Into::into)
             }
         }
     )+};
@@ -141,8 +136,7 @@ pub(crate) fn pairs(v: Value) -> Shape<Vec<(String, String)>> {
 /// A count (`post`'s new id, `reset_limits`'s deleted counters). redis-rs
 /// already reads `u64` with `FromRedisValue`.
 impl Reply for u64 {
-    type Context = ();
-    fn from_reply(v: Value, _: &()) -> Shape<u64> {
+    fn from_reply(v: Value) -> Shape<u64> {
         count(&v)
     }
 }

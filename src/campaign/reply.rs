@@ -26,9 +26,8 @@ fn entries(v: Value) -> Shape<Vec<Entry>> {
 macro_rules! reply_list {
     ($($ty:ty),+) => {$(
         impl Reply for Vec<$ty> {
-            type Context = ();
-            fn from_reply(v: Value, _: &()) -> Shape<Self> {
-                items(v)?.into_iter().map(|i| <$ty as Reply>::from_reply(i, &())).collect()
+            fn from_reply(v: Value) -> Shape<Self> {
+                items(v)?.into_iter().map(<$ty as Reply>::from_reply).collect()
             }
         }
     )+};
