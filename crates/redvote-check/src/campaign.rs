@@ -1723,7 +1723,7 @@ impl Scan<'_> {
                         continue;
                     };
                     let seq = score_of(&s).unwrap_or(f64::NAN);
-                    let within = top.map_or(true, |top| seq <= top);
+                    let within = top.is_none_or(|top| seq <= top);
                     if !(seq.fract() == 0.0 && seq >= 1.0 && within) {
                         let top = top.map_or("seq".to_string(), |t| t.to_string());
                         r.violation(

@@ -31,7 +31,7 @@
 //! * the scaling section: run, its 8 boards built, its 32 cells (4 reads x
 //!   4 tie rules x 2 sizes) measured (none skipped), its 29 targets
 //!   evaluated;
-//! * the serve section: run (the `redvote` binary of the same build), its
+//! * the serve section: run (the service in-process, `redvote_serve`), its
 //!   HTTP and library sides each with the campaign section's 50 votes, a
 //!   rate, p50/p99 and the ratio, both sides' 100 votes found on the board;
 //! * the text report names every row and every ratio, prints the eight
@@ -440,7 +440,7 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
             projected == want_projected
                 && r["projected"]
                     .as_array()
-                    .map_or(true, |p| p.iter().all(|x| x["value"].is_number())),
+                    .is_none_or(|p| p.iter().all(|x| x["value"].is_number())),
             format!("ratio with {projected} projections, want {want_projected}: {r}"),
         );
         want(
@@ -453,8 +453,8 @@ fn problems(json: &Value, text: &str) -> Vec<String> {
     out
 }
 
-/// What is missing or wrong in the serve section: it ran (the smoke run is
-/// built with the `redvote` binary and its `serve` feature), both sides
+/// What is missing or wrong in the serve section: it ran (the service
+/// in-process, never skipped), both sides
 /// cast the campaign section's 50 votes, with a rate, latencies and a ratio,
 /// both sides' votes were found, and the text report prints it.
 fn serve_problems(s: &Value, text: &str, out: &mut Vec<String>) {
