@@ -38,5 +38,9 @@ fn only_the_async_feature_brings_tokio() {
     assert!(feature("async").contains("redis/tokio-comp"));
     assert!(feature("async").contains("dep:tokio"));
     assert_eq!(feature("default"), r#"default = ["async"]"#);
-    assert!(!feature("openapi").contains("tokio"), "{}", feature("openapi"));
+    assert!(
+        !feature("openapi").contains("tokio"),
+        "{}",
+        feature("openapi")
+    );
 }

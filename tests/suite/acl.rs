@@ -62,7 +62,10 @@ fn the_acl_line_lists_every_command_the_scripts_call() {
         .map(str::to_string)
         .collect();
     let missing: Vec<String> = script_commands().difference(&granted).cloned().collect();
-    assert!(missing.is_empty(), "the ACL line of docs/connecting.md lacks {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "the ACL line of docs/connecting.md lacks {missing:?}"
+    );
 }
 
 #[test]

@@ -107,7 +107,10 @@ fn the_readme_rust_example_builds_in_a_new_project() {
         .args(["build", "--offline", "--quiet"])
         .current_dir(&dir)
         // its own target dir: the test run holds the workspace's lock
-        .env("CARGO_TARGET_DIR", Path::new(ROOT).join("target/readme-example"))
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(ROOT).join("target/readme-example"),
+        )
         .output()
         .expect("run cargo build");
     let _ = std::fs::remove_dir_all(&dir);

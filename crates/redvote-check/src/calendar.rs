@@ -192,14 +192,9 @@ mod tests {
                 ],
             ),
         ] {
-            for (kind, want) in [
-                Period::Hour,
-                Period::Day,
-                Period::Week,
-                Period::Month,
-            ]
-            .into_iter()
-            .zip(names)
+            for (kind, want) in [Period::Hour, Period::Day, Period::Week, Period::Month]
+                .into_iter()
+                .zip(names)
             {
                 let (name, start, end) = period(kind, t, offset);
                 assert_eq!(name, want);

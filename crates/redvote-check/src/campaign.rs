@@ -13,8 +13,8 @@ use super::{
     Report, PAGE,
 };
 use crate::calendar::{calendar_period, kind_name, parse_period, period};
-use redvote::Period;
 use redvote::Campaign;
+use redvote::Period;
 
 /// The widest move of a period's start an offset change can make (from
 /// -14:00 to +14:00): a period whose start, read in the current offset, is

@@ -88,7 +88,7 @@ fn split_pairs(pairs: &[String]) -> Result<Vec<(&str, &str)>> {
 enum CampaignCommand {
     /// Create or update the campaign from a JSON settings document
     Configure {
-        /// The settings file (JSON; see README), or - for stdin
+        /// The settings file (JSON; see docs/campaigns.md), or - for stdin
         file: String,
     },
     /// Print the campaign's stored settings as a configure document (JSON;

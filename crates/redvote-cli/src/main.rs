@@ -39,7 +39,7 @@ struct Cli {
 pub struct Global {
     /// Redis URL: redis://, rediss:// (TLS), redis+unix://,
     /// redis+sentinel://[:pass@]s1:26379,s2:26379/MASTER,
-    /// redis+cluster://[:pass@]n1:7000,n2:7001 (README "Connecting")
+    /// redis+cluster://[:pass@]n1:7000,n2:7001 (docs/connecting.md)
     /// [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
     #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true)]
     pub url: Option<String>,
@@ -237,7 +237,7 @@ enum Command {
     Check,
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
-    /// Serve the article site and the campaigns as a JSON API over HTTP (README: "Service")
+    /// Serve the article site and the campaigns as a JSON API over HTTP (docs/service.md)
     Serve(serve::ServeArgs),
 }
 

@@ -2,7 +2,7 @@
 //! `application/problem+json` body carrying the `REDVOTE_*` code, and the
 //! one mapping from a library [`redvote::Error`] to an HTTP status.
 //!
-//! The status mapping (README, "Service"): a request serde cannot read
+//! The status mapping (docs/service.md): a request serde cannot read
 //! (malformed JSON, a missing or mistyped field or parameter) is 400; a
 //! value the scripts refuse (`INVALID_*`, `USAGE`, `OUT_OF_RANGE`) is 422;
 //! `UNKNOWN_*` is 404; `DENIED` is 403; `VOTING_CLOSED`, `CAMPAIGN_CLOSED`,
@@ -263,7 +263,7 @@ pub fn for_status(status: StatusCode) -> Problem {
 mod tests {
     use super::*;
 
-    /// Every script code has its status, as the README's table says.
+    /// Every script code has its status, as the table of docs/service.md says.
     #[test]
     fn every_code_maps_to_its_status() {
         for code in Code::ALL {

@@ -15,17 +15,38 @@ pub const README: &str = include_str!("../../../README.md");
 /// every chapter of docs/, by path from the workspace root.
 pub const DOCS: &[(&str, &str)] = &[
     ("README.md", README),
-    ("docs/benchmark.md", include_str!("../../../docs/benchmark.md")),
-    ("docs/campaigns.md", include_str!("../../../docs/campaigns.md")),
-    ("docs/checking.md", include_str!("../../../docs/checking.md")),
+    (
+        "docs/benchmark.md",
+        include_str!("../../../docs/benchmark.md"),
+    ),
+    (
+        "docs/campaigns.md",
+        include_str!("../../../docs/campaigns.md"),
+    ),
+    (
+        "docs/checking.md",
+        include_str!("../../../docs/checking.md"),
+    ),
     ("docs/cli.md", include_str!("../../../docs/cli.md")),
     ("docs/cluster.md", include_str!("../../../docs/cluster.md")),
-    ("docs/connecting.md", include_str!("../../../docs/connecting.md")),
-    ("docs/contributing.md", include_str!("../../../docs/contributing.md")),
+    (
+        "docs/connecting.md",
+        include_str!("../../../docs/connecting.md"),
+    ),
+    (
+        "docs/contributing.md",
+        include_str!("../../../docs/contributing.md"),
+    ),
     ("docs/errors.md", include_str!("../../../docs/errors.md")),
     ("docs/layout.md", include_str!("../../../docs/layout.md")),
-    ("docs/rate-limits.md", include_str!("../../../docs/rate-limits.md")),
-    ("docs/redis-cli.md", include_str!("../../../docs/redis-cli.md")),
+    (
+        "docs/rate-limits.md",
+        include_str!("../../../docs/rate-limits.md"),
+    ),
+    (
+        "docs/redis-cli.md",
+        include_str!("../../../docs/redis-cli.md"),
+    ),
     ("docs/rust.md", include_str!("../../../docs/rust.md")),
     ("docs/service.md", include_str!("../../../docs/service.md")),
     ("docs/site.md", include_str!("../../../docs/site.md")),

@@ -7,8 +7,8 @@
 use anyhow::{bail, ensure, Result};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncCommands, Commands};
-use redvote_testing::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
 use redvote::{Vote, VoteOutcome};
+use redvote_testing::seed::{ONE_WEEK_IN_SECONDS, VOTE_SCORE};
 
 use super::scenario::{Ctx, Input};
 

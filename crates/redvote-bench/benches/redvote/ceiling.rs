@@ -29,8 +29,8 @@
 
 use anyhow::{ensure, Context, Result};
 use redis::{Commands, ConnectionAddr};
-use redvote_testing::TempServer;
 use redvote::{Campaign, Site};
+use redvote_testing::TempServer;
 use serde::Serialize;
 
 use super::campaign::{campaign_settings, CAMPAIGN_BOARD};

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use anyhow::{bail, ensure, Context, Result};
 use redis::Commands;
 use redvote::campaign::{Dimension, Window};
-use redvote_testing::seed::VOTE_SCORE;
 use redvote::{Order, Period};
+use redvote_testing::seed::VOTE_SCORE;
 use serde::Serialize;
 
 use super::article::{seeds_page_sync, PER_PAGE};

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
+use redvote::{Campaign, CampaignSettings, Client};
 use redvote_testing::cluster::Cluster;
 use redvote_testing::TempServer;
-use redvote::{Campaign, CampaignSettings, Client};
 use serde::Serialize;
 
 use crate::measure::server_cpu;

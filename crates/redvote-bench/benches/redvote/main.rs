@@ -43,9 +43,9 @@ use anyhow::{ensure, Context, Result};
 use clap::Parser;
 use redis::aio::MultiplexedConnection;
 use redis::Commands;
+use redvote::Site;
 use redvote_testing::seed::VOTE_SCORE;
 use redvote_testing::TempServer;
-use redvote::Site;
 
 use campaign::{
     CampaignNames, CAMPAIGN_BOARD, CAMPAIGN_CARRY, CAMPAIGN_OFFSET, CAMPAIGN_OPTIONS,

@@ -23,8 +23,8 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use redvote_testing::TempServer;
 use redvote::{Campaign, CampaignSettings, Client, Voter};
+use redvote_testing::TempServer;
 use serde::Serialize;
 
 use crate::measure::server_cpu;

@@ -69,8 +69,8 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 use redis::Value;
 use redvote::campaign::{BoardSettings, OptionSettings};
-use redvote_testing::TempServer;
 use redvote::{Call, Campaign, CampaignSettings, Paging, Period, Ties, View};
+use redvote_testing::TempServer;
 use serde::Serialize;
 
 use super::measure::{command_stats, round};

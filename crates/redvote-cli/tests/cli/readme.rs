@@ -106,7 +106,10 @@ fn the_redis_cli_chapter_runs_in_order() {
     let votes: i64 = con.hget("article:1", "votes").unwrap();
     assert!(votes >= 2, "the chapter's votes did not count: {votes}");
     let boards: Vec<String> = con.smembers("{c:spring2026}:boards").unwrap();
-    assert!(!boards.is_empty(), "the chapter's campaign is not configured");
+    assert!(
+        !boards.is_empty(),
+        "the chapter's campaign is not configured"
+    );
 }
 
 /// docs/campaigns.md's worked example: the CLI and redis-cli lines in order
@@ -116,7 +119,10 @@ fn the_campaign_worked_example_runs_in_order() {
     let server = support::server();
     let mut con = support::con(&server);
     let lines = redis_cli_lines(doc("docs/campaigns.md"));
-    assert!(lines.len() >= 10, "docs/campaigns.md lost its example: {lines:?}");
+    assert!(
+        lines.len() >= 10,
+        "docs/campaigns.md lost its example: {lines:?}"
+    );
     run_lines(&server, &lines);
     let participants: i64 = redis::cmd("PFCOUNT")
         .arg("{c:spring2026}:hll")
