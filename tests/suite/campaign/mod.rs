@@ -17,6 +17,7 @@ mod order;
 mod participants;
 mod removal;
 mod retention;
+mod settings_read;
 mod sizes;
 mod standing;
 mod stored;

@@ -24,6 +24,7 @@ mod deny;
 mod dimensions;
 mod exact;
 mod expiry;
+mod peek_readonly;
 mod rolling;
 mod spending;
 mod windows;

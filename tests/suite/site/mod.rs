@@ -13,6 +13,7 @@ mod post;
 mod prefixes;
 mod rankings;
 mod settings;
+mod settings_read;
 mod stored;
 mod transport;
 mod vote;
