@@ -1,4 +1,5 @@
-//! The Lua scripts, embedded from `lua/` at compile time.
+//! The Lua scripts, embedded from `lua/<name>.lua` at compile time (only
+//! the assembled scripts: the table is written by `build.rs`).
 //!
 //! Every operation is one file `lua/<name>.lua` taking exactly one key: the
 //! site root `<prefix>article:` for the article site's scripts, the campaign
@@ -12,12 +13,10 @@
 
 use std::sync::LazyLock;
 
-use include_dir::{include_dir, Dir};
-
 #[cfg(test)]
 mod assemble;
 
-static LUA_DIR: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/lua");
+include!(concat!(env!("OUT_DIR"), "/scripts.rs"));
 
 /// One embedded script: its operation name, its source and its SHA1.
 #[derive(Debug)]
@@ -60,21 +59,33 @@ impl EmbeddedScript {
 }
 
 static SCRIPTS: LazyLock<Vec<EmbeddedScript>> = LazyLock::new(|| {
-    let mut all: Vec<EmbeddedScript> = LUA_DIR
-        .files()
-        .filter_map(|file| {
-            let name = file.path().to_str()?.strip_suffix(".lua")?;
-            let source = file.contents_utf8()?;
-            Some(EmbeddedScript {
-                name,
-                source,
-                script: redis::Script::new(source),
-            })
+    SOURCES
+        .iter()
+        .map(|&(name, source)| EmbeddedScript {
+            name,
+            source,
+            script: redis::Script::new(source),
+        })
+        .collect()
+});
+
+/// What is embedded is exactly `lua/*.lua`: every assembled script, and
+/// nothing of the editable sources under `lua/src/`.
+#[test]
+fn exactly_the_assembled_scripts_are_embedded() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/lua");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            Some(name.strip_suffix(".lua")?.to_string())
         })
         .collect();
-    all.sort_by_key(|s| s.name);
-    all
-});
+    files.sort();
+    let embedded: Vec<&str> = all().iter().map(|s| s.name()).collect();
+    assert_eq!(embedded, files);
+    assert!(all().iter().all(|s| !s.source().contains("--- @include")));
+}
 
 #[test]
 fn reads_are_flagged_no_writes() {
