@@ -51,6 +51,12 @@
 //! `NOSCRIPT` never reaches the policy: [`Call::run`] answers it with
 //! `EVAL`, on the one node that owns the key.
 //!
+//! A page ([`PageCall`](crate::PageCall): a script call, then the articles'
+//! hashes in one `MULTI`/`EXEC`) goes through the same policy:
+//! [`Connection::page`] (and `AsyncConnection::page`) resends the whole
+//! page, from its script call, after any failure that an idempotent call
+//! is resent after; both parts only read.
+//!
 //! # Layout
 //! - this module: [`Client`], the builder, and the re-exports;
 //! - [`target`]: a URL parsed into what to connect to (a server, the
