@@ -9,6 +9,7 @@ mod article;
 mod configure_args;
 mod errors;
 mod groups;
+mod page_retry;
 mod post;
 mod prefixes;
 mod rankings;
