@@ -184,6 +184,10 @@ enum RuleWindow {
     Rolling,
 }
 
+/// A fixed-window counter's window: its start and end (`None`: the
+/// campaign).
+type Window = Option<(i64, i64)>;
+
 /// A rate-limit rule as stored (the normalized JSON campaign_configure
 /// writes).
 #[derive(Debug, Clone)]
@@ -262,6 +266,60 @@ impl Rule {
             }
         }
         rest.is_empty().then_some(channel)
+    }
+
+    /// The window and the subject a fixed-window counter's key names after
+    /// `rl:RULE:` (`limit_key` in lib/limits.lua): `campaign:SUBJECT`
+    /// (window `None`), `N:SUBJECT` (the second N), `mN:SUBJECT` (the
+    /// minute N), `PERIOD:SUBJECT` (a calendar period, its bounds read in
+    /// `offset`). Err: the violation, when `rest` names none of the rule's.
+    fn fixed_window<'s>(
+        &self,
+        rest: &'s str,
+        offset: i64,
+    ) -> Result<(Window, &'s str), &'static str> {
+        match self.window {
+            RuleWindow::Rolling => unreachable!("a rolling counter is read by Scan::rolling"),
+            RuleWindow::Campaign => match rest.strip_prefix("campaign:") {
+                Some(s) => Ok((None, s)),
+                None => Err("is not rl:RULE:campaign of a campaign-window rule"),
+            },
+            RuleWindow::Second | RuleWindow::Minute => {
+                let (id, s) = rest.split_once(':').unwrap_or((rest, ""));
+                let n = if self.window == RuleWindow::Minute {
+                    id.strip_prefix('m')
+                } else {
+                    Some(id)
+                };
+                match n
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|n| n.parse::<i64>().ok())
+                {
+                    Some(n) if self.window == RuleWindow::Minute => {
+                        Ok((Some((n * 60, n * 60 + 60)), s))
+                    }
+                    Some(n) => Ok((Some((n, n + 1)), s)),
+                    None => Err("does not name a window of its rule"),
+                }
+            }
+            RuleWindow::Period(kind) => {
+                let len = match kind {
+                    Period::Hour => 18,
+                    Period::Day => 14,
+                    Period::Week | Period::Month => 13,
+                    Period::Total => unreachable!("a rule window is a calendar period"),
+                };
+                let bounds = rest
+                    .get(..len)
+                    .filter(|name| name.starts_with(kind_name(kind)))
+                    .and_then(|name| parse_period(name, offset))
+                    .filter(|_| rest.as_bytes().get(len) == Some(&b':'));
+                match bounds {
+                    Some((_, start, end)) => Ok((Some((start, end)), &rest[len + 1..])),
+                    None => Err("does not name a window of its rule"),
+                }
+            }
+        }
     }
 }
 
@@ -986,58 +1044,25 @@ impl Scan<'_> {
         Ok(())
     }
 
+    /// One fixed-window or rolling counter string `<ns>rl:RULE:REST`: a
+    /// rolling one goes to [`Scan::rolling`]; a fixed one names a window of
+    /// its rule ([`Rule::fixed_window`]) and a subject of its dimensions,
+    /// holds a count >= 1 and, settled, within the rule's allowance (the
+    /// vote refuses beyond it), and expires as its window ends
+    /// ([`Scan::counter_expiry`]).
     fn counter(&self, key: &str, rule: &Rule, rest: &str, read: CounterRead, r: &mut Report) {
         let c = &self.c;
         let value = text(read.value).unwrap_or_default();
+        if rule.window == RuleWindow::Rolling {
+            return match rest.strip_prefix("rolling:") {
+                Some(s) => self.rolling(key, rule, s, &value, read, r),
+                None => r.violation(key, "is not rl:RULE:rolling:SUBJECT of a rolling rule"),
+            };
+        }
         // The window (start, end; None: the campaign) and the subject.
-        let (window, subject): (Option<(i64, i64)>, &str) = match rule.window {
-            RuleWindow::Rolling => match rest.strip_prefix("rolling:") {
-                Some(s) => return self.rolling(key, rule, s, &value, read, r),
-                None => {
-                    return r.violation(key, "is not rl:RULE:rolling:SUBJECT of a rolling rule")
-                }
-            },
-            RuleWindow::Campaign => match rest.strip_prefix("campaign:") {
-                Some(s) => (None, s),
-                None => {
-                    return r.violation(key, "is not rl:RULE:campaign of a campaign-window rule")
-                }
-            },
-            RuleWindow::Second | RuleWindow::Minute => {
-                let (id, s) = rest.split_once(':').unwrap_or((rest, ""));
-                let n = if rule.window == RuleWindow::Minute {
-                    id.strip_prefix('m')
-                } else {
-                    Some(id)
-                };
-                match n
-                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                    .and_then(|n| n.parse::<i64>().ok())
-                {
-                    Some(n) if rule.window == RuleWindow::Minute => {
-                        (Some((n * 60, n * 60 + 60)), s)
-                    }
-                    Some(n) => (Some((n, n + 1)), s),
-                    None => return r.violation(key, "does not name a window of its rule"),
-                }
-            }
-            RuleWindow::Period(kind) => {
-                let len = match kind {
-                    Period::Hour => 18,
-                    Period::Day => 14,
-                    Period::Week | Period::Month => 13,
-                    Period::Total => unreachable!("a rule window is a calendar period"),
-                };
-                let bounds = rest
-                    .get(..len)
-                    .filter(|name| name.starts_with(kind_name(kind)))
-                    .and_then(|name| parse_period(name, c.offset))
-                    .filter(|_| rest.as_bytes().get(len) == Some(&b':'));
-                match bounds {
-                    Some((_, start, end)) => (Some((start, end)), &rest[len + 1..]),
-                    None => return r.violation(key, "does not name a window of its rule"),
-                }
-            }
+        let (window, subject) = match rule.fixed_window(rest, c.offset) {
+            Ok(found) => found,
+            Err(what) => return r.violation(key, what),
         };
         let Some(channel) = rule.subject(subject) else {
             return r.violation(
@@ -1060,20 +1085,35 @@ impl Scan<'_> {
                 format!("counts {count}, over its rule's allowance of {allowance}"),
             );
         }
+        self.counter_expiry(key, window, settled, read.expires, r);
+    }
+
+    /// A fixed-window counter's expiry: its window's end (settled; never
+    /// none, whatever the history, or the counter would stay forever); a
+    /// campaign-window counter string (the layout before they moved into
+    /// one hash per rule) the campaign's end, as set at its creation.
+    fn counter_expiry(
+        &self,
+        key: &str,
+        window: Window,
+        settled: bool,
+        expires: i64,
+        r: &mut Report,
+    ) {
         match window {
             Some((_, end)) => {
-                if read.expires == -1 {
+                if expires == -1 {
                     r.violation(key, format!("has no expiry (its window ends at {end})"));
-                } else if settled && read.expires != end {
+                } else if settled && expires != end {
                     r.violation(
                         key,
-                        format!("expires at {}, but its window ends at {end}", read.expires),
+                        format!("expires at {expires}, but its window ends at {end}"),
                     );
                 }
             }
             // The string layout of campaign-window counters (before they
             // moved into one hash per rule): the expiry set at creation.
-            None if settled => match (c.end, read.expires) {
+            None if settled => match (self.c.end, expires) {
                 (Some(end), -1) => r.violation(
                     key,
                     format!("has no expiry, but the campaign ends at {end}"),
@@ -1182,10 +1222,11 @@ impl Scan<'_> {
     }
 
     /// One voter's counter hash (see [`Scan::voters`]): `fields` as
-    /// HGETALL answers them.
+    /// HGETALL answers them. Each counter field is checked
+    /// ([`Scan::voter_field`]), then field `@` against the hash's expiry and
+    /// the latest end among its counters (the hash must outlive every
+    /// counter in it).
     fn voter(&self, key: &str, expires: i64, fields: &[String], now_us: i128, r: &mut Report) {
-        let c = &self.c;
-        let now = (now_us / 1000000) as i64;
         let mut latest = 0;
         let mut recorded = None;
         for pair in fields.chunks(2) {
@@ -1194,103 +1235,7 @@ impl Scan<'_> {
                 recorded = Some(value.clone());
                 continue;
             }
-            let (name, subject) = field.split_once('|').unwrap_or((field, ""));
-            let Some(rule) = c.rules.get(name).filter(|rule| rule.per_voter()) else {
-                r.count("counters_of_other_rules", 1);
-                continue;
-            };
-            r.count("counters", 1);
-            let Some(channel) = rule.subject_of(subject, true) else {
-                r.violation(
-                    key,
-                    format!(
-                        "field {field:?}: subject {subject:?} does not match the rule's dimensions"
-                    ),
-                );
-                continue;
-            };
-            // a value of the rule's former kind (it changed under its
-            // name): counts as 0 for the scripts, goes with the hash
-            let counted = value.split(':').nth(2).unwrap_or(rule.window.name());
-            let former = match rule.window {
-                RuleWindow::Rolling => value.contains(':'),
-                _ => Tat::parse(value).is_some() || counted != rule.window.name(),
-            };
-            if former {
-                r.count("counters_of_former_windows", 1);
-                let end = match Tat::parse(value) {
-                    Some(tat) => tat.due() as i64,
-                    None => value
-                        .split(':')
-                        .next()
-                        .and_then(|e| stored_int(e, 1, TIME_MAX + 1))
-                        .unwrap_or(0),
-                };
-                latest = latest.max(end);
-                continue;
-            }
-            if rule.window == RuleWindow::Rolling {
-                let Some(tat) = Tat::parse(value) else {
-                    r.violation(
-                        key,
-                        format!("field {field:?} holds {value:?}, not a rolling TAT SECONDS.MICROSECONDS[+R/L]"),
-                    );
-                    continue;
-                };
-                latest = latest.max(tat.due() as i64);
-                if c.settled() {
-                    if let Some(over) = tat.over(rule, channel, now_us) {
-                        r.violation(key, format!("field {field:?}: its TAT {value} {over}"));
-                    }
-                }
-                continue;
-            }
-            // END:COUNT:WINDOW (END:COUNT from redvote 0.3)
-            let mut parts = value.splitn(3, ':');
-            let parsed = match (parts.next(), parts.next()) {
-                (Some(end), Some(count)) => {
-                    stored_int(end, 1, TIME_MAX + 1).zip(stored_int(count, 1, COUNT_MAX))
-                }
-                _ => None,
-            };
-            let Some((end, count)) = parsed else {
-                r.violation(
-                    key,
-                    format!("field {field:?} holds {value:?}, not END:COUNT:WINDOW (count >= 1)"),
-                );
-                continue;
-            };
-            latest = latest.max(end);
-            // the window that ends at END (None: END is not a window end)
-            let start = match rule.window {
-                RuleWindow::Second => Some(end - 1),
-                RuleWindow::Minute => (end % 60 == 0).then_some(end - 60),
-                RuleWindow::Period(kind) => {
-                    let (_, start, finish) = period(kind, end - 1, c.offset);
-                    (finish == end).then_some(start)
-                }
-                RuleWindow::Rolling | RuleWindow::Campaign => None,
-            };
-            let Some(start) = start else {
-                r.violation(
-                    key,
-                    format!("field {field:?}: {end} is not the end of a window of its rule"),
-                );
-                continue;
-            };
-            let settled = match rule.window {
-                RuleWindow::Period(_) => c.settled_period(Some(start)),
-                _ => c.settled_since(start),
-            };
-            let allowance = rule.allowance(channel);
-            if settled && end > now && count > allowance {
-                r.violation(
-                    key,
-                    format!(
-                        "field {field:?} counts {count}, over its rule's allowance of {allowance}"
-                    ),
-                );
-            }
+            latest = latest.max(self.voter_field(key, (field, value), now_us, r));
         }
         match recorded
             .as_deref()
@@ -1317,6 +1262,136 @@ impl Scan<'_> {
                 }
             }
         }
+    }
+
+    /// One counter field `RULE[|SUBJECT]` of a voter's hash: of a rule
+    /// that counts by user (fields of others are counted, not reported),
+    /// with a subject of the rule's other dimensions, holding a value of
+    /// the rule's kind: a rolling TAT (settled: within the allowance) or
+    /// END:COUNT:WINDOW ([`Scan::voter_window_count`]). A value of the
+    /// rule's former kind (it changed under its name) counts as 0 for the
+    /// scripts and goes with the hash: only counted. Returns when the
+    /// counter ends (0: unknown), which the hash's expiry may not precede.
+    fn voter_field(
+        &self,
+        key: &str,
+        (field, value): (&str, &str),
+        now_us: i128,
+        r: &mut Report,
+    ) -> i64 {
+        let c = &self.c;
+        let (name, subject) = field.split_once('|').unwrap_or((field, ""));
+        let Some(rule) = c.rules.get(name).filter(|rule| rule.per_voter()) else {
+            r.count("counters_of_other_rules", 1);
+            return 0;
+        };
+        r.count("counters", 1);
+        let Some(channel) = rule.subject_of(subject, true) else {
+            r.violation(
+                key,
+                format!(
+                    "field {field:?}: subject {subject:?} does not match the rule's dimensions"
+                ),
+            );
+            return 0;
+        };
+        // a value of the rule's former kind (it changed under its
+        // name): counts as 0 for the scripts, goes with the hash
+        let counted = value.split(':').nth(2).unwrap_or(rule.window.name());
+        let former = match rule.window {
+            RuleWindow::Rolling => value.contains(':'),
+            _ => Tat::parse(value).is_some() || counted != rule.window.name(),
+        };
+        if former {
+            r.count("counters_of_former_windows", 1);
+            return match Tat::parse(value) {
+                Some(tat) => tat.due() as i64,
+                None => value
+                    .split(':')
+                    .next()
+                    .and_then(|e| stored_int(e, 1, TIME_MAX + 1))
+                    .unwrap_or(0),
+            };
+        }
+        if rule.window != RuleWindow::Rolling {
+            return self.voter_window_count(key, (field, value), rule, channel, now_us, r);
+        }
+        let Some(tat) = Tat::parse(value) else {
+            r.violation(
+                key,
+                format!(
+                    "field {field:?} holds {value:?}, not a rolling TAT SECONDS.MICROSECONDS[+R/L]"
+                ),
+            );
+            return 0;
+        };
+        if c.settled() {
+            if let Some(over) = tat.over(rule, channel, now_us) {
+                r.violation(key, format!("field {field:?}: its TAT {value} {over}"));
+            }
+        }
+        tat.due() as i64
+    }
+
+    /// A fixed rule's counter in a voter's hash: END:COUNT:WINDOW
+    /// (END:COUNT from redvote 0.3), END the end of one of the rule's
+    /// windows, COUNT >= 1 and, settled and the window not over, within the
+    /// rule's allowance (the vote refuses beyond it). Returns END (0 when
+    /// the value does not parse).
+    fn voter_window_count(
+        &self,
+        key: &str,
+        (field, value): (&str, &str),
+        rule: &Rule,
+        channel: Option<&str>,
+        now_us: i128,
+        r: &mut Report,
+    ) -> i64 {
+        let c = &self.c;
+        let now = (now_us / 1000000) as i64;
+        let mut parts = value.splitn(3, ':');
+        let parsed = match (parts.next(), parts.next()) {
+            (Some(end), Some(count)) => {
+                stored_int(end, 1, TIME_MAX + 1).zip(stored_int(count, 1, COUNT_MAX))
+            }
+            _ => None,
+        };
+        let Some((end, count)) = parsed else {
+            r.violation(
+                key,
+                format!("field {field:?} holds {value:?}, not END:COUNT:WINDOW (count >= 1)"),
+            );
+            return 0;
+        };
+        // the window that ends at END (None: END is not a window end)
+        let start = match rule.window {
+            RuleWindow::Second => Some(end - 1),
+            RuleWindow::Minute => (end % 60 == 0).then_some(end - 60),
+            RuleWindow::Period(kind) => {
+                let (_, start, finish) = period(kind, end - 1, c.offset);
+                (finish == end).then_some(start)
+            }
+            RuleWindow::Rolling | RuleWindow::Campaign => None,
+        };
+        let Some(start) = start else {
+            r.violation(
+                key,
+                format!("field {field:?}: {end} is not the end of a window of its rule"),
+            );
+            return end;
+        };
+        let settled = match rule.window {
+            RuleWindow::Period(_) => c.settled_period(Some(start)),
+            _ => c.settled_since(start),
+        };
+        let allowance = rule.allowance(channel);
+        if settled && end > now && count > allowance {
+            r.violation(
+                key,
+                format!("field {field:?} counts {count}, over its rule's allowance of {allowance}"),
+            );
+        }
+        end
     }
 
     /// The campaign-window counters of one rule: a hash (field = subject,
@@ -1372,37 +1447,106 @@ impl Scan<'_> {
         })
     }
 
-    /// One period board: its expiry against the index, and its entries,
-    /// page by page, against the other boards.
+    /// One period board: its expiry against the index
+    /// ([`Scan::board_expiry`]), the order side key's size
+    /// ([`Scan::first_order_count`]), and its entries, page by page
+    /// ([`Scan::board_page`]), against the other boards; the side-key gaps
+    /// a complete scan found last ([`PeriodBoard::report_gaps`]).
     fn board_key(
         &self,
         con: &mut dyn ConnectionLike,
-        (name, kind, p): &(String, String, String),
+        id: &(String, String, String),
         key: &str,
         pending: &mut Vec<(String, Recheck)>,
         r: &mut Report,
     ) -> RedisResult<()> {
+        r.count("board_keys", 1);
+        let pb = self.period_board(id, key);
+        if !self.board_expiry(con, &pb, r)? || !pb.b.ok {
+            return Ok(());
+        }
+        if pb.b.first && pb.b.indexed {
+            self.first_order_count(con, &pb, r)?;
+        }
+        let mut gaps = BoardGaps {
+            first: Vec::new(),
+            dense: Vec::new(),
+            pending,
+        };
+        let whole = scan_checked(con, "ZSCAN", key, r, |con, page, r| {
+            self.board_page(con, &pb, &page, &mut gaps, r)
+        })?;
+        if whole {
+            pb.report_gaps(gaps, r);
+        }
+        Ok(())
+    }
+
+    /// The period board `key` of `(name, kind, p)` with what its checks
+    /// derive from the settings: its period's bounds in the current offset,
+    /// whether it was written under the current settings, and the keys its
+    /// entries are compared with.
+    fn period_board<'s>(
+        &'s self,
+        (name, kind, p): &'s (String, String, String),
+        key: &'s str,
+    ) -> PeriodBoard<'s> {
         let (name, kind, p) = (name.as_str(), kind.as_str(), p.as_str());
         let ns = self.ns;
         let b = &self.boards[name];
         let c = &self.c;
-        r.count("board_keys", 1);
         // The period: bounds in the current offset, the one before it.
         let bounds = parse_period(p, c.offset);
         let settled = c.settled_period(bounds.map(|(_, s, _)| s));
         let prev = bounds.map(|(k, s, _)| period(k, s - 1, c.offset));
-        let kept = b.keeps(p.split(':').next().unwrap_or(p));
-        let first_key = format!("{ns}f:{name}:{kind}:{p}");
-        let index_key = format!("{ns}periods:{name}");
-        let member = format!("{kind}:{p}");
+        let real = kind == "real";
+        PeriodBoard {
+            name,
+            kind,
+            p,
+            key,
+            b,
+            bounds,
+            settled,
+            real,
+            other: format!("{ns}b:{name}:{}:{p}", if real { "shown" } else { "real" }),
+            total_real: format!("{ns}b:{name}:real:total"),
+            with_total: real && p != "total" && b.keeps("total") && settled,
+            prev_real: prev
+                .as_ref()
+                .filter(|_| !real && b.carry > 0)
+                .map(|(n, s, _)| (format!("{ns}b:{name}:real:{n}"), format!("real:{n}"), *s)),
+            first_key: format!("{ns}f:{name}:{kind}:{p}"),
+            initial_key: format!("{ns}initial:{name}"),
+            dense_key: format!("{ns}d:{name}:{kind}:{p}"),
+            dense: b.dense && b.indexed,
+        }
+    }
 
+    /// The board's expiry against the one its index `<ns>periods:B`
+    /// records (read again when the index read at the start lacks it: the
+    /// board may have been created since), and, for a settled period the
+    /// board keeps, that record against the period's end + the board's
+    /// retention: the scripts set both together, and a wrong one keeps a
+    /// board forever or drops it early. False when the board has expired
+    /// since SCAN (nothing more to check).
+    fn board_expiry(
+        &self,
+        con: &mut dyn ConnectionLike,
+        pb: &PeriodBoard,
+        r: &mut Report,
+    ) -> RedisResult<bool> {
+        let (b, key) = (pb.b, pb.key);
+        let kept = b.keeps(pb.p.split(':').next().unwrap_or(pb.p));
+        let index_key = format!("{}periods:{}", self.ns, pb.name);
+        let member = format!("{}:{}", pb.kind, pb.p);
         let mut pipe = redis::pipe();
         pipe.cmd("EXPIRETIME").arg(key);
         pipe.cmd("TIME");
         let got = exec(con, &mut pipe)?;
         let expires = int(&got[0]).unwrap_or(-2);
         if expires == -2 {
-            return Ok(()); // expired since SCAN
+            return Ok(false); // expired since SCAN
         }
         // A board created since the index was read is in it now.
         let listed = match b.index.get(&member) {
@@ -1421,8 +1565,8 @@ impl Scan<'_> {
                 if let Some(wrong) = expiry_mismatch(expires, at) {
                     r.violation(key, wrong);
                 }
-                if b.ok && settled && kept {
-                    let want = match bounds {
+                if b.ok && pb.settled && kept {
+                    let want = match pb.bounds {
                         Some((k, _, end)) if b.keep[k.as_str()] > 0 => end + b.keep[k.as_str()],
                         _ => 0,
                     };
@@ -1435,250 +1579,98 @@ impl Scan<'_> {
                 }
             }
         }
-        if !b.ok {
-            return Ok(());
-        }
+        Ok(true)
+    }
 
-        let real = kind == "real";
-        let scale = b.scale();
-        let total_real = format!("{ns}b:{name}:real:total");
-        let other = format!("{ns}b:{name}:{}:{p}", if real { "shown" } else { "real" });
-        let with_total = real && p != "total" && b.keeps("total") && settled;
-        let prev_real = prev
-            .as_ref()
-            .filter(|_| !real && b.carry > 0)
-            .map(|(n, s, _)| (format!("{ns}b:{name}:real:{n}"), format!("real:{n}"), *s));
-        let mut missing_first = Vec::new();
-        let dense_key = format!("{ns}d:{name}:{kind}:{p}");
-        let dense = b.dense && b.indexed;
-        let mut missing_dense = Vec::new();
-        if b.first && b.indexed {
-            // every member has one entry in the order key (order_key checks
-            // that each entry is right, so the counts tell the rest)
-            let order_key = format!("{ns}o:{name}:{kind}:{p}");
-            let mut pipe = redis::pipe();
-            pipe.cmd("ZCARD").arg(key);
-            pipe.cmd("ZCARD").arg(&order_key);
-            let got = exec(con, &mut pipe)?;
-            if let (Some(n), Some(o)) = (int(&got[0]), int(&got[1])) {
-                if n != o {
-                    r.violation(
-                        &order_key,
-                        format!(
-                            "holds {o} entries for the {n} members of {key} (ties first, indexed)"
-                        ),
-                    );
-                }
+    /// Ties first, indexed: the order side key `<ns>o:B:KIND:P` holds one
+    /// entry for every member of the board, which the reads rank by
+    /// ([`Scan::order_key`] checks that each entry is right, so the counts
+    /// tell the rest).
+    fn first_order_count(
+        &self,
+        con: &mut dyn ConnectionLike,
+        pb: &PeriodBoard,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let key = pb.key;
+        let order_key = format!("{}o:{}:{}:{}", self.ns, pb.name, pb.kind, pb.p);
+        let mut pipe = redis::pipe();
+        pipe.cmd("ZCARD").arg(key);
+        pipe.cmd("ZCARD").arg(&order_key);
+        let got = exec(con, &mut pipe)?;
+        if let (Some(n), Some(o)) = (int(&got[0]), int(&got[1])) {
+            if n != o {
+                r.violation(
+                    &order_key,
+                    format!("holds {o} entries for the {n} members of {key} (ties first, indexed)"),
+                );
             }
-        }
-        let whole = scan_checked(con, "ZSCAN", key, r, |con, page, r| {
-            let members: Vec<String> = page
-                .chunks(2)
-                .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
-                .collect();
-            if !members.is_empty() {
-                // One snapshot: this board, the boards it is compared with.
-                let mut pipe = redis::pipe();
-                pipe.cmd("ZMSCORE").arg(key).arg(&members);
-                pipe.cmd("ZMSCORE").arg(&other).arg(&members);
-                pipe.cmd("ZMSCORE").arg(&first_key).arg(&members);
-                pipe.cmd("ZMSCORE").arg(&total_real).arg(&members);
-                pipe.cmd("HMGET")
-                    .arg(format!("{ns}initial:{name}"))
-                    .arg(&members);
-                if let Some((prev_key, ..)) = &prev_real {
-                    pipe.cmd("ZMSCORE").arg(prev_key).arg(&members);
-                    pipe.cmd("EXISTS").arg(prev_key);
-                } else {
-                    pipe.cmd("PING");
-                    pipe.cmd("PING");
-                }
-                pipe.cmd("TIME");
-                // dense, indexed: each score once in the dense key (the
-                // score as ZSCAN saw it; compared only if it still holds)
-                let scanned: Vec<String> = page
-                    .chunks(2)
-                    .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
-                    .collect();
-                if dense {
-                    for s in &scanned {
-                        pipe.cmd("ZCOUNT").arg(&dense_key).arg(s).arg(s);
-                    }
-                }
-                let got = exec(con, &mut pipe)?;
-                let now = time_of(&got[7]).map_or(c.now, |t| t.0);
-                let col = |i: usize, j: usize| items(&got[i]).get(j).and_then(text);
-                if dense {
-                    for (j, m) in members.iter().enumerate() {
-                        let now_score = col(0, j).and_then(|t| score_of(&t));
-                        if now_score.is_some()
-                            && now_score == score_of(&scanned[j])
-                            && int(&got[8 + j]) != Some(1)
-                        {
-                            missing_dense.push(format!("{m} ({})", scanned[j]));
-                        }
-                    }
-                }
-                // The real votes of the period before, when known.
-                let prev_known = prev_real.as_ref().map(|(_, m, start)| {
-                    let exists = int(&got[6]) == Some(1);
-                    let listed_alive = match b.index.get(m) {
-                        None => true,
-                        Some(&at) => at == 0 || at > now,
-                    };
-                    (exists || listed_alive) && c.settled_period(Some(*start))
-                });
-                for (j, m) in members.iter().enumerate() {
-                    let Some(s) = col(0, j) else { continue }; // removed since ZSCAN
-                    r.count("board_entries", 1);
-                    let Some(score) = score_of(&s).filter(|x| x.is_finite()) else {
-                        r.violation(key, format!("{m} has the non-finite score {s}"));
-                        continue;
-                    };
-                    let Some(&weight) = b.weights.get(m) else {
-                        let recheck = Recheck::Option(name.to_string(), m.clone());
-                        pending.push((key.to_string(), recheck));
-                        continue;
-                    };
-                    let Some(weight) = weight else { continue }; // reported with the weights
-                    if b.first && settled && col(2, j).is_none() {
-                        missing_first.push(m.clone());
-                    }
-                    let other_score = col(1, j).and_then(|t| score_of(&t));
-                    if real {
-                        if score.fract() != 0.0 || score < 1.0 {
-                            r.violation(
-                                key,
-                                format!("{m} counts {s} votes, not a whole number >= 1"),
-                            );
-                            continue;
-                        }
-                        if other_score.is_none() {
-                            r.violation(
-                                &other,
-                                format!("lacks {m}, which {key} counts {s} votes for"),
-                            );
-                        }
-                        if with_total {
-                            let total = col(3, j).and_then(|t| score_of(&t)).unwrap_or(0.0);
-                            if score > total {
-                                r.violation(key, format!("{m} counts {s} votes, more than the {total} of {total_real}"));
-                            }
-                        }
-                        continue;
-                    }
-                    // A shown entry: its decimals, then against real x weight.
-                    if settled
-                        && format!("{score:.*}", b.decimals as usize).parse::<f64>() != Ok(score)
-                    {
-                        r.violation(
-                            key,
-                            format!("{m} shows {s}, not a decimal with {} decimals", b.decimals),
-                        );
-                    }
-                    let prev_score = items(&got[5])
-                        .get(j)
-                        .and_then(text)
-                        .and_then(|t| score_of(&t));
-                    // a real count that is not finite is reported on its
-                    // own board; nothing can be derived from it here
-                    if [other_score, prev_score]
-                        .iter()
-                        .any(|x| x.is_some_and(|x| !x.is_finite()))
-                    {
-                        continue;
-                    }
-                    let votes = other_score.unwrap_or(0.0) as i128;
-                    let imported = col(4, j).map(|t| t.parse::<f64>().map_or(0, |x| b.units(x)));
-                    let units = b.units(score);
-                    let prev_votes = prev_score.unwrap_or(0.0) as i128;
-                    let exact = settled
-                        && prev_known.unwrap_or(true)
-                        && (p == "total" || imported.is_none());
-                    if exact {
-                        r.count("exact_entries", 1);
-                        let mut want = votes
-                            .saturating_mul(weight as i128)
-                            .saturating_mul(scale as i128);
-                        let mut how = format!("{votes} real x weight {weight}");
-                        if prev_real.is_some() && p != "total" {
-                            want =
-                                want.saturating_add(prev_votes.saturating_mul(b.carried(weight)));
-                            how += &format!(
-                                " + {prev_votes} real of the period before x carried {}",
-                                b.text(b.carried(weight))
-                            );
-                        }
-                        if let Some(i) = imported.filter(|_| p == "total") {
-                            want = want.saturating_add(i);
-                            how += &format!(" + imported {}", b.text(i));
-                        }
-                        if units != want {
-                            r.violation(
-                                key,
-                                format!(
-                                    "{m} shows {}, but {how} = {}",
-                                    b.text(units),
-                                    b.text(want)
-                                ),
-                            );
-                        }
-                    } else if p == "total" || imported.is_none() {
-                        r.count("weak_entries", 1);
-                        let want =
-                            votes
-                                .saturating_mul(scale as i128)
-                                .saturating_add(if p == "total" {
-                                    imported.unwrap_or(0)
-                                } else {
-                                    0
-                                });
-                        let slack = i128::from(imported.is_some());
-                        if units.saturating_add(slack) < want {
-                            r.violation(
-                                key,
-                                format!(
-                                    "{m} shows {}, less than its {votes} real votes{} allow",
-                                    b.text(units),
-                                    if imported.is_some() {
-                                        " + imported"
-                                    } else {
-                                        ""
-                                    }
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            Ok(())
-        })?;
-        if !whole {
-            return Ok(());
-        }
-        if !missing_dense.is_empty() {
-            let n = missing_dense.len();
-            missing_dense.truncate(5);
-            r.violation(
-                &dense_key,
-                format!(
-                    "does not hold the score of {n} member(s) of {key} exactly once (ties dense, indexed): {}",
-                    missing_dense.join(", ")
-                ),
-            );
-        }
-        if !missing_first.is_empty() {
-            let n = missing_first.len();
-            missing_first.truncate(5);
-            r.violation(
-                &first_key,
-                format!(
-                    "lacks {n} member(s) of {key} (ties first): {}",
-                    missing_first.join(", ")
-                ),
-            );
         }
         Ok(())
+    }
+
+    /// One ZSCAN page of a period board, read again with the same members
+    /// of the boards it is compared with in one MULTI/EXEC (one snapshot:
+    /// votes go on while the check runs), then each entry checked
+    /// ([`PeriodBoard::entry`]). Ties dense, indexed: each score the scan
+    /// saw, if the member still holds it, has exactly one entry in the
+    /// dense side key (a gap is reported after a complete scan).
+    fn board_page(
+        &self,
+        con: &mut dyn ConnectionLike,
+        pb: &PeriodBoard,
+        page: &[Vec<u8>],
+        gaps: &mut BoardGaps,
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let members: Vec<String> = page
+            .chunks(2)
+            .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
+            .collect();
+        if members.is_empty() {
+            return Ok(());
+        }
+        // the scores as ZSCAN saw them
+        let scanned: Vec<String> = page
+            .chunks(2)
+            .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
+            .collect();
+        let got = exec(con, &mut pb.page_reads(&members, &scanned))?;
+        let now = time_of(&got[7]).map_or(self.c.now, |t| t.0);
+        let read = PageRead {
+            prev_known: self.prev_known(pb, &got, now),
+            got,
+        };
+        if pb.dense {
+            for (j, m) in members.iter().enumerate() {
+                let now_score = read.col(0, j).and_then(|t| score_of(&t));
+                if now_score.is_some()
+                    && now_score == score_of(&scanned[j])
+                    && int(&read.got[8 + j]) != Some(1)
+                {
+                    gaps.dense.push(format!("{m} ({})", scanned[j]));
+                }
+            }
+        }
+        for (j, m) in members.iter().enumerate() {
+            pb.entry(&read, (j, m), gaps, r);
+        }
+        Ok(())
+    }
+
+    /// Whether the real votes of the period before (a shown board with a
+    /// carry) are known as of this page's read (`got`, at `now`): settled,
+    /// and that board exists or has not expired (or was never written).
+    /// `None`: no period before is added in.
+    fn prev_known(&self, pb: &PeriodBoard, got: &[Value], now: i64) -> Option<bool> {
+        pb.prev_real.as_ref().map(|(_, m, start)| {
+            let exists = int(&got[6]) == Some(1);
+            let listed_alive = match pb.b.index.get(m) {
+                None => true,
+                Some(&at) => at == 0 || at > now,
+            };
+            (exists || listed_alive) && self.c.settled_period(Some(*start))
+        })
     }
 
     /// A "first" side key: a board beside it, the same expiry, only its
@@ -1776,11 +1768,11 @@ impl Scan<'_> {
 
     /// An order side key of `lua/src/lib/order.lua` (`o:` of ties first,
     /// `d:` of dense): a board of that rule beside it, the same expiry, and
-    /// every entry right. An `o:` entry is 15 digits of 10^15 - 1 - seq and
-    /// a member of the board, scored as on the board, seq its `f:` sequence
-    /// number (none: 0 digits); a `d:` entry is a score that some member
-    /// holds, once. (That every member or score has its entry is checked
-    /// with the board, when the board is indexed.)
+    /// every entry right ([`OrderSide::page`]). An `o:` entry is 15 digits
+    /// of 10^15 - 1 - seq and a member of the board, scored as on the board,
+    /// seq its `f:` sequence number (none: 0 digits); a `d:` entry is a
+    /// score that some member holds, once. (That every member or score has
+    /// its entry is checked with the board, when the board is indexed.)
     fn order_key(
         &self,
         con: &mut dyn ConnectionLike,
@@ -1791,8 +1783,12 @@ impl Scan<'_> {
     ) -> RedisResult<()> {
         let ns = self.ns;
         let b = &self.boards[name];
-        let board_key = format!("{ns}b:{name}:{kind}:{p}");
-        let first_key = format!("{ns}f:{name}:{kind}:{p}");
+        let side = OrderSide {
+            letter,
+            key,
+            board_key: format!("{ns}b:{name}:{kind}:{p}"),
+            first_key: format!("{ns}f:{name}:{kind}:{p}"),
+        };
         r.count("order_keys", 1);
         let rule = if letter == 'o' { "first" } else { "dense" };
         if b.ok && !(if letter == 'o' { b.first } else { b.dense }) {
@@ -1806,89 +1802,7 @@ impl Scan<'_> {
             return Ok(());
         }
         scan_checked(con, "ZSCAN", key, r, |con, page, r| {
-            let entries: Vec<String> = page
-                .chunks(2)
-                .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
-                .collect();
-            let mut pipe = redis::pipe();
-            pipe.cmd("ZMSCORE").arg(key).arg(&entries);
-            let mut members = Vec::new();
-            if letter == 'o' {
-                for e in &entries {
-                    let ok = e.len() > 15 && e.as_bytes()[..15].iter().all(u8::is_ascii_digit);
-                    members.push(if ok {
-                        e[15..].to_string()
-                    } else {
-                        String::new()
-                    });
-                }
-                pipe.cmd("ZMSCORE").arg(&board_key).arg(&members);
-                pipe.cmd("ZMSCORE").arg(&first_key).arg(&members);
-            } else {
-                let scores: Vec<String> = page
-                    .chunks(2)
-                    .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
-                    .collect();
-                for s in &scores {
-                    pipe.cmd("ZCOUNT").arg(&board_key).arg(s).arg(s);
-                }
-                for s in &scores {
-                    pipe.cmd("ZCOUNT").arg(key).arg(s).arg(s);
-                }
-            }
-            let got = if entries.is_empty() {
-                Vec::new()
-            } else {
-                exec(con, &mut pipe)?
-            };
-            let n = entries.len();
-            for (j, e) in entries.iter().enumerate() {
-                let Some(s) = items(&got[0]).get(j).and_then(text) else {
-                    continue; // gone since ZSCAN
-                };
-                if letter == 'd' {
-                    if int(&got[1 + j]) == Some(0) {
-                        r.violation(
-                            key,
-                            format!("holds the score {s}, which no member of {board_key} has"),
-                        );
-                    } else if int(&got[1 + n + j]) != Some(1) {
-                        r.violation(key, format!("holds the score {s} more than once"));
-                    }
-                    continue;
-                }
-                let m = &members[j];
-                if m.is_empty() {
-                    r.violation(key, format!("holds {e:?}, not 15 digits and a member"));
-                    continue;
-                }
-                let Some(on_board) = items(&got[1]).get(j).and_then(text) else {
-                    r.violation(key, format!("holds {m}, which is not on {board_key}"));
-                    continue;
-                };
-                if score_of(&on_board) != score_of(&s) {
-                    r.violation(
-                        key,
-                        format!("orders {m} at {s}, but {board_key} scores it {on_board}"),
-                    );
-                }
-                let seq = items(&got[2])
-                    .get(j)
-                    .and_then(text)
-                    .and_then(|t| score_of(&t));
-                let want = 999_999_999_999_999 - seq.map_or(999_999_999_999_999, |x| x as i64);
-                if e[..15].parse::<i64>().ok() != Some(want) {
-                    r.violation(
-                        key,
-                        format!(
-                            "orders {m} as of the vote {}, but {first_key} records {}",
-                            999_999_999_999_999 - e[..15].parse::<i64>().unwrap_or(0),
-                            seq.map_or("none".to_string(), |x| x.to_string())
-                        ),
-                    );
-                }
-            }
-            Ok(())
+            side.page(con, &page, r)
         })?;
         Ok(())
     }
@@ -1936,6 +1850,478 @@ impl Scan<'_> {
         }
         Ok(())
     }
+}
+
+/// An order side key under check ([`Scan::order_key`]).
+struct OrderSide<'a> {
+    /// `o` (ties first) or `d` (ties dense).
+    letter: char,
+    key: &'a str,
+    /// The board beside it, and that board's "first" side key.
+    board_key: String,
+    first_key: String,
+}
+
+impl OrderSide<'_> {
+    /// One ZSCAN page of entries, read again in one MULTI/EXEC with what
+    /// they are checked against (one snapshot: votes go on): 0 the entries'
+    /// scores here, then for `o:` 1 their members' scores on the board and
+    /// 2 in the "first" side key ([`OrderSide::first_entry`]), for `d:`
+    /// ZCOUNT of each score on the board, then here
+    /// ([`OrderSide::dense_entry`]). An entry gone since ZSCAN is skipped.
+    fn page(
+        &self,
+        con: &mut dyn ConnectionLike,
+        page: &[Vec<u8>],
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let entries: Vec<String> = page
+            .chunks(2)
+            .map(|m| String::from_utf8_lossy(&m[0]).into_owned())
+            .collect();
+        let mut pipe = redis::pipe();
+        pipe.cmd("ZMSCORE").arg(self.key).arg(&entries);
+        let mut members = Vec::new();
+        if self.letter == 'o' {
+            for e in &entries {
+                let ok = e.len() > 15 && e.as_bytes()[..15].iter().all(u8::is_ascii_digit);
+                members.push(if ok {
+                    e[15..].to_string()
+                } else {
+                    String::new()
+                });
+            }
+            pipe.cmd("ZMSCORE").arg(&self.board_key).arg(&members);
+            pipe.cmd("ZMSCORE").arg(&self.first_key).arg(&members);
+        } else {
+            let scores: Vec<String> = page
+                .chunks(2)
+                .map(|m| String::from_utf8_lossy(&m[1]).into_owned())
+                .collect();
+            for s in &scores {
+                pipe.cmd("ZCOUNT").arg(&self.board_key).arg(s).arg(s);
+            }
+            for s in &scores {
+                pipe.cmd("ZCOUNT").arg(self.key).arg(s).arg(s);
+            }
+        }
+        let got = if entries.is_empty() {
+            Vec::new()
+        } else {
+            exec(con, &mut pipe)?
+        };
+        let n = entries.len();
+        for (j, e) in entries.iter().enumerate() {
+            let Some(s) = items(&got[0]).get(j).and_then(text) else {
+                continue; // gone since ZSCAN
+            };
+            if self.letter == 'd' {
+                self.dense_entry(&got, (j, n), &s, r);
+            } else {
+                self.first_entry(&got, j, (e, &members[j]), &s, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// The `j`th of `n` entries of a `d:` key, the score `s`: some member
+    /// of the board holds it (else the dense rank counts a score no one
+    /// has), and it is here once.
+    fn dense_entry(&self, got: &[Value], (j, n): (usize, usize), s: &str, r: &mut Report) {
+        if int(&got[1 + j]) == Some(0) {
+            r.violation(
+                self.key,
+                format!(
+                    "holds the score {s}, which no member of {} has",
+                    self.board_key
+                ),
+            );
+        } else if int(&got[1 + n + j]) != Some(1) {
+            r.violation(self.key, format!("holds the score {s} more than once"));
+        }
+    }
+
+    /// The `j`th entry `e` of an `o:` key, scored `s`: 15 digits and a
+    /// member `m` of the board (empty when `e` is not), scored as on the
+    /// board, the digits 10^15 - 1 - its vote sequence number in the
+    /// "first" side key (none: 0): the order ties first ranks by.
+    fn first_entry(&self, got: &[Value], j: usize, (e, m): (&str, &str), s: &str, r: &mut Report) {
+        let (key, board_key) = (self.key, &self.board_key);
+        if m.is_empty() {
+            r.violation(key, format!("holds {e:?}, not 15 digits and a member"));
+            return;
+        }
+        let Some(on_board) = items(&got[1]).get(j).and_then(text) else {
+            r.violation(key, format!("holds {m}, which is not on {board_key}"));
+            return;
+        };
+        if score_of(&on_board) != score_of(s) {
+            r.violation(
+                key,
+                format!("orders {m} at {s}, but {board_key} scores it {on_board}"),
+            );
+        }
+        let seq = items(&got[2])
+            .get(j)
+            .and_then(text)
+            .and_then(|t| score_of(&t));
+        let want = 999_999_999_999_999 - seq.map_or(999_999_999_999_999, |x| x as i64);
+        if e[..15].parse::<i64>().ok() != Some(want) {
+            r.violation(
+                key,
+                format!(
+                    "orders {m} as of the vote {}, but {} records {}",
+                    999_999_999_999_999 - e[..15].parse::<i64>().unwrap_or(0),
+                    self.first_key,
+                    seq.map_or("none".to_string(), |x| x.to_string())
+                ),
+            );
+        }
+    }
+}
+
+/// A period board under check ([`Scan::board_key`]): where it is, its
+/// period, and the keys its entries are compared with.
+struct PeriodBoard<'a> {
+    /// Its board's name and settings.
+    name: &'a str,
+    b: &'a Board,
+    /// `real` or `shown`, and the period (`total`, `day:...`).
+    kind: &'a str,
+    p: &'a str,
+    key: &'a str,
+    /// The period's kind, start and end in the current offset (`None`: the
+    /// total, or a name that does not parse).
+    bounds: Option<(Period, i64, i64)>,
+    /// Written under the current settings ([`Settings::settled_period`]).
+    settled: bool,
+    real: bool,
+    /// The board of the other kind (real / shown) of the same period.
+    other: String,
+    /// `<ns>b:B:real:total`, which a real entry is compared with when
+    /// `with_total` (a real board of a period, the total kept, settled).
+    total_real: String,
+    with_total: bool,
+    /// A shown board with a carry: the real board of the period before,
+    /// its index member (`real:P`) and that period's start.
+    prev_real: Option<(String, String, i64)>,
+    first_key: String,
+    initial_key: String,
+    dense_key: String,
+    /// Ties dense, indexed: every score has one entry in `dense_key`.
+    dense: bool,
+}
+
+/// What the pages of one period board leave to report or read again.
+struct BoardGaps<'p> {
+    /// Members without a sequence number in the "first" side key (ties
+    /// first, settled).
+    first: Vec<String>,
+    /// Members (with the score the scan saw) whose score has not exactly one
+    /// entry in the dense side key (ties dense, indexed).
+    dense: Vec<String>,
+    /// Entries of options the settings read at the start lack: read again
+    /// at the end ([`confirm`]).
+    pending: &'p mut Vec<(String, Recheck)>,
+}
+
+/// One page of a period board as [`PeriodBoard::page_reads`] read it.
+struct PageRead {
+    got: Vec<Value>,
+    /// See [`Scan::prev_known`].
+    prev_known: Option<bool>,
+}
+
+impl PageRead {
+    /// The `j`th member's reply in the `i`th read (a ZMSCORE or HMGET).
+    fn col(&self, i: usize, j: usize) -> Option<String> {
+        items(&self.got[i]).get(j).and_then(text)
+    }
+}
+
+/// One entry of a period board, past the checks every entry has: a finite
+/// score, of an option with a valid weight.
+struct Entry<'e> {
+    j: usize,
+    m: &'e str,
+    /// The score as stored, and parsed.
+    s: String,
+    score: f64,
+    weight: i64,
+    /// The same member's score on the board of the other kind.
+    other_score: Option<f64>,
+}
+
+impl PeriodBoard<'_> {
+    /// The reads of one page of `members` (one MULTI/EXEC): 0 this board,
+    /// 1 the other kind's, 2 the "first" side key, 3 the total real board
+    /// (ZMSCORE each), 4 the imported amounts (HMGET), 5 and 6 the real
+    /// board of the period before (ZMSCORE, EXISTS; PINGs without one), 7
+    /// the clock, then ties dense, indexed: ZCOUNT of each `scanned` score
+    /// in the dense side key.
+    fn page_reads(&self, members: &[String], scanned: &[String]) -> redis::Pipeline {
+        let mut pipe = redis::pipe();
+        pipe.cmd("ZMSCORE").arg(self.key).arg(members);
+        pipe.cmd("ZMSCORE").arg(&self.other).arg(members);
+        pipe.cmd("ZMSCORE").arg(&self.first_key).arg(members);
+        pipe.cmd("ZMSCORE").arg(&self.total_real).arg(members);
+        pipe.cmd("HMGET").arg(&self.initial_key).arg(members);
+        if let Some((prev_key, ..)) = &self.prev_real {
+            pipe.cmd("ZMSCORE").arg(prev_key).arg(members);
+            pipe.cmd("EXISTS").arg(prev_key);
+        } else {
+            pipe.cmd("PING");
+            pipe.cmd("PING");
+        }
+        pipe.cmd("TIME");
+        if self.dense {
+            for s in scanned {
+                pipe.cmd("ZCOUNT").arg(&self.dense_key).arg(s).arg(s);
+            }
+        }
+        pipe
+    }
+
+    /// The `j`th member `m` of a page: a finite score, an option of the
+    /// board (else read again at the end: configure may have added it),
+    /// its "first" sequence number (ties first, settled), then the checks
+    /// of its kind ([`PeriodBoard::real_entry`],
+    /// [`PeriodBoard::shown_entry`]). A member removed since ZSCAN, or of
+    /// a corrupt weight (reported with the weights), is skipped.
+    fn entry(&self, read: &PageRead, (j, m): (usize, &str), gaps: &mut BoardGaps, r: &mut Report) {
+        let b = self.b;
+        let key = self.key;
+        let Some(s) = read.col(0, j) else { return }; // removed since ZSCAN
+        r.count("board_entries", 1);
+        let Some(score) = score_of(&s).filter(|x| x.is_finite()) else {
+            r.violation(key, format!("{m} has the non-finite score {s}"));
+            return;
+        };
+        let Some(&weight) = b.weights.get(m) else {
+            let recheck = Recheck::Option(self.name.to_string(), m.to_string());
+            gaps.pending.push((key.to_string(), recheck));
+            return;
+        };
+        let Some(weight) = weight else { return }; // reported with the weights
+        if b.first && self.settled && read.col(2, j).is_none() {
+            gaps.first.push(m.to_string());
+        }
+        let e = Entry {
+            j,
+            m,
+            s,
+            score,
+            weight,
+            other_score: read.col(1, j).and_then(|t| score_of(&t)),
+        };
+        if self.real {
+            self.real_entry(read, &e, r);
+        } else {
+            self.shown_entry(read, &e, r);
+        }
+    }
+
+    /// A real entry: a whole count >= 1 (each vote adds 1), its option on
+    /// the shown board of the period (a vote writes both), and, a period's
+    /// board with the total kept and settled, at most the option's total
+    /// real count (every vote of a period is in the total).
+    fn real_entry(&self, read: &PageRead, e: &Entry, r: &mut Report) {
+        let (key, m, s, score) = (self.key, e.m, &e.s, e.score);
+        if score.fract() != 0.0 || score < 1.0 {
+            r.violation(
+                key,
+                format!("{m} counts {s} votes, not a whole number >= 1"),
+            );
+            return;
+        }
+        if e.other_score.is_none() {
+            r.violation(
+                &self.other,
+                format!("lacks {m}, which {key} counts {s} votes for"),
+            );
+        }
+        if self.with_total {
+            let total = read.col(3, e.j).and_then(|t| score_of(&t)).unwrap_or(0.0);
+            if score > total {
+                r.violation(
+                    key,
+                    format!(
+                        "{m} counts {s} votes, more than the {total} of {}",
+                        self.total_real
+                    ),
+                );
+            }
+        }
+    }
+
+    /// A shown entry: at most `decimals` decimals (settled), then against
+    /// the real votes x weight: exactly where the settings it was written
+    /// under are known ([`PeriodBoard::shown_exact`]), else the weaker
+    /// bound that holds whatever the history ([`PeriodBoard::shown_weak`]).
+    /// A period board of an option with imported votes is not compared
+    /// (an import adds to the periods current when it runs, which no key
+    /// records), nor one whose real counts are not finite (reported on
+    /// their own boards).
+    fn shown_entry(&self, read: &PageRead, e: &Entry, r: &mut Report) {
+        let (b, key, p) = (self.b, self.key, self.p);
+        let (m, s, score) = (e.m, &e.s, e.score);
+        if self.settled && format!("{score:.*}", b.decimals as usize).parse::<f64>() != Ok(score) {
+            r.violation(
+                key,
+                format!("{m} shows {s}, not a decimal with {} decimals", b.decimals),
+            );
+        }
+        let prev_score = read.col(5, e.j).and_then(|t| score_of(&t));
+        // a real count that is not finite is reported on its
+        // own board; nothing can be derived from it here
+        if [e.other_score, prev_score]
+            .iter()
+            .any(|x| x.is_some_and(|x| !x.is_finite()))
+        {
+            return;
+        }
+        let shown = Shown {
+            votes: e.other_score.unwrap_or(0.0) as i128,
+            imported: read
+                .col(4, e.j)
+                .map(|t| t.parse::<f64>().map_or(0, |x| b.units(x))),
+            units: b.units(score),
+            prev_votes: prev_score.unwrap_or(0.0) as i128,
+        };
+        let exact = self.settled
+            && read.prev_known.unwrap_or(true)
+            && (p == "total" || shown.imported.is_none());
+        if exact {
+            r.count("exact_entries", 1);
+            self.shown_exact(e, &shown, r);
+        } else if p == "total" || shown.imported.is_none() {
+            r.count("weak_entries", 1);
+            self.shown_weak(e, &shown, r);
+        }
+    }
+
+    /// A settled shown entry: exactly real x weight x 10^decimals units, +
+    /// the real votes of the period before x the rounded carried share (a
+    /// period's board, with a carry), + the imported amount (the total).
+    fn shown_exact(&self, e: &Entry, shown: &Shown, r: &mut Report) {
+        let (b, p, weight) = (self.b, self.p, e.weight);
+        let Shown {
+            votes,
+            imported,
+            units,
+            prev_votes,
+        } = *shown;
+        let mut want = votes
+            .saturating_mul(weight as i128)
+            .saturating_mul(b.scale() as i128);
+        let mut how = format!("{votes} real x weight {weight}");
+        if self.prev_real.is_some() && p != "total" {
+            want = want.saturating_add(prev_votes.saturating_mul(b.carried(weight)));
+            how += &format!(
+                " + {prev_votes} real of the period before x carried {}",
+                b.text(b.carried(weight))
+            );
+        }
+        if let Some(i) = imported.filter(|_| p == "total") {
+            want = want.saturating_add(i);
+            how += &format!(" + imported {}", b.text(i));
+        }
+        if units != want {
+            r.violation(
+                self.key,
+                format!(
+                    "{} shows {}, but {how} = {}",
+                    e.m,
+                    b.text(units),
+                    b.text(want)
+                ),
+            );
+        }
+    }
+
+    /// A shown entry written under other settings: whatever the history
+    /// (every weight >= 1, carry >= 0), shown >= real (+ imported, on the
+    /// total; within one unit then, for a rounding after a change of
+    /// `decimals`).
+    fn shown_weak(&self, e: &Entry, shown: &Shown, r: &mut Report) {
+        let b = self.b;
+        let Shown {
+            votes,
+            imported,
+            units,
+            ..
+        } = *shown;
+        let want = votes
+            .saturating_mul(b.scale() as i128)
+            .saturating_add(if self.p == "total" {
+                imported.unwrap_or(0)
+            } else {
+                0
+            });
+        let slack = i128::from(imported.is_some());
+        if units.saturating_add(slack) < want {
+            r.violation(
+                self.key,
+                format!(
+                    "{} shows {}, less than its {votes} real votes{} allow",
+                    e.m,
+                    b.text(units),
+                    if imported.is_some() {
+                        " + imported"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+    }
+
+    /// After a complete scan (a scan cut short proves no gap), the side-key
+    /// entries the pages found missing, at most 5 of each named: the reads
+    /// of ties dense and first rank by these keys.
+    fn report_gaps(&self, gaps: BoardGaps, r: &mut Report) {
+        let key = self.key;
+        let BoardGaps {
+            first: mut missing_first,
+            dense: mut missing_dense,
+            ..
+        } = gaps;
+        if !missing_dense.is_empty() {
+            let n = missing_dense.len();
+            missing_dense.truncate(5);
+            r.violation(
+                &self.dense_key,
+                format!(
+                    "does not hold the score of {n} member(s) of {key} exactly once (ties dense, indexed): {}",
+                    missing_dense.join(", ")
+                ),
+            );
+        }
+        if !missing_first.is_empty() {
+            let n = missing_first.len();
+            missing_first.truncate(5);
+            r.violation(
+                &self.first_key,
+                format!(
+                    "lacks {n} member(s) of {key} (ties first): {}",
+                    missing_first.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+/// A shown entry's amounts, in units of 10^-decimals where not votes.
+#[derive(Clone, Copy)]
+struct Shown {
+    /// Real votes of the same period.
+    votes: i128,
+    /// The option's imported amount (`None`: no import).
+    imported: Option<i128>,
+    /// The shown score.
+    units: i128,
+    /// Real votes of the period before (0 without one).
+    prev_votes: i128,
 }
 
 /// How a key's expiry (`EXPIRETIME`) differs from the one its index
