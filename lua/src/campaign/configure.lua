@@ -98,6 +98,12 @@ local function integer(v, lo, hi, what)
   return n
 end
 
+-- Appends the pair k, v to `list`, a flat list of HSET's field, value pairs.
+local function push(list, k, v)
+  list[#list + 1] = k
+  list[#list + 1] = v
+end
+
 -- HSET of field, value pairs (`list`, flat) in chunks of 1000 items (500
 -- pairs): a single unpack of more than about 8000 items fails in Lua.
 local function hset_chunks(key, list)
@@ -109,7 +115,24 @@ local function check_config_name(what, s)
   if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
 end
 
-local function main()
+-- The names of the campaign-window rules of `rules` (a decoded `limits`,
+-- read leniently: anything else is no rule).
+local function counters_of(rules)
+  local names = {}
+  for _, r in ipairs(type(rules) == 'table' and rules or {}) do
+    if type(r) == 'table' and r.window == 'campaign' and name_ok(r.name) then names[r.name] = true end
+  end
+  return names
+end
+
+---------------------------------------------------------------------------
+-- Validation: every argument and every stored value the writes depend on,
+-- in this order (the first refusal wins); nothing is written yet.
+---------------------------------------------------------------------------
+
+-- The call's key and its one argument, a JSON object of at most 4 MiB.
+-- Returns the campaign root, the namespace and the decoded document.
+local function parse_document()
   local root, ns = campaign_key('campaign_configure')
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
@@ -117,7 +140,12 @@ local function main()
   if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
     fail('INVALID_CONFIG', 'settings are not a JSON object')
   end
+  return root, ns, doc
+end
 
+-- The campaign's own settings the document gives (offset, start, end,
+-- vote_id_ttl), validated: the root's fields to write, flat.
+local function campaign_fields(doc)
   local campaign = {}
   if doc.offset ~= nil then
     local sign, hh, mm = tostring(doc.offset):match('^([%+%-])(%d%d):(%d%d)$')
@@ -125,259 +153,314 @@ local function main()
       fail('INVALID_CONFIG', 'offset must be +HH:MM or -HH:MM within 14 hours, got ' .. tostring(doc.offset):sub(1, 40))
     end
     local seconds = tonumber(hh) * 3600 + tonumber(mm) * 60
-    campaign[#campaign + 1] = 'offset'
-    campaign[#campaign + 1] = (sign == '-' and -seconds or seconds)
+    push(campaign, 'offset', sign == '-' and -seconds or seconds)
   end
   for _, field in ipairs({ 'start', 'end' }) do
-    if doc[field] ~= nil then
-      campaign[#campaign + 1] = field
-      campaign[#campaign + 1] = integer(doc[field], 0, 253402300799, field)
-    end
+    if doc[field] ~= nil then push(campaign, field, integer(doc[field], 0, 253402300799, field)) end
   end
   if doc.vote_id_ttl ~= nil then
-    campaign[#campaign + 1] = 'vote_id_ttl'
-    campaign[#campaign + 1] = integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl')
+    push(campaign, 'vote_id_ttl', integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl'))
   end
+  return campaign
+end
+
+-- The campaign's window after the call (the document's start and end, else
+-- the stored ones, which must parse) is not empty. Returns the stored
+-- { start, end } (HMGET's reply).
+local function check_window(root, doc)
   local stored = rcall('HMGET', root, 'start', 'end')
   local start_at = doc.start or (stored[1] and stored_int(stored[1], 0, 253402300799, root, 'start'))
   local end_at = doc['end'] or (stored[2] and stored_int(stored[2], 0, 253402300799, root, 'end'))
   if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
+  return stored
+end
 
-  local rules = nil -- the new rules, when the document gives them
-  if doc.limits ~= nil then
-    if not is_list(doc.limits) or #doc.limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
-    local names = {}
-    rules = {}
-    local dims = { user = true, option = true, channel = true, device = true }
-    local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
-    for i, r in ipairs(doc.limits) do
-      if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
-      for k, v in pairs(r) do
-        local known = { name = 'string', by = 'table', window = 'string', limit = 'number', rolling = 'table', extra = 'table' }
-        if not known[k] or type(v) ~= known[k] then
-          fail('INVALID_CONFIG', 'limit rule ' .. i .. ': unknown field or wrong type: ' .. tostring(k):sub(1, 40))
-        end
-      end
-      if r.rolling then
-        for k, v in pairs(r.rolling) do
-          if (k ~= 'limit' and k ~= 'per' and k ~= 'burst') or type(v) ~= 'number' then
-            fail('INVALID_CONFIG', 'limit rule ' .. i .. ': rolling takes numbers limit, per, burst; got ' .. tostring(k):sub(1, 40))
-          end
-        end
-      end
-      local name = r.name
-      if type(name) ~= 'string' or not name_ok(name) or names[name] or name == '@' then
-        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like, not "@")')
-      end
-      names[name] = true
-      local what = 'limit rule ' .. name
-      if not is_list(r.by) or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
-      local by, seen = {}, {}
-      for _, d in ipairs(r.by) do
-        if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
-        seen[d] = true
-        by[#by + 1] = d
-      end
-      local rule = { name = name, by = by }
-      if r.rolling ~= nil then
-        if type(r.rolling) ~= 'table' or r.window ~= nil or r.limit ~= nil then
-          fail('INVALID_CONFIG', what .. ': a rolling rule has rolling = { limit, per, burst } and no window or limit')
-        end
-        rule.rolling = true
-        rule.limit = integer(r.rolling.limit, 1, 1000000, what .. ': rolling.limit')
-        rule.per = integer(r.rolling.per, 1, 315360000, what .. ': rolling.per')
-        rule.burst = integer(r.rolling.burst or rule.limit, 1, 1000000, what .. ': rolling.burst')
-      else
-        if not windows[r.window] then
-          fail('INVALID_CONFIG', what .. ': window must be second, minute, hour, day, week, month or campaign, got ' .. tostring(r.window):sub(1, 40))
-        end
-        rule.window = r.window
-        rule.limit = integer(r.limit, 1, 1000000000, what .. ': limit')
-      end
-      if r.extra ~= nil then
-        if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
-        rule.extra = {}
-        local nextra = 0
-        for channel, n in pairs(r.extra) do
-          nextra = nextra + 1
-          if nextra > 32 then fail('INVALID_CONFIG', what .. ': extra holds at most 32 channels') end
-          if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
-          rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
-        end
-      end
-      rules[#rules + 1] = rule
+-- The document's `i`th rate-limit rule `r` (`names`: the names of the rules
+-- before it), validated and normalized as lib/limits.lua reads it.
+local function parse_limit_rule(i, r, names)
+  local dims = { user = true, option = true, channel = true, device = true }
+  local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
+  if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
+  for k, v in pairs(r) do
+    local known = { name = 'string', by = 'table', window = 'string', limit = 'number', rolling = 'table', extra = 'table' }
+    if not known[k] or type(v) ~= known[k] then
+      fail('INVALID_CONFIG', 'limit rule ' .. i .. ': unknown field or wrong type: ' .. tostring(k):sub(1, 40))
     end
-    campaign[#campaign + 1] = 'limits'
-    campaign[#campaign + 1] = #rules > 0 and cjson.encode(rules) or '[]'
   end
-  -- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
-  -- expiring a week after the campaign's end (COUNTER_GRACE, lib/campaign):
-  -- a new end moves their expiry (so moving
-  -- `end` later never resets "once per campaign"), and a rule that is
-  -- removed takes its counters along (they would never expire without an
-  -- end). The stored rules are read leniently here (names only): this is
-  -- also the call that repairs a corrupt `limits`.
-  local counters_of = function(rules)
-    local names = {}
-    for _, r in ipairs(type(rules) == 'table' and rules or {}) do
-      if type(r) == 'table' and r.window == 'campaign' and name_ok(r.name) then names[r.name] = true end
+  if r.rolling then
+    for k, v in pairs(r.rolling) do
+      if (k ~= 'limit' and k ~= 'per' and k ~= 'burst') or type(v) ~= 'number' then
+        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': rolling takes numbers limit, per, burst; got ' .. tostring(k):sub(1, 40))
+      end
     end
-    return names
   end
+  local name = r.name
+  if type(name) ~= 'string' or not name_ok(name) or names[name] or name == '@' then
+    fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like, not "@")')
+  end
+  names[name] = true
+  local what = 'limit rule ' .. name
+  if not is_list(r.by) or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
+  local by, seen = {}, {}
+  for _, d in ipairs(r.by) do
+    if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
+    seen[d] = true
+    by[#by + 1] = d
+  end
+  local rule = { name = name, by = by }
+  if r.rolling ~= nil then
+    if type(r.rolling) ~= 'table' or r.window ~= nil or r.limit ~= nil then
+      fail('INVALID_CONFIG', what .. ': a rolling rule has rolling = { limit, per, burst } and no window or limit')
+    end
+    rule.rolling = true
+    rule.limit = integer(r.rolling.limit, 1, 1000000, what .. ': rolling.limit')
+    rule.per = integer(r.rolling.per, 1, 315360000, what .. ': rolling.per')
+    rule.burst = integer(r.rolling.burst or rule.limit, 1, 1000000, what .. ': rolling.burst')
+  else
+    if not windows[r.window] then
+      fail('INVALID_CONFIG', what .. ': window must be second, minute, hour, day, week, month or campaign, got ' .. tostring(r.window):sub(1, 40))
+    end
+    rule.window = r.window
+    rule.limit = integer(r.limit, 1, 1000000000, what .. ': limit')
+  end
+  if r.extra ~= nil then
+    if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
+    rule.extra = {}
+    local nextra = 0
+    for channel, n in pairs(r.extra) do
+      nextra = nextra + 1
+      if nextra > 32 then fail('INVALID_CONFIG', what .. ': extra holds at most 32 channels') end
+      if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
+      rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
+    end
+  end
+  return rule
+end
+
+-- The document's `limits`, a list of at most 32 rules: the normalized
+-- rules, or nil when the document does not give them.
+local function parse_limits(limits)
+  if limits == nil then return nil end
+  if not is_list(limits) or #limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
+  local names, rules = {}, {}
+  for i, r in ipairs(limits) do rules[#rules + 1] = parse_limit_rule(i, r, names) end
+  return rules
+end
+
+-- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
+-- expiring a week after the campaign's end (COUNTER_GRACE, lib/campaign):
+-- a new end moves their expiry (so moving
+-- `end` later never resets "once per campaign"), and a rule that is
+-- removed takes its counters along (they would never expire without an
+-- end). The stored rules are read leniently here (names only): this is
+-- also the call that repairs a corrupt `limits`. Returns the hashes to
+-- expire at the new end (`end_at`) and those to delete.
+local function counter_changes(root, ns, doc, rules, stored)
   local stored_limits = rcall('HGET', root, 'limits')
   local ok_old, old_rules = pcall(cjson.decode, stored_limits or '[]')
   local old_counters = counters_of(ok_old and old_rules)
   local new_counters = doc.limits ~= nil and counters_of(rules) or old_counters
-  local expire_counters, drop_counters = {}, {}
+  local counters = { expire = {}, drop = {}, end_at = doc['end'] }
   if doc['end'] ~= nil and doc['end'] ~= (stored[2] and tonumber(stored[2])) then
-    for name in pairs(new_counters) do expire_counters[#expire_counters + 1] = ns .. 'rl:' .. name .. ':campaign' end
+    for name in pairs(new_counters) do counters.expire[#counters.expire + 1] = ns .. 'rl:' .. name .. ':campaign' end
   end
   for name in pairs(old_counters) do
-    if not new_counters[name] then drop_counters[#drop_counters + 1] = ns .. 'rl:' .. name .. ':campaign' end
+    if not new_counters[name] then counters.drop[#counters.drop + 1] = ns .. 'rl:' .. name .. ':campaign' end
   end
+  return counters
+end
 
+-- The document's deny lists: { list name, entries } for each it gives.
+local function deny_lists(doc)
   local deny = {}
-  if doc.deny ~= nil then
-    if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
-    for list, values in pairs(doc.deny) do
-      if (list ~= 'users' and list ~= 'channels') or not is_list(values) or #values > 10000 then
-        fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
+  if doc.deny == nil then return deny end
+  if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
+  for list, values in pairs(doc.deny) do
+    if (list ~= 'users' and list ~= 'channels') or not is_list(values) or #values > 10000 then
+      fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
+    end
+    for _, v in ipairs(values) do
+      if type(v) ~= 'string' or #v == 0 or #v > 256 or v:find('%c') then
+        fail('INVALID_CONFIG', 'deny.' .. list .. ' entries are 1..256 bytes without control characters')
       end
-      for _, v in ipairs(values) do
-        if type(v) ~= 'string' or #v == 0 or #v > 256 or v:find('%c') then
-          fail('INVALID_CONFIG', 'deny.' .. list .. ' entries are 1..256 bytes without control characters')
+    end
+    deny[#deny + 1] = { list, values }
+  end
+  return deny
+end
+
+-- A board's `periods` (nil: the default, { 'total' }): the stored value.
+local function board_periods(board, periods)
+  local seen, list = {}, {}
+  if type(periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
+  if #(periods or {}) > 5 then fail('INVALID_CONFIG', board .. ': periods must be a list of at most 5') end
+  for _, p in ipairs(periods or { 'total' }) do
+    if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
+      fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
+    end
+    if not seen[p] then seen[p] = true; list[#list + 1] = p end
+  end
+  if #list == 0 then fail('INVALID_CONFIG', board .. ': periods must not be empty') end
+  return table.concat(list, ',')
+end
+
+-- A board's tie rule (`ties`, nil: competition) into its `fields`; `was`:
+-- the stored ties and order_gen. A new rule on an existing board: the side
+-- keys of the old one go, and the boards written so far need
+-- campaign_reindex.lua before the reads trust the new one's (until then
+-- they take the legacy path). Returns whether the side keys are stale.
+local function board_ties(ns, board, ties, exists, was, fields)
+  ties = ties or 'competition'
+  if ties ~= 'name' and ties ~= 'competition' and ties ~= 'dense' and ties ~= 'first' then
+    fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
+  end
+  push(fields, 'ties', ties)
+  if not exists or ties == (was[1] or 'competition') then return false end
+  local written = rcall('ZCARD', ns .. 'periods:' .. board) > 0
+  local gen = was[2] and stored_int(was[2], 0, 999999999999999, ns .. 'board:' .. board, 'order_gen') or 0
+  local needs = written and (ties == 'dense' or ties == 'first')
+  push(fields, 'indexed', needs and '0' or '1')
+  if needs then push(fields, 'order_gen', gen + 1) end
+  return true
+end
+
+-- The fields of <ns>board:B the document sets (all of them for a new
+-- board, `exists` false, which also gets `indexed` 1): periods, ties,
+-- decimals, carry, retention. Returns them (flat), whether the side keys of
+-- lib/order no longer match the tie rule, and the tie rule after the call.
+local function board_fields(ns, board, spec, exists, was)
+  local fields, stale = {}, false
+  if not exists then push(fields, 'indexed', '1') end
+  if spec.periods ~= nil or not exists then push(fields, 'periods', board_periods(board, spec.periods)) end
+  if spec.ties ~= nil or not exists then stale = board_ties(ns, board, spec.ties, exists, was, fields) end
+  local ties_after = spec.ties or was[1] or 'competition'
+  if spec.decimals ~= nil or not exists then push(fields, 'decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
+  if spec.carry ~= nil or not exists then
+    local carry = tostring(spec.carry or '0')
+    if not (carry:find('^0%.%d+$') or carry:find('^1%.0+$') or carry == '0' or carry == '1') or #carry > 8 then
+      fail('INVALID_CONFIG', board .. ': carry must be a decimal in [0, 1] with at most 6 decimals, got ' .. carry:sub(1, 40))
+    end
+    push(fields, 'carry', carry)
+  end
+  if spec.retention ~= nil and type(spec.retention) ~= 'table' then fail('INVALID_CONFIG', board .. ': retention must be an object') end
+  for p, seconds in pairs(spec.retention or {}) do
+    if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' then
+      fail('INVALID_CONFIG', board .. ': retention is per hour, day, week or month, got ' .. tostring(p):sub(1, 40))
+    end
+    push(fields, 'keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
+  end
+  return fields, stale, ties_after
+end
+
+-- A board's `options`: the weights to write (given, or 1 for an option the
+-- board lacks; flat) and the display data ({ option, fields (flat) } each).
+-- `count.options` counts the options of the whole call (at most 1000).
+local function board_options(ns, board, options, count)
+  local weights, data = {}, {}
+  if options ~= nil and type(options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
+  for option, o in pairs(options or {}) do
+    check_config_name('option', option)
+    if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
+    count.options = count.options + 1
+    if count.options > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
+    if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+      push(weights, option, integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight'))
+    end
+    if o.data ~= nil then
+      if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
+      local flat = {}
+      for k, v in pairs(o.data) do
+        if #flat >= 200 then fail('INVALID_CONFIG', board .. '/' .. option .. ': data holds at most 100 fields') end
+        if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
+          fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
         end
+        push(flat, k, tostring(v))
       end
-      deny[#deny + 1] = { list, values }
+      data[#data + 1] = { option, flat }
     end
   end
+  return weights, data
+end
 
-  local boards, nboards, noptions = {}, 0, 0
+-- A board's `remove`: at most 1000 options the board has, none of them
+-- also configured by the call.
+local function board_removals(ns, board, spec)
+  local remove = {}
+  if spec.remove ~= nil and (type(spec.remove) ~= 'table' or #spec.remove > 1000) then
+    fail('INVALID_CONFIG', board .. ': remove must be a list of at most 1000 options')
+  end
+  for _, option in ipairs(spec.remove or {}) do
+    check_config_name('option', option)
+    if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
+    check_option(ns, board, option)
+    remove[#remove + 1] = option
+  end
+  return remove
+end
+
+-- The board's period boards from its index, when options are removed or
+-- the side keys are stale: those not expired ("real:P" / "shown:P"), whose
+-- entries of the removed options go, and all of them, whose stale side keys
+-- go. The keys the removal writes are read here first.
+local function board_index(ns, board, remove, stale)
+  local boards_of, all_of = {}, {}
+  if #remove > 0 or stale then
+    local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
+    local now = tonumber(rcall('TIME')[1])
+    for i = 1, #index, 2 do
+      local expiry = tonumber(index[i + 1])
+      all_of[#all_of + 1] = index[i]
+      if #remove > 0 and (expiry == 0 or expiry > now) then
+        boards_of[#boards_of + 1] = index[i]
+        for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
+      end
+    end
+    rcall('HLEN', ns .. 'initial:' .. board)
+  end
+  if not stale then all_of = {} end
+  return boards_of, all_of
+end
+
+-- One board of the document, validated against its stored state. Every
+-- key this call writes is read first (HLEN, SCARD, ZCARD): one of the wrong
+-- type is refused before the first write. Returns the plan of its writes.
+local function board_plan(ns, board, spec, count)
+  check_config_name('board', board)
+  if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
+  count.boards = count.boards + 1
+  if count.boards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
+  local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
+  rcall('HLEN', ns .. 'weights:' .. board)
+  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'order_gen')
+  local plan = { board = board }
+  plan.fields, plan.stale, plan.ties = board_fields(ns, board, spec, exists, was)
+  plan.weights, plan.data = board_options(ns, board, spec.options, count)
+  plan.remove = board_removals(ns, board, spec)
+  plan.boards_of, plan.all_of = board_index(ns, board, plan.remove, plan.stale)
+  return plan
+end
+
+-- The document's `boards` (at most 64, with at most 1000 options in all):
+-- a plan for each, and the counts of boards and options.
+local function board_plans(ns, doc)
+  local plans, count = {}, { boards = 0, options = 0 }
   if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
-  for board, spec in pairs(doc.boards or {}) do
-    check_config_name('board', board)
-    if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
-    nboards = nboards + 1
-    if nboards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
-    -- every key this call writes is read first (HLEN, SCARD, ZCARD): one of
-    -- the wrong type is refused before the first write
-    local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
-    rcall('HLEN', ns .. 'weights:' .. board)
-    local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'order_gen')
-    local fields = {}
-    local function set(k, v) fields[#fields + 1] = k; fields[#fields + 1] = v end
-    local index_key = ns .. 'periods:' .. board
-    local stale = false -- the side keys of lib/order no longer match the tie rule
-    if not exists then set('indexed', '1') end
-    if spec.periods ~= nil or not exists then
-      local seen, list = {}, {}
-      if type(spec.periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
-      if #(spec.periods or {}) > 5 then fail('INVALID_CONFIG', board .. ': periods must be a list of at most 5') end
-      for _, p in ipairs(spec.periods or { 'total' }) do
-        if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
-          fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
-        end
-        if not seen[p] then seen[p] = true; list[#list + 1] = p end
-      end
-      if #list == 0 then fail('INVALID_CONFIG', board .. ': periods must not be empty') end
-      set('periods', table.concat(list, ','))
-    end
-    if spec.ties ~= nil or not exists then
-      local ties = spec.ties or 'competition'
-      if ties ~= 'name' and ties ~= 'competition' and ties ~= 'dense' and ties ~= 'first' then
-        fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
-      end
-      set('ties', ties)
-      if exists and ties ~= (was[1] or 'competition') then
-        -- A new tie rule: the side keys of the old one go, and the boards
-        -- written so far need campaign_reindex.lua before the reads trust
-        -- the new one's (until then they take the legacy path).
-        stale = true
-        local written = rcall('ZCARD', index_key) > 0
-        local gen = was[2] and stored_int(was[2], 0, 999999999999999, ns .. 'board:' .. board, 'order_gen') or 0
-        local needs = written and (ties == 'dense' or ties == 'first')
-        set('indexed', needs and '0' or '1')
-        if needs then set('order_gen', gen + 1) end
-      end
-    end
-    local ties_after = spec.ties or was[1] or 'competition'
-    if spec.decimals ~= nil or not exists then set('decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
-    if spec.carry ~= nil or not exists then
-      local carry = tostring(spec.carry or '0')
-      if not (carry:find('^0%.%d+$') or carry:find('^1%.0+$') or carry == '0' or carry == '1') or #carry > 8 then
-        fail('INVALID_CONFIG', board .. ': carry must be a decimal in [0, 1] with at most 6 decimals, got ' .. carry:sub(1, 40))
-      end
-      set('carry', carry)
-    end
-    if spec.retention ~= nil and type(spec.retention) ~= 'table' then fail('INVALID_CONFIG', board .. ': retention must be an object') end
-    for p, seconds in pairs(spec.retention or {}) do
-      if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' then
-        fail('INVALID_CONFIG', board .. ': retention is per hour, day, week or month, got ' .. tostring(p):sub(1, 40))
-      end
-      set('keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
-    end
-    local weights, data = {}, {}
-    if spec.options ~= nil and type(spec.options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
-    for option, o in pairs(spec.options or {}) do
-      check_config_name('option', option)
-      if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
-      noptions = noptions + 1
-      if noptions > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
-      if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-        weights[#weights + 1] = option
-        weights[#weights + 1] = integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight')
-      end
-      if o.data ~= nil then
-        if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
-        local flat = {}
-        for k, v in pairs(o.data) do
-          if #flat >= 200 then fail('INVALID_CONFIG', board .. '/' .. option .. ': data holds at most 100 fields') end
-          if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
-            fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
-          end
-          flat[#flat + 1] = k
-          flat[#flat + 1] = tostring(v)
-        end
-        data[#data + 1] = { option, flat }
-      end
-    end
-    local remove = {}
-    if spec.remove ~= nil and (type(spec.remove) ~= 'table' or #spec.remove > 1000) then
-      fail('INVALID_CONFIG', board .. ': remove must be a list of at most 1000 options')
-    end
-    for _, option in ipairs(spec.remove or {}) do
-      check_config_name('option', option)
-      if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
-      check_option(ns, board, option)
-      remove[#remove + 1] = option
-    end
-    local boards_of = {} -- the board's period boards, "real:P" / "shown:P"
-    local all_of = {} -- the same, expired or not: their stale side keys go
-    if #remove > 0 or stale then
-      local index = rcall('ZRANGE', index_key, 0, -1, 'WITHSCORES')
-      local now = tonumber(rcall('TIME')[1])
-      for i = 1, #index, 2 do
-        local expiry = tonumber(index[i + 1])
-        all_of[#all_of + 1] = index[i]
-        if #remove > 0 and (expiry == 0 or expiry > now) then
-          boards_of[#boards_of + 1] = index[i]
-          for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
-        end
-      end
-      rcall('HLEN', ns .. 'initial:' .. board)
-    end
-    if not stale then all_of = {} end
-    boards[#boards + 1] = { board, fields, weights, data, remove, boards_of, all_of, ties_after }
-  end
+  for board, spec in pairs(doc.boards or {}) do plans[#plans + 1] = board_plan(ns, board, spec, count) end
+  if count.boards > 0 then rcall('SCARD', ns .. 'boards') end
+  return plans, count
+end
 
-  if nboards > 0 then rcall('SCARD', ns .. 'boards') end
+---------------------------------------------------------------------------
+-- Writes: only after all of the above.
+---------------------------------------------------------------------------
 
-  -- validated: the writes start here
-  campaign[#campaign + 1] = 'updated'
-  campaign[#campaign + 1] = rcall('TIME')[1]
+-- The campaign's settings (with `updated`, the time of this call), the
+-- campaign-window counters' expiries, the deny lists and `denying`.
+local function write_campaign(root, ns, campaign, counters, deny)
+  push(campaign, 'updated', rcall('TIME')[1])
   hset_chunks(root, campaign)
-  for _, key in ipairs(expire_counters) do rcall('EXPIREAT', key, doc['end'] + COUNTER_GRACE) end
-  for _, key in ipairs(drop_counters) do rcall('DEL', key) end
+  for _, key in ipairs(counters.expire) do rcall('EXPIREAT', key, counters.end_at + COUNTER_GRACE) end
+  for _, key in ipairs(counters.drop) do rcall('DEL', key) end
   for _, d in ipairs(deny) do
     rcall('DEL', ns .. 'deny:' .. d[1])
     for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
@@ -387,38 +470,56 @@ local function main()
     local any = rcall('EXISTS', ns .. 'deny:users', ns .. 'deny:channels') > 0
     rcall('HSET', root, 'denying', any and '1' or '0')
   end
-  for _, b in ipairs(boards) do
-    local board, fields, weights, data = b[1], b[2], b[3], b[4]
-    rcall('SADD', ns .. 'boards', board)
-    hset_chunks(ns .. 'board:' .. board, fields)
-    hset_chunks(ns .. 'weights:' .. board, weights)
-    for _, d in ipairs(data) do
-      local key = ns .. 'option:' .. board .. ':' .. d[1]
-      rcall('DEL', key)
-      hset_chunks(key, d[2])
-    end
-    for _, p in ipairs(b[7]) do
-      rcall('UNLINK', ns .. 'o:' .. board .. ':' .. p, ns .. 'd:' .. board .. ':' .. p)
-    end
-    if #b[5] > 0 then
-      -- Period boards that have expired leave the index first (0: kept forever).
-      local index = ns .. 'periods:' .. board
-      rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
-      local boards_of = b[6]
-      for _, option in ipairs(b[5]) do
-        for _, p in ipairs(boards_of) do order_remove(ns, b[8], ns .. 'b:' .. board .. ':' .. p, option) end
-        rcall('HDEL', ns .. 'weights:' .. board, option)
-        rcall('HDEL', ns .. 'initial:' .. board, option)
-        rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
-      end
-      -- A board emptied by the removal is gone: forget it, so that a later
-      -- vote re-creating it sets its expiry again.
-      for _, p in ipairs(boards_of) do
-        if rcall('EXISTS', ns .. 'b:' .. board .. ':' .. p) == 0 then rcall('ZREM', index, p) end
-      end
-    end
+end
+
+-- One board's plan (board_plan): its settings, weights, display data, the
+-- stale side keys, and the removed options everywhere they are.
+local function write_board(ns, b)
+  local board = b.board
+  rcall('SADD', ns .. 'boards', board)
+  hset_chunks(ns .. 'board:' .. board, b.fields)
+  hset_chunks(ns .. 'weights:' .. board, b.weights)
+  for _, d in ipairs(b.data) do
+    local key = ns .. 'option:' .. board .. ':' .. d[1]
+    rcall('DEL', key)
+    hset_chunks(key, d[2])
   end
-  return { 'boards', nboards, 'options', noptions }
+  for _, p in ipairs(b.all_of) do
+    rcall('UNLINK', ns .. 'o:' .. board .. ':' .. p, ns .. 'd:' .. board .. ':' .. p)
+  end
+  if #b.remove == 0 then return end
+  -- Period boards that have expired leave the index first (0: kept forever).
+  local index = ns .. 'periods:' .. board
+  rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
+  for _, option in ipairs(b.remove) do
+    for _, p in ipairs(b.boards_of) do order_remove(ns, b.ties, ns .. 'b:' .. board .. ':' .. p, option) end
+    rcall('HDEL', ns .. 'weights:' .. board, option)
+    rcall('HDEL', ns .. 'initial:' .. board, option)
+    rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+  end
+  -- A board emptied by the removal is gone: forget it, so that a later
+  -- vote re-creating it sets its expiry again.
+  for _, p in ipairs(b.boards_of) do
+    if rcall('EXISTS', ns .. 'b:' .. board .. ':' .. p) == 0 then rcall('ZREM', index, p) end
+  end
+end
+
+local function main()
+  -- validation, in order: the document, the campaign's settings, its
+  -- rules and what they change, the deny lists, the boards
+  local root, ns, doc = parse_document()
+  local campaign = campaign_fields(doc)
+  local stored = check_window(root, doc)
+  local rules = parse_limits(doc.limits)
+  if rules then push(campaign, 'limits', #rules > 0 and cjson.encode(rules) or '[]') end
+  local counters = counter_changes(root, ns, doc, rules, stored)
+  local deny = deny_lists(doc)
+  local boards, count = board_plans(ns, doc)
+
+  -- validated: the writes start here
+  write_campaign(root, ns, campaign, counters, deny)
+  for _, b in ipairs(boards) do write_board(ns, b) end
+  return { 'boards', count.boards, 'options', count.options }
 end
 
 --- @include "lib/epilogue"
