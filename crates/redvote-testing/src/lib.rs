@@ -18,12 +18,16 @@
 //!   digest-unchanged refusal assertions, campaign settings builders.
 //! - [`voters`]: voters that vote while a test breaks the deployment.
 //! - [`readme`]: the documentation's examples as tests run them.
+//! - `http` (feature `http`): a blocking HTTP client for the service's
+//!   tests: requests, answers and their problem assertions, SSE streams.
 #![warn(missing_docs)]
 
 mod builders;
 pub mod cluster;
 mod fixtures;
 mod formulas;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod readme;
 mod reads;
 mod refusals;

@@ -22,6 +22,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use redvote_testing::TempServer;
+/// The blocking HTTP client's request and answer (redvote-testing's `http`).
+pub use redvote_testing::http::{Reply, Request};
 use reqwest::blocking::Client;
 use reqwest::Method;
 use serde_json::Value;
@@ -122,7 +124,7 @@ impl Service {
         if let Some(t) = token {
             builder = builder.bearer_auth(t);
         }
-        Request { builder }
+        Request::new(builder)
     }
 
     /// `GET path` (no token).
@@ -145,97 +147,5 @@ impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// A request being built.
-pub struct Request {
-    builder: reqwest::blocking::RequestBuilder,
-}
-
-impl Request {
-    /// With a JSON body.
-    pub fn json(self, body: Value) -> Self {
-        Request {
-            builder: self.builder.json(&body),
-        }
-    }
-
-    /// With a raw body and content type.
-    pub fn body(self, content_type: &str, body: impl Into<reqwest::blocking::Body>) -> Self {
-        Request {
-            builder: self.builder.header("content-type", content_type).body(body),
-        }
-    }
-
-    /// With a header.
-    pub fn header(self, name: &str, value: &str) -> Self {
-        Request {
-            builder: self.builder.header(name, value),
-        }
-    }
-
-    /// Send, and read the whole answer.
-    pub fn send(self) -> Reply {
-        let response = self.builder.send().expect("HTTP request");
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let text = response.text().expect("HTTP body");
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
-        Reply {
-            status,
-            headers,
-            body,
-            text,
-        }
-    }
-}
-
-/// An HTTP answer.
-#[derive(Debug)]
-pub struct Reply {
-    /// The status.
-    pub status: u16,
-    /// The headers.
-    pub headers: reqwest::header::HeaderMap,
-    /// The body as JSON (a JSON string of the text when it is not JSON).
-    pub body: Value,
-    /// The body as text.
-    pub text: String,
-}
-
-impl Reply {
-    /// A header's value.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-
-    /// The body, after checking the status is `want`.
-    #[track_caller]
-    pub fn ok(self, want: u16) -> Value {
-        assert_eq!(self.status, want, "{}", self.text);
-        assert_eq!(self.header("content-type"), Some("application/json"));
-        self.body
-    }
-
-    /// This answer is an RFC 9457 problem with `status` and `code`; returns
-    /// its detail.
-    #[track_caller]
-    pub fn problem(&self, status: u16, code: &str) -> String {
-        assert_eq!(self.status, status, "{}", self.text);
-        assert_eq!(
-            self.header("content-type"),
-            Some("application/problem+json"),
-            "{}",
-            self.text
-        );
-        let b = &self.body;
-        assert_eq!(b["status"], status, "{}", self.text);
-        assert_eq!(b["code"], code, "{}", self.text);
-        assert!(b["type"].as_str().unwrap().starts_with("urn:redvote:"));
-        assert!(!b["title"].as_str().unwrap().is_empty());
-        let detail = b["detail"].as_str().unwrap().to_string();
-        assert!(!detail.is_empty());
-        detail
     }
 }

@@ -3,7 +3,6 @@
 //! top over SSE (its events and its auth; its end on SIGTERM is a process
 //! test: crates/redvote-cli/tests/serve/admin.rs).
 
-use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
@@ -11,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::{Service, ADMIN};
 use redvote_testing as support;
+use redvote_testing::http::Events;
 
 fn spring() -> Value {
     serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap()
@@ -114,55 +114,6 @@ fn the_admin_page_is_served() {
     assert_eq!(js.status, 200);
     assert!(js.text.contains("EventSource"));
     assert_eq!(svc.get("/admin/admin.css").status, 200);
-}
-
-/// An open SSE response: its lines as they come.
-struct Events {
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Events {
-    fn open(url: &str) -> Result<Events, (u16, String)> {
-        let res = reqwest::blocking::Client::builder()
-            .timeout(None)
-            .build()
-            .unwrap()
-            .get(url)
-            .send()
-            .unwrap();
-        let status = res.status().as_u16();
-        if status != 200 {
-            return Err((status, res.text().unwrap_or_default()));
-        }
-        assert_eq!(res.headers()["content-type"], "text/event-stream");
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(res).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Events { lines })
-    }
-
-    /// The next event's (name, data), within `limit`.
-    fn next(&self, limit: Duration) -> Option<(String, Value)> {
-        let deadline = Instant::now() + limit;
-        let (mut name, mut data) = (String::new(), String::new());
-        loop {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            let line = self.lines.recv_timeout(left).ok()?;
-            if let Some(n) = line.strip_prefix("event: ") {
-                name = n.to_string();
-            } else if let Some(d) = line.strip_prefix("data: ") {
-                data.push_str(d);
-            } else if line.is_empty() && !data.is_empty() {
-                return Some((name, serde_json::from_str(&data).unwrap()));
-            }
-        }
-    }
 }
 
 fn cast(svc: &Service, user: &str, option: &str) {
