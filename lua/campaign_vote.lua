@@ -919,7 +919,13 @@ local function vote_id_record(ns, id, request, reply, ttl)
   rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply }), 'EX', ttl)
 end
 
-local function main()
+-- Phase 1, the arguments: the campaign's key, the argument count, the
+-- voter (user, channel, device), the cost, the clock and the vote id (all
+-- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
+-- INVALID_VOTE_ID). Returns the vote `v` (root, ns, user, channel, device,
+-- id, cost, now, usec, request) and, when the vote id is already recorded,
+-- the recorded reply to answer at once (nothing else read or written).
+local function vote_args()
   local root, ns = campaign_key('campaign_vote')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
@@ -927,26 +933,41 @@ local function main()
   check_voter(user, channel, device)
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
-  local record, request
+  local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
+    usec = usec }
   if id ~= '' then
-    record, request = vote_id_lookup(ns, id)
-    if record then return record end
+    local record
+    record, v.request = vote_id_lookup(ns, id)
+    if record then return v, record end
   end
+  return v
+end
 
+-- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
+-- strictly by lib/stored: INVALID_CONFIG naming the key and field) and its
+-- window (CAMPAIGN_CLOSED). Sets v.offset, v.end_at, v.rules (false: none),
+-- v.id_ttl (a vote with an id only); returns whether deny lists are on.
+local function read_campaign(v)
+  local root, now = v.root, v.now
   local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
-  -- Stored settings are parsed strictly (lib/stored): INVALID_CONFIG
-  -- naming the key and field, before the first write.
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
-  local rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
-  local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  v.offset, v.end_at = offset, end_at
+  v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
+  return c[5] == '1'
+end
 
-  -- Every board's settings once, every option's weight.
+-- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
+-- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
+-- Returns board name -> settings, and the pairs { board, option, weight }
+-- in argument order.
+local function read_pairs(ns)
   local boards, pairs_ = {}, {}
   for i = 7, #ARGV, 2 do
     local board, option = ARGV[i], ARGV[i + 1]
@@ -957,31 +978,44 @@ local function main()
     weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
+  return boards, pairs_
+end
 
-  -- Deny lists and rate limits: before the first write, so a refused vote
-  -- changes nothing and two concurrent votes cannot both take the last slot.
-  if c[5] == '1' then
+-- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
+-- first write, so a refused vote changes nothing and two concurrent votes
+-- cannot both take the last slot. Returns the limit checks to spend (nil
+-- without rules).
+local function check_limits(v, denying, pairs_)
+  local ns, user, channel = v.ns, v.user, v.channel
+  if denying then
     if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
     if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
       fail('DENIED', 'channel ' .. channel .. ' may not vote')
     end
   end
   local checks
-  if rules then
-    checks = limit_plan(ns, rules, { user = user, channel = channel, device = device }, pairs_, cost, now, offset, end_at)
-    local refusal = limit_evaluate(checks, now, usec)
+  if v.rules then
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device }, pairs_, v.cost, v.now,
+      v.offset, v.end_at)
+    local refusal = limit_evaluate(checks, v.now, v.usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
+  return checks
+end
 
-  -- Plan every write. Shown scores are exact integer units of 10^-decimals,
-  -- read first so the range is checked before any write; real boards only
-  -- ever grow by 1 a vote (2^53 votes are out of reach) and use ZINCRBY.
-  -- Every key written is read first (ZCARD, ZSCORE): a wrong type is
-  -- refused here. A board key that exists is listed in <ns>periods:B (every
-  -- writer lists a board when it creates it, and option removal unlists a
-  -- board only once it is gone; campaign check verifies it), so only the
-  -- boards not seen to exist are looked up in that index (ZMSCORE); in the
-  -- steady state none is, and a ZCARD checks the index's type.
+-- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are exact
+-- integer units of 10^-decimals, read first so the range is checked before
+-- any write; real boards only ever grow by 1 a vote (2^53 votes are out of
+-- reach) and use ZINCRBY. Every key written is read first (ZCARD, ZSCORE):
+-- a wrong type is refused here. A board key that exists is listed in
+-- <ns>periods:B (every writer lists a board when it creates it, and option
+-- removal unlists a board only once it is gone; campaign check verifies
+-- it), so only the boards not seen to exist are looked up in that index
+-- (ZMSCORE); in the steady state none is, and a ZCARD checks the index's
+-- type. Returns the entries in write order, the unseen boards' index
+-- members by board, and each pair's shown list (period name, entry, ...).
+local function plan_writes(v, boards, pairs_)
+  local ns, now, offset = v.ns, v.now, v.offset
   local plan, order, unseen = {}, {}, {}
   -- a key and an option meet twice only in a batch: one pair needs no join
   local batch = #pairs_ > 1
@@ -1052,10 +1086,16 @@ local function main()
       end
     end
   end
+  return order, unseen, shown_at
+end
 
-  -- The other keys written, read (and checked) before the first write: the
-  -- period index (for boards not seen to exist), the sequence counter, the
-  -- participant HyperLogLogs.
+-- Phase 4b, the other keys written, read (and checked: a wrong type, a
+-- corrupt sequence counter, a key that is not a HyperLogLog) before the
+-- first write: the period index (for boards not seen to exist), the
+-- sequence counter, the participant HyperLogLogs. Returns the index
+-- members to add by board, whether a board has ties "first", and the
+-- HyperLogLogs to add the user to.
+local function read_other_keys(ns, boards, pairs_, unseen)
   local fresh = {}
   for board in pairs(boards) do
     local t = unseen[board]
@@ -1077,8 +1117,14 @@ local function main()
     local magic = rcall('GETRANGE', hll, 0, 3)
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
   end
+  return fresh, first_ties, hlls
+end
 
-  -- validated: the writes start here
+-- Phase 5, the writes (everything is validated): the sequence numbers, the
+-- boards and their order keys, the rate-limit counters, the period index,
+-- the participant HyperLogLogs. Sets each entry's score text.
+local function write_vote(v, order, checks, fresh, first_ties, hlls)
+  local ns = v.ns
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
@@ -1099,15 +1145,29 @@ local function main()
   end
   if checks then limit_spend(checks) end
   for board, f in pairs(fresh) do track_periods(ns, board, f) end
-  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
+end
 
+-- The vote, phase by phase: every check (phases 1-4) before the first write
+-- (phase 5), then the reply (and, with a vote id, its record).
+local function main()
+  local v, record = vote_args()
+  if record then return record end
+  local denying = read_campaign(v)
+  local boards, pairs_ = read_pairs(v.ns)
+  local checks = check_limits(v, denying, pairs_)
+  local order, unseen, shown_at = plan_writes(v, boards, pairs_)
+  local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
+
+  -- validated: the writes start here
+  write_vote(v, order, checks, fresh, first_ties, hlls)
   local reply = {}
   for n, pair in ipairs(pairs_) do
     local shown = shown_at[n] -- period name, entry, ...: the entries' scores
     for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
-  if request then vote_id_record(ns, id, request, reply, id_ttl) end
+  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl) end
   return reply
 end
 
