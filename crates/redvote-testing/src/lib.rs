@@ -55,6 +55,32 @@ pub fn server() -> TempServer {
     TempServer::start().unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
 }
 
+/// A throwaway replica of `master` (`--replicaof`), returned once its link
+/// is up and its data set is the master's (`DEBUG DIGEST` equal); fails
+/// the test when that takes more than 20 s. For the tests that read on a
+/// replica: write on the master first, then start the replica.
+pub fn replica_of(master: &TempServer) -> TempServer {
+    let port = master.port().to_string();
+    let replica = TempServer::start_with(&["--replicaof", "127.0.0.1", &port])
+        .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"));
+    let (mut mcon, mut rcon) = (con(master), con(&replica));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut rcon)
+            .expect("INFO replication");
+        if info.contains("master_link_status:up") && digest(&mut rcon) == digest(&mut mcon) {
+            return replica;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replica did not sync: {info}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A sync connection to `server`.
 pub fn con(server: &TempServer) -> redis::Connection {
     server

@@ -6,16 +6,15 @@
 //! a configure call's caps, is not waited for by a client that waits for
 //! replicas after writes, and runs on a replica.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redis::Connection;
 use redvote::campaign::{BoardSettings, OptionSettings};
 use redvote::{
     Campaign, CampaignSettings, Code, DenyLists, Dimension, Error, LimitRule, Period, Rolling,
     Ties, Window,
 };
 
-use crate::support::{self, TempServer, DAY, T0};
+use crate::support::{self, DAY, T0};
 
 /// A campaign touching every setting the read returns, and the two it
 /// leaves out (deny lists, display data).
@@ -207,8 +206,8 @@ fn settings_are_read_on_a_replica() {
     let master = support::server();
     let mut con = support::con(&master);
     let c = support::setup(&mut con, "spring", configured());
-    let replica = replica_of(&master);
-    let mut rcon = synced(&mut con, &replica);
+    let replica = support::replica_of(&master);
+    let mut rcon = support::con(&replica);
     let before = support::digest(&mut rcon);
     assert_eq!(c.settings().run(&mut rcon).unwrap(), expected());
     assert_eq!(support::digest(&mut rcon), before);
@@ -223,34 +222,4 @@ fn settings_are_read_on_a_replica() {
         Campaign::new("nope").settings().run(&mut rcon),
         Code::UnknownCampaign,
     );
-}
-
-/// A replica of `master` (`--replicaof`).
-fn replica_of(master: &TempServer) -> TempServer {
-    let port = master.port().to_string();
-    TempServer::start_with(&["--replicaof", "127.0.0.1", &port])
-        .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
-}
-
-/// A connection to `replica` once its link is up and its data set is the
-/// master's (`DEBUG DIGEST` equal).
-fn synced(master: &mut Connection, replica: &TempServer) -> Connection {
-    let mut rcon = support::con(replica);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let info: String = redis::cmd("INFO")
-            .arg("replication")
-            .query(&mut rcon)
-            .unwrap();
-        if info.contains("master_link_status:up")
-            && support::digest(&mut rcon) == support::digest(master)
-        {
-            return rcon;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the replica did not sync: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

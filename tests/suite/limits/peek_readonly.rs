@@ -5,7 +5,7 @@
 //! replicas after writes (the reset is), and runs on a replica; a caller
 //! still sending the old mode argument is refused, never misread.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redis::Connection;
 use redvote::campaign::{LimitLeft, Voter};
@@ -14,7 +14,7 @@ use redvote::{
     Window,
 };
 
-use crate::support::{self, utc, TempServer, DAY};
+use crate::support::{self, utc, DAY};
 
 /// The tests' clock: 2040-03-13T12:30Z, in the future so that no counter
 /// expires (by the server's clock) under the test.
@@ -160,8 +160,8 @@ fn the_peek_runs_on_a_replica() {
     let mut con = support::con(&master);
     let c = campaign(&mut con);
     let alice = Voter::new("alice");
-    let replica = replica_of(&master);
-    let mut rcon = synced(&mut con, &replica);
+    let replica = support::replica_of(&master);
+    let mut rcon = support::con(&replica);
     let before = support::digest(&mut rcon);
     assert_eq!(
         c.limits(&alice, &[("b", "x")]).run(&mut rcon).unwrap(),
@@ -187,34 +187,4 @@ fn the_peek_runs_on_a_replica() {
         matches!(&reset, Err(Error::Redis(e)) if e.to_string().contains("read only replica")),
         "{reset:?}"
     );
-}
-
-/// A replica of `master` (`--replicaof`).
-fn replica_of(master: &TempServer) -> TempServer {
-    let port = master.port().to_string();
-    TempServer::start_with(&["--replicaof", "127.0.0.1", &port])
-        .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
-}
-
-/// A connection to `replica` once its link is up and its data set is the
-/// master's (`DEBUG DIGEST` equal).
-fn synced(master: &mut Connection, replica: &TempServer) -> Connection {
-    let mut rcon = support::con(replica);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let info: String = redis::cmd("INFO")
-            .arg("replication")
-            .query(&mut rcon)
-            .unwrap();
-        if info.contains("master_link_status:up")
-            && support::digest(&mut rcon) == support::digest(master)
-        {
-            return rcon;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the replica did not sync: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

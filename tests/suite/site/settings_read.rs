@@ -4,12 +4,11 @@
 //! for by a client that waits for replicas after writes (a change is), and
 //! runs on a replica.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use redis::Connection;
 use redvote::{Code, Config, ConfigUpdate, Error, Ranking, Site};
 
-use crate::support::{self, TempServer};
+use crate::support;
 
 fn defaults() -> Config {
     Config {
@@ -136,8 +135,8 @@ fn settings_are_read_on_a_replica() {
     let mut con = support::con(&master);
     let site = Site::default();
     site.configure(&changed()).run(&mut con).unwrap();
-    let replica = replica_of(&master);
-    let mut rcon = synced(&mut con, &replica);
+    let replica = support::replica_of(&master);
+    let mut rcon = support::con(&replica);
     let before = support::digest(&mut rcon);
     assert_eq!(site.config().run(&mut rcon).unwrap(), changed_config());
     assert_eq!(
@@ -151,34 +150,4 @@ fn settings_are_read_on_a_replica() {
         matches!(&write, Err(Error::Redis(e)) if e.to_string().contains("read only replica")),
         "{write:?}"
     );
-}
-
-/// A replica of `master` (`--replicaof`).
-fn replica_of(master: &TempServer) -> TempServer {
-    let port = master.port().to_string();
-    TempServer::start_with(&["--replicaof", "127.0.0.1", &port])
-        .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
-}
-
-/// A connection to `replica` once its link is up and its data set is the
-/// master's (`DEBUG DIGEST` equal).
-fn synced(master: &mut Connection, replica: &TempServer) -> Connection {
-    let mut rcon = support::con(replica);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let info: String = redis::cmd("INFO")
-            .arg("replication")
-            .query(&mut rcon)
-            .unwrap();
-        if info.contains("master_link_status:up")
-            && support::digest(&mut rcon) == support::digest(master)
-        {
-            return rcon;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the replica did not sync: {info}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
