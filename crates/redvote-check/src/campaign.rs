@@ -10,7 +10,7 @@ use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
     error_of, exec, int, items, scan_checked, scan_keys, score_of, stored_int, text, time_of,
-    Report, PAGE,
+    Recheck, Report, PAGE,
 };
 use crate::calendar::{calendar_period, kind_name, parse_period, period};
 use redvote::Campaign;
@@ -77,7 +77,15 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///
 /// Not checked: participant HyperLogLogs (approximate by design), display
 /// data, deny lists; counters of rules no longer configured.
+///
+/// On Redis Cluster the check fails (an error of kind `TryAgain` saying
+/// so) while the campaign's slot migrates: the node would hold part of the
+/// keys.
 pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Report> {
+    super::on_stable_slot(con, campaign.root_key(), |con| check(con, campaign))
+}
+
+fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Report> {
     let ns = campaign.namespace();
     let mut r = Report::new(super::target("campaign", ns));
     let Some(c) = settings(con, campaign.root_key(), &mut r)? else {
@@ -134,44 +142,48 @@ pub fn check_campaign(con: &mut dyn ConnectionLike, campaign: &Campaign) -> Redi
         scan.order_key(con, side, &key, beside.is_some(), &mut r)?;
     }
     scan.listed_boards_exist(con, &keys, &mut r)?;
-    confirm(con, ns, &pending, &mut r)?;
+    confirm(ns, pending, &mut r);
+    r.confirm(con)?;
     Ok(r.finish())
 }
 
-/// Report the pending keys whose board or option is still missing, read
-/// again in one MULTI/EXEC per page.
-fn confirm(
-    con: &mut dyn ConnectionLike,
-    ns: &str,
-    pending: &[(String, Recheck)],
-    r: &mut Report,
-) -> RedisResult<()> {
-    for page in pending.chunks(PAGE) {
-        let mut pipe = redis::pipe();
-        for (_, recheck) in page {
-            match recheck {
-                Recheck::Board(b) => pipe.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
-                Recheck::Option(b, o) => pipe.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
-            };
-        }
-        let got = exec(con, &mut pipe)?;
-        for ((key, recheck), v) in page.iter().zip(&got) {
-            if int(v) != Some(0) {
-                continue;
+/// The pending keys, whose board or option the settings read at the start
+/// lack, as suspects ([`Report`]): the key and its board or option read
+/// again together at the end (configure may have added it since, or the
+/// key may be gone with the board).
+fn confirm(ns: &str, pending: Vec<(String, Missing)>, r: &mut Report) {
+    for (key, missing) in pending {
+        // the key, or the option's entry on a board
+        let mut reads = redis::pipe();
+        let entry = matches!(&missing, Missing::Option(..)) && key.starts_with(&format!("{ns}b:"));
+        match &missing {
+            Missing::Option(_, o) if entry => reads.cmd("ZSCORE").arg(&key).arg(o),
+            _ => reads.cmd("EXISTS").arg(&key),
+        };
+        match &missing {
+            Missing::Board(b) => reads.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
+            Missing::Option(b, o) => reads.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
+        };
+        let what = match missing {
+            Missing::Board(b) => format!("belongs to board {b:?}, which is not in {ns}boards"),
+            Missing::Option(b, o) if key.starts_with(&format!("{ns}b:")) => {
+                format!("{o} is not an option of board {b}")
             }
-            let what = match recheck {
-                Recheck::Board(b) => format!("belongs to board {b:?}, which is not in {ns}boards"),
-                Recheck::Option(b, o) if key.starts_with(&format!("{ns}b:")) => {
-                    format!("{o} is not an option of board {b}")
-                }
-                Recheck::Option(b, o) => {
-                    format!("belongs to option {o:?}, which board {b} does not have")
-                }
-            };
-            r.violation(key, what);
-        }
+            Missing::Option(b, o) => {
+                format!("belongs to option {o:?}, which board {b} does not have")
+            }
+        };
+        r.suspect(
+            key,
+            Recheck::new(reads, move |got| {
+                let here = match entry {
+                    true => text(&got[0]).is_some(),
+                    false => int(&got[0]) == Some(1),
+                };
+                (here && int(&got[1]) == Some(0)).then(|| what.clone())
+            }),
+        );
     }
-    Ok(())
 }
 
 /// A rate-limit rule's window.
@@ -442,6 +454,28 @@ impl Settings {
     /// The same for a UTC-aligned window (second, minute) starting at `start`.
     fn settled_since(&self, start: i64) -> bool {
         self.settled() || self.updated.is_some_and(|u| start > u)
+    }
+
+    /// Whether a counter of `rule` that ends (or is due) at `end` may have
+    /// been written before the last `configure`, under the rule as it was
+    /// then (its `by`, its window, the offset): a counter written at `t`
+    /// ends at most one window of the rule after `t`.
+    fn may_predate(&self, rule: &Rule, end: i64) -> bool {
+        if self.settled() {
+            return false;
+        }
+        let span = match rule.window {
+            RuleWindow::Second => 1,
+            RuleWindow::Minute => 60,
+            RuleWindow::Period(Period::Hour) => 3600,
+            RuleWindow::Period(Period::Day) => 86400,
+            RuleWindow::Period(Period::Week) => 7 * 86400,
+            RuleWindow::Period(_) => 31 * 86400,
+            RuleWindow::Rolling => rule.allowance(None).saturating_mul(rule.per.max(1)),
+            RuleWindow::Campaign => return true,
+        };
+        self.updated
+            .is_none_or(|u| end <= u.saturating_add(span).saturating_add(1))
     }
 }
 
@@ -918,12 +952,12 @@ struct Scan<'a> {
     /// Keys that name a board or option missing from the settings read at
     /// the start: read again before they are reported (configure may have
     /// added it since).
-    pending: Vec<(String, Recheck)>,
+    pending: Vec<(String, Missing)>,
 }
 
 /// What a pending key names: a board (of `<ns>boards`) or an option (of
 /// `<ns>weights:B`).
-enum Recheck {
+enum Missing {
     Board(String),
     Option(String, String),
 }
@@ -942,14 +976,14 @@ impl Scan<'_> {
         match head {
             "board" | "weights" | "initial" | "periods" if !self.boards.contains_key(tail) => {
                 let board = tail.to_string();
-                self.pending.push((key, Recheck::Board(board)));
+                self.pending.push((key, Missing::Board(board)));
             }
             "option" | "hll" if !tail.is_empty() => {
                 let (board, option) = tail.split_once(':').unwrap_or((tail, ""));
                 let recheck = match self.boards.get(board) {
-                    None => Recheck::Board(board.to_string()),
+                    None => Missing::Board(board.to_string()),
                     Some(b) if b.ok && !b.weights.contains_key(option) => {
-                        Recheck::Option(board.to_string(), option.to_string())
+                        Missing::Option(board.to_string(), option.to_string())
                     }
                     _ => return,
                 };
@@ -968,7 +1002,7 @@ impl Scan<'_> {
                         "is not a period board key (b:BOARD:real|shown:PERIOD)",
                     ),
                     Some((board, ..)) if !self.boards.contains_key(&board) => {
-                        self.pending.push((key, Recheck::Board(board)));
+                        self.pending.push((key, Missing::Board(board)));
                     }
                     Some((board, kind, p)) if head == "b" => {
                         self.board_keys.insert((board, kind, p), key);
@@ -1059,12 +1093,24 @@ impl Scan<'_> {
                 None => r.violation(key, "is not rl:RULE:rolling:SUBJECT of a rolling rule"),
             };
         }
-        // The window (start, end; None: the campaign) and the subject.
+        // The window (start, end; None: the campaign) and the subject. A
+        // key of the rule as it was before a configure (another window or
+        // `by` under the same name) is only counted: the scripts no longer
+        // read it, and it expires with its window.
         let (window, subject) = match rule.fixed_window(rest, c.offset) {
             Ok(found) => found,
+            Err(_) if !c.settled() => return r.count("counters_of_former_rules", 1),
             Err(what) => return r.violation(key, what),
         };
+        let settled = match (rule.window, window) {
+            (RuleWindow::Period(_), Some((start, _))) => c.settled_period(Some(start)),
+            (_, Some((start, _))) => c.settled_since(start),
+            (_, None) => c.settled(),
+        };
         let Some(channel) = rule.subject(subject) else {
+            if !settled {
+                return r.count("counters_of_former_rules", 1);
+            }
             return r.violation(
                 key,
                 format!("subject {subject:?} does not match the rule's dimensions"),
@@ -1072,11 +1118,6 @@ impl Scan<'_> {
         };
         let Some(count) = stored_int(&value, 1, COUNT_MAX) else {
             return r.violation(key, format!("holds {value:?}, not a count >= 1"));
-        };
-        let settled = match (rule.window, window) {
-            (RuleWindow::Period(_), Some((start, _))) => c.settled_period(Some(start)),
-            (_, Some((start, _))) => c.settled_since(start),
-            (_, None) => c.settled(),
         };
         let allowance = rule.allowance(channel);
         if settled && count > allowance {
@@ -1144,6 +1185,10 @@ impl Scan<'_> {
         r: &mut Report,
     ) {
         let Some(channel) = rule.subject(subject) else {
+            let due = Tat::parse(value).map_or(i64::MAX, |t| t.due() as i64);
+            if self.c.may_predate(rule, due) {
+                return r.count("counters_of_former_rules", 1);
+            }
             return r.violation(
                 key,
                 format!("subject {subject:?} does not match the rule's dimensions"),
@@ -1285,8 +1330,20 @@ impl Scan<'_> {
             r.count("counters_of_other_rules", 1);
             return 0;
         };
-        r.count("counters", 1);
         let Some(channel) = rule.subject_of(subject, true) else {
+            // of the rule before its `by` changed under its name?
+            let end = match Tat::parse(value) {
+                Some(tat) => Some(tat.due() as i64),
+                None => value
+                    .split(':')
+                    .next()
+                    .and_then(|e| stored_int(e, 1, TIME_MAX + 1)),
+            };
+            if let Some(end) = end.filter(|&end| c.may_predate(rule, end)) {
+                r.count("counters_of_former_rules", 1);
+                return end;
+            }
+            r.count("counters", 1);
             r.violation(
                 key,
                 format!(
@@ -1295,6 +1352,7 @@ impl Scan<'_> {
             );
             return 0;
         };
+        r.count("counters", 1);
         // a value of the rule's former kind (it changed under its
         // name): counts as 0 for the scripts, goes with the hash
         let counted = value.split(':').nth(2).unwrap_or(rule.window.name());
@@ -1374,10 +1432,15 @@ impl Scan<'_> {
             RuleWindow::Rolling | RuleWindow::Campaign => None,
         };
         let Some(start) = start else {
-            r.violation(
-                key,
-                format!("field {field:?}: {end} is not the end of a window of its rule"),
-            );
+            // a window of the offset before a configure changed it?
+            if c.may_predate(rule, end) {
+                r.count("counters_of_former_offsets", 1);
+            } else {
+                r.violation(
+                    key,
+                    format!("field {field:?}: {end} is not the end of a window of its rule"),
+                );
+            }
             return end;
         };
         let settled = match rule.window {
@@ -1425,6 +1488,10 @@ impl Scan<'_> {
         hash_pages(con, key, r, |key, subject, v, r| {
             r.count("counters", 1);
             let Some(channel) = rule.subject(subject) else {
+                if !settled {
+                    // of the rule before its `by` changed under its name
+                    return r.count("counters_of_former_rules", 1);
+                }
                 return r.violation(
                     key,
                     format!("field {subject:?} does not match the rule's dimensions"),
@@ -1457,7 +1524,7 @@ impl Scan<'_> {
         con: &mut dyn ConnectionLike,
         id: &(String, String, String),
         key: &str,
-        pending: &mut Vec<(String, Recheck)>,
+        pending: &mut Vec<(String, Missing)>,
         r: &mut Report,
     ) -> RedisResult<()> {
         r.count("board_keys", 1);
@@ -1495,11 +1562,17 @@ impl Scan<'_> {
         let ns = self.ns;
         let b = &self.boards[name];
         let c = &self.c;
-        // The period: bounds in the current offset, the one before it.
+        // The period: bounds in the current offset, the one before it. A
+        // shown board is written from the start of the period before (the
+        // carried shares of its votes, under the carry, weights and
+        // decimals of then): it is settled when that period is.
         let bounds = parse_period(p, c.offset);
-        let settled = c.settled_period(bounds.map(|(_, s, _)| s));
         let prev = bounds.map(|(k, s, _)| period(k, s - 1, c.offset));
         let real = kind == "real";
+        let settled = match (&prev, real) {
+            (Some((_, prev_start, _)), false) => c.settled_period(Some(*prev_start)),
+            _ => c.settled_period(bounds.map(|(_, s, _)| s)),
+        };
         PeriodBoard {
             name,
             kind,
@@ -1560,7 +1633,19 @@ impl Scan<'_> {
             }
         };
         match listed {
-            None => r.violation(key, format!("is not listed in {index_key}")),
+            None => {
+                let mut reads = redis::pipe();
+                reads.cmd("EXISTS").arg(key);
+                reads.cmd("ZSCORE").arg(&index_key).arg(&member);
+                let what = format!("is not listed in {index_key}");
+                r.suspect(
+                    key,
+                    Recheck::new(reads, move |got| {
+                        (int(&got[0]) == Some(1) && matches!(got[1], Value::Nil))
+                            .then(|| what.clone())
+                    }),
+                );
+            }
             Some(at) => {
                 if let Some(wrong) = expiry_mismatch(expires, at) {
                     r.violation(key, wrong);
@@ -1755,7 +1840,16 @@ impl Scan<'_> {
         let board_key = format!("{}b:{}", self.ns, &key[self.ns.len() + 2..]);
         // (a board created while SCAN ran may have escaped it: look)
         if !beside && redis::cmd("EXISTS").arg(&board_key).query::<i64>(con)? == 0 {
-            r.violation(key, format!("has no board {board_key} beside it"));
+            let mut reads = redis::pipe();
+            reads.cmd("EXISTS").arg(key);
+            reads.cmd("EXISTS").arg(&board_key);
+            let what = format!("has no board {board_key} beside it");
+            r.suspect(
+                key,
+                Recheck::new(reads, move |got| {
+                    (int(&got[0]) == Some(1) && int(&got[1]) == Some(0)).then(|| what.clone())
+                }),
+            );
             return Ok(false);
         }
         if let Some(&at) = b.index.get(&format!("{kind}:{p}")) {
@@ -2022,7 +2116,7 @@ struct BoardGaps<'p> {
     dense: Vec<String>,
     /// Entries of options the settings read at the start lack: read again
     /// at the end ([`confirm`]).
-    pending: &'p mut Vec<(String, Recheck)>,
+    pending: &'p mut Vec<(String, Missing)>,
 }
 
 /// One page of a period board as [`PeriodBoard::page_reads`] read it.
@@ -2098,7 +2192,7 @@ impl PeriodBoard<'_> {
             return;
         };
         let Some(&weight) = b.weights.get(m) else {
-            let recheck = Recheck::Option(self.name.to_string(), m.to_string());
+            let recheck = Missing::Option(self.name.to_string(), m.to_string());
             gaps.pending.push((key.to_string(), recheck));
             return;
         };

@@ -23,7 +23,7 @@ mod site;
 
 use std::collections::BTreeMap;
 
-use redis::{ConnectionLike, RedisResult, Value};
+use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 use serde::Serialize;
 
 pub use campaign::check_campaign;
@@ -48,6 +48,13 @@ pub struct Violation {
 
 /// The result of a check: every violation found (sorted by key, each
 /// once), and how much was looked at.
+///
+/// A violation seen on reads that were not all in one `MULTI`/`EXEC` (a
+/// `ZSCAN` page, then a lookup in another key; a key found by `SCAN`, then
+/// read) may be the trace of a script call that ran in between: such a
+/// violation is a *suspect* until the end of the check, when the few keys it
+/// names are read again in one `MULTI`/`EXEC` and it is reported only if it
+/// still holds (see [`Recheck`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Report {
     /// What was checked: `site <prefix>` (`site` without a prefix) or
@@ -63,7 +70,62 @@ pub struct Report {
     pub checked: BTreeMap<String, u64>,
     /// Every violation, sorted by key.
     pub violations: Vec<Violation>,
+    /// Suspects to read again before the report is final (always empty in a
+    /// report a check returns).
+    #[serde(skip)]
+    suspects: Suspects,
 }
+
+/// How a suspect violation is confirmed: `reads`, sent again as one
+/// `MULTI`/`EXEC` (a consistent snapshot of the keys the violation names),
+/// and `still`, which answers the violation's text from those replies if it
+/// still holds (`None`: the first reads saw data in motion, nothing is
+/// reported).
+pub(crate) struct Recheck {
+    reads: redis::Pipeline,
+    still: Still,
+}
+
+/// A recheck's test: the violation's text from the replies, if it holds.
+type Still = Box<dyn Fn(&[Value]) -> Option<String>>;
+
+impl Recheck {
+    /// The reads to repeat atomically, and the test of their replies.
+    pub(crate) fn new(
+        reads: redis::Pipeline,
+        still: impl Fn(&[Value]) -> Option<String> + 'static,
+    ) -> Self {
+        Recheck {
+            reads,
+            still: Box::new(still),
+        }
+    }
+}
+
+/// The suspects of a report under way: (key, recheck). Not part of what a
+/// report compares, clones or prints: a finished report has none.
+#[derive(Default)]
+struct Suspects(Vec<(String, Recheck)>);
+
+impl std::fmt::Debug for Suspects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} suspect(s)", self.0.len())
+    }
+}
+
+impl Clone for Suspects {
+    fn clone(&self) -> Self {
+        Suspects::default()
+    }
+}
+
+impl PartialEq for Suspects {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Suspects {}
 
 impl Report {
     fn new(target: String) -> Self {
@@ -90,8 +152,29 @@ impl Report {
         });
     }
 
+    /// A violation of `key` to confirm before it is reported: `recheck`
+    /// reads its keys again, atomically, at the end of the check.
+    pub(crate) fn suspect(&mut self, key: impl Into<String>, recheck: Recheck) {
+        self.suspects.0.push((key.into(), recheck));
+    }
+
     fn count(&mut self, what: &str, n: u64) {
         *self.checked.entry(what.to_string()).or_default() += n;
+    }
+
+    /// Confirm the suspects: each read again in one `MULTI`/`EXEC` and
+    /// reported only if it still holds (counted as `rechecked`, and those
+    /// that did not hold as `rechecked_away`).
+    fn confirm(&mut self, con: &mut dyn ConnectionLike) -> RedisResult<()> {
+        for (key, mut recheck) in std::mem::take(&mut self.suspects.0) {
+            let got = exec(con, &mut recheck.reads)?;
+            self.count("rechecked", 1);
+            match (recheck.still)(&got) {
+                Some(what) => self.violation(key, what),
+                None => self.count("rechecked_away", 1),
+            }
+        }
+        Ok(())
     }
 
     /// Sort the violations and drop repeats (`SCAN` may return a key twice).
@@ -127,6 +210,67 @@ impl std::fmt::Display for Report {
             }
         )
     }
+}
+
+/// Run `check` on the node `con` reaches only if that node serves the slot
+/// of `root` (the site's or the campaign's root key) whole, before and
+/// after: on Redis Cluster, while the slot migrates (`MIGRATING` on the
+/// source, `IMPORTING` on the target), `SCAN` on either node lists only the
+/// keys it holds and reads of the others are redirected, so a check there
+/// would be partial. The probe is `EXISTS <root>#slot-probe`, a key of the
+/// same slot that is never written (as the scripts' own probe): a plain 0
+/// where the slot is stable, `ASK` on a migrating source, `MOVED` on an
+/// importing target or a node that no longer serves the slot. That, or a
+/// redirection of any read in between, fails the check with
+/// [`slot_moving`]'s error; a single Redis answers 0.
+fn on_stable_slot(
+    con: &mut dyn ConnectionLike,
+    root: &str,
+    check: impl FnOnce(&mut dyn ConnectionLike) -> RedisResult<Report>,
+) -> RedisResult<Report> {
+    let probe = |con: &mut dyn ConnectionLike| {
+        redis::cmd("EXISTS")
+            .arg(format!("{root}#slot-probe"))
+            .query::<i64>(con)
+            .map(drop)
+            .map_err(|e| slot_moving(root, e))
+    };
+    probe(con)?;
+    let report = check(con).map_err(|e| slot_moving(root, e))?;
+    probe(con)?;
+    Ok(report)
+}
+
+/// `e` as the check's error: a redirection (`ASK`, `MOVED`, `TRYAGAIN`,
+/// also inside a `MULTI` that `EXECABORT` ended) or `CLUSTERDOWN` says that
+/// the node does not hold `root`'s slot whole now; the error then says so
+/// in words (kind `TryAgain`: nothing was reported, retry once the
+/// migration is over). Any other error is `e` itself.
+fn slot_moving(root: &str, e: RedisError) -> RedisError {
+    let text = e.to_string();
+    let redirected = e.is_cluster_error()
+        || ["ASK", "MOVED", "TRYAGAIN", "CLUSTERDOWN"]
+            .iter()
+            .any(|code| e.code() == Some(code) || text.contains(&format!("{code} ")));
+    if !redirected {
+        return e;
+    }
+    let slot = redvote::client::key_slot(root.as_bytes());
+    let code = e.code().unwrap_or("a redirection").to_string();
+    let answer = match e.redirect_node() {
+        Some((addr, _slot)) => format!("{code} to {addr}"),
+        None => code,
+    };
+    RedisError::from((
+        ErrorKind::Server(redis::ServerErrorKind::TryAgain),
+        "no check while a slot migrates",
+        format!(
+            "the slot {slot} of {root} is being migrated between cluster nodes \
+             (MIGRATING / IMPORTING), or has moved off this node (it answered {answer}): \
+             a check now would read only part of its keys, so none was made; retry after \
+             the migration ends"
+        ),
+    ))
 }
 
 /// What a report names: `site`, `site <prefix>`, `campaign <namespace>`.

@@ -4,7 +4,7 @@ use redis::{ConnectionLike, RedisResult, Value};
 
 use super::{
     error_of, exec, int, items, scan_checked, scan_keys, scan_pages, score_of, stored_int, text,
-    time_of, Report, PAGE,
+    time_of, Recheck, Report, PAGE,
 };
 use redvote::Site;
 
@@ -41,7 +41,14 @@ const ORDERS: [&str; 4] = ["score:", "time:", "hot:", "best:"];
 ///
 /// `hot:`/`best:` scores are not recomputed (a ranking switched on late
 /// holds what `rerank` last wrote).
+///
+/// On Redis Cluster the check fails (an error of kind `TryAgain` saying
+/// so) while the site's slot migrates: the node would hold part of the keys.
 pub fn check_site(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Report> {
+    super::on_stable_slot(con, site.root_key(), |con| check(con, site))
+}
+
+fn check(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Report> {
     let prefix = site.prefix();
     let mut r = Report::new(super::target("site", prefix));
     let settings = settings(con, prefix, &mut r)?;
@@ -74,6 +81,7 @@ pub fn check_site(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Repo
     for (cache, group) in std::mem::take(&mut scan.caches) {
         scan.members(con, "ZSCAN", &cache, Some(&group), &mut r)?;
     }
+    r.confirm(con)?;
     Ok(r.finish())
 }
 
@@ -519,9 +527,18 @@ impl Scan<'_> {
         let got = exec(con, &mut pipe)?;
         for ((key, id), v) in sets.iter().zip(&got) {
             if int(v) == Some(0) {
-                r.violation(
+                // the set and the article, read again together
+                let mut reads = redis::pipe();
+                reads.cmd("EXISTS").arg(key);
+                reads
+                    .cmd("EXISTS")
+                    .arg(format!("{}article:{id}", self.prefix));
+                let what = format!("is the voter set of article:{id}, which does not exist");
+                r.suspect(
                     key,
-                    format!("is the voter set of article:{id}, which does not exist"),
+                    Recheck::new(reads, move |got| {
+                        (int(&got[0]) == Some(1) && int(&got[1]) == Some(0)).then(|| what.clone())
+                    }),
                 );
             }
         }
@@ -530,7 +547,8 @@ impl Scan<'_> {
 
     /// No user both in `voted:ID` and in `downvoted:ID`: the smaller set is
     /// scanned, its members looked up in the other, and a user found in both
-    /// read again from both sets at once (a vote in between moves a user).
+    /// is a suspect, read again from both sets at once (a vote in between
+    /// moves a user).
     fn overlap(
         &mut self,
         con: &mut dyn ConnectionLike,
@@ -549,19 +567,19 @@ impl Scan<'_> {
                     .arg(&members)
                     .query(con)?;
                 for (m, _) in members.iter().zip(found).filter(|(_, f)| *f == 1) {
-                    let mut pipe = redis::pipe();
-                    pipe.cmd("SISMEMBER").arg(&up).arg(m);
-                    pipe.cmd("SISMEMBER").arg(&down).arg(m);
-                    let both = exec(con, &mut pipe)?;
-                    if both.iter().all(|v| int(v) == Some(1)) {
-                        r.violation(
-                            &down,
-                            format!(
-                                "user {:?} is also in {up}: a user has one vote",
-                                String::from_utf8_lossy(m)
-                            ),
-                        );
-                    }
+                    let mut reads = redis::pipe();
+                    reads.cmd("SISMEMBER").arg(&up).arg(m);
+                    reads.cmd("SISMEMBER").arg(&down).arg(m);
+                    let what = format!(
+                        "user {:?} is also in {up}: a user has one vote",
+                        String::from_utf8_lossy(m)
+                    );
+                    r.suspect(
+                        &down,
+                        Recheck::new(reads, move |got| {
+                            got.iter().all(|v| int(v) == Some(1)).then(|| what.clone())
+                        }),
+                    );
                 }
             }
             Ok(())
@@ -572,7 +590,9 @@ impl Scan<'_> {
     /// Every member of `key` (a zset with `ZSCAN`, a set with `SSCAN`) is
     /// `article:ID` of an existing article with a finite score; a group
     /// cache (`group` given) also has an expiry and only members of its
-    /// group.
+    /// group. A member without its article or outside its group is a
+    /// suspect: `groups` moves articles and drops the caches while the scan
+    /// runs, so the member, its hash and its group are read again together.
     fn members(
         &mut self,
         con: &mut dyn ConnectionLike,
@@ -615,15 +635,45 @@ impl Scan<'_> {
                     pipe.cmd("SMISMEMBER").arg(group).arg(&articles);
                 }
                 let got = exec(con, &mut pipe)?;
+                // is `m` still a member of `key`: the first read of a recheck
+                let here = |m: &str| {
+                    let mut reads = redis::pipe();
+                    match zset {
+                        true => reads.cmd("ZSCORE").arg(key).arg(m),
+                        false => reads.cmd("SISMEMBER").arg(key).arg(m),
+                    };
+                    reads
+                };
+                let is_here = move |v: &Value| match zset {
+                    true => text(v).is_some(),
+                    false => int(v) == Some(1),
+                };
                 for (m, v) in articles.iter().zip(&got) {
                     if int(v) == Some(0) {
-                        r.violation(key, format!("{m} has no hash {}{m}", self.prefix));
+                        let mut reads = here(m);
+                        reads.cmd("EXISTS").arg(format!("{}{m}", self.prefix));
+                        let what = format!("{m} has no hash {}{m}", self.prefix);
+                        r.suspect(
+                            key,
+                            Recheck::new(reads, move |got| {
+                                (is_here(&got[0]) && int(&got[1]) == Some(0)).then(|| what.clone())
+                            }),
+                        );
                     }
                 }
                 if let (Some(group), Some(found)) = (group, got.get(articles.len())) {
                     for (m, v) in articles.iter().zip(items(found)) {
                         if int(v) == Some(0) {
-                            r.violation(key, format!("{m} is not in {group}"));
+                            let mut reads = here(m);
+                            reads.cmd("SISMEMBER").arg(group).arg(m);
+                            let what = format!("{m} is not in {group}");
+                            r.suspect(
+                                key,
+                                Recheck::new(reads, move |got| {
+                                    (is_here(&got[0]) && int(&got[1]) == Some(0))
+                                        .then(|| what.clone())
+                                }),
+                            );
                         }
                     }
                 }
