@@ -146,6 +146,20 @@ pub enum Error {
         /// The failure itself.
         source: Box<Error>,
     },
+    /// The call's deadline ([`crate::Client::deadline`]) passed before it
+    /// finished: connecting (Sentinel discovery and cluster routing
+    /// included), every send, and the waits between retries all count
+    /// against it. [`Error::may_have_applied`] is true when the call may have
+    /// been sent (`sent`); otherwise it certainly did not run.
+    #[error("{}", timeout_message(*.deadline_ms, *.sent, .last.as_deref()))]
+    Timeout {
+        /// The deadline, in ms.
+        deadline_ms: u64,
+        /// Whether the call may have been sent (and applied) before it.
+        sent: bool,
+        /// The last failure before the deadline, if an attempt failed.
+        last: Option<Box<Error>>,
+    },
     /// A script answered with a reply this driver does not understand
     /// (a script from another redvote version, or a hand-edited one).
     #[error("unexpected reply from lua/{script}.lua: {reason}")]
@@ -166,6 +180,18 @@ impl Error {
             _ => None,
         }
     }
+}
+
+/// What [`Error::Timeout`] says.
+fn timeout_message(deadline_ms: u64, sent: bool, last: Option<&Error>) -> String {
+    let mut m = format!("no result within the deadline of {deadline_ms} ms");
+    if let Some(last) = last {
+        m.push_str(&format!(" (last failure: {last})"));
+    }
+    if sent {
+        m.push_str(" (the call may have been applied)");
+    }
+    m
 }
 
 /// Which rate limit refused a vote, what every rule leaves, and when a vote

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use super::cluster::{parse_cluster_slots, primaries_of, slot_route};
-use super::retry::{broken, sent};
+use super::retry::{broken, sent, Budget};
 use super::target::Target;
 use super::wait::{run_waited, two};
 use super::Client;
@@ -170,10 +170,13 @@ impl AsyncConnection {
                 .into(),
             turn: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         };
+        let (budget, sending) = (client.budget(), std::sync::atomic::AtomicBool::new(false));
         for slot in con.shared.iter() {
             client
                 .retry
-                .run_async(|| async { (con.current(slot).await.map(|_| ()), true) })
+                .run_async(&budget, &sending, || async {
+                    (con.current(slot, &budget).await.map(|_| ()), true, false)
+                })
                 .await?;
         }
         Ok(con)
@@ -212,26 +215,49 @@ impl AsyncConnection {
     where
         F: std::future::Future<Output = Result<T>>,
     {
+        let (budget, sending) = (
+            self.client.budget(),
+            std::sync::atomic::AtomicBool::new(false),
+        );
         let attempt = || async {
             let slot = self.next_slot();
-            match self.current(slot).await {
+            match self.current(slot, &budget).await {
                 Ok((generation, con)) => {
+                    sending.store(true, std::sync::atomic::Ordering::Relaxed);
                     let result = send(con).await;
                     if result.as_ref().is_err_and(broken) {
                         self.forget(slot, generation).await;
                     }
-                    (result, idempotent)
+                    (result, idempotent, true)
                 }
                 // a failure to (re)connect: nothing was sent
-                Err(err) => (Err(err), true),
+                Err(err) => (Err(err), true, false),
             }
         };
-        self.client.retry.run_async(attempt).await
+        let result = self
+            .client
+            .retry
+            .run_async(&budget, &sending, attempt)
+            .await;
+        if let Err(Error::Timeout { sent: true, .. }) = &result {
+            // an attempt cut at the deadline may leave a reply on its way:
+            // start the next call on a fresh connection
+            for slot in self.shared.iter() {
+                slot.lock().await.con = None;
+            }
+        }
+        result
     }
 
-    /// The redis-rs connection, connecting first if the last one failed.
+    /// The redis-rs connection, connecting first if the last one failed
+    /// (within the client's deadline).
     pub async fn redis(&self) -> Result<AsyncRedis> {
-        Ok(self.current(self.next_slot()).await?.1)
+        let budget = self.client.budget();
+        let current = self.current(self.next_slot(), &budget);
+        match tokio::time::timeout_at(budget.end(), current).await {
+            Ok(result) => Ok(result?.1),
+            Err(_) => Err(budget.expired(false, None)),
+        }
     }
 
     /// The connection the next call takes.
@@ -240,14 +266,20 @@ impl AsyncConnection {
         &self.shared[turn % self.shared.len()]
     }
 
-    async fn current(&self, slot: &tokio::sync::Mutex<Shared>) -> Result<(u64, AsyncRedis)> {
+    /// The connection of `slot`, made first (within `budget`) if there is
+    /// none.
+    async fn current(
+        &self,
+        slot: &tokio::sync::Mutex<Shared>,
+        budget: &Budget,
+    ) -> Result<(u64, AsyncRedis)> {
         let mut shared = slot.lock().await;
         if let Some((generation, con)) = &shared.con {
             return Ok((*generation, con.clone()));
         }
         let c = &self.client;
         let config = redis::AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(c.connect_timeout))
+            .set_connection_timeout(Some(budget.cap(c.connect_timeout)))
             .set_response_timeout(Some(c.response_timeout));
         let link = match (&c.target, &self.cluster) {
             (_, Some(cluster)) => AsyncLink::Cluster(cluster.get_async_connection().await?),
@@ -256,14 +288,15 @@ impl AsyncConnection {
                     .get_multiplexed_async_connection_with_config(&config)
                     .await?,
             ),
-            (Target::Sentinel(sentinel), _) => {
-                let master = sentinel.r#async.lock().await.async_get_client().await?;
-                AsyncLink::Single(
-                    master
-                        .get_multiplexed_async_connection_with_config(&config)
-                        .await?,
+            (Target::Sentinel(sentinel), _) => AsyncLink::Single(
+                super::sentinel::connect_async(
+                    sentinel,
+                    budget,
+                    c.connect_timeout,
+                    c.response_timeout,
                 )
-            }
+                .await?,
+            ),
             (Target::Cluster(_), None) => unreachable!("connect_async() builds the cluster client"),
         };
         let con = AsyncRedis(link);

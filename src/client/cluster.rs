@@ -6,11 +6,40 @@
 //! cluster ([`Client::prepare`]): refused without a hash tag, given a vote
 //! id when redis-rs's cluster client may resend it.
 
+use std::time::Duration;
+
 use super::target::{ClusterSeeds, Target};
 use super::Client;
 use crate::call::Call;
 use crate::error::{Error, Result};
 use crate::reply::Reply;
+
+/// redis-rs's own retries inside one call on a Redis Cluster
+/// ([`Client::cluster_retry`]): after a lost connection, `TRYAGAIN`,
+/// `CLUSTERDOWN`, `MOVED`/`ASK`, up to `retries` more sends, waiting a
+/// random time between `min_wait` and `min(max_wait, 10 ms * 2^n)` before
+/// the `n`th (none before following a redirection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterRetry {
+    /// Resends at most, within one call.
+    pub retries: u32,
+    /// The shortest wait before a resend.
+    pub min_wait: Duration,
+    /// The longest wait before a resend.
+    pub max_wait: Duration,
+}
+
+/// 16 resends (redis-rs's number), waiting 10 ms to 1 s (redis-rs waits
+/// 1.28 s to 655 s: one stalled node held a call for minutes).
+impl Default for ClusterRetry {
+    fn default() -> Self {
+        ClusterRetry {
+            retries: 16,
+            min_wait: Duration::from_millis(10),
+            max_wait: Duration::from_secs(1),
+        }
+    }
+}
 
 impl Client {
     /// A client of the one server that holds `key`: on a cluster, the
@@ -89,12 +118,18 @@ impl Client {
         ))
     }
 
-    /// The redis-rs cluster client of `seeds`, with this client's timeouts.
+    /// The redis-rs cluster client of `seeds`, with this client's timeouts
+    /// (each no longer than the call deadline) and cluster retries.
     pub(super) fn cluster_client(
         &self,
         seeds: &ClusterSeeds,
     ) -> Result<redis::cluster::ClusterClient> {
-        seeds.client(self.connect_timeout, self.response_timeout)
+        let deadline = self.call_deadline();
+        seeds.client(
+            self.connect_timeout.min(deadline),
+            self.response_timeout.min(deadline),
+            &self.cluster_retry,
+        )
     }
 
     /// `call` as it is sent (None: as it is). On a cluster a call whose key

@@ -68,6 +68,8 @@
 //!   the reading of its replies;
 //! - `cluster`: [`key_slot`], [`hash_tag`], `CLUSTER SLOTS`, the node
 //!   clients of [`Client::for_key`] and [`Client::primaries`];
+//! - `sentinel`: asking the sentinels for the master and checking it, each
+//!   step within the call's deadline (sync and async);
 //! - `sync`: [`Connection`];
 //! - `aio` (feature `async`): `AsyncConnection` and `AsyncRedis`.
 //!
@@ -81,6 +83,7 @@
 mod aio;
 mod cluster;
 mod retry;
+mod sentinel;
 mod sync;
 pub mod target;
 mod wait;
@@ -89,7 +92,7 @@ use std::time::Duration;
 
 #[cfg(feature = "async")]
 pub use aio::{AsyncConnection, AsyncRedis};
-pub use cluster::{hash_tag, key_slot};
+pub use cluster::{hash_tag, key_slot, ClusterRetry};
 pub use retry::Retry;
 pub use sync::Connection;
 use target::Target;
@@ -107,6 +110,11 @@ pub struct Client {
     connect_timeout: Duration,
     response_timeout: Duration,
     retry: Retry,
+    /// The overall time a call may take (None: what the retry policy and
+    /// the timeouts add up to, [`Client::call_deadline`]).
+    deadline: Option<Duration>,
+    /// redis-rs's own retries inside a cluster call.
+    cluster_retry: ClusterRetry,
     wait: Option<(u32, Duration)>,
     /// Connections of an [`AsyncConnection`] (None: the default, see
     /// [`Client::async_connections`]).
@@ -121,6 +129,8 @@ impl std::fmt::Debug for Client {
             .field("connect_timeout", &self.connect_timeout)
             .field("response_timeout", &self.response_timeout)
             .field("retry", &self.retry)
+            .field("deadline", &self.call_deadline())
+            .field("cluster_retry", &self.cluster_retry)
             .field("wait", &self.wait)
             .finish()
     }
@@ -145,15 +155,19 @@ impl Client {
             connect_timeout: Duration::from_secs(5),
             response_timeout: Duration::from_secs(5),
             retry: Retry::default(),
+            deadline: None,
+            cluster_retry: ClusterRetry::default(),
             wait: None,
             links: None,
         })
     }
 
-    /// The same client with these timeouts: to establish a connection, and
-    /// to wait for each reply (a server that stops answering fails the call
-    /// after `response`, an outcome-unknown failure). On a cluster they are
-    /// redis-rs's `connection_timeout` and `response_timeout` (which has
+    /// The same client with these timeouts of one attempt: to establish a
+    /// connection (to a server, a sentinel, a cluster node), and to wait for
+    /// each reply (a server that stops answering fails the attempt after
+    /// `response`, an outcome-unknown failure). Both are capped by what
+    /// remains of the call's [deadline](Client::deadline). On a cluster they
+    /// are redis-rs's `connection_timeout` and `response_timeout` (which has
     /// none by default: here it always has one).
     pub fn timeouts(self, connect: Duration, response: Duration) -> Self {
         Client {
@@ -166,6 +180,61 @@ impl Client {
     /// The same client with this retry policy.
     pub fn retry(self, retry: Retry) -> Self {
         Client { retry, ..self }
+    }
+
+    /// The same client with an overall deadline per call: `Client::connect`,
+    /// each `run` and each `page` end within `deadline`, whatever the
+    /// deployment does: connecting (asking the sentinels and checking the
+    /// master they name, reading a cluster's slots), every send, redis-rs's
+    /// own cluster retries and the waits between retries all count against
+    /// it, and each connect and reply timeout is capped by what remains.
+    /// Past it the call fails with [`Error::Timeout`](crate::Error::Timeout)
+    /// (`may_have_applied()` is true when the call may have been sent). An
+    /// async call is cut at the deadline; a sync one can overrun it by the
+    /// time one blocking step takes once capped (a few ms), except on a
+    /// cluster, where redis-rs's sync client makes several steps per attempt
+    /// (see [`Client::cluster_retry`]).
+    ///
+    /// Default: what the retry policy and the timeouts add up to (every
+    /// send's connect and response timeouts, and the waits in between).
+    pub fn deadline(self, deadline: Duration) -> Self {
+        Client {
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+
+    /// The overall time a call may take: [`Client::deadline`], or by
+    /// default `attempts * (connect + response)` plus the retry waits.
+    pub fn call_deadline(&self) -> Duration {
+        self.deadline.unwrap_or_else(|| {
+            let r = &self.retry;
+            let sends = (self.connect_timeout + self.response_timeout).saturating_mul(r.attempts);
+            let waits = (1..r.attempts)
+                .map(|n| {
+                    let factor = 1u32.checked_shl(n - 1).unwrap_or(u32::MAX);
+                    r.delay.saturating_mul(factor).min(r.max_delay)
+                })
+                .fold(Duration::ZERO, Duration::saturating_add);
+            sends.saturating_add(waits)
+        })
+    }
+
+    /// The same client with these settings of redis-rs's own retries inside
+    /// one cluster call (after a lost connection, `TRYAGAIN`, `CLUSTERDOWN`,
+    /// `MOVED`/`ASK`); each such call is still one attempt of
+    /// [`Client::retry`] and inside [`Client::deadline`]. No effect on other
+    /// URLs.
+    pub fn cluster_retry(self, cluster_retry: ClusterRetry) -> Self {
+        Client {
+            cluster_retry,
+            ..self
+        }
+    }
+
+    /// The time budget of one call, from now.
+    fn budget(&self) -> retry::Budget {
+        retry::Budget::new(self.call_deadline())
     }
 
     /// The same client, waiting after every call that writes until

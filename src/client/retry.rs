@@ -56,39 +56,128 @@ impl Retry {
     }
 }
 
+/// The time one call may take, from its start ([`super::Client::deadline`]):
+/// every connect, send and wait between retries is capped by what remains.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Budget {
+    end: std::time::Instant,
+    total: Duration,
+}
+
+impl Budget {
+    /// `total` from now.
+    pub(super) fn new(total: Duration) -> Budget {
+        Budget {
+            end: std::time::Instant::now() + total,
+            total,
+        }
+    }
+
+    /// What is left (zero once it passed).
+    pub(super) fn remaining(&self) -> Duration {
+        self.end
+            .saturating_duration_since(std::time::Instant::now())
+    }
+
+    /// `timeout`, but no longer than what is left (and at least 1 ms: a
+    /// socket timeout of zero would mean none).
+    pub(super) fn cap(&self, timeout: Duration) -> Duration {
+        timeout.min(self.remaining()).max(Duration::from_millis(1))
+    }
+
+    /// When it ends, for tokio.
+    #[cfg(feature = "async")]
+    pub(super) fn end(&self) -> tokio::time::Instant {
+        self.end.into()
+    }
+
+    /// The error of a call whose deadline passed.
+    pub(super) fn expired(&self, sent: bool, last: Option<Error>) -> Error {
+        Error::Timeout {
+            deadline_ms: self.total.as_millis() as u64,
+            sent: sent || last.as_ref().is_some_and(Error::may_have_applied),
+            last: last.map(Box::new),
+        }
+    }
+}
+
+/// What one attempt answers: its result, whether a resend is safe after an
+/// unknown outcome (the call is idempotent, or was never sent), and
+/// whether it was sent at all (false: it failed while connecting).
+pub(super) type Attempt<T> = (Result<T>, bool, bool);
+
 impl Retry {
-    /// Run `attempt` until it succeeds or the policy stops it. An attempt
-    /// answers its result and whether a resend is safe after an unknown
-    /// outcome (the call is idempotent, or was never sent).
-    pub(super) fn run_sync<T>(&self, mut attempt: impl FnMut() -> (Result<T>, bool)) -> Result<T> {
-        let mut sent = 0;
+    /// What follows a failed attempt: `Ok(wait)` before the next one, or
+    /// the error to answer (`err` itself, or [`Error::Timeout`] when the
+    /// deadline passed or the next send could not start before it).
+    fn next(
+        &self,
+        n: u32,
+        err: Error,
+        safe: bool,
+        sent: bool,
+        budget: &Budget,
+    ) -> std::result::Result<Duration, Error> {
+        if err.outcome() == Outcome::Final {
+            return Err(err);
+        }
+        let left = budget.remaining();
+        match self.after(n, &err, safe) {
+            Some(wait) if wait < left => Ok(wait),
+            Some(_) => Err(budget.expired(sent, Some(err))),
+            None if left.is_zero() => Err(budget.expired(sent, Some(err))),
+            None => Err(err),
+        }
+    }
+
+    /// Run `attempt` until it succeeds, the policy stops it, or `budget`
+    /// runs out (each attempt caps its own timeouts by it: a sync attempt
+    /// cannot be cut).
+    pub(super) fn run_sync<T>(
+        &self,
+        budget: &Budget,
+        mut attempt: impl FnMut(&Budget) -> Attempt<T>,
+    ) -> Result<T> {
+        let (mut n, mut sent) = (0, false);
         loop {
-            sent += 1;
-            match attempt() {
-                (Err(err), safe) => match self.after(sent, &err, safe) {
-                    Some(wait) => std::thread::sleep(wait),
-                    None => return Err(err),
-                },
-                (ok, _) => return ok,
+            n += 1;
+            match attempt(budget) {
+                (Err(err), safe, was_sent) => {
+                    sent |= was_sent && err.may_have_applied();
+                    std::thread::sleep(self.next(n, err, safe, sent, budget)?);
+                }
+                (ok, _, _) => return ok,
             }
         }
     }
 
-    /// [`Retry::run_sync`] for async attempts.
+    /// [`Retry::run_sync`] for async attempts, each cut when `budget` runs
+    /// out. `sending` is set by an attempt once it starts to send (so a cut
+    /// attempt tells whether the call may have been applied).
     #[cfg(feature = "async")]
-    pub(super) async fn run_async<T, F>(&self, mut attempt: impl FnMut() -> F) -> Result<T>
+    pub(super) async fn run_async<T, F>(
+        &self,
+        budget: &Budget,
+        sending: &std::sync::atomic::AtomicBool,
+        mut attempt: impl FnMut() -> F,
+    ) -> Result<T>
     where
-        F: std::future::Future<Output = (Result<T>, bool)>,
+        F: std::future::Future<Output = Attempt<T>>,
     {
-        let mut sent = 0;
+        use std::sync::atomic::Ordering;
+        let (mut n, mut sent) = (0, false);
         loop {
-            sent += 1;
-            match attempt().await {
-                (Err(err), safe) => match self.after(sent, &err, safe) {
-                    Some(wait) => tokio::time::sleep(wait).await,
-                    None => return Err(err),
-                },
-                (ok, _) => return ok,
+            n += 1;
+            sending.store(false, Ordering::Relaxed);
+            match tokio::time::timeout_at(budget.end(), attempt()).await {
+                Err(_elapsed) => {
+                    return Err(budget.expired(sent || sending.load(Ordering::Relaxed), None))
+                }
+                Ok((Err(err), safe, was_sent)) => {
+                    sent |= was_sent && err.may_have_applied();
+                    tokio::time::sleep(self.next(n, err, safe, sent, budget)?).await;
+                }
+                Ok((ok, _, _)) => return ok,
             }
         }
     }
@@ -109,7 +198,7 @@ pub(super) fn broken(err: &Error) -> bool {
                 || e.is_connection_dropped()
                 || matches!(e.code(), Some("READONLY" | "NOREPLICAS"))
         }
-        Error::NotReplicated { .. } => true,
+        Error::NotReplicated { .. } | Error::Timeout { .. } => true,
         Error::MayHaveApplied { source } => broken(source),
         _ => false,
     }
@@ -169,6 +258,8 @@ impl Error {
         let err = match self {
             Error::Redis(err) => err,
             Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => return Outcome::Unknown,
+            Error::Timeout { sent: true, .. } => return Outcome::Unknown,
+            Error::Timeout { sent: false, .. } => return Outcome::NotRun,
             _ => return Outcome::Final,
         };
         if err.is_connection_refusal() {
@@ -390,28 +481,29 @@ mod tests {
     #[test]
     fn the_loop_sends_at_most_attempts_times() {
         let retry = Retry::new(3, Duration::from_millis(1));
+        let budget = Budget::new(Duration::from_secs(10));
         let mut sends = 0;
         let err = retry
-            .run_sync::<()>(|| {
+            .run_sync::<()>(&budget, |_| {
                 sends += 1;
-                (Err(io(std::io::ErrorKind::ConnectionRefused)), false)
+                (Err(io(std::io::ErrorKind::ConnectionRefused)), false, false)
             })
             .unwrap_err();
         assert_eq!(sends, 3);
         assert!(!err.may_have_applied());
         let mut sends = 0;
-        let ok = retry.run_sync(|| {
+        let ok = retry.run_sync(&budget, |_| {
             sends += 1;
             match sends {
-                1 => (Err(io(std::io::ErrorKind::UnexpectedEof)), true),
-                n => (Ok(n), true),
+                1 => (Err(io(std::io::ErrorKind::UnexpectedEof)), true, true),
+                n => (Ok(n), true, true),
             }
         });
         assert_eq!(ok.unwrap(), 2);
         let mut sends = 0;
-        let _ = retry.run_sync::<()>(|| {
+        let _ = retry.run_sync::<()>(&budget, |_| {
             sends += 1;
-            (Err(io(std::io::ErrorKind::UnexpectedEof)), false)
+            (Err(io(std::io::ErrorKind::UnexpectedEof)), false, true)
         });
         assert_eq!(
             sends, 1,
@@ -428,14 +520,82 @@ mod tests {
             .unwrap();
         let retry = Retry::new(4, Duration::from_millis(1));
         let sends = std::sync::atomic::AtomicU32::new(0);
-        let result = rt.block_on(retry.run_async(|| async {
+        let sending = std::sync::atomic::AtomicBool::new(false);
+        let budget = Budget::new(Duration::from_secs(10));
+        let result = rt.block_on(retry.run_async(&budget, &sending, || async {
             let n = sends.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             match n {
-                1..=2 => (Err(io(std::io::ErrorKind::ConnectionRefused)), false),
-                n => (Ok(n), false),
+                1..=2 => (Err(io(std::io::ErrorKind::ConnectionRefused)), false, false),
+                n => (Ok(n), false, true),
             }
         }));
         assert_eq!(result.unwrap(), 3);
+        // an attempt that outlives the deadline is cut: Timeout, "sent"
+        // once it started to send
+        let budget = Budget::new(Duration::from_millis(50));
+        let start = std::time::Instant::now();
+        let err = rt
+            .block_on(retry.run_async::<(), _>(&budget, &sending, || async {
+                sending.store(true, std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                (Ok(()), true, true)
+            }))
+            .unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(1));
+        assert!(
+            matches!(err, Error::Timeout { sent: true, .. }) && err.may_have_applied(),
+            "{err}"
+        );
+    }
+
+    /// The deadline stops the sync loop too: a wait that would end past it
+    /// is not waited, the error is Timeout with the last failure.
+    #[test]
+    fn the_deadline_stops_the_loop() {
+        let retry = Retry::new(100, Duration::from_millis(20));
+        let budget = Budget::new(Duration::from_millis(100));
+        let start = std::time::Instant::now();
+        let err = retry
+            .run_sync::<()>(&budget, |_| {
+                (Err(io(std::io::ErrorKind::ConnectionRefused)), true, false)
+            })
+            .unwrap_err();
+        assert!(
+            start.elapsed() < Duration::from_millis(150),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(
+            matches!(
+                &err,
+                Error::Timeout {
+                    sent: false,
+                    last: Some(_),
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(!err.may_have_applied(), "{err}");
+        assert!(err.to_string().contains("deadline of 100 ms"), "{err}");
+        // a final error is answered as it is
+        let script = || Error::Script {
+            code: crate::Code::Usage,
+            detail: String::new(),
+        };
+        let err = retry
+            .run_sync::<()>(&Budget::new(Duration::ZERO), |_| {
+                (Err(script()), true, true)
+            })
+            .unwrap_err();
+        assert!(matches!(err, Error::Script { .. }));
+        // an unknown outcome at the deadline: may have applied
+        let err = retry
+            .run_sync::<()>(&Budget::new(Duration::ZERO), |_| {
+                (Err(io(std::io::ErrorKind::TimedOut)), false, true)
+            })
+            .unwrap_err();
+        assert!(matches!(err, Error::Timeout { sent: true, .. }) && err.may_have_applied());
     }
 
     #[cfg(feature = "tls")]

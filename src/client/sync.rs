@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::cluster::slot_route;
-use super::retry::{applied, broken, sent};
+use super::retry::{applied, broken, sent, Budget};
 use super::target::Target;
 use super::wait::{check_acks, run_waited, two, wait_cmd};
 use super::Client;
@@ -74,7 +74,9 @@ impl Connection {
             cluster,
             con: None,
         };
-        client.retry.run_sync(|| (con.redis().map(|_| ()), true))?;
+        client.retry.run_sync(&client.budget(), |budget| {
+            (con.link(budget).map(|_| ()), true, false)
+        })?;
         Ok(con)
     }
 
@@ -109,59 +111,85 @@ impl Connection {
     }
 
     /// `send` on the current link (made again first if the last one broke),
-    /// until it succeeds or the policy stops it; a failure that leaves the
-    /// link unusable drops it. `idempotent`: whether what `send` sends may
-    /// be resent after an unknown outcome.
+    /// until it succeeds, the policy stops it or the client's deadline
+    /// passes (every connect and reply timeout capped by what remains of
+    /// it); a failure that leaves the link unusable drops it.
+    /// `idempotent`: whether what `send` sends may be resent after an
+    /// unknown outcome.
     fn retried<T>(
         &mut self,
         idempotent: bool,
         mut send: impl FnMut(&mut Link) -> Result<T>,
     ) -> Result<T> {
-        let retry = self.client.retry;
-        retry.run_sync(|| match self.link() {
+        let (retry, response) = (self.client.retry, self.client.response_timeout);
+        retry.run_sync(&self.client.budget(), |budget| match self.link(budget) {
             Ok(link) => {
-                let result = send(link);
+                let result = link.cap(budget, response).and_then(|()| send(link));
                 if result.as_ref().is_err_and(broken) {
                     self.con = None;
                 }
-                (result, idempotent)
+                (result, idempotent, true)
             }
             // a failure to (re)connect: nothing was sent
-            Err(err) => (Err(err), true),
+            Err(err) => (Err(err), true, false),
         })
     }
 
     /// The redis-rs connection (a plain or a cluster one), connecting first
-    /// if the last one failed.
+    /// if the last one failed (within the client's deadline).
     pub fn redis(&mut self) -> Result<&mut dyn redis::ConnectionLike> {
-        Ok(self.link()?.redis())
+        let (budget, response) = (self.client.budget(), self.client.response_timeout);
+        let link = self.link(&budget)?;
+        link.cap(&budget, response)?;
+        Ok(link.redis())
     }
 
-    fn link(&mut self) -> Result<&mut Link> {
+    /// The current link, made first (within `budget`) if there is none.
+    fn link(&mut self, budget: &Budget) -> Result<&mut Link> {
         if self.con.is_none() {
             let c = &self.client;
+            let (connect, response) = (c.connect_timeout, c.response_timeout);
             let link = match (&c.target, &self.cluster) {
                 (_, Some(cluster)) => Link::Cluster(Box::new(cluster.get_connection()?)),
                 (Target::Single(redis), _) => {
-                    Link::Single(connect_sync(redis, c.connect_timeout, c.response_timeout)?)
+                    Link::Single(connect_sync(redis, setup_cap(budget, connect), response)?)
                 }
-                (Target::Sentinel(sentinel), _) => {
-                    let master = {
-                        let mut s = sentinel.sync.lock().unwrap_or_else(|e| e.into_inner());
-                        s.get_client()?
-                    };
-                    Link::Single(connect_sync(
-                        &master,
-                        c.connect_timeout,
-                        c.response_timeout,
-                    )?)
-                }
+                (Target::Sentinel(sentinel), _) => Link::Single(super::sentinel::connect_sync(
+                    sentinel, budget, connect, response,
+                )?),
                 (Target::Cluster(_), None) => unreachable!("connect() builds the cluster client"),
             };
             self.con = Some(link);
         }
         Ok(self.con.as_mut().expect("connected above"))
     }
+}
+
+impl Link {
+    /// Set the read and write timeouts to `response`, capped by what
+    /// remains of `budget` (on a cluster, of every node's connection).
+    fn cap(&mut self, budget: &Budget, response: Duration) -> Result<()> {
+        let t = Some(budget.cap(response));
+        match self {
+            Link::Single(con) => {
+                con.set_read_timeout(t)?;
+                con.set_write_timeout(t)?;
+            }
+            Link::Cluster(con) => {
+                con.set_read_timeout(t)?;
+                con.set_write_timeout(t)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The connect timeout of a sync connection within `budget`: redis-rs's
+/// sync connect waits up to it for the TCP connection and again for each
+/// reply of its setup (`CLIENT SETINFO` twice, `AUTH`, `SELECT`), so a
+/// stalled server would hold it up to four times as long.
+pub(super) fn setup_cap(budget: &Budget, connect: Duration) -> Duration {
+    budget.cap(connect.min(budget.remaining() / 4))
 }
 
 /// Connect to every address `redis` resolves to, each within `connect`, and

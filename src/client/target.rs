@@ -106,12 +106,39 @@ pub(crate) enum Target {
     Cluster(ClusterSeeds),
 }
 
-/// A Sentinel deployment: sentinel clients for the sync and async paths
-/// (each asks the sentinels, which needs `&mut`).
+/// A Sentinel deployment: the sentinels (asked in turn, the one that
+/// answered last first) and how to reach the master they name
+/// (`super::sentinel` asks them, each step within the call's deadline:
+/// redis-rs's sync Sentinel client has no timeouts).
 pub(crate) struct Sentinel {
-    pub(crate) sync: std::sync::Mutex<redis::sentinel::SentinelClient>,
-    #[cfg(feature = "async")]
-    pub(crate) r#async: tokio::sync::Mutex<redis::sentinel::SentinelClient>,
+    /// A client of each sentinel.
+    pub(crate) sentinels: Vec<redis::Client>,
+    /// The master's name.
+    pub(crate) master: String,
+    /// The master's URL, `{node}` standing for its `host:port`.
+    master_url: String,
+    tls: Tls,
+    /// The sentinel that answered last (asked first next time).
+    pub(crate) first: std::sync::atomic::AtomicUsize,
+}
+
+impl Sentinel {
+    /// A client of the master at `host:port`, with the URL's credentials,
+    /// database and TLS material.
+    pub(crate) fn master_client(&self, host: &str, port: u16) -> Result<redis::Client> {
+        let host = if host.contains(':') && !host.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        };
+        let url = self
+            .master_url
+            .replacen("{node}", &format!("{host}:{port}"), 1);
+        match single(&url, &self.tls)? {
+            Target::Single(client) => Ok(client),
+            _ => unreachable!("a master is a single server"),
+        }
+    }
 }
 
 /// What builds a cluster client: the seed nodes and the TLS material.
@@ -182,55 +209,29 @@ impl Target {
                 "a Sentinel URL names its master: redis+sentinel://host:port/MASTER",
             ));
         }
-        let master_info = format!("{base}://{user}{}{db_etc}", with_port(hosts[0]))
-            .into_connection_info()
-            .map_err(|e| bad(&format!("does not parse ({})", e)))?;
+        // the sentinels are reached without the master's credentials, over
+        // TLS when the URL says so (its fragment, `#insecure`, too)
+        let fragment = db_etc.find('#').map_or("", |i| &db_etc[i..]);
         let sentinels = hosts
             .iter()
-            .map(|h| {
-                format!("{base}://{}", with_port(h))
-                    .into_connection_info()
-                    .map(|i| i.addr().clone())
-            })
-            .collect::<redis::RedisResult<Vec<_>>>()
-            .map_err(|e| bad(&format!("a sentinel's address does not parse ({})", e)))?;
-        let build = || -> redis::RedisResult<redis::sentinel::SentinelClient> {
-            let settings = master_info.redis_settings();
-            let mut b = redis::sentinel::SentinelClientBuilder::new(
-                sentinels.clone(),
-                master,
-                redis::sentinel::SentinelServerType::Master,
-            )?
-            .set_client_to_redis_db(settings.db());
-            if let Some(u) = settings.username() {
-                b = b.set_client_to_redis_username(u);
-            }
-            if let Some(p) = settings.password() {
-                b = b.set_client_to_redis_password(p);
-            }
-            #[cfg(feature = "tls")]
-            if base == "rediss" {
-                let mode = match master_info.addr() {
-                    redis::ConnectionAddr::TcpTls { insecure: true, .. } => {
-                        redis::TlsMode::Insecure
-                    }
-                    _ => redis::TlsMode::Secure,
-                };
-                b = b
-                    .set_client_to_redis_tls_mode(mode)
-                    .set_client_to_sentinel_tls_mode(mode);
-                if !tls.is_empty() {
-                    b = b
-                        .set_client_to_redis_certificates(tls.certificates())
-                        .set_client_to_sentinel_certificates(tls.certificates());
-                }
-            }
-            b.build()
-        };
+            .map(
+                |h| match single(&format!("{base}://{}{fragment}", with_port(h)), tls)? {
+                    Target::Single(client) => Ok(client),
+                    _ => unreachable!("a sentinel is a single server"),
+                },
+            )
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| bad(&format!("a sentinel's address does not parse ({e})")))?;
+        let master_url = format!("{base}://{user}{{node}}{db_etc}");
+        // the master's URL must parse, with any address in it
+        single(&master_url.replacen("{node}", "127.0.0.1:6379", 1), tls)
+            .map_err(|e| bad(&format!("does not parse ({e})")))?;
         let sentinel = Sentinel {
-            sync: std::sync::Mutex::new(build().map_err(|e| bad(&e.to_string()))?),
-            #[cfg(feature = "async")]
-            r#async: tokio::sync::Mutex::new(build().map_err(|e| bad(&e.to_string()))?),
+            sentinels,
+            master: master.to_string(),
+            master_url,
+            tls: tls.clone(),
+            first: std::sync::atomic::AtomicUsize::new(0),
         };
         Ok(Target::Sentinel(std::sync::Arc::new(sentinel)))
     }
@@ -285,16 +286,23 @@ impl ClusterSeeds {
         )
     }
 
-    /// The redis-rs cluster client, with these timeouts.
+    /// The redis-rs cluster client, with these timeouts and retries.
     pub(crate) fn client(
         &self,
         connect: std::time::Duration,
         response: std::time::Duration,
+        retry: &super::ClusterRetry,
     ) -> Result<redis::cluster::ClusterClient> {
+        let ms = |d: std::time::Duration| d.as_millis().min(u128::from(u64::MAX)) as u64;
+        let min_wait = ms(retry.min_wait);
         #[allow(unused_mut)]
         let mut builder = redis::cluster::ClusterClientBuilder::new(self.nodes.clone())
             .connection_timeout(connect)
-            .response_timeout(response);
+            .response_timeout(response)
+            .retries(retry.retries)
+            .min_retry_wait(min_wait)
+            // redis-rs draws a wait in min..max: keep the range non-empty
+            .max_retry_wait(ms(retry.max_wait).max(min_wait + 1));
         #[cfg(feature = "tls")]
         if !self.tls.is_empty() {
             builder = builder.certs(self.tls.certificates());

@@ -12,6 +12,7 @@ mod bad_input;
 mod campaign;
 mod cluster;
 mod concurrency;
+mod deadlines;
 mod faults;
 mod fuzz;
 mod limits;

@@ -65,7 +65,9 @@ pub struct Global {
     /// Machine-readable JSON output
     #[arg(long, global = true)]
     pub json: bool,
-    /// Seconds to wait for a connection, and for each reply, before failing
+    /// Seconds each Redis call may take in all (connecting, Sentinel
+    /// discovery, cluster routing, retries and the waits between them);
+    /// past it the command fails
     #[arg(long, default_value_t = 5.0, value_parser = seconds, global = true)]
     pub timeout: f64,
     /// Retries of a call that failed before running (LOADING, BUSY, refused
@@ -143,6 +145,7 @@ pub fn client(url: &str, g: &Global) -> redvote::Result<redvote::Client> {
     )?;
     Ok(redvote::Client::open_tls(url, &tls)?
         .timeouts(timeout, timeout)
+        .deadline(timeout)
         .retry(retry)
         .wait_for_replicas(g.wait_replicas, Duration::from_secs_f64(g.wait_timeout)))
 }
@@ -162,7 +165,8 @@ fn connect_with(
     client(url, g)
         .and_then(how)
         .map_err(|err| {
-            let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout());
+            let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout())
+                || matches!(&err, redvote::Error::Timeout { .. });
             let err = anyhow::Error::new(err);
             if timed_out {
                 err.context(format!("no answer within --timeout {} s", g.timeout))

@@ -195,6 +195,15 @@ impl From<Error> for Problem {
                 Code::Internal.as_str(),
                 format!("redis: {e}"),
             ),
+            Error::Timeout { sent, .. } => {
+                let mut p = Problem::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    codes::UNAVAILABLE,
+                    format!("Redis is unavailable: {err}"),
+                );
+                p.may_have_applied = Some(sent);
+                p
+            }
             Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => {
                 let mut p = Problem::new(
                     StatusCode::SERVICE_UNAVAILABLE,
