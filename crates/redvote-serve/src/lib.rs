@@ -1,7 +1,8 @@
 //! redvote's service: the article site and the campaigns as a versioned
 //! JSON API over HTTP (axum), for the business backends of seed 002, with
 //! an admin page, Prometheus metrics and an OpenAPI document. The `redvote`
-//! CLI runs it as `redvote serve`; an embedder runs [`run`] or mounts
+//! CLI runs it as `redvote serve`; an embedder runs [`run`], starts a
+//! [`Background`] beside a program of its own, or mounts
 //! [`app`] in a router of its own.
 //!
 //! [`run`] connects to Redis through the [`redvote::Client`] it is given
@@ -27,6 +28,9 @@
 //! Layout:
 //! - `lib.rs` (here): options, state, the router and its layers, startup
 //!   and shutdown;
+//! - `background.rs`: [`Background`], the service on a thread and a
+//!   runtime of its own beside the caller's program (tests, benchmarks,
+//!   embedders);
 //! - `site.rs`, `campaign.rs`: the `/v1` handlers of each system;
 //! - `problem.rs`: RFC 9457 errors and the status of every code;
 //! - `extract.rs`: JSON, query and path extractors answering problems, the
@@ -46,6 +50,7 @@
 
 mod admin;
 mod auth;
+mod background;
 mod campaign;
 pub mod campaigns;
 mod extract;
@@ -83,6 +88,8 @@ use tracing::{info, warn, Level};
 use utoipa::OpenApi as _;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+
+pub use background::Background;
 
 use auth::{Token, Tokens};
 use metrics::Metrics;
@@ -267,8 +274,8 @@ pub async fn run(
     serve(listener, state, options, shutdown).await
 }
 
-/// [`run`] on a listener already bound (the benchmark binds port 0 and
-/// reads the address itself); prints nothing.
+/// [`run`] on a listener already bound (e.g. to port 0, its address read
+/// by the caller, as [`Background`] does); prints nothing.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,

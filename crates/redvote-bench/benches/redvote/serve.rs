@@ -15,23 +15,22 @@
 //!   which is what each request of the service calls.
 //!
 //! The service is the `redvote-serve` library of the same build, started
-//! in this process as `redvote serve` runs it: [`redvote_serve::serve`]
-//! with its defaults (no tokens, the `redvote` CLI's client settings, INFO
-//! logs written to /dev/null, a tokio worker per core) on a runtime and a
-//! thread of its own, apart from the clients' runtime, on a listener bound
-//! to `127.0.0.1:0`; the section ends it (its shutdown, then the thread
-//! joined). Every vote is by a new user; afterwards the board's
+//! in this process as `redvote serve` runs it: a
+//! [`redvote_serve::Background`] with its defaults (no tokens, the
+//! `redvote` CLI's client settings, INFO logs written to /dev/null, a
+//! tokio worker per core) on a runtime and a thread of its own, apart from
+//! the clients' runtime, listening on `127.0.0.1:0`; the section ends it
+//! (its shutdown, then the thread joined). Every vote is by a new user; afterwards the board's
 //! `real:total` must hold exactly both sides' votes, then the campaign's
 //! keys are deleted. `skipped` stays in the report (null: the section
 //! always runs).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use redvote::Campaign;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -94,8 +93,7 @@ impl Side {
 /// (its shutdown sent, its thread joined).
 struct Service {
     base: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<Result<()>>>,
+    _service: redvote_serve::Background,
 }
 
 impl Service {
@@ -108,7 +106,10 @@ impl Service {
             .timeouts(Duration::from_secs(5), Duration::from_secs(5))
             .retry(redvote::Retry::new(4, Duration::from_millis(100)));
         let sites = BTreeMap::from([("default".to_string(), redvote::Site::new(""))]);
-        let options = redvote_serve::Options::default();
+        let options = redvote_serve::Options {
+            listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..Default::default()
+        };
         let logs = tracing::Dispatch::new(
             tracing_subscriber::fmt()
                 .with_max_level(tracing::Level::INFO)
@@ -122,66 +123,23 @@ impl Service {
                 })
                 .finish(),
         );
-        let (ready_tx, ready_rx) = mpsc::channel::<std::result::Result<String, String>>();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || -> Result<()> {
-            let _logs = tracing::dispatcher::set_default(&logs);
-            let worker_logs = logs.clone();
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .on_thread_start(move || {
-                    // the workers' default for their lifetime
-                    std::mem::forget(tracing::dispatcher::set_default(&worker_logs));
-                })
-                .build()
-                .context("the service's tokio runtime")?;
-            rt.block_on(async move {
-                let started = async {
-                    let state = redvote_serve::AppState::new(&client, sites, &options).await?;
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                    let addr = listener.local_addr()?;
-                    anyhow::Ok((state, listener, addr))
-                };
-                let (state, listener, addr) = match started.await {
-                    Ok(started) => started,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(format!("{e:#}")));
-                        return Err(e);
-                    }
-                };
-                let _ = ready_tx.send(Ok(format!("http://{addr}")));
-                redvote_serve::serve(listener, state, &options, async move {
-                    let _ = stopped.await;
-                })
-                .await
+        let worker_logs = logs.clone();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .on_thread_start(move || {
+                // the workers' default for their lifetime
+                std::mem::forget(tracing::dispatcher::set_default(&worker_logs));
             })
-        });
-        let base = match ready_rx.recv() {
-            Ok(Ok(base)) => base,
-            Ok(Err(e)) => return Err(anyhow!("the service did not start: {e}")),
-            Err(_) => {
-                return Err(match thread.join() {
-                    Ok(Err(e)) => e.context("the service did not start"),
-                    _ => anyhow!("the service's thread ended before it listened"),
-                })
-            }
-        };
+            .build()
+            .context("the service's tokio runtime")?;
+        // the thread that drives the service logs where this one does
+        let _logs = tracing::dispatcher::set_default(&logs);
+        let service = redvote_serve::Background::start_on(runtime, client, sites, options)
+            .context("the service did not start")?;
         Ok(Service {
-            base,
-            stop: Some(stop),
-            thread: Some(thread),
+            base: format!("http://{}", service.addr()),
+            _service: service,
         })
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

@@ -1,11 +1,11 @@
 //! The service over real HTTP, in-process (as axum's `examples/testing`
-//! does): the harness starts [`redvote_serve::serve`] on a tokio runtime of
-//! its own, on a background thread of the test process, against a real
-//! `redis-server` of the test's own, on a listener bound to
-//! `127.0.0.1:0`, and the tests drive it with a plain HTTP client.
-//! Dropping the [`Service`] resolves its shutdown future and joins the
-//! thread. `app.rs` drives [`redvote_serve::app`] without any socket
-//! (`tower::ServiceExt::oneshot`). The process-level behaviour (the
+//! does): the harness starts a [`redvote_serve::Background`] (a tokio
+//! runtime of two workers, a background thread of the test process)
+//! against a real `redis-server` of the test's own, listening on
+//! `127.0.0.1:0`, and the tests drive it with a plain HTTP client
+//! (redvote-testing's `http`). Dropping the [`Service`] resolves its
+//! shutdown and joins the thread. `app.rs` drives [`redvote_serve::app`]
+//! without any socket (`tower::ServiceExt::oneshot`). The process-level behaviour (the
 //! `listening on ADDR` line, SIGTERM, exit codes, the command line's
 //! refusals) is tested with the binary in crates/redvote-cli/tests/serve.
 //! The harness is here; the tests are in one module per topic.
@@ -19,15 +19,13 @@ mod site;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use redvote::Site;
-use redvote_serve::{AppState, Options};
-use redvote_testing::TempServer;
+use redvote_serve::{Background, Options};
 /// The blocking HTTP client's request and answer (redvote-testing's `http`).
 pub use redvote_testing::http::{Reply, Request};
+use redvote_testing::TempServer;
 use reqwest::blocking::Client;
 use reqwest::Method;
 use serde_json::Value;
@@ -68,8 +66,9 @@ pub struct Service {
     /// `http://127.0.0.1:PORT`.
     pub base: String,
     http: Client,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<JoinHandle<anyhow::Result<()>>>,
+    /// The running service (the drain's outcome on drop is the CLI tests'
+    /// subject, not the harness's).
+    _service: Background,
 }
 
 impl Service {
@@ -95,51 +94,28 @@ impl Service {
             timeout,
             retries,
         } = setup;
-        let url = server.url();
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<SocketAddr, String>>();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || -> anyhow::Result<()> {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            rt.block_on(async move {
-                let started = async {
-                    let client = redvote::Client::open(&url)?
-                        .timeouts(timeout, timeout)
-                        .retry(redvote::Retry::new(retries + 1, Duration::from_millis(100)));
-                    let state = AppState::new(&client, sites, &options).await?;
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                    let addr = listener.local_addr()?;
-                    anyhow::Ok((state, listener, addr))
-                };
-                let (state, listener, addr) = match started.await {
-                    Ok(started) => started,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(format!("{e:#}")));
-                        return Err(e);
-                    }
-                };
-                let _ = ready_tx.send(Ok(addr));
-                redvote_serve::serve(listener, state, &options, async move {
-                    let _ = stopped.await;
-                })
-                .await
-            })
-        });
-        let addr = match ready_rx.recv() {
-            Ok(Ok(addr)) => addr,
-            Ok(Err(e)) => panic!("the service did not start: {e}"),
-            Err(_) => panic!("the service's thread ended: {:?}", thread.join()),
+        let client = redvote::Client::open(&server.url())
+            .unwrap_or_else(|e| panic!("the service did not start: {e:#}"))
+            .timeouts(timeout, timeout)
+            .retry(redvote::Retry::new(retries + 1, Duration::from_millis(100)));
+        let options = Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..options
         };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let service = Background::start_on(runtime, client, sites, options)
+            .unwrap_or_else(|e| panic!("the service did not start: {e:#}"));
         Service {
-            base: format!("http://{addr}"),
+            base: format!("http://{}", service.addr()),
             http: Client::builder()
                 .timeout(Duration::from_secs(30))
                 .build()
                 .unwrap(),
-            stop: Some(stop),
-            thread: Some(thread),
+            _service: service,
         }
     }
 
@@ -165,17 +141,5 @@ impl Service {
     /// `method path` with a JSON body and the admin token.
     pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
         self.request(method, path, Some(ADMIN)).json(body).send()
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            // the drain's outcome is the CLI tests' subject, not the harness's
-            let _ = thread.join();
-        }
     }
 }
