@@ -392,6 +392,9 @@ fn one_line(err: &anyhow::Error) -> String {
     line.replace('\n', " ")
 }
 
+/// Run one command: the site's short ones here, the longer ones in a
+/// function each below (the campaigns, the demo and the service in their
+/// modules).
 fn run(cli: Cli) -> Result<()> {
     let g = &cli.global;
     let site = g.site();
@@ -416,71 +419,14 @@ fn run(cli: Cli) -> Result<()> {
             let page = g.page(&p.call(site.page(p.order, p.page, p.per_page)))?;
             print_page(g, &page)
         }
-        Command::Group(GroupCommand::Add { id, groups }) => {
-            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
-            let c = g.run(&site.groups(&id, &names, &[]))?;
-            print(g, &c, |c| format!("joined {} group(s)", c.added))
-        }
-        Command::Group(GroupCommand::Remove { id, groups }) => {
-            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
-            let c = g.run(&site.groups(&id, &[], &names))?;
-            print(g, &c, |c| format!("left {} group(s)", c.removed))
-        }
-        Command::Group(GroupCommand::Articles { group, page: p }) => {
-            let call = p.call(site.group_page(&group, p.order, p.page, p.per_page));
-            print_page(g, &g.page(&call)?)
-        }
+        Command::Group(command) => group(g, &site, command),
         Command::Config {
             vote_score,
             window,
             page_size,
             rankings,
-        } => {
-            let rankings = rankings
-                .map(|r| {
-                    r.split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(|s| s.parse::<Ranking>().map_err(anyhow::Error::msg))
-                        .collect::<Result<Vec<_>>>()
-                })
-                .transpose()
-                .context("--rankings")?;
-            let update = ConfigUpdate {
-                vote_score,
-                window,
-                page_size,
-                rankings,
-            };
-            // no change asked: the read-only read (config.lua, no-writes)
-            let config = if update == ConfigUpdate::default() {
-                g.run(&site.config())?
-            } else {
-                g.run(&site.configure(&update))?
-            };
-            print(g, &config, |c| {
-                let rankings: Vec<&str> = c.rankings.iter().map(|r| r.as_str()).collect();
-                format!(
-                    "vote_score {}\nwindow {}\npage_size {}\nrankings {}",
-                    c.vote_score,
-                    c.window,
-                    c.page_size,
-                    rankings.join(",")
-                )
-            })
-        }
-        Command::Rerank { batch } => {
-            let mut con = g.connect()?;
-            let (mut start, mut ranked) = (0, 0);
-            loop {
-                let done = con.run(&site.rerank(start, batch))?;
-                ranked += done.ranked;
-                if done.next == 0 {
-                    break;
-                }
-                start = done.next;
-            }
-            print(g, &ranked, |n| format!("ranked {n} article(s)"))
-        }
+        } => config(g, &site, vote_score, window, page_size, rankings),
+        Command::Rerank { batch } => rerank(g, &site, batch),
         Command::Scripts => {
             let list: Vec<ScriptLine> = redvote::scripts::all()
                 .iter()
@@ -500,22 +446,105 @@ fn run(cli: Cli) -> Result<()> {
             print(g, &list, |l| show_scripts(l))
         }
         Command::Demo => demo::run(g),
-        Command::Check => {
-            let tagged = redvote::client::hash_tag(site.prefix().as_bytes()).is_some();
-            if !tagged && client(g.url(), g)?.is_cluster() {
-                anyhow::bail!(
-                    "site prefix {:?} has no hash tag, so its keys are on every node of a \
-                     cluster (and its scripts refuse to run there): give it one, e.g. \
-                     --prefix '{{news}}:'",
-                    site.prefix()
-                );
-            }
-            let mut con = g.connect_for(site.root_key())?;
-            report(g, &redvote_check::check_site(con.redis()?, &site)?)
-        }
+        Command::Check => check(g, &site),
         Command::Campaign(args) => campaign::run(g, &args),
         Command::Serve(args) => serve::run(g, &args),
     }
+}
+
+/// `group add|remove|articles`: an article's groups, a group's page.
+fn group(g: &Global, site: &Site, command: GroupCommand) -> Result<()> {
+    match command {
+        GroupCommand::Add { id, groups } => {
+            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
+            let c = g.run(&site.groups(&id, &names, &[]))?;
+            print(g, &c, |c| format!("joined {} group(s)", c.added))
+        }
+        GroupCommand::Remove { id, groups } => {
+            let names: Vec<&str> = groups.iter().map(String::as_str).collect();
+            let c = g.run(&site.groups(&id, &[], &names))?;
+            print(g, &c, |c| format!("left {} group(s)", c.removed))
+        }
+        GroupCommand::Articles { group, page: p } => {
+            let call = p.call(site.group_page(&group, p.order, p.page, p.per_page));
+            print_page(g, &g.page(&call)?)
+        }
+    }
+}
+
+/// `config`: the site's settings, changed first when any is given (else
+/// the read-only read); `rankings` is a comma-separated list.
+fn config(
+    g: &Global,
+    site: &Site,
+    vote_score: Option<u32>,
+    window: Option<u64>,
+    page_size: Option<u32>,
+    rankings: Option<String>,
+) -> Result<()> {
+    let rankings = rankings
+        .map(|r| {
+            r.split(',')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse::<Ranking>().map_err(anyhow::Error::msg))
+                .collect::<Result<Vec<_>>>()
+        })
+        .transpose()
+        .context("--rankings")?;
+    let update = ConfigUpdate {
+        vote_score,
+        window,
+        page_size,
+        rankings,
+    };
+    // no change asked: the read-only read (config.lua, no-writes)
+    let config = if update == ConfigUpdate::default() {
+        g.run(&site.config())?
+    } else {
+        g.run(&site.configure(&update))?
+    };
+    print(g, &config, |c| {
+        let rankings: Vec<&str> = c.rankings.iter().map(|r| r.as_str()).collect();
+        format!(
+            "vote_score {}\nwindow {}\npage_size {}\nrankings {}",
+            c.vote_score,
+            c.window,
+            c.page_size,
+            rankings.join(",")
+        )
+    })
+}
+
+/// `rerank`: rerank calls of `batch` articles until the last one, then how
+/// many were ranked.
+fn rerank(g: &Global, site: &Site, batch: u32) -> Result<()> {
+    let mut con = g.connect()?;
+    let (mut start, mut ranked) = (0, 0);
+    loop {
+        let done = con.run(&site.rerank(start, batch))?;
+        ranked += done.ranked;
+        if done.next == 0 {
+            break;
+        }
+        start = done.next;
+    }
+    print(g, &ranked, |n| format!("ranked {n} article(s)"))
+}
+
+/// `check`: the site's keys checked (read-only); refused up front for an
+/// untagged prefix on a cluster.
+fn check(g: &Global, site: &Site) -> Result<()> {
+    let tagged = redvote::client::hash_tag(site.prefix().as_bytes()).is_some();
+    if !tagged && client(g.url(), g)?.is_cluster() {
+        anyhow::bail!(
+            "site prefix {:?} has no hash tag, so its keys are on every node of a \
+             cluster (and its scripts refuse to run there): give it one, e.g. \
+             --prefix '{{news}}:'",
+            site.prefix()
+        );
+    }
+    let mut con = g.connect_for(site.root_key())?;
+    report(g, &redvote_check::check_site(con.redis()?, site)?)
 }
 
 #[derive(Serialize)]

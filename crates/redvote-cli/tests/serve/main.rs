@@ -21,9 +21,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use redvote_testing::TempServer;
 /// The blocking HTTP client's request and answer (redvote-testing's `http`).
 pub use redvote_testing::http::{Reply, Request};
+use redvote_testing::TempServer;
 use reqwest::blocking::Client;
 use reqwest::Method;
 use serde_json::Value;
