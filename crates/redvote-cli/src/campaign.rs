@@ -199,224 +199,289 @@ enum CampaignCommand {
     },
 }
 
-/// Run one campaign command.
+/// Run one campaign command: each has a function of its own below.
 pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
     let mut campaign = Campaign::new(&args.name);
     if let Some(t) = args.at {
         campaign = campaign.at(t);
     }
+    let c = &campaign;
     match &args.command {
-        CampaignCommand::Configure { file } => {
-            let text = if file == "-" {
-                std::io::read_to_string(std::io::stdin())?
-            } else {
-                std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?
-            };
-            let settings: CampaignSettings = serde_json::from_str(&text)
-                .with_context(|| format!("{file}: not campaign settings"))?;
-            let done = g.run(&campaign.configure(&settings))?;
-            print(g, &done, |d| {
-                format!("configured {} board(s), {} option(s)", d.boards, d.options)
-            })
-        }
+        CampaignCommand::Configure { file } => configure(g, c, file),
         CampaignCommand::Vote {
             voter,
             vote_id,
             pairs,
-        } => {
-            let pairs = split_pairs(pairs)?;
-            let voter = Voter {
-                id: vote_id.as_deref(),
-                ..voter.voter()
-            };
-            let call = campaign.vote_by(&voter, &pairs);
-            let ballots = g.run(&call).map_err(|err| match vote_id {
-                // the outcome is unknown: say how to find out safely
-                Some(id) if unknown(&err) => err.context(format!(
-                    "retry with the same --vote-id {id}: it counts once"
-                )),
-                None if unknown(&err) => err.context(
-                    "a retry may count it twice: give votes a --vote-id to retry them safely",
-                ),
-                _ => err,
-            })?;
-            print(g, &ballots, |ballots| {
-                let lines: Vec<String> = ballots
-                    .iter()
-                    .map(|b| {
-                        let scores: Vec<String> = b
-                            .shown
-                            .iter()
-                            .map(|s| format!("{} {}", s.period, s.score))
-                            .collect();
-                        let replay = if b.replay { "  (replay)" } else { "" };
-                        format!("{}:{}  {}{replay}", b.board, b.option, scores.join("  "))
-                    })
-                    .collect();
-                lines.join("\n")
-            })
-        }
-        CampaignCommand::Settings => {
-            let settings = g.run(&campaign.settings())?;
-            print(g, &settings, |s| {
-                serde_json::to_string_pretty(s).unwrap_or_else(|e| e.to_string())
-            })
-        }
-        CampaignCommand::Limits { voter, pairs } => {
-            let pairs = split_pairs(pairs)?;
-            let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
-            print(g, &left, |left| {
-                let lines: Vec<String> = left
-                    .iter()
-                    .map(|l| {
-                        format!(
-                            "{}  remaining {}  resets in {} s",
-                            l.rule, l.remaining, l.reset_in
-                        )
-                    })
-                    .collect();
-                lines.join("\n")
-            })
-        }
-        CampaignCommand::ResetLimits { voter, pairs } => {
-            let pairs = split_pairs(pairs)?;
-            let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
-            print(g, &n, |n| format!("reset {n} counter(s)"))
-        }
-        CampaignCommand::Import { board, file, batch } => import(g, &campaign, board, file, *batch),
+        } => vote(g, c, voter, vote_id.as_deref(), pairs),
+        CampaignCommand::Settings => settings(g, c),
+        CampaignCommand::Limits { voter, pairs } => limits(g, c, voter, pairs),
+        CampaignCommand::ResetLimits { voter, pairs } => reset_limits(g, c, voter, pairs),
+        CampaignCommand::Import { board, file, batch } => import(g, c, board, file, *batch),
         CampaignCommand::Top {
             boards,
             view,
             page,
             per_page,
-        } => {
-            let names: Vec<&str> = boards.iter().map(String::as_str).collect();
-            let call = campaign.top(&names, &view.view(), Paging::new(*page, *per_page));
-            let pages = g.run(&call)?;
-            print(g, &pages, |pages| {
-                pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
-            })
-        }
+        } => top(g, c, boards, view, Paging::new(*page, *per_page)),
         CampaignCommand::Standing {
             board,
             members,
             view,
-        } => {
-            let names: Vec<&str> = members.iter().map(String::as_str).collect();
-            let call = campaign.standing(board, &view.view(), &names);
-            let standings = g.run(&call)?;
-            print(g, &standings, |all| {
-                let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
-                let num = |o: &Option<u64>| o.map_or("-".into(), |n| n.to_string());
-                let lines: Vec<String> = all
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}  rank {}  score {}  ahead {} by {}  previous rank {} score {}",
-                            s.member,
-                            num(&s.rank),
-                            dash(&s.score),
-                            dash(&s.ahead),
-                            dash(&s.gap),
-                            num(&s.previous_rank),
-                            dash(&s.previous_score)
-                        )
-                    })
-                    .collect();
-                lines.join("\n")
-            })
-        }
+        } => standing(g, c, board, members, view),
         CampaignCommand::Around {
             board,
             member,
             view,
             window,
             per_page,
-        } => {
-            let call = campaign.around(
-                board,
-                &view.view(),
-                member,
-                Neighbourhood::new(*window, *per_page),
-            );
-            let around = g.run(&call)?;
-            print(g, &around, |a| {
-                let mut out = format!(
-                    "{member}: rank {}, percentile {}, page {} of {} ({} members)",
-                    a.rank.map_or("-".into(), |r| r.to_string()),
-                    a.percentile.clone().unwrap_or_else(|| "-".into()),
-                    a.page.map_or("-".into(), |p| p.to_string()),
-                    a.pages,
-                    a.size
-                );
-                for e in &a.window {
-                    out.push('\n');
-                    out.push_str(&show_entry(e));
-                }
-                out
-            })
-        }
-        CampaignCommand::Participants { board, options } => {
-            let names: Vec<&str> = options.iter().map(String::as_str).collect();
-            let p = g.run(&campaign.participants(board, &names))?;
-            print(g, &p, |p| {
-                let mut out = format!("campaign {}", p.campaign);
-                for (o, n) in &p.options {
-                    out.push_str(&format!("\n{o} {n}"));
-                }
-                out
-            })
-        }
-        CampaignCommand::Reindex { board, batch } => {
-            let mut con = g.connect()?;
-            let mut done = Reindexing {
-                board: board.clone(),
-                members: 0,
-                period_boards: 0,
-                calls: 0,
-            };
-            let mut cursor = "0".to_string();
-            loop {
-                let step = con.run(&campaign.reindex(board, &cursor, *batch))?;
-                done.members += step.members;
-                done.period_boards += step.boards;
-                done.calls += 1;
-                if step.is_done() {
-                    break;
-                }
-                cursor = step.next;
-            }
-            print(g, &done, |d| {
-                format!(
-                    "board {} indexed: {} member(s) of {} period board(s) in {} call(s)",
-                    d.board, d.members, d.period_boards, d.calls
-                )
-            })
-        }
+        } => around(
+            g,
+            c,
+            board,
+            member,
+            view,
+            Neighbourhood::new(*window, *per_page),
+        ),
+        CampaignCommand::Participants { board, options } => participants(g, c, board, options),
+        CampaignCommand::Reindex { board, batch } => reindex(g, c, board, *batch),
         CampaignCommand::Check => crate::report(
             g,
-            &redvote_check::check_campaign(
-                g.connect_for(campaign.root_key())?.redis()?,
-                &campaign,
-            )?,
+            &redvote_check::check_campaign(g.connect_for(c.root_key())?.redis()?, c)?,
         ),
-        CampaignCommand::RemoveOptions { board, options } => {
-            let settings = CampaignSettings {
-                boards: BTreeMap::from([(
-                    board.clone(),
-                    BoardSettings {
-                        remove: options.clone(),
-                        ..Default::default()
-                    },
-                )]),
-                ..Default::default()
-            };
-            let done = g.run(&campaign.configure(&settings))?;
-            print(g, &done, |_| {
-                format!("removed {} option(s) from {board}", options.len())
-            })
-        }
+        CampaignCommand::RemoveOptions { board, options } => remove_options(g, c, board, options),
     }
+}
+
+/// `configure FILE`: the settings document of `file` (`-`: stdin).
+fn configure(g: &Global, campaign: &Campaign, file: &str) -> Result<()> {
+    let text = if file == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?
+    };
+    let settings: CampaignSettings =
+        serde_json::from_str(&text).with_context(|| format!("{file}: not campaign settings"))?;
+    let done = g.run(&campaign.configure(&settings))?;
+    print(g, &done, |d| {
+        format!("configured {} board(s), {} option(s)", d.boards, d.options)
+    })
+}
+
+/// `vote BOARD:OPTION...`: one ballot line per pair; a failure whose
+/// outcome is unknown says how to retry it safely.
+fn vote(
+    g: &Global,
+    campaign: &Campaign,
+    voter: &VoterArgs,
+    vote_id: Option<&str>,
+    pairs: &[String],
+) -> Result<()> {
+    let pairs = split_pairs(pairs)?;
+    let voter = Voter {
+        id: vote_id,
+        ..voter.voter()
+    };
+    let call = campaign.vote_by(&voter, &pairs);
+    let ballots = g.run(&call).map_err(|err| match vote_id {
+        // the outcome is unknown: say how to find out safely
+        Some(id) if unknown(&err) => err.context(format!(
+            "retry with the same --vote-id {id}: it counts once"
+        )),
+        None if unknown(&err) => {
+            err.context("a retry may count it twice: give votes a --vote-id to retry them safely")
+        }
+        _ => err,
+    })?;
+    print(g, &ballots, |ballots| {
+        let lines: Vec<String> = ballots
+            .iter()
+            .map(|b| {
+                let scores: Vec<String> = b
+                    .shown
+                    .iter()
+                    .map(|s| format!("{} {}", s.period, s.score))
+                    .collect();
+                let replay = if b.replay { "  (replay)" } else { "" };
+                format!("{}:{}  {}{replay}", b.board, b.option, scores.join("  "))
+            })
+            .collect();
+        lines.join("\n")
+    })
+}
+
+/// `settings`: the stored settings as a configure document.
+fn settings(g: &Global, campaign: &Campaign) -> Result<()> {
+    let settings = g.run(&campaign.settings())?;
+    print(g, &settings, |s| {
+        serde_json::to_string_pretty(s).unwrap_or_else(|e| e.to_string())
+    })
+}
+
+/// `limits`: what each rate limit leaves the voter (spends nothing).
+fn limits(g: &Global, campaign: &Campaign, voter: &VoterArgs, pairs: &[String]) -> Result<()> {
+    let pairs = split_pairs(pairs)?;
+    let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
+    print(g, &left, |left| {
+        let lines: Vec<String> = left
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}  remaining {}  resets in {} s",
+                    l.rule, l.remaining, l.reset_in
+                )
+            })
+            .collect();
+        lines.join("\n")
+    })
+}
+
+/// `reset-limits`: the voter's rate-limit counters deleted.
+fn reset_limits(
+    g: &Global,
+    campaign: &Campaign,
+    voter: &VoterArgs,
+    pairs: &[String],
+) -> Result<()> {
+    let pairs = split_pairs(pairs)?;
+    let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
+    print(g, &n, |n| format!("reset {n} counter(s)"))
+}
+
+/// `top BOARD...`: a page of each board, blank lines between.
+fn top(
+    g: &Global,
+    campaign: &Campaign,
+    boards: &[String],
+    view: &ViewArgs,
+    paging: Paging,
+) -> Result<()> {
+    let names: Vec<&str> = boards.iter().map(String::as_str).collect();
+    let pages = g.run(&campaign.top(&names, &view.view(), paging))?;
+    print(g, &pages, |pages| {
+        pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
+    })
+}
+
+/// `standing BOARD MEMBER...`: one line per member (`-`: none).
+fn standing(
+    g: &Global,
+    campaign: &Campaign,
+    board: &str,
+    members: &[String],
+    view: &ViewArgs,
+) -> Result<()> {
+    let names: Vec<&str> = members.iter().map(String::as_str).collect();
+    let standings = g.run(&campaign.standing(board, &view.view(), &names))?;
+    print(g, &standings, |all| {
+        let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+        let num = |o: &Option<u64>| o.map_or("-".into(), |n| n.to_string());
+        let lines: Vec<String> = all
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}  rank {}  score {}  ahead {} by {}  previous rank {} score {}",
+                    s.member,
+                    num(&s.rank),
+                    dash(&s.score),
+                    dash(&s.ahead),
+                    dash(&s.gap),
+                    num(&s.previous_rank),
+                    dash(&s.previous_score)
+                )
+            })
+            .collect();
+        lines.join("\n")
+    })
+}
+
+/// `around BOARD MEMBER`: the member's rank, percentile and page, then
+/// its window of entries.
+fn around(
+    g: &Global,
+    campaign: &Campaign,
+    board: &str,
+    member: &str,
+    view: &ViewArgs,
+    neighbourhood: Neighbourhood,
+) -> Result<()> {
+    let around = g.run(&campaign.around(board, &view.view(), member, neighbourhood))?;
+    print(g, &around, |a| {
+        let mut out = format!(
+            "{member}: rank {}, percentile {}, page {} of {} ({} members)",
+            a.rank.map_or("-".into(), |r| r.to_string()),
+            a.percentile.clone().unwrap_or_else(|| "-".into()),
+            a.page.map_or("-".into(), |p| p.to_string()),
+            a.pages,
+            a.size
+        );
+        for e in &a.window {
+            out.push('\n');
+            out.push_str(&show_entry(e));
+        }
+        out
+    })
+}
+
+/// `participants BOARD OPTION...`: the campaign's and each option's unique
+/// participants.
+fn participants(g: &Global, campaign: &Campaign, board: &str, options: &[String]) -> Result<()> {
+    let names: Vec<&str> = options.iter().map(String::as_str).collect();
+    let p = g.run(&campaign.participants(board, &names))?;
+    print(g, &p, |p| {
+        let mut out = format!("campaign {}", p.campaign);
+        for (o, n) in &p.options {
+            out.push_str(&format!("\n{o} {n}"));
+        }
+        out
+    })
+}
+
+/// `reindex BOARD`: campaign_reindex calls of `batch` members until the
+/// board is indexed, then their totals.
+fn reindex(g: &Global, campaign: &Campaign, board: &str, batch: u32) -> Result<()> {
+    let mut con = g.connect()?;
+    let mut done = Reindexing {
+        board: board.to_string(),
+        members: 0,
+        period_boards: 0,
+        calls: 0,
+    };
+    let mut cursor = "0".to_string();
+    loop {
+        let step = con.run(&campaign.reindex(board, &cursor, batch))?;
+        done.members += step.members;
+        done.period_boards += step.boards;
+        done.calls += 1;
+        if step.is_done() {
+            break;
+        }
+        cursor = step.next;
+    }
+    print(g, &done, |d| {
+        format!(
+            "board {} indexed: {} member(s) of {} period board(s) in {} call(s)",
+            d.board, d.members, d.period_boards, d.calls
+        )
+    })
+}
+
+/// `remove-options BOARD OPTION...`: a configure document that removes
+/// them.
+fn remove_options(g: &Global, campaign: &Campaign, board: &str, options: &[String]) -> Result<()> {
+    let settings = CampaignSettings {
+        boards: BTreeMap::from([(
+            board.to_string(),
+            BoardSettings {
+                remove: options.to_vec(),
+                ..Default::default()
+            },
+        )]),
+        ..Default::default()
+    };
+    let done = g.run(&campaign.configure(&settings))?;
+    print(g, &done, |_| {
+        format!("removed {} option(s) from {board}", options.len())
+    })
 }
 
 fn show_entry(e: &Entry) -> String {
