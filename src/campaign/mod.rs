@@ -98,10 +98,17 @@ impl Campaign {
 
     /// A vote with its rate-limit context (channel, device, cost). A refusal
     /// is [`crate::Error::RateLimited`] or `Code::Denied`; nothing is written.
+    /// An empty vote id (`Voter::id("")`) is refused with
+    /// `Code::InvalidVoteId`: the script reads `""` as "no id", so the vote
+    /// would count again each time it is sent, while its sender believes it
+    /// idempotent.
     pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
         let mut args = voter.args(self.time_arg());
         args.push(voter.cost.to_string());
-        args.push(voter.id.unwrap_or_default().to_string());
+        args.push(match voter.id {
+            Some("") => EMPTY_VOTE_ID.to_string(),
+            id => id.unwrap_or_default().to_string(),
+        });
         args.extend(flat(pairs));
         Call::new("campaign_vote", &self.root, args)
             .idempotent(voter.id.is_some())
@@ -260,3 +267,9 @@ fn flat<'a>(pairs: &'a [(&str, &str)]) -> impl Iterator<Item = String> + 'a {
 fn strings<'a>(items: &'a [&str]) -> impl Iterator<Item = String> + 'a {
     items.iter().map(|s| s.to_string())
 }
+
+/// What an empty vote id is sent as: an id the script refuses
+/// (`REDVOTE_INVALID_VOTE_ID`, before it reads or writes anything), since
+/// `""` is its "no id" and would be counted on every send. A control
+/// character: no valid id holds one.
+const EMPTY_VOTE_ID: &str = "\u{0}";

@@ -210,6 +210,8 @@ pub struct Voter<'a> {
     /// a vote with an id already applied writes nothing and answers the
     /// first run's ballots, marked [`Ballot::replay`]. Give one to every
     /// vote that may be retried (the driver retries only votes with an id).
+    /// `Some("")` is refused with `Code::InvalidVoteId`, writing nothing
+    /// (no id is `None`).
     pub id: Option<&'a str>,
 }
 

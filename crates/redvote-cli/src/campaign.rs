@@ -536,9 +536,9 @@ fn rows(file: &str, text: &str) -> Result<Vec<Row>> {
     let mut out = Vec::new();
     let mut bad = Vec::new();
     if text.trim_start().starts_with('{') {
-        let map: BTreeMap<String, serde_json::Value> =
+        let map: JsonRows =
             serde_json::from_str(text).with_context(|| format!("{file}: not a JSON object"))?;
-        for (pos, (option, v)) in map.into_iter().enumerate() {
+        for (pos, (option, v)) in map.0.into_iter().enumerate() {
             let at = format!("{option:?}");
             match v {
                 serde_json::Value::Number(n) => out.push(Row {
@@ -620,6 +620,51 @@ fn rows(file: &str, text: &str) -> Result<Vec<Row>> {
     Ok(out)
 }
 
+/// The members of an import's JSON object in file order, a key given twice
+/// kept twice (a map would keep the last value silently): [`rows`] refuses
+/// the repeat as it does a CSV's.
+struct JsonRows(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for JsonRows {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = JsonRows;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<JsonRows, A::Error> {
+                let mut out = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    out.push(member);
+                }
+                Ok(JsonRows(out))
+            }
+        }
+        d.deserialize_map(Members)
+    }
+}
+
+/// The largest import file read (64 MiB, some 700,000 rows): a larger one,
+/// or one with no end (`/dev/zero`), is refused before it fills memory.
+const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The text of an import file, at most [`IMPORT_MAX_BYTES`].
+fn read_import_file(file: &str) -> Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(IMPORT_MAX_BYTES + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("cannot read {file}"))?;
+    if bytes.len() as u64 > IMPORT_MAX_BYTES {
+        bail!("{file}: larger than 64 MiB, nothing imported: split it into smaller files");
+    }
+    String::from_utf8(bytes).with_context(|| format!("cannot read {file}: not UTF-8"))
+}
+
 /// At most 80 characters of a bad value, for an error message.
 fn clip(s: &str) -> String {
     s.chars().take(80).collect()
@@ -629,7 +674,7 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
     if batch == 0 || batch > 500 {
         bail!("--batch must be in 1..500");
     }
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+    let text = read_import_file(file)?;
     let rows = rows(file, &text)?;
     let mut con = g.connect()?;
     let bar = if g.json {

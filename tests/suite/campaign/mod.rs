@@ -24,6 +24,7 @@ mod stored;
 mod ties;
 mod top;
 mod vote;
+mod vote_id_empty;
 mod vote_ids;
 
 use redis::Connection;

@@ -11,6 +11,7 @@ mod cli;
 mod cluster_check;
 mod cluster_readme;
 mod faults;
+mod import_input;
 mod rankings;
 mod readme;
 mod seed_compat;
