@@ -516,6 +516,12 @@ local function limit_evaluate(checks, now, usec)
       if value then
         local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
         if not s then s, u = value:match('^(%d+)%.(%d+)$') end
+        -- a TAT, or (in the voter's hash) a fixed window's count of a rule
+        -- that was fixed under this name: no state; anything else is corrupt
+        if (not s and not (c.voter and value:match('^%d+:%d+:?%a*$'))) or (s and (#s > 12
+            or (r and (#r > 16 or #den > 16)))) then
+          fail('INVALID_CONFIG', c.key .. ' ' .. (c.field or 'value') .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
         if s then
           dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
           -- a remainder stored under another limit: rounded down to 1/l

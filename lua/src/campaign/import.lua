@@ -13,19 +13,29 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board
-    ARGV[2]  time    "" for the server's clock; Unix seconds on the test path
+    ARGV[2]  time    "" for the server's clock; Unix seconds on the test path,
+             at most 9999-12-31T23:59:59 in the campaign's UTC offset
     ARGV[3..] option, votes, option, votes, ...: 1..500 pairs; votes a
              non-negative decimal with at most the board's decimals
 
   Writes: ZADD on those shown boards (and their side keys: the "first"
     sequence, lib/order's dense and first order), HSET
     <ns>initial:B, <ns>periods:B entries (with the boards' expiry, as a vote).
+    A board written that has a retention gets its expiry whenever it had
+    none (one that had expired is made anew with it). An import into a
+    period whose board is past its retention (its expiry, by the server's
+    clock, has come) is refused (REDVOTE_INVALID_PERIOD): that board is
+    gone, and writing it would make it anew.
+
+  Reads, checked before the first write: <ns>initial:B's amounts (exact
+    decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
+    <ns>seq, <ns>periods:B.
 
   Output: { options whose imported amount changed, options unchanged }
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
     REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION,
-    REDVOTE_OUT_OF_RANGE, REDVOTE_INVALID_CONFIG.
+    REDVOTE_INVALID_PERIOD, REDVOTE_OUT_OF_RANGE, REDVOTE_INVALID_CONFIG.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"
@@ -39,21 +49,47 @@
 --- @include "lib/exact"
 --- @include "lib/order"
 
+-- The last second whose calendar names four-digit years (9999-12-31T23:59:59
+-- UTC): the bound of every stored time (a campaign's start and end).
+local LAST_SECOND = 253402300799
+
+-- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
+-- `decimals`: only a decimal as decimal_text writes it (digits, optionally
+-- a point and digits, at most 16 digits in all) is one; anything else
+-- (nan, inf, 1e5, -3) is refused as corrupt, as stored_int refuses it.
+local function stored_units(v, decimals, key, field)
+  if not v then return 0 end
+  local int, frac = v:match('^(%d+)%.?(%d*)$')
+  if not int or #int + #frac > 16 or (#frac == 0 and v:find('%.')) then stored_int(v, 0, 0, key, field) end
+  return units_of(v, decimals)
+end
+
 local function main()
   local root, ns = campaign_key('campaign_import')
   pair_argc('campaign_import', 2, 1, 500, 'board, time, then 1..500 option, votes pairs')
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
+  if now > LAST_SECOND or now + offset > LAST_SECOND then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. ARGV[2] .. '"')
+  end
   local b = board_settings(ns, ARGV[1])
   local decimals, ties = b.decimals, b.ties
   local limit = exact_limit(decimals)
   -- keys[j] and touched[j] = { its index member, its expiry or false }
   local keys, touched = {}, {}
+  local server_now
   for _, p in ipairs(b.periods) do
     local key, name = board_key(ns, b, 'shown', p, now, offset)
     local _, _, finish = period(p, now, offset)
+    local expiry = expire_at(b, p, finish)
+    if expiry then
+      server_now = server_now or tonumber(rcall('TIME')[1])
+      if expiry <= server_now then
+        fail('INVALID_PERIOD', 'shown:' .. name .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
+      end
+    end
     keys[#keys + 1] = key
-    touched[#touched + 1] = { 'shown:' .. name, expire_at(b, p, finish) or false }
+    touched[#touched + 1] = { 'shown:' .. name, expiry or false }
   end
   local initial = ns .. 'initial:' .. b.name
   local changes, unchanged, seen = {}, 0, {}
@@ -68,7 +104,7 @@ local function main()
       fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
     end
     local units = tonumber(int .. frac .. string.rep('0', decimals - #frac))
-    local delta = units - units_of(rcall('HGET', initial, option), decimals)
+    local delta = units - stored_units(rcall('HGET', initial, option), decimals, initial, option)
     if delta == 0 then
       unchanged = unchanged + 1
     else
@@ -105,7 +141,14 @@ local function main()
       order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
     end
   end
-  if #changes > 0 then track_periods(ns, b.name, fresh) end
+  if #changes > 0 then
+    track_periods(ns, b.name, fresh)
+    -- a board the index knew but that had expired is made anew by ZADD:
+    -- it gets its expiry too (one that has it keeps it)
+    for j, k in ipairs(keys) do
+      if touched[j][2] and rcall('TTL', k) == -1 then rcall('EXPIREAT', k, touched[j][2]) end
+    end
+  end
   return { #changes, unchanged }
 end
 

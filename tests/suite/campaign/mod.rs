@@ -13,6 +13,7 @@ mod concurrency;
 mod configure;
 mod decimals;
 mod import;
+mod import_stored;
 mod order;
 mod participants;
 mod removal;

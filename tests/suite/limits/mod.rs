@@ -26,6 +26,7 @@ mod exact;
 mod expiry;
 mod peek_readonly;
 mod rolling;
+mod rolling_corrupt;
 mod spending;
 mod windows;
 
