@@ -9,6 +9,7 @@
 
 mod around;
 mod bad_input;
+mod batch_docs;
 mod concurrency;
 mod configure;
 mod decimals;
