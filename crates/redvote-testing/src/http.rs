@@ -1,5 +1,6 @@
 //! A blocking HTTP client for the tests of `redvote serve` (feature
-//! `http`): [`Request`], a request being built, whose [`Request::send`]
+//! `http`): [`Api`], a running service's base URL and the requests the
+//! tests send it; [`Request`], a request being built, whose [`Request::send`]
 //! reads the whole answer as a [`Reply`] (status, headers, body as JSON
 //! and as text) with the assertions every test makes of it
 //! ([`Reply::ok`], [`Reply::problem`]: RFC 9457); and [`Events`], an open
@@ -11,9 +12,60 @@ use std::io::{BufRead, BufReader};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use reqwest::blocking::{Body, RequestBuilder};
+use reqwest::blocking::{Body, Client, RequestBuilder};
 use reqwest::header::HeaderMap;
+use reqwest::Method;
 use serde_json::Value;
+
+/// A running service as the tests reach it: its base URL and a client
+/// (30 s per request) that sends the admin token where asked.
+pub struct Api {
+    /// `http://HOST:PORT`.
+    pub base: String,
+    http: Client,
+    admin_token: String,
+}
+
+impl Api {
+    /// The service at `base` (`http://HOST:PORT`), whose admin token is
+    /// `admin_token` (sent by [`Api::admin`]).
+    pub fn new(base: String, admin_token: &str) -> Api {
+        Api {
+            base,
+            http: Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap(),
+            admin_token: admin_token.to_string(),
+        }
+    }
+
+    /// A request to `path`, with a bearer `token` when given.
+    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> Request {
+        let mut builder = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            builder = builder.bearer_auth(t);
+        }
+        Request::new(builder)
+    }
+
+    /// `GET path` (no token).
+    pub fn get(&self, path: &str) -> Reply {
+        self.request(Method::GET, path, None).send()
+    }
+
+    /// `method path` with a JSON body (no token).
+    pub fn json(&self, method: Method, path: &str, body: Value) -> Reply {
+        self.request(method, path, None).json(body).send()
+    }
+
+    /// `method path` with a JSON body and the admin token.
+    pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
+        self.request(method, path, Some(&self.admin_token))
+            .json(body)
+            .send()
+    }
+}
 
 /// A request being built.
 pub struct Request {

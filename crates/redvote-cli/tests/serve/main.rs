@@ -21,12 +21,9 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-/// The blocking HTTP client's request and answer (redvote-testing's `http`).
-pub use redvote_testing::http::{Reply, Request};
+/// The blocking HTTP client (redvote-testing's `http`).
+pub use redvote_testing::http::{Api, Reply, Request};
 use redvote_testing::TempServer;
-use reqwest::blocking::Client;
-use reqwest::Method;
-use serde_json::Value;
 
 /// The admin token the harness starts services with.
 pub const ADMIN: &str = "admin-secret-token";
@@ -34,9 +31,8 @@ pub const ADMIN: &str = "admin-secret-token";
 /// A running `redvote serve`, killed on drop.
 pub struct Service {
     child: Child,
-    /// `http://127.0.0.1:PORT`.
-    pub base: String,
-    http: Client,
+    /// Its base URL (`http://127.0.0.1:PORT`) and the requests.
+    api: Api,
 }
 
 impl Service {
@@ -61,12 +57,8 @@ impl Service {
             panic!("redvote serve did not start ({status}): {line:?}");
         };
         Service {
-            base: format!("http://{addr}"),
+            api: Api::new(format!("http://{addr}"), ADMIN),
             child,
-            http: Client::builder()
-                .timeout(Duration::from_secs(30))
-                .build()
-                .unwrap(),
         }
     }
 
@@ -117,29 +109,14 @@ impl Service {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
 
-    /// A request to `path`, with a bearer `token` when given.
-    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> Request {
-        let mut builder = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(t) = token {
-            builder = builder.bearer_auth(t);
-        }
-        Request::new(builder)
-    }
+/// The requests of [`Api`] (`svc.get(...)`, `svc.base`, ...).
+impl std::ops::Deref for Service {
+    type Target = Api;
 
-    /// `GET path` (no token).
-    pub fn get(&self, path: &str) -> Reply {
-        self.request(Method::GET, path, None).send()
-    }
-
-    /// `method path` with a JSON body (no token).
-    pub fn json(&self, method: Method, path: &str, body: Value) -> Reply {
-        self.request(method, path, None).json(body).send()
-    }
-
-    /// `method path` with a JSON body and the admin token.
-    pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
-        self.request(method, path, Some(ADMIN)).json(body).send()
+    fn deref(&self) -> &Api {
+        &self.api
     }
 }
 

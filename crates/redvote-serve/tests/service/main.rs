@@ -23,12 +23,9 @@ use std::time::Duration;
 
 use redvote::Site;
 use redvote_serve::{Background, Options};
-/// The blocking HTTP client's request and answer (redvote-testing's `http`).
-pub use redvote_testing::http::{Reply, Request};
+/// The blocking HTTP client (redvote-testing's `http`).
+pub use redvote_testing::http::{Api, Reply, Request};
 use redvote_testing::TempServer;
-use reqwest::blocking::Client;
-use reqwest::Method;
-use serde_json::Value;
 
 /// The admin token the harness starts services with.
 pub const ADMIN: &str = "admin-secret-token";
@@ -63,9 +60,8 @@ impl Default for Setup {
 /// A service running in this process, stopped (shutdown sent, thread
 /// joined) on drop.
 pub struct Service {
-    /// `http://127.0.0.1:PORT`.
-    pub base: String,
-    http: Client,
+    /// Its base URL (`http://127.0.0.1:PORT`) and the requests.
+    api: Api,
     /// The running service (the drain's outcome on drop is the CLI tests'
     /// subject, not the harness's).
     _service: Background,
@@ -110,36 +106,17 @@ impl Service {
         let service = Background::start_on(runtime, client, sites, options)
             .unwrap_or_else(|e| panic!("the service did not start: {e:#}"));
         Service {
-            base: format!("http://{}", service.addr()),
-            http: Client::builder()
-                .timeout(Duration::from_secs(30))
-                .build()
-                .unwrap(),
+            api: Api::new(format!("http://{}", service.addr()), ADMIN),
             _service: service,
         }
     }
+}
 
-    /// A request to `path`, with a bearer `token` when given.
-    pub fn request(&self, method: Method, path: &str, token: Option<&str>) -> Request {
-        let mut builder = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(t) = token {
-            builder = builder.bearer_auth(t);
-        }
-        Request::new(builder)
-    }
+/// The requests of [`Api`] (`svc.get(...)`, `svc.base`, ...).
+impl std::ops::Deref for Service {
+    type Target = Api;
 
-    /// `GET path` (no token).
-    pub fn get(&self, path: &str) -> Reply {
-        self.request(Method::GET, path, None).send()
-    }
-
-    /// `method path` with a JSON body (no token).
-    pub fn json(&self, method: Method, path: &str, body: Value) -> Reply {
-        self.request(method, path, None).json(body).send()
-    }
-
-    /// `method path` with a JSON body and the admin token.
-    pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
-        self.request(method, path, Some(ADMIN)).json(body).send()
+    fn deref(&self) -> &Api {
+        &self.api
     }
 }
