@@ -82,6 +82,16 @@ impl SentinelProcess {
         s
     }
 
+    /// Send `sig` (`"-STOP"`, `"-CONT"`, ...) to the sentinel with `kill`;
+    /// panics when `kill` fails.
+    pub fn signal(&self, sig: &str) {
+        let status = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill {sig}");
+    }
+
     /// The sentinel's log.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("sentinel.log")).unwrap_or_default()

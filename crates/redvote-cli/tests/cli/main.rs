@@ -10,6 +10,7 @@ mod check;
 mod cli;
 mod cluster_check;
 mod cluster_readme;
+mod deadlines;
 mod faults;
 mod import_input;
 mod rankings;
