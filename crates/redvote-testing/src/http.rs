@@ -59,6 +59,16 @@ impl Api {
         self.request(method, path, None).json(body).send()
     }
 
+    /// `POST /v1/campaigns/CAMPAIGN/votes` of `user`'s vote for `option`
+    /// on `board` (no token).
+    pub fn vote(&self, campaign: &str, user: &str, board: &str, option: &str) -> Reply {
+        self.json(
+            Method::POST,
+            &format!("/v1/campaigns/{campaign}/votes"),
+            serde_json::json!({"user": user, "votes": [{"board": board, "option": option}]}),
+        )
+    }
+
     /// `method path` with a JSON body and the admin token.
     pub fn admin(&self, method: Method, path: &str, body: Value) -> Reply {
         self.request(method, path, Some(&self.admin_token))

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{Service, ADMIN};
 use redvote_testing as support;
@@ -17,13 +17,9 @@ fn spring() -> Value {
     serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap()
 }
 
+/// `user` votes for `option` on the board `male-stars` of `spring`.
 fn cast(svc: &Service, user: &str, option: &str) {
-    svc.json(
-        Method::POST,
-        "/v1/campaigns/spring/votes",
-        json!({"user": user, "votes": [{"board": "male-stars", "option": option}]}),
-    )
-    .ok(200);
+    svc.vote("spring", user, "male-stars", option).ok(200);
 }
 
 /// SIGTERM with a stream open: the stream ends and the process exits 0

@@ -116,13 +116,9 @@ fn the_admin_page_is_served() {
     assert_eq!(svc.get("/admin/admin.css").status, 200);
 }
 
+/// `user` votes for `option` on the board `male-stars` of `spring`.
 fn cast(svc: &Service, user: &str, option: &str) {
-    svc.json(
-        Method::POST,
-        "/v1/campaigns/spring/votes",
-        json!({"user": user, "votes": [{"board": "male-stars", "option": option}]}),
-    )
-    .ok(200);
+    svc.vote("spring", user, "male-stars", option).ok(200);
 }
 
 /// One event at once, one per change, none without a change; the token as
