@@ -11,7 +11,7 @@ use redvote::{
 };
 use redvote_testing::TempServer;
 
-use crate::{connect, print_page, redact, Global};
+use crate::{connect, out, print_page, redact, Global};
 
 /// (poster, title, link) of the demo's articles.
 const ARTICLES: [(&str, &str, &str); 5] = [
@@ -52,16 +52,17 @@ pub fn run(g: &Global) -> Result<()> {
         Some(s) => s.url(),
         None => g.url.clone().unwrap_or_default(),
     };
-    let say = |line: String| {
+    let say = |line: String| -> Result<()> {
         if !g.json {
-            println!("{line}");
+            out(&line)?;
         }
+        Ok(())
     };
     if server.is_some() {
         say(format!(
             "started a throwaway redis-server at {}",
             redact(&url)
-        ));
+        ))?;
     }
     let mut client = connect(&url, g)?;
     let con = client.redis()?;
@@ -70,7 +71,7 @@ pub fn run(g: &Global) -> Result<()> {
     let mut ids = Vec::new();
     for (user, title, link) in ARTICLES {
         let id = site.post(user, title, link).run(con)?;
-        say(format!("{user} posted article:{id} \"{title}\""));
+        say(format!("{user} posted article:{id} \"{title}\""))?;
         ids.push(id.to_string());
     }
     // Article i gets i extra upvotes, so the ranking is easy to read.
@@ -79,12 +80,12 @@ pub fn run(g: &Global) -> Result<()> {
             site.vote(&format!("user:{}", 100 + voter), id).run(con)?;
         }
     }
-    say("cast 30 upvotes: article:5 gets 12, article:4 9, article:3 6, article:2 3".to_string());
+    say("cast 30 upvotes: article:5 gets 12, article:4 9, article:3 6, article:2 3".to_string())?;
     let again = site.vote("user:100", &ids[4]).run(con)?;
     say(format!(
         "user:100 upvotes article:{} again: changed = {} (one vote per user)",
         ids[4], again.changed
-    ));
+    ))?;
     let down = site.downvote("user:100", &ids[4]).run(con)?;
     say(format!(
         "user:100 switches to a downvote on article:{}: votes {}, downvotes {}, score {}",
@@ -92,19 +93,19 @@ pub fn run(g: &Global) -> Result<()> {
         down.votes,
         down.downvotes,
         down.score.unwrap_or_default()
-    ));
+    ))?;
     site.groups(&ids[1], &["lua", "redis"], &[]).run(con)?;
     site.groups(&ids[2], &["redis"], &[]).run(con)?;
     say(format!(
         "article:{} joined groups lua and redis, article:{} joined redis",
         ids[1], ids[2]
-    ));
+    ))?;
 
-    say("\nfront page:".to_string());
+    say("\nfront page:".to_string())?;
     let front = site.page(Order::Score, 1, None).with_scores();
     print_page(g, &client.page(&front)?)?;
     if !g.json {
-        println!("\ngroup redis:");
+        out("\ngroup redis:")?;
         print_page(
             g,
             &client.page(&site.group_page("redis", Order::Score, 1, None))?,
@@ -116,7 +117,11 @@ pub fn run(g: &Global) -> Result<()> {
 /// A campaign with one board: "stars", kept per day and in total, where a
 /// vote for "nova" counts 3 on the shown boards and half of each shown vote
 /// carries over to the next day.
-fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String)) -> Result<()> {
+fn campaign(
+    con: &mut dyn redis::ConnectionLike,
+    g: &Global,
+    say: &dyn Fn(String) -> Result<()>,
+) -> Result<()> {
     let campaign = Campaign::with_namespace(format!("{}{{c:demo}}:", g.prefix));
     let board = BoardSettings::new(&[Period::Day, Period::Total])
         .with_carry("0.5")
@@ -129,7 +134,7 @@ fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String
         .with_offset("+08:00")
         .with_board("stars", board);
     campaign.configure(&settings).run(con)?;
-    say("\ncampaign demo: board stars (day and total, carry 0.5), nova weighs 3".to_string());
+    say("\ncampaign demo: board stars (day and total, carry 0.5), nova weighs 3".to_string())?;
     let votes = [
         ("user:1", "orion"),
         ("user:2", "orion"),
@@ -140,7 +145,7 @@ fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String
     for (user, option) in votes {
         campaign.vote(user, &[("stars", option)]).run(con)?;
     }
-    say("5 votes: orion 3, vega 1, nova 1 (shown 3)".to_string());
+    say("5 votes: orion 3, vega 1, nova 1 (shown 3)".to_string())?;
     for kind in [View::real("total"), View::shown("total")] {
         let top = campaign.top(&["stars"], &kind, Paging::top(3)).run(con)?;
         let line: Vec<String> = top[0]
@@ -148,7 +153,7 @@ fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String
             .iter()
             .map(|e| format!("{}. {} {}", e.rank, e.member, e.score))
             .collect();
-        say(format!("top ({} total): {}", kind.kind, line.join(", ")));
+        say(format!("top ({} total): {}", kind.kind, line.join(", ")))?;
     }
     let standing = campaign
         .standing("stars", &View::shown("day"), &["vega"])
@@ -160,6 +165,6 @@ fn campaign(con: &mut dyn redis::ConnectionLike, g: &Global, say: &dyn Fn(String
         vega.score.clone().unwrap_or_default(),
         vega.ahead.clone().unwrap_or_default(),
         vega.gap.clone().unwrap_or_default()
-    ));
+    ))?;
     Ok(())
 }

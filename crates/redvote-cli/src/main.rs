@@ -592,11 +592,22 @@ pub fn report(g: &Global, report: &redvote_check::Report) -> Result<()> {
 /// Print `value` as JSON with --json, else as `human` renders it.
 pub fn print<T: Serialize>(g: &Global, value: &T, human: impl Fn(&T) -> String) -> Result<()> {
     if g.json {
-        println!("{}", serde_json::to_string(value)?);
+        out(&serde_json::to_string(value)?)
     } else {
-        println!("{}", human(value));
+        out(&human(value))
     }
-    Ok(())
+}
+
+/// Write `text` and a newline on stdout. When stdout is closed (`redvote
+/// scripts | head -1`), exit 0 quietly, as a reader that had enough is not
+/// an error (println! would panic with "Broken pipe").
+pub fn out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        other => Ok(other?),
+    }
 }
 
 /// A page prints as a JSON array of articles with --json.

@@ -721,3 +721,24 @@ fn campaign_reindex_indexes_a_board_in_batches() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("{c:re}:board:nope"), "{err}");
 }
+
+/// Issue 20, item 18: a reader that stops early (`redvote scripts | head
+/// -1`) is not an error: the command exits 0 quietly instead of panicking
+/// with "Broken pipe" (exit 101). The pipe is closed before the command
+/// writes, every time.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    for _ in 0..5 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_redvote"))
+            .arg("scripts")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run redvote scripts");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
