@@ -249,8 +249,28 @@ impl AsyncConnection {
         result
     }
 
+    /// `send` (commands of one's own on the redis-rs connection) through
+    /// the client's [`Retry`](super::Retry) policy and deadline, as
+    /// [`run`](Self::run) sends a call: a failure that leaves the
+    /// connection unusable (a server restart, `CLIENT KILL`, an idle
+    /// timeout) replaces it before the next attempt, so the caller never
+    /// sees a dead connection's "broken pipe". `idempotent`: whether what
+    /// `send` sends may be resent after an unknown outcome.
+    pub async fn with_redis<T, F>(
+        &self,
+        idempotent: bool,
+        send: impl Fn(AsyncRedis) -> F,
+    ) -> Result<T>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
+        self.retried(idempotent, send).await
+    }
+
     /// The redis-rs connection, connecting first if the last one failed
-    /// (within the client's deadline).
+    /// (within the client's deadline). A connection that breaks while the
+    /// caller uses it stays the shared one until a call through the retry
+    /// policy fails on it: prefer [`with_redis`](Self::with_redis).
     pub async fn redis(&self) -> Result<AsyncRedis> {
         let budget = self.client.budget();
         let current = self.current(self.next_slot(), &budget);

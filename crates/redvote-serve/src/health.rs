@@ -2,10 +2,10 @@
 //! PING and holds every script: `SCRIPT EXISTS`, then `SCRIPT LOAD` of the
 //! missing ones) and `GET /openapi.json`.
 //!
-//! The readiness probe opens a connection of its own each time (with the
-//! service's timeouts), so it reports Redis as it is now, not the state of
-//! the shared connection the API calls use (which reconnects on its own
-//! at the next call after a failure).
+//! The readiness probe goes through the shared connection and the
+//! client's retry policy and deadline, like every `/v1` call: a connection
+//! that broke is replaced by the probe itself, so the first probe after
+//! Redis is back answers 200.
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -76,14 +76,18 @@ async fn probe(state: &AppState) -> Result<Ready, String> {
 }
 
 /// PING, and every script cached (loaded when not), through the service's
-/// own connection (a cluster's: on every primary).
+/// own connection (a cluster's: on every primary) and its retry policy: a
+/// connection that broke (a restart, `CLIENT KILL`, an idle timeout) is
+/// replaced by this probe itself, not left for a `/v1` call to notice.
 async fn check(state: &AppState) -> Result<Ready, String> {
-    let mut con = state.con.redis().await.map_err(|e| e.to_string())?;
-    check_on(&mut con).await.map_err(|e| e.to_string())
+    state
+        .con
+        .with_redis(true, |con| async move { Ok(check_on(con).await?) })
+        .await
+        .map_err(|e| e.to_string())
 }
 
-async fn check_on(con: &mut redvote::AsyncRedis) -> redis::RedisResult<Ready> {
-    let mut con = con.clone();
+async fn check_on(mut con: redvote::AsyncRedis) -> redis::RedisResult<Ready> {
     redis::cmd("PING").query_async::<()>(&mut con).await?;
     let scripts = redvote::scripts::all();
     let mut exists = redis::cmd("SCRIPT");

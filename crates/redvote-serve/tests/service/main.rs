@@ -15,6 +15,7 @@ mod app;
 mod auth;
 mod campaign;
 mod ops;
+mod recovery;
 mod site;
 
 use std::collections::BTreeMap;
