@@ -15,6 +15,7 @@ use crate::{print, Global};
 #[derive(Args, Debug)]
 pub struct CampaignArgs {
     /// Campaign name: keys live under the namespace {c:NAME}:
+    #[arg(value_parser = campaign_name)]
     name: String,
     /// Test/import path: act at this Unix time instead of the server's clock
     #[arg(long)]
@@ -22,6 +23,19 @@ pub struct CampaignArgs {
     #[command(subcommand)]
     command: CampaignCommand,
 }
+
+/// A campaign name as the service accepts it ([`redvote::is_valid_name`]).
+fn campaign_name(s: &str) -> Result<String, String> {
+    if redvote::is_valid_name(s) {
+        Ok(s.to_string())
+    } else {
+        Err(NAME_RULE.to_string())
+    }
+}
+
+/// The rule of [`redvote::is_valid_name`], in words.
+const NAME_RULE: &str =
+    "a campaign name is 1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters";
 
 #[derive(Args, Debug)]
 struct ViewArgs {
@@ -68,10 +82,18 @@ impl VoterArgs {
     }
 }
 
-/// Whether a failed call may have been applied (its outcome is unknown).
+/// Whether a failed call may have been applied (its outcome is unknown):
+/// never a call that was not sent.
 fn unknown(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<redvote::Error>()
-        .is_some_and(redvote::Error::may_have_applied)
+    crate::may_have_applied(err)
+}
+
+/// Whether the call was applied but not replicated as --wait-replicas asks.
+fn not_replicated(err: &anyhow::Error) -> bool {
+    matches!(
+        err.downcast_ref::<redvote::Error>(),
+        Some(redvote::Error::NotReplicated { .. })
+    )
 }
 
 fn split_pairs(pairs: &[String]) -> Result<Vec<(&str, &str)>> {
@@ -287,6 +309,7 @@ fn vote(
         Some(id) if unknown(&err) => err.context(format!(
             "retry with the same --vote-id {id}: it counts once"
         )),
+        None if not_replicated(&err) => err.context("it counts: a retry would count it twice"),
         None if unknown(&err) => {
             err.context("a retry may count it twice: give votes a --vote-id to retry them safely")
         }
@@ -448,7 +471,7 @@ fn reindex(g: &Global, campaign: &Campaign, board: &str, batch: u32) -> Result<(
     };
     let mut cursor = "0".to_string();
     loop {
-        let step = con.run(&campaign.reindex(board, &cursor, batch))?;
+        let step = g.run_on(&mut con, &campaign.reindex(board, &cursor, batch))?;
         done.members += step.members;
         done.period_boards += step.boards;
         done.calls += 1;
@@ -691,7 +714,7 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
             .iter()
             .map(|r| (r.option.as_str(), r.votes.as_str()))
             .collect();
-        let done = match con.run(&campaign.import(board, &pairs)) {
+        let done = match g.run_on(&mut con, &campaign.import(board, &pairs)) {
             Ok(done) => done,
             Err(err) => {
                 bar.finish_and_clear();
@@ -705,7 +728,7 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
                         rows.len()
                     )
                 };
-                return Err(anyhow::Error::new(err).context(format!("{file}: {what}")));
+                return Err(err.context(format!("{file}: {what}")));
             }
         };
         changed += done.changed;

@@ -106,31 +106,129 @@ impl Global {
 
     /// Connect and run `call` (retried per --retries); an error that leaves
     /// the outcome unknown says so.
-    pub fn run<T: Reply>(&self, call: &Call<T>) -> Result<T> {
+    pub fn run<T: Reply + Send>(&self, call: &Call<T>) -> Result<T> {
         self.run_on(&mut self.connect()?, call)
     }
 
     /// Run `call` on `con`, as [`Global::run`].
-    fn run_on<T: Reply>(&self, con: &mut redvote::Connection, call: &Call<T>) -> Result<T> {
-        con.run(call).map_err(|err| {
-            let unknown = err.may_have_applied();
-            let err = anyhow::Error::new(err);
-            if unknown {
-                err.context(format!(
-                    "{} may have been applied (no reply within --timeout, or the connection was lost)",
-                    call.script().name()
-                ))
-            } else {
-                err
+    pub fn run_on<T: Reply + Send>(
+        &self,
+        con: &mut redvote::Connection,
+        call: &Call<T>,
+    ) -> Result<T> {
+        con.run(call)
+            .map_err(|err| self.failed(call.script().name(), call.writes(), err))
+    }
+
+    /// A failed call's error as the CLI tells it: a write whose outcome is
+    /// unknown says what happened (no reply within --timeout, the
+    /// connection lost after it was sent, applied but not replicated) and
+    /// carries [`Unknown`]; a read never "may have been applied"; the
+    /// driver's cluster hint for Rust users becomes `--prefix`.
+    fn failed(&self, name: &str, writes: bool, err: redvote::Error) -> anyhow::Error {
+        use redvote::Error as E;
+        if let E::Config(m) = &err {
+            if m.contains("no hash tag") {
+                return no_hash_tag(&self.prefix);
             }
-        })
+        }
+        let t = self.timeout;
+        // the driver's deadline, told without its "(the call may have been
+        // applied)", which this message says (or, for a read, denies)
+        let late = |err: &E| match err {
+            E::Timeout { last, .. } => Some(format!(
+                "no reply within --timeout {t} s{}",
+                last.as_ref()
+                    .map_or(String::new(), |l| format!(", last failure: {l}"))
+            )),
+            E::Redis(e) if e.is_timeout() => Some(format!("no reply within --timeout {t} s")),
+            _ => None,
+        };
+        if !writes {
+            let what = match late(&err) {
+                Some(late) => late,
+                None if err.may_have_applied() => "the connection was lost".to_string(),
+                None => return anyhow::Error::new(err),
+            };
+            let text = format!("{name} failed ({what}; a read: nothing was written)");
+            return anyhow::Error::new(Told { text, err });
+        }
+        if !err.may_have_applied() {
+            return anyhow::Error::new(err);
+        }
+        let what = match (&err, late(&err)) {
+            (E::NotReplicated { .. }, _) => format!("{name} was applied, but not replicated"),
+            (_, Some(late)) => format!("{name} may have been applied (sent, then {late})"),
+            _ => format!("{name} may have been applied (sent, then the connection was lost)"),
+        };
+        let err = match err {
+            E::Timeout { .. } => anyhow::Error::new(Told {
+                text: what.clone(),
+                err,
+            }),
+            err => anyhow::Error::new(err).context(what.clone()),
+        };
+        err.context(Unknown(what))
     }
 
     /// Connect and read a page: its script call, then the articles' hashes
     /// in one MULTI/EXEC, the two retried together per --retries.
     pub fn page(&self, page: &PageCall) -> Result<Page> {
-        Ok(self.connect()?.page(page)?)
+        self.connect()?
+            .page(page)
+            .map_err(|err| self.failed("page", false, err))
     }
+}
+
+/// A driver error told in the CLI's words (the driver's own message left
+/// out): the error itself kept for its code.
+#[derive(Debug)]
+pub struct Told {
+    text: String,
+    err: redvote::Error,
+}
+
+impl std::fmt::Display for Told {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for Told {}
+
+/// The driver's error in `err`'s chain, if any.
+pub fn driver_error(err: &anyhow::Error) -> Option<&redvote::Error> {
+    err.chain().find_map(|e| {
+        e.downcast_ref::<redvote::Error>()
+            .or_else(|| e.downcast_ref::<Told>().map(|t| &t.err))
+    })
+}
+
+/// The context of an error whose call may have been applied (a write that
+/// was sent, then failed): what happened. A call that was never sent (a
+/// connection that failed) and a read never carry it.
+#[derive(Debug)]
+pub struct Unknown(String);
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Whether `err` is a call that may have been applied.
+pub fn may_have_applied(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<Unknown>().is_some()
+}
+
+/// The error of a site prefix without a hash tag on a cluster: the
+/// command line's words for it (`--prefix`).
+fn no_hash_tag(prefix: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "site prefix {prefix:?} has no hash tag, so its keys are on every node of a \
+         cluster (and its scripts refuse to run there): give it one, e.g. \
+         --prefix \"{{news}}:\""
+    )
 }
 
 /// The client of `url` with the global options: TLS files, timeouts,
@@ -164,15 +262,17 @@ fn connect_with(
 ) -> Result<redvote::Connection> {
     client(url, g)
         .and_then(how)
-        .map_err(|err| {
-            let timed_out = matches!(&err, redvote::Error::Redis(e) if e.is_timeout())
-                || matches!(&err, redvote::Error::Timeout { .. });
-            let err = anyhow::Error::new(err);
-            if timed_out {
-                err.context(format!("no answer within --timeout {} s", g.timeout))
-            } else {
-                err
+        .map_err(|err| match err {
+            // nothing was sent on a connection that was not made: the
+            // driver's "(the call may have been applied)" does not apply
+            redvote::Error::Timeout { last, .. } => {
+                let last = last.map_or(String::new(), |l| format!(" (last failure: {l})"));
+                anyhow::anyhow!("no answer within --timeout {} s{last}", g.timeout)
             }
+            redvote::Error::Redis(e) if e.is_timeout() => {
+                anyhow::Error::new(e).context(format!("no answer within --timeout {} s", g.timeout))
+            }
+            err => anyhow::Error::new(err),
         })
         .with_context(|| format!("cannot connect to Redis at {}", redact(url)))
 }
@@ -521,7 +621,7 @@ fn rerank(g: &Global, site: &Site, batch: u32) -> Result<()> {
     let mut con = g.connect()?;
     let (mut start, mut ranked) = (0, 0);
     loop {
-        let done = con.run(&site.rerank(start, batch))?;
+        let done = g.run_on(&mut con, &site.rerank(start, batch))?;
         ranked += done.ranked;
         if done.next == 0 {
             break;
@@ -536,12 +636,7 @@ fn rerank(g: &Global, site: &Site, batch: u32) -> Result<()> {
 fn check(g: &Global, site: &Site) -> Result<()> {
     let tagged = redvote::client::hash_tag(site.prefix().as_bytes()).is_some();
     if !tagged && client(g.url(), g)?.is_cluster() {
-        anyhow::bail!(
-            "site prefix {:?} has no hash tag, so its keys are on every node of a \
-             cluster (and its scripts refuse to run there): give it one, e.g. \
-             --prefix '{{news}}:'",
-            site.prefix()
-        );
+        return Err(no_hash_tag(site.prefix()));
     }
     let mut con = g.connect_for(site.root_key())?;
     report(g, &redvote_check::check_site(con.redis()?, site)?)
