@@ -111,7 +111,7 @@ pub enum Error {
     #[error("{}", .0)]
     RateLimited(RateLimited),
     /// Redis could not be reached, or answered with an error of its own.
-    #[error("redis: {0}")]
+    #[error("redis: {}{}", .0, tls_hint(.0))]
     Redis(redis::RedisError),
     /// A connection setting that cannot work (a URL form this build does
     /// not know, a certificate file that cannot be read); the message never
@@ -179,6 +179,26 @@ impl Error {
             Error::RateLimited(_) => Some(Code::RateLimited),
             _ => None,
         }
+    }
+}
+
+/// What a TLS handshake that rustls refused for the server's certificate
+/// itself means, in words (empty for any other error): a self-signed
+/// certificate (`CaUsedAsEndEntity`) or an X.509 v1 one
+/// (`UnsupportedCertVersion`) cannot be a server's certificate.
+fn tls_hint(e: &redis::RedisError) -> &'static str {
+    let text = format!("{e} {e:?}");
+    if text.contains("CaUsedAsEndEntity") {
+        " (the server's certificate is a CA certificate, e.g. self-signed: a TLS server needs \
+         a certificate signed by a CA, with basicConstraints CA:FALSE and a subjectAltName for \
+         the host; give that CA with --tls-ca / Tls::ca; docs/connecting.md, \"A CA-signed \
+         server certificate\")"
+    } else if text.contains("UnsupportedCertVersion") {
+        " (the server's certificate is X.509 v1, e.g. made by `openssl x509 -req` without \
+         extensions: a TLS server needs a v3 certificate signed by a CA, with a subjectAltName \
+         for the host; docs/connecting.md, \"A CA-signed server certificate\")"
+    } else {
+        ""
     }
 }
 

@@ -25,3 +25,5 @@ mod sentinel;
 mod site;
 #[cfg(feature = "tls")]
 mod tls;
+#[cfg(feature = "tls")]
+mod tls_self_signed;
