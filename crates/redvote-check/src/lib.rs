@@ -70,6 +70,11 @@ pub struct Report {
     pub checked: BTreeMap<String, u64>,
     /// Every violation, sorted by key.
     pub violations: Vec<Violation>,
+    /// What is not a broken invariant but puts the guarantees at risk: a
+    /// `maxmemory-policy` other than `noeviction` (see [`eviction_warning`]).
+    /// Not counted by [`Report::is_clean`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Suspects to read again before the report is final (always empty in a
     /// report a check returns).
     #[serde(skip)]
@@ -191,6 +196,9 @@ impl std::fmt::Display for Report {
         for v in &self.violations {
             writeln!(f, "{}: {}", v.key, v.what)?;
         }
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
         let checked: Vec<String> = self
             .checked
             .iter()
@@ -236,9 +244,85 @@ fn on_stable_slot(
             .map_err(|e| slot_moving(root, e))
     };
     probe(con)?;
-    let report = check(con).map_err(|e| slot_moving(root, e))?;
+    let mut report = check(con).map_err(|e| slot_moving(root, e))?;
     probe(con)?;
+    report.warnings.extend(eviction_warning(con));
     Ok(report)
+}
+
+/// The server's `maxmemory-policy` (`CONFIG GET`, else `INFO memory`, for
+/// a user not granted `CONFIG`), every value seen (a cluster connection
+/// may answer for several nodes); `None` when neither may be read.
+fn maxmemory_policies(con: &mut dyn ConnectionLike) -> Option<Vec<String>> {
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::BulkString(b) => out.push(String::from_utf8_lossy(b).into_owned()),
+            Value::SimpleString(s) | Value::VerbatimString { text: s, .. } => out.push(s.clone()),
+            Value::Array(items) | Value::Set(items) => items.iter().for_each(|i| strings(i, out)),
+            Value::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+                strings(k, out);
+                strings(v, out)
+            }),
+            _ => {}
+        }
+    }
+    let mut seen = Vec::new();
+    if let Ok(v) = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("maxmemory-policy")
+        .query::<Value>(con)
+    {
+        let mut words = Vec::new();
+        strings(&v, &mut words);
+        for pair in words.windows(2) {
+            if pair[0].eq_ignore_ascii_case("maxmemory-policy") {
+                seen.push(pair[1].clone());
+            }
+        }
+    }
+    if seen.is_empty() {
+        if let Ok(v) = redis::cmd("INFO").arg("memory").query::<Value>(con) {
+            let mut texts = Vec::new();
+            strings(&v, &mut texts);
+            for line in texts.iter().flat_map(|t| t.lines()) {
+                if let Some(p) = line.trim().strip_prefix("maxmemory_policy:") {
+                    seen.push(p.to_string());
+                }
+            }
+        }
+    }
+    (!seen.is_empty()).then_some(seen)
+}
+
+/// A warning unless the server's `maxmemory-policy` is `noeviction`, the
+/// only one under which the counts hold: `allkeys-*` may evict any key (a
+/// campaign's settings, a board, the vote-id records), silently; the
+/// `volatile-*` policies evict the keys that have an expiry first, and
+/// those are the vote-id records, so a vote resent with its id counts
+/// twice. Also a warning when the policy cannot be read (no `CONFIG GET`
+/// nor `INFO` for this user).
+pub fn eviction_warning(con: &mut dyn ConnectionLike) -> Option<String> {
+    let Some(mut policies) = maxmemory_policies(con) else {
+        return Some(
+            "maxmemory-policy unknown (CONFIG GET and INFO refused): it must be noeviction, \
+             check it as an administrator (docs/errors.md, \"Memory and eviction\")"
+                .to_string(),
+        );
+    };
+    policies.sort();
+    policies.dedup();
+    policies.retain(|p| p != "noeviction");
+    if policies.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "maxmemory-policy is {}, not noeviction: once maxmemory is reached Redis evicts keys \
+         silently (allkeys-*: any key, a campaign's settings and boards too; volatile-*: the keys \
+         with an expiry first, which are the vote-id records, so a vote resent with its id counts \
+         twice); set `CONFIG SET maxmemory-policy noeviction` (docs/errors.md, \"Memory and \
+         eviction\")",
+        policies.join(", ")
+    ))
 }
 
 /// `e` as the check's error: a redirection (`ASK`, `MOVED`, `TRYAGAIN`,
