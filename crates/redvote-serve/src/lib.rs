@@ -93,7 +93,7 @@ pub use background::Background;
 
 use auth::{Token, Tokens};
 use metrics::Metrics;
-use problem::{Problem, PROBLEM_JSON};
+use problem::Problem;
 
 /// How the service listens, authenticates and bounds its requests (the
 /// CLI's `redvote serve` flags; [`Options::default`] gives their defaults).
@@ -386,15 +386,13 @@ async fn not_found() -> Problem {
 }
 
 /// Middleware: an error response that is not a problem already (axum's
-/// 405, tower-http's 413 and timeout) becomes one, with its status.
+/// 405, tower-http's 413 and timeout) becomes one, with its status; a 503
+/// tells a write's outcome, never a read's ([`problem::for_method`]).
 async fn problems(req: Request, next: Next) -> Response {
-    let response = next.run(req).await;
+    let method = req.method().clone();
+    let response = problem::for_method(&method, next.run(req).await);
     let status = response.status();
-    let is_problem = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes() == PROBLEM_JSON.as_bytes());
-    if (status.is_client_error() || status.is_server_error()) && !is_problem {
+    if (status.is_client_error() || status.is_server_error()) && !problem::is_problem(&response) {
         let mut replaced = problem::for_status(status).into_response();
         // keep what axum said about the allowed methods
         if let Some(allow) = response.headers().get(header::ALLOW) {

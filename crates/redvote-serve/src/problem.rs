@@ -9,8 +9,12 @@
 //! `CONFIG_LOCKED` and `VOTE_ID_REUSED` are 409 (a state conflict: the
 //! campaign still exists, 410 would say it is gone); `RATE_LIMITED` is 429
 //! with `Retry-After` (none when the refusal's `retry_after` is -1: no vote
-//! passes again within the campaign); Redis unreachable is 503;
-//! `INTERNAL` or a reply the driver does not understand is 500.
+//! passes again within the campaign); Redis unreachable, busy or out of
+//! memory, and the request timeout, are 503 with `Retry-After:`
+//! [`RETRY_AFTER_UNAVAILABLE`]; `INTERNAL` or a reply the driver does not
+//! understand is 500. A 503 of a write (any method but GET, HEAD and
+//! OPTIONS) whose outcome is unknown says `may_have_applied: true`; a
+//! read's never carries `may_have_applied` ([`for_method`]).
 
 use std::collections::BTreeMap;
 
@@ -38,8 +42,11 @@ pub mod codes {
     pub const TOO_LARGE: &str = "REDVOTE_TOO_LARGE";
     /// 415: a body that is not `application/json`.
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "REDVOTE_UNSUPPORTED_MEDIA_TYPE";
-    /// 503: Redis cannot be reached (or is loading, busy, out of memory).
+    /// 503: Redis cannot be reached (or is loading, busy, failing over).
     pub const UNAVAILABLE: &str = "REDVOTE_UNAVAILABLE";
+    /// 503: Redis refused the write: used memory is over `maxmemory`
+    /// (`OOM command not allowed`; nothing was applied).
+    pub const OUT_OF_MEMORY: &str = "REDVOTE_OUT_OF_MEMORY";
     /// 503: the request took longer than the service's request timeout.
     pub const TIMEOUT: &str = "REDVOTE_TIMEOUT";
 }
@@ -63,7 +70,7 @@ pub struct Problem {
     /// `REDVOTE_ADMIN_DISABLED`, `REDVOTE_UNKNOWN_SITE`, `REDVOTE_NOT_FOUND`,
     /// `REDVOTE_METHOD_NOT_ALLOWED`, `REDVOTE_TOO_LARGE`,
     /// `REDVOTE_UNSUPPORTED_MEDIA_TYPE`, `REDVOTE_UNAVAILABLE`,
-    /// `REDVOTE_TIMEOUT`).
+    /// `REDVOTE_OUT_OF_MEMORY`, `REDVOTE_TIMEOUT`).
     #[schema(pattern = "^REDVOTE_[A-Z_]+$")]
     pub code: String,
     /// 429 only: seconds until a vote would pass (also the `Retry-After`
@@ -77,11 +84,25 @@ pub struct Problem {
     /// 429 only: votes each rule still allows the voter now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remaining: Option<BTreeMap<String, i64>>,
-    /// 503 only: true when the call may have been applied although no
-    /// answer came (a vote: retry it with the same `Idempotency-Key`).
+    /// 503 of a write only: true when the call may have been applied
+    /// although no answer came (a vote: retry it with the same
+    /// `Idempotency-Key`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub may_have_applied: Option<bool>,
+    /// The detail to answer instead when the request only reads (GET,
+    /// HEAD, OPTIONS): without the advice about a write's outcome.
+    #[serde(skip)]
+    #[schema(ignore)]
+    read_detail: Option<String>,
 }
+
+/// The `Retry-After` of every 503, in seconds: Redis restarting, failing
+/// over, loading or freeing memory, or a request cut by the timeout.
+pub const RETRY_AFTER_UNAVAILABLE: i64 = 1;
+
+/// What a 503 of a write whose outcome is unknown adds to its detail.
+const MAY_HAVE_APPLIED: &str =
+    "; it may have been applied (a vote: retry with the same Idempotency-Key)";
 
 impl Problem {
     /// A problem with `status`, `code` and `detail`.
@@ -100,7 +121,22 @@ impl Problem {
             rule: None,
             remaining: None,
             may_have_applied: None,
+            read_detail: None,
         }
+    }
+
+    /// 503 `code`: `detail`, and the write's outcome; `read_detail` is
+    /// answered to a read instead.
+    fn unavailable(code: &str, detail: String, read_detail: String, unknown: bool) -> Self {
+        let detail = if unknown {
+            detail + MAY_HAVE_APPLIED
+        } else {
+            detail
+        };
+        let mut p = Problem::new(StatusCode::SERVICE_UNAVAILABLE, code, detail);
+        p.may_have_applied = Some(unknown);
+        p.read_detail = Some(read_detail);
+        p
     }
 
     /// 400: the request does not parse.
@@ -177,41 +213,41 @@ impl From<Error> for Problem {
                 p.remaining = Some(refusal.remaining);
                 p
             }
+            Error::Redis(ref e) if e.code() == Some("OOM") => {
+                let detail =
+                    "Redis is out of memory (used memory is over maxmemory): nothing was applied";
+                Problem::unavailable(codes::OUT_OF_MEMORY, detail.into(), detail.into(), false)
+            }
             Error::Redis(ref e) if unavailable(e) => {
-                let unknown = err.may_have_applied();
-                let mut detail = format!("Redis is unavailable: {e}");
-                if unknown {
-                    detail.push_str(
-                        "; the call may have been applied (a vote: retry with the same Idempotency-Key)",
-                    );
-                }
-                let mut p =
-                    Problem::new(StatusCode::SERVICE_UNAVAILABLE, codes::UNAVAILABLE, detail);
-                p.may_have_applied = Some(unknown);
-                p
+                let detail = format!("Redis is unavailable: {e}");
+                Problem::unavailable(
+                    codes::UNAVAILABLE,
+                    detail.clone(),
+                    detail,
+                    err.may_have_applied(),
+                )
             }
             Error::Redis(e) => Problem::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 Code::Internal.as_str(),
                 format!("redis: {e}"),
             ),
-            Error::Timeout { sent, .. } => {
-                let mut p = Problem::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    codes::UNAVAILABLE,
-                    format!("Redis is unavailable: {err}"),
-                );
-                p.may_have_applied = Some(sent);
-                p
-            }
-            Error::NotReplicated { .. } | Error::MayHaveApplied { .. } => {
-                let mut p = Problem::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    codes::UNAVAILABLE,
-                    format!("{err}; a vote: retry with the same Idempotency-Key"),
-                );
-                p.may_have_applied = Some(true);
-                p
+            Error::Timeout {
+                deadline_ms, sent, ..
+            } => Problem::unavailable(
+                codes::UNAVAILABLE,
+                format!("Redis is unavailable: {err}"),
+                format!("Redis is unavailable: no answer within the deadline of {deadline_ms} ms"),
+                sent,
+            ),
+            Error::MayHaveApplied { ref source } => Problem::unavailable(
+                codes::UNAVAILABLE,
+                format!("Redis is unavailable: {source}"),
+                format!("Redis is unavailable: {source}"),
+                true,
+            ),
+            Error::NotReplicated { .. } => {
+                Problem::unavailable(codes::UNAVAILABLE, err.to_string(), err.to_string(), true)
             }
             Error::Reply { .. } | Error::Config(_) => Problem::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -228,9 +264,18 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let status = self.status();
-        let retry_after = self.retry_after.filter(|s| *s >= 0);
+        let retry_after = match self.retry_after {
+            Some(s) => Some(s).filter(|s| *s >= 0),
+            None if status == StatusCode::SERVICE_UNAVAILABLE => Some(RETRY_AFTER_UNAVAILABLE),
+            None => None,
+        };
         let body = serde_json::to_vec(&self).expect("a problem serializes");
+        let extension = self.may_have_applied.is_some().then_some(self);
         let mut response = (status, body).into_response();
+        if let Some(problem) = extension {
+            // for_method: a read answers read_detail
+            response.extensions_mut().insert(problem);
+        }
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if let Some(seconds) = retry_after {
@@ -241,6 +286,41 @@ impl IntoResponse for Problem {
         }
         response
     }
+}
+
+/// `response` as the request's `method` must have it: a read's 503
+/// (GET, HEAD, OPTIONS) without `may_have_applied` and the advice about a
+/// write's outcome; a write cut by the request timeout (tower-http's
+/// bodyless 503) with `may_have_applied: true`, as it may have been sent.
+pub fn for_method(method: &axum::http::Method, response: Response) -> Response {
+    let read = method.is_safe();
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE && !is_problem(&response) {
+        let mut p = for_status(StatusCode::SERVICE_UNAVAILABLE);
+        if !read {
+            p.detail.push_str(MAY_HAVE_APPLIED);
+            p.may_have_applied = Some(true);
+        }
+        return p.into_response();
+    }
+    match response.extensions().get::<Problem>() {
+        Some(p) if read => {
+            let mut p = p.clone();
+            p.may_have_applied = None;
+            if let Some(detail) = p.read_detail.take() {
+                p.detail = detail;
+            }
+            p.into_response()
+        }
+        _ => response,
+    }
+}
+
+/// Whether `response` is a problem already.
+pub fn is_problem(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes() == PROBLEM_JSON.as_bytes())
 }
 
 /// A problem for a bodyless error response a layer made (tower-http's

@@ -17,6 +17,7 @@ mod campaign;
 mod ops;
 mod recovery;
 mod site;
+mod unavailable;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
