@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry, Voter};
 use redvote::{Campaign, Kind, Neighbourhood, Paging, View};
+use serde_json::json;
 
 use crate::{print, Global};
 
@@ -315,7 +316,16 @@ fn vote(
         }
         _ => err,
     })?;
-    print(g, &ballots, |ballots| {
+    // every ballot with `replay` (the library's JSON leaves it out when false)
+    let json: Vec<serde_json::Value> = ballots
+        .iter()
+        .map(|b| {
+            let mut v = serde_json::to_value(b).unwrap_or_default();
+            v["replay"] = b.replay.into();
+            v
+        })
+        .collect();
+    print(g, &json!({ "ballots": json }), |_| {
         let lines: Vec<String> = ballots
             .iter()
             .map(|b| {
@@ -344,7 +354,7 @@ fn settings(g: &Global, campaign: &Campaign) -> Result<()> {
 fn limits(g: &Global, campaign: &Campaign, voter: &VoterArgs, pairs: &[String]) -> Result<()> {
     let pairs = split_pairs(pairs)?;
     let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
-    print(g, &left, |left| {
+    print(g, &json!({ "limits": left }), |_| {
         let lines: Vec<String> = left
             .iter()
             .map(|l| {
@@ -367,7 +377,9 @@ fn reset_limits(
 ) -> Result<()> {
     let pairs = split_pairs(pairs)?;
     let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
-    print(g, &n, |n| format!("reset {n} counter(s)"))
+    print(g, &json!({ "reset": n }), |_| {
+        format!("reset {n} counter(s)")
+    })
 }
 
 /// `top BOARD...`: a page of each board, blank lines between.
@@ -380,7 +392,7 @@ fn top(
 ) -> Result<()> {
     let names: Vec<&str> = boards.iter().map(String::as_str).collect();
     let pages = g.run(&campaign.top(&names, &view.view(), paging))?;
-    print(g, &pages, |pages| {
+    print(g, &json!({ "boards": pages }), |_| {
         pages.iter().map(show_page).collect::<Vec<_>>().join("\n\n")
     })
 }
@@ -395,7 +407,8 @@ fn standing(
 ) -> Result<()> {
     let names: Vec<&str> = members.iter().map(String::as_str).collect();
     let standings = g.run(&campaign.standing(board, &view.view(), &names))?;
-    print(g, &standings, |all| {
+    print(g, &json!({ "standings": standings }), |_| {
+        let all = &standings;
         let dash = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
         let num = |o: &Option<u64>| o.map_or("-".into(), |n| n.to_string());
         let lines: Vec<String> = all
@@ -450,7 +463,13 @@ fn around(
 fn participants(g: &Global, campaign: &Campaign, board: &str, options: &[String]) -> Result<()> {
     let names: Vec<&str> = options.iter().map(String::as_str).collect();
     let p = g.run(&campaign.participants(board, &names))?;
-    print(g, &p, |p| {
+    let options: Vec<serde_json::Value> = p
+        .options
+        .iter()
+        .map(|(o, n)| json!({ "option": o, "participants": n }))
+        .collect();
+    let shape = json!({ "campaign": p.campaign, "options": options });
+    print(g, &shape, |_| {
         let mut out = format!("campaign {}", p.campaign);
         for (o, n) in &p.options {
             out.push_str(&format!("\n{o} {n}"));

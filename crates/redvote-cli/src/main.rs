@@ -17,6 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use redvote::reply::Reply;
 use redvote::{Article, Call, ConfigUpdate, Order, Page, PageCall, Ranking, Site, Vote};
 use serde::Serialize;
+use serde_json::json;
 
 /// The Redis the CLI talks to when neither --url nor REDVOTE_URL is given (the default).
 const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
@@ -265,9 +266,12 @@ fn connect_with(
         .map_err(|err| match err {
             // nothing was sent on a connection that was not made: the
             // driver's "(the call may have been applied)" does not apply
-            redvote::Error::Timeout { last, .. } => {
-                let last = last.map_or(String::new(), |l| format!(" (last failure: {l})"));
-                anyhow::anyhow!("no answer within --timeout {} s{last}", g.timeout)
+            redvote::Error::Timeout { ref last, .. } => {
+                let last = last
+                    .as_ref()
+                    .map_or(String::new(), |l| format!(" (last failure: {l})"));
+                let text = format!("no answer within --timeout {} s{last}", g.timeout);
+                anyhow::Error::new(Told { text, err })
             }
             redvote::Error::Redis(e) if e.is_timeout() => {
                 anyhow::Error::new(e).context(format!("no answer within --timeout {} s", g.timeout))
@@ -422,12 +426,18 @@ enum GroupCommand {
 }
 
 fn main() -> ExitCode {
+    // --json before any `--`: errors, even clap's, are JSON too
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => match err.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => err.exit(),
             _ => {
-                eprintln!("redvote: {}", usage_error(&err));
+                let message = usage_error(&err);
+                fail(json, "REDVOTE_USAGE".into(), &message, false);
                 return ExitCode::from(2);
             }
         },
@@ -435,9 +445,41 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("redvote: {}", one_line(&err));
+            let code = driver_error(&err).map(error_code);
+            let code = code.map_or(serde_json::Value::Null, Into::into);
+            fail(json, code, &one_line(&err), may_have_applied(&err));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Tell an error on stderr: `redvote: MESSAGE`, or with --json one object
+/// `{"error": {"code", "message", "may_have_applied"}}`.
+fn fail(json: bool, code: serde_json::Value, message: &str, may_have_applied: bool) {
+    if json {
+        let error = json!({ "error": {
+            "code": code,
+            "message": message,
+            "may_have_applied": may_have_applied,
+        }});
+        eprintln!("{error}");
+    } else {
+        eprintln!("redvote: {message}");
+    }
+}
+
+/// The stable code of a driver error: a script's (`REDVOTE_UNKNOWN_BOARD`,
+/// ...) or the CLI's for the others (docs/cli.md).
+fn error_code(err: &redvote::Error) -> &'static str {
+    use redvote::Error as E;
+    match err {
+        E::MayHaveApplied { source } => error_code(source),
+        E::Timeout { .. } => "REDVOTE_TIMEOUT",
+        E::NotReplicated { .. } => "REDVOTE_NOT_REPLICATED",
+        E::Redis(_) => "REDVOTE_REDIS",
+        E::Config(_) => "REDVOTE_CONNECTION_SETTING",
+        E::Reply { .. } => "REDVOTE_UNEXPECTED_REPLY",
+        err => err.code().map_or("REDVOTE_INTERNAL", redvote::Code::as_str),
     }
 }
 
@@ -501,12 +543,12 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Post(p) => {
             let id = g.run(&site.post(&p.user, &p.title, &p.link))?;
-            print(g, &id, |id| id.to_string())
+            print(g, &json!({ "id": id.to_string() }), |_| id.to_string())
         }
         Command::Import { post: p, time } => {
             let call = site.import(&p.user, &p.title, &p.link, time);
             let id = g.run(&call)?;
-            print(g, &id, |id| id.to_string())
+            print(g, &json!({ "id": id.to_string() }), |_| id.to_string())
         }
         Command::Vote(v) => vote(g, &site, v, Vote::Up),
         Command::Downvote(v) => vote(g, &site, v, Vote::Down),
@@ -535,7 +577,7 @@ fn run(cli: Cli) -> Result<()> {
                     sha1: s.sha1().to_string(),
                 })
                 .collect();
-            print(g, &list, |l| show_scripts(l))
+            print(g, &json!({ "scripts": list }), |_| show_scripts(&list))
         }
         Command::Load => {
             let loaded = redvote::scripts::load_all(g.connect()?.redis()?)?;
@@ -543,7 +585,7 @@ fn run(cli: Cli) -> Result<()> {
                 .into_iter()
                 .map(|(name, sha1)| ScriptLine { name, sha1 })
                 .collect();
-            print(g, &list, |l| show_scripts(l))
+            print(g, &json!({ "scripts": list }), |_| show_scripts(&list))
         }
         Command::Demo => demo::run(g),
         Command::Check => check(g, &site),
@@ -628,7 +670,9 @@ fn rerank(g: &Global, site: &Site, batch: u32) -> Result<()> {
         }
         start = done.next;
     }
-    print(g, &ranked, |n| format!("ranked {n} article(s)"))
+    print(g, &json!({ "ranked": ranked }), |_| {
+        format!("ranked {ranked} article(s)")
+    })
 }
 
 /// `check`: the site's keys checked (read-only); refused up front for an
@@ -705,9 +749,11 @@ pub fn out(text: &str) -> Result<()> {
     }
 }
 
-/// A page prints as a JSON array of articles with --json.
+/// A page prints as a JSON object with --json: `order`, `group` (a
+/// group's page), `page`, `per_page`, `total`, `articles`.
 pub fn print_page(g: &Global, page: &Page) -> Result<()> {
-    print(g, &page.articles, |articles| {
+    print(g, page, |page| {
+        let articles = &page.articles;
         let mut out = format!(
             "page {} of {} ({} articles, by {})",
             page.page,

@@ -61,7 +61,7 @@ fn full_flow_in_human_and_json_output() {
                 "https://b.example"
             ]
         ),
-        2
+        serde_json::json!({"id": "2"})
     );
 
     let v = json(u, &["vote", "--user", "user:3", "2"]);
@@ -98,8 +98,13 @@ fn full_flow_in_human_and_json_output() {
     assert_eq!(a["time"].as_f64(), Some(time));
     assert_eq!(a["score"].as_f64(), Some(time + 2.0 * 432.0));
 
-    // Pages are arrays of articles, best first.
+    // Pages are objects; their articles best first.
     let page = json(u, &["articles"]);
+    assert_eq!(
+        (&page["order"], &page["page"], &page["total"]),
+        (&Value::from("score"), &Value::from(1), &Value::from(2))
+    );
+    let page = &page["articles"];
     let ids: Vec<&str> = page
         .as_array()
         .unwrap()
@@ -109,7 +114,7 @@ fn full_flow_in_human_and_json_output() {
     assert_eq!(ids, ["2", "1"]);
     // Scores only with --scores (one ZMSCORE more for Redis).
     assert!(page[0]["score"].is_null());
-    let scored = json(u, &["articles", "--scores"]);
+    let scored = &json(u, &["articles", "--scores"])["articles"];
     assert_eq!(scored[0]["score"].as_f64(), Some(time + 2.0 * 432.0));
     assert!(ok(u, &["articles", "--scores"]).contains("(score "));
     let page = json(
@@ -123,7 +128,8 @@ fn full_flow_in_human_and_json_output() {
             "--page",
             "2",
         ],
-    );
+    )["articles"]
+        .clone();
     assert_eq!(page.as_array().unwrap().len(), 1);
     assert_eq!(
         page[0]["id"], "1",
@@ -135,6 +141,8 @@ fn full_flow_in_human_and_json_output() {
     let g = json(u, &["group", "add", "1", "redis", "lua"]);
     assert_eq!(g["added"], 2);
     let ga = json(u, &["group", "articles", "redis"]);
+    assert_eq!(ga["group"], "redis");
+    let ga = &ga["articles"];
     assert_eq!(ga.as_array().unwrap().len(), 1);
     assert_eq!(ga[0]["id"], "1");
     let g = json(u, &["group", "remove", "1", "lua"]);
@@ -143,7 +151,7 @@ fn full_flow_in_human_and_json_output() {
         .sismember::<_, _, bool>("group:lua", "article:1")
         .unwrap());
     assert_eq!(
-        json(u, &["group", "articles", "lua"])
+        json(u, &["group", "articles", "lua"])["articles"]
             .as_array()
             .unwrap()
             .len(),
@@ -158,7 +166,7 @@ fn full_flow_in_human_and_json_output() {
     assert_eq!(c["page_size"], 1);
     assert_eq!(c["rankings"], serde_json::json!(["hot", "best"]));
     assert_eq!(
-        json(u, &["articles"]).as_array().unwrap().len(),
+        json(u, &["articles"])["articles"].as_array().unwrap().len(),
         1,
         "page_size 1 applies to every client"
     );
@@ -182,7 +190,7 @@ fn scripts_and_load_give_the_evalsha_names() {
     let server = support::server();
     let mut con = support::con(&server);
     let loaded = json(Some(&server.url()), &["load"]);
-    assert_eq!(loaded.as_array().unwrap().len(), expected.len());
+    assert_eq!(loaded["scripts"].as_array().unwrap().len(), expected.len());
     for s in redvote::scripts::all() {
         assert!(script_exists(&mut con, s.sha1()), "{} not loaded", s.name());
     }
@@ -250,7 +258,7 @@ fn demo_runs_on_its_own_throwaway_server() {
     );
     assert!(human.contains("front page:"), "{human}");
     let page = json(None, &["demo"]);
-    let articles = page.as_array().unwrap();
+    let articles = page["articles"].as_array().unwrap();
     assert_eq!(articles.len(), 5);
     let scores: Vec<f64> = articles
         .iter()
@@ -317,7 +325,9 @@ fn campaign_commands_end_to_end() {
             "stars:c",
         ],
     );
+    let ballots = &ballots["ballots"];
     assert_eq!(ballots.as_array().unwrap().len(), 2);
+    assert_eq!(ballots[0]["replay"], false, "replay is always there");
     let total = ballots[0]["shown"]
         .as_array()
         .unwrap()
@@ -341,15 +351,16 @@ fn campaign_commands_end_to_end() {
     assert!(stderr.starts_with("redvote: REDVOTE_RATE_LIMITED rule per-user refused the vote for the rest of the campaign"), "{stderr}");
     assert_eq!(support::digest(&mut con), before, "the refused vote wrote");
     let left = json(u, &["campaign", "spring", "limits", "--user", "u1"]);
-    assert_eq!(left[0]["remaining"], 0);
-    json(u, &["campaign", "spring", "reset-limits", "--user", "u1"]);
+    assert_eq!(left["limits"][0]["remaining"], 0);
+    let reset = json(u, &["campaign", "spring", "reset-limits", "--user", "u1"]);
+    assert!(reset["reset"].as_u64().is_some(), "{reset}");
     json(
         u,
         &["campaign", "spring", "vote", "--user", "u1", "stars:b"],
     );
 
     let top = json(u, &["campaign", "spring", "top", "stars"]);
-    let entries: Vec<(String, String, u64)> = top[0]["entries"]
+    let entries: Vec<(String, String, u64)> = top["boards"][0]["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -375,8 +386,8 @@ fn campaign_commands_end_to_end() {
             "campaign", "spring", "top", "stars", "--kind", "real", "--period", "day",
         ],
     );
-    assert_eq!(real[0]["size"], 3);
-    let standing = json(u, &["campaign", "spring", "standing", "stars", "a"]);
+    assert_eq!(real["boards"][0]["size"], 3);
+    let standing = &json(u, &["campaign", "spring", "standing", "stars", "a"])["standings"];
     assert_eq!(
         (
             standing[0]["rank"].as_u64(),
@@ -399,10 +410,17 @@ fn campaign_commands_end_to_end() {
         &["campaign", "spring", "participants", "stars", "a", "b"],
     );
     assert_eq!(people["campaign"], 1);
+    assert_eq!(
+        people["options"],
+        serde_json::json!([
+            {"option": "a", "participants": 1},
+            {"option": "b", "participants": 1}
+        ])
+    );
 
     json(u, &["campaign", "spring", "remove-options", "stars", "c"]);
     let top = json(u, &["campaign", "spring", "top", "stars"]);
-    assert_eq!(top[0]["size"], 2);
+    assert_eq!(top["boards"][0]["size"], 2);
     let out = redvote(
         u,
         &["campaign", "spring", "vote", "--user", "u2", "stars:c"],

@@ -13,6 +13,7 @@ mod cluster_readme;
 mod deadlines;
 mod faults;
 mod import_input;
+mod json_shapes;
 mod messages;
 mod rankings;
 mod readme;
