@@ -3,8 +3,8 @@
 //! checker send themselves (`WAIT`, `CLUSTER SLOTS`, `ROLE`, `SCAN`...,
 //! found in src/ and crates/redvote-check/src); a user created with it runs
 //! both systems, waits for a replica and checks a campaign, on one server
-//! with a replica and on a cluster; a user whose key patterns do not cover
-//! a call's key is refused, writing nothing.
+//! with a replica, through Sentinel and on a cluster; a user whose key
+//! patterns do not cover a call's key is refused, writing nothing.
 
 use std::collections::BTreeSet;
 
@@ -330,4 +330,21 @@ fn a_least_privilege_user_runs_on_a_cluster() {
         .url()
         .replacen("redis://", "redis://redvote:pw@", 1);
     vote_wait_and_check(&client, "aclc", Some(node));
+}
+
+#[test]
+fn a_least_privilege_user_runs_through_sentinel() {
+    let d = support::sentinel::Deployment::start();
+    for node in [&d.master, &d.replica] {
+        setuser(&mut support::con(node), "redvote", &["{c:acls}:*"]);
+    }
+    // the URL's credentials are the master's; the sentinels are reached
+    // without them
+    let url = d
+        .url()
+        .replacen("redis+sentinel://", "redis+sentinel://redvote:pw@", 1);
+    let client = redvote::Client::open(&url)
+        .unwrap()
+        .wait_for_replicas(1, std::time::Duration::from_secs(5));
+    vote_wait_and_check(&client, "acls", None);
 }
