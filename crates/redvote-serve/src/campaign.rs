@@ -104,7 +104,7 @@ async fn configure(
     Json(settings): Json<CampaignSettings>,
 ) -> Result<Json<Configured>, Problem> {
     let c = campaign(&name)?;
-    Ok(Json(state.con.run(&c.configure(&settings)).await?))
+    Ok(Json(state.run(&c.configure(&settings)).await?))
 }
 
 /// One (board, option) pair.
@@ -197,7 +197,7 @@ async fn vote(
             .iter()
             .map(|p| (p.board.as_str(), p.option.as_str()))
             .collect();
-        let ballots = state.con.run(&c.vote_by(&voter, &pairs)).await?;
+        let ballots = state.run(&c.vote_by(&voter, &pairs)).await?;
         let replay = ballots.iter().any(|b| b.replay);
         Ok::<_, Problem>(VoteResult { ballots, replay })
     }
@@ -282,7 +282,7 @@ async fn import(
         .map(|(o, a)| (o.as_str(), a.as_text()))
         .collect();
     let pairs: Vec<(&str, &str)> = amounts.iter().map(|(o, a)| (*o, a.as_str())).collect();
-    Ok(Json(state.con.run(&c.import(&board, &pairs)).await?))
+    Ok(Json(state.run(&c.import(&board, &pairs)).await?))
 }
 
 /// Which boards (or board) to read, and how.
@@ -374,7 +374,7 @@ async fn top(
     let c = campaign(&name)?;
     let view = View::new(q.kind, q.period.clone());
     let call = c.top(&list(&q.boards), &view, Paging::new(q.page, q.per_page));
-    let pages = state.con.run(&call).await?;
+    let pages = state.run(&call).await?;
     let per_page = u64::from(q.per_page.max(1));
     let boards = pages
         .into_iter()
@@ -447,7 +447,6 @@ async fn standing(
     let c = campaign(&name)?;
     let view = View::new(q.kind, q.period);
     let standings = state
-        .con
         .run(&c.standing(&board, &view, &list(&q.members)))
         .await?;
     Ok(Json(Standings { board, standings }))
@@ -508,10 +507,7 @@ async fn around(
     let view = View::new(q.kind, q.period);
     let near = Neighbourhood::new(q.window, q.per_page);
     Ok(Json(
-        state
-            .con
-            .run(&c.around(&board, &view, &member, near))
-            .await?,
+        state.run(&c.around(&board, &view, &member, near)).await?,
     ))
 }
 
@@ -566,7 +562,7 @@ async fn participants(
 ) -> Result<Json<ParticipantCounts>, Problem> {
     let c = campaign(&name)?;
     let options = q.options.as_deref().map(list).unwrap_or_default();
-    let p = state.con.run(&c.participants(&board, &options)).await?;
+    let p = state.run(&c.participants(&board, &options)).await?;
     Ok(Json(ParticipantCounts {
         campaign: p.campaign,
         options: p
@@ -628,7 +624,7 @@ async fn limits(
         ..Voter::new(&q.user)
     };
     let pairs = pairs(q.pairs.as_deref())?;
-    let limits = state.con.run(&c.limits(&voter, &pairs)).await?;
+    let limits = state.run(&c.limits(&voter, &pairs)).await?;
     Ok(Json(Limits { limits }))
 }
 
@@ -687,7 +683,7 @@ async fn reset_limits(
         .iter()
         .map(|p| (p.board.as_str(), p.option.as_str()))
         .collect();
-    let reset = state.con.run(&c.reset_limits(&voter, &pairs)).await?;
+    let reset = state.run(&c.reset_limits(&voter, &pairs)).await?;
     Ok(Json(Reset { reset }))
 }
 
@@ -740,7 +736,6 @@ async fn reindex(
     let c = campaign(&name)?;
     Ok(Json(
         state
-            .con
             .run(&c.reindex(&board, &body.cursor, body.count))
             .await?,
     ))

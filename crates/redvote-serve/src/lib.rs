@@ -194,6 +194,29 @@ impl AppState {
         })
     }
 
+    /// Run `call` through the connection (its retry policy), counted and
+    /// timed in the Redis metrics by its script.
+    pub(crate) async fn run<T: redvote::reply::Reply>(
+        &self,
+        call: &redvote::Call<T>,
+    ) -> redvote::Result<T> {
+        let start = std::time::Instant::now();
+        let result = self.con.run(call).await;
+        let seconds = start.elapsed().as_secs_f64();
+        self.metrics.call(call.script().name(), seconds, &result);
+        result
+    }
+
+    /// Read `page` through the connection, counted as its script call.
+    pub(crate) async fn page(&self, page: &redvote::PageCall) -> redvote::Result<redvote::Page> {
+        let start = std::time::Instant::now();
+        let result = self.con.page(page).await;
+        let seconds = start.elapsed().as_secs_f64();
+        self.metrics
+            .call(page.ids().script().name(), seconds, &result);
+        result
+    }
+
     /// Tell long-lived responses (SSE streams) to end: shutdown started.
     pub fn begin_shutdown(&self) {
         let _ = self.stop.send(true);

@@ -123,7 +123,6 @@ async fn post_article(
 ) -> Result<impl IntoResponse, Problem> {
     let site = site(&state, &name)?;
     let id = state
-        .con
         .run(&site.post(&body.user, &body.title, &body.link))
         .await?;
     let location = format!("/v1/sites/{name}/articles/{id}");
@@ -201,7 +200,7 @@ impl From<Page> for ArticlePage {
 /// Read a page with the retrying connection: the ids call, then the
 /// articles' hashes in one transaction, the two retried together.
 async fn read_page(state: &AppState, call: redvote::PageCall) -> Result<ArticlePage, Problem> {
-    Ok(state.con.page(&call).await?.into())
+    Ok(state.page(&call).await?.into())
 }
 
 /// A page of the site's articles in an order.
@@ -264,7 +263,7 @@ async fn article(
 ) -> Result<Json<Article>, Problem> {
     let site = site(&state, &name)?;
     Ok(Json(
-        state.con.run(&site.article(&id, q.user.as_deref())).await?,
+        state.run(&site.article(&id, q.user.as_deref())).await?,
     ))
 }
 
@@ -306,10 +305,7 @@ async fn vote(
     Json(body): Json<ArticleVote>,
 ) -> Result<Json<VoteOutcome>, Problem> {
     let site = site(&state, &name)?;
-    let result = state
-        .con
-        .run(&site.set_vote(&body.user, &id, body.vote))
-        .await;
+    let result = state.run(&site.set_vote(&body.user, &id, body.vote)).await;
     let result = result.map_err(Problem::from);
     state.metrics.vote(
         System::Site,
@@ -357,7 +353,7 @@ async fn groups(
     let site = site(&state, &name)?;
     let add: Vec<&str> = body.add.iter().map(String::as_str).collect();
     let remove: Vec<&str> = body.remove.iter().map(String::as_str).collect();
-    Ok(Json(state.con.run(&site.groups(&id, &add, &remove)).await?))
+    Ok(Json(state.run(&site.groups(&id, &add, &remove)).await?))
 }
 
 /// A page of a group's articles in an order (through the seeds' 60-second
@@ -411,7 +407,7 @@ async fn config(
     Path(name): Path<String>,
 ) -> Result<Json<Config>, Problem> {
     let site = site(&state, &name)?;
-    Ok(Json(state.con.run(&site.config()).await?))
+    Ok(Json(state.run(&site.config()).await?))
 }
 
 /// A change to the site's settings: absent fields stay as they are.
@@ -456,7 +452,7 @@ async fn configure(
         page_size: body.page_size,
         rankings: body.rankings,
     };
-    Ok(Json(state.con.run(&site.configure(&update)).await?))
+    Ok(Json(state.run(&site.configure(&update)).await?))
 }
 
 /// One batch of a rerank.
@@ -498,7 +494,5 @@ async fn rerank(
     Json(body): Json<RerankRequest>,
 ) -> Result<Json<Reranked>, Problem> {
     let site = site(&state, &name)?;
-    Ok(Json(
-        state.con.run(&site.rerank(body.start, body.count)).await?,
-    ))
+    Ok(Json(state.run(&site.rerank(body.start, body.count)).await?))
 }

@@ -14,6 +14,7 @@ mod admin;
 mod app;
 mod auth;
 mod campaign;
+mod metrics_labels;
 mod ops;
 mod recovery;
 mod site;
