@@ -267,17 +267,18 @@ impl AsyncConnection {
         self.retried(idempotent, send).await
     }
 
-    /// The redis-rs connection, connecting first if the last one failed
-    /// (within the client's deadline). A connection that breaks while the
-    /// caller uses it stays the shared one until a call through the retry
-    /// policy fails on it: prefer [`with_redis`](Self::with_redis).
+    /// The redis-rs connection, answering now: a `PING` sent through the
+    /// retry policy, as [`with_redis`](Self::with_redis) sends, so a
+    /// connection that broke while idle (a restart, `CLIENT KILL`, an idle
+    /// timeout) is replaced before it is handed out (one round trip more;
+    /// within the client's deadline). It may still break while the caller
+    /// uses it: prefer [`with_redis`](Self::with_redis).
     pub async fn redis(&self) -> Result<AsyncRedis> {
-        let budget = self.client.budget();
-        let current = self.current(self.next_slot(), &budget);
-        match tokio::time::timeout_at(budget.end(), current).await {
-            Ok(result) => Ok(result?.1),
-            Err(_) => Err(budget.expired(false, None)),
-        }
+        self.retried(true, |mut con| async move {
+            redis::cmd("PING").query_async::<()>(&mut con).await?;
+            Ok(con)
+        })
+        .await
     }
 
     /// The connection the next call takes.

@@ -48,6 +48,9 @@ fn reads_recover_after_client_kill() {
         .request(Method::GET, "/v1/campaigns/fall/settings", Some(ADMIN))
         .send();
     assert_eq!(settings.status, 200, "settings: {}", settings.text);
-    // GET /v1/campaigns (admin.rs) still takes the raw `redis()` handle:
-    // it should go through `AsyncConnection::with_redis` as /readyz does
+    kill_clients(&server);
+    let list = svc
+        .request(Method::GET, "/v1/campaigns", Some(ADMIN))
+        .send();
+    assert_eq!(list.status, 200, "list: {}", list.text);
 }
