@@ -35,6 +35,10 @@ struct Cli {
     command: Command,
 }
 
+/// The help heading of the options every command takes: each command's
+/// `--help` lists its own options first, these after them.
+const GLOBAL: &str = "Global options";
+
 /// Options every command takes.
 #[derive(Args, Debug, Clone)]
 pub struct Global {
@@ -42,38 +46,38 @@ pub struct Global {
     /// redis+sentinel://[:pass@]s1:26379,s2:26379/MASTER,
     /// redis+cluster://[:pass@]n1:7000,n2:7001 (docs/connecting.md)
     /// [default: redis://127.0.0.1:6379; demo starts a throwaway server instead]
-    #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true)]
+    #[arg(long, env = "REDVOTE_URL", hide_env_values = true, global = true, help_heading = GLOBAL)]
     pub url: Option<String>,
     /// PEM file of the CA that signed the servers' TLS certificates (rediss)
-    #[arg(long, env = "REDVOTE_TLS_CA", global = true)]
+    #[arg(long, env = "REDVOTE_TLS_CA", global = true, help_heading = GLOBAL)]
     pub tls_ca: Option<std::path::PathBuf>,
     /// PEM file of a TLS client certificate (with --tls-key)
-    #[arg(long, env = "REDVOTE_TLS_CERT", global = true, requires = "tls_key")]
+    #[arg(long, env = "REDVOTE_TLS_CERT", global = true, requires = "tls_key", help_heading = GLOBAL)]
     pub tls_cert: Option<std::path::PathBuf>,
     /// PEM file of the TLS client certificate's key (with --tls-cert)
-    #[arg(long, env = "REDVOTE_TLS_KEY", global = true, requires = "tls_cert")]
+    #[arg(long, env = "REDVOTE_TLS_KEY", global = true, requires = "tls_cert", help_heading = GLOBAL)]
     pub tls_key: Option<std::path::PathBuf>,
     /// After each write, wait until this many replicas acknowledged it
     /// (WAIT); fewer within --wait-timeout fail the call (exit 1)
-    #[arg(long, default_value_t = 0, global = true)]
+    #[arg(long, default_value_t = 0, global = true, help_heading = GLOBAL)]
     pub wait_replicas: u32,
     /// Seconds --wait-replicas waits at most
-    #[arg(long, default_value_t = 1.0, value_parser = seconds, global = true)]
+    #[arg(long, default_value_t = 1.0, value_parser = seconds, global = true, help_heading = GLOBAL)]
     pub wait_timeout: f64,
     /// Key prefix of the site (e.g. "{site1}:" to keep it in one cluster slot)
-    #[arg(long, default_value = "", global = true)]
+    #[arg(long, default_value = "", global = true, help_heading = GLOBAL)]
     pub prefix: String,
     /// Machine-readable JSON output
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
     /// Seconds each Redis call may take in all (connecting, Sentinel
     /// discovery, cluster routing, retries and the waits between them);
     /// past it the command fails
-    #[arg(long, default_value_t = 5.0, value_parser = seconds, global = true)]
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, global = true, help_heading = GLOBAL)]
     pub timeout: f64,
     /// Retries of a call that failed before running (LOADING, BUSY, refused
     /// connection) or, when it cannot count twice, with an unknown outcome
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10), global = true)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10), global = true, help_heading = GLOBAL)]
     pub retries: u32,
 }
 

@@ -12,6 +12,7 @@ mod cluster_check;
 mod cluster_readme;
 mod deadlines;
 mod faults;
+mod help;
 mod import_input;
 mod json_shapes;
 mod messages;
