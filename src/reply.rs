@@ -17,8 +17,10 @@ use redis::Value;
 /// Why a reply did not fit; [`crate::Call`] adds the script name.
 pub(crate) type Shape<T> = Result<T, String>;
 
-/// A result type read from a script's reply.
-pub trait Reply: Sized {
+/// A result type read from a script's reply. `Send`: a sync cluster
+/// [`Connection`](crate::Connection) may read it on a helper thread (when
+/// called inside a tokio runtime).
+pub trait Reply: Sized + Send {
     /// Read `reply`, or say why it does not fit.
     fn from_reply(reply: Value) -> Result<Self, String>;
 }

@@ -70,7 +70,9 @@
 //!   clients of [`Client::for_key`] and [`Client::primaries`];
 //! - `sentinel`: asking the sentinels for the master and checking it, each
 //!   step within the call's deadline (sync and async);
-//! - `sync`: [`Connection`];
+//! - `sync`: [`Connection`] (on a cluster with the feature `async`, an
+//!   async cluster connection driven on a runtime of its own, so that its
+//!   calls are cut at the deadline);
 //! - `aio` (feature `async`): `AsyncConnection` and `AsyncRedis`.
 //!
 //! [`Call::run`]: crate::Call::run
@@ -190,10 +192,15 @@ impl Client {
     /// it, and each connect and reply timeout is capped by what remains.
     /// Past it the call fails with [`Error::Timeout`](crate::Error::Timeout)
     /// (`may_have_applied()` is true when the call may have been sent). An
-    /// async call is cut at the deadline; a sync one can overrun it by the
-    /// time one blocking step takes once capped (a few ms), except on a
-    /// cluster, where redis-rs's sync client makes several steps per attempt
-    /// (see [`Client::cluster_retry`]).
+    /// async call is cut at the deadline, and so is a sync call on a
+    /// cluster with the feature `async` (the default: [`Connection`] drives
+    /// an async cluster connection on a runtime of its own); any other sync
+    /// call can overrun it by the time one blocking step takes once capped
+    /// (a few ms). Without `async`, a sync cluster call goes through
+    /// redis-rs's sync cluster client, which makes several blocking steps
+    /// per attempt (a connect and `PING` of every node on a slot refresh):
+    /// it is not held to the deadline. [`Connection::redis`] on a cluster
+    /// is that sync client too (its timeouts apply, not the deadline).
     ///
     /// Default: what the retry policy and the timeouts add up to (every
     /// send's connect and response timeouts, and the waits in between).
@@ -252,12 +259,13 @@ impl Client {
     /// failover (which promotes the most up-to-date replica) keeps it.
     ///
     /// A `WAIT` counts the writes of the connection it is sent on. On a
-    /// sync cluster connection it is a second request to the slot's
-    /// primary (redis-rs's sync cluster client has no routed pipeline):
-    /// should redis-rs reconnect between the two, or the script have run on
-    /// another node after an `ASK`, it reaches a connection that wrote
-    /// nothing and answers at once. The async cluster connection sends both
-    /// in one pipeline and has no such gap.
+    /// sync cluster connection built without the feature `async` it is a
+    /// second request to the slot's primary (redis-rs's sync cluster client
+    /// has no routed pipeline): should redis-rs reconnect between the two,
+    /// or the script have run on another node after an `ASK`, it reaches a
+    /// connection that wrote nothing and answers at once. The async cluster
+    /// connection (which a sync one uses with `async`) sends both in one
+    /// pipeline and has no such gap.
     pub fn wait_for_replicas(self, replicas: u32, timeout: Duration) -> Self {
         Client {
             wait: (replicas > 0).then_some((replicas, timeout)),

@@ -4,6 +4,16 @@
 //! sentinels again, for a Sentinel URL), and calls sent through the
 //! client's [`Retry`](super::Retry) policy, with the wait for replicas when
 //! asked.
+//!
+//! On a cluster, with the feature `async`, [`Connection::run`] and
+//! [`Connection::page`] drive an [`AsyncConnection`](super::AsyncConnection)
+//! (one cluster connection) on a current-thread tokio runtime the
+//! `Connection` owns (`Bounded`), so a call is cut at its deadline as an
+//! async one is: redis-rs's sync cluster client makes several blocking
+//! steps per attempt (a slot refresh connects to and pings every node),
+//! which no socket timeout bounds (a stalled primary held a 1 s call for
+//! 17-37 s). Without `async`, and for [`Connection::redis`], it is
+//! redis-rs's sync cluster connection.
 
 use std::time::Duration;
 
@@ -23,6 +33,76 @@ pub struct Connection {
     client: Client,
     cluster: Option<redis::cluster::ClusterClient>,
     con: Option<Link>,
+    /// On a cluster (feature `async`): what `run` and `page` go through.
+    #[cfg(feature = "async")]
+    bounded: Option<Box<Bounded>>,
+}
+
+/// A cluster's calls from a sync [`Connection`], cut at their deadline: an
+/// async connection and the current-thread runtime that drives it, only
+/// while a call runs.
+#[cfg(feature = "async")]
+struct Bounded {
+    con: super::AsyncConnection,
+    /// Always Some but in `drop`.
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+/// Shut down without waiting: a runtime dropped inside another one (a
+/// `Connection` dropped in an async function) would panic.
+#[cfg(feature = "async")]
+impl Drop for Bounded {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+#[cfg(feature = "async")]
+impl Bounded {
+    /// An async connection of `client` (one cluster connection, however
+    /// many an `AsyncConnection` of it would spread its calls over).
+    fn open(client: &Client) -> Result<Bounded> {
+        // redis-rs's `tokio-comp` (feature `async`) brings tokio's `rt`
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| crate::error::Error::Redis(e.into()))?;
+        let client = Client {
+            links: Some(1),
+            ..client.clone()
+        };
+        match block_on(&rt, || super::AsyncConnection::open(&client)) {
+            Ok(con) => Ok(Bounded { con, rt: Some(rt) }),
+            Err(err) => {
+                rt.shutdown_background();
+                Err(err)
+            }
+        }
+    }
+
+    /// `f()` to its end on this runtime.
+    fn run<R: Send, F: std::future::Future<Output = R>>(&self, f: impl FnOnce() -> F + Send) -> R {
+        block_on(self.rt.as_ref().expect("taken only in drop"), f)
+    }
+}
+
+/// `f()` to its end on `rt`: on this thread, or on a helper thread when
+/// this one is inside a tokio runtime (where `block_on` would panic).
+#[cfg(feature = "async")]
+fn block_on<R: Send, F: std::future::Future<Output = R>>(
+    rt: &tokio::runtime::Runtime,
+    f: impl FnOnce() -> F + Send,
+) -> R {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return rt.block_on(f());
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| rt.block_on(f()))
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// A sync redis-rs connection of one of the URL forms.
@@ -69,10 +149,21 @@ impl Connection {
             Target::Cluster(seeds) => Some(client.cluster_client(seeds)?),
             _ => None,
         };
+        #[cfg(feature = "async")]
+        if cluster.is_some() {
+            return Ok(Connection {
+                client: client.clone(),
+                cluster,
+                con: None,
+                bounded: Some(Box::new(Bounded::open(client)?)),
+            });
+        }
         let mut con = Connection {
             client: client.clone(),
             cluster,
             con: None,
+            #[cfg(feature = "async")]
+            bounded: None,
         };
         client.retry.run_sync(&client.budget(), |budget| {
             (con.link(budget).map(|_| ()), true, false)
@@ -83,6 +174,10 @@ impl Connection {
     /// Run `call`, retried per the client's [`Retry`](super::Retry) policy
     /// (see the module documentation for which failures are retried).
     pub fn run<T: Reply>(&mut self, call: &Call<T>) -> Result<T> {
+        #[cfg(feature = "async")]
+        if let Some(b) = &self.bounded {
+            return b.run(|| b.con.run(call));
+        }
         let prepared = self.client.prepare(call)?;
         let call = prepared.as_ref().unwrap_or(call);
         let (wait, cluster) = (self.client.wait, self.client.is_cluster());
@@ -101,6 +196,10 @@ impl Connection {
     /// time, `LOADING`, `BUSY`, ...), on a new connection when the failure
     /// broke this one.
     pub fn page(&mut self, page: &PageCall) -> Result<Page> {
+        #[cfg(feature = "async")]
+        if let Some(b) = &self.bounded {
+            return b.run(|| b.con.page(page));
+        }
         let prepared = self.client.prepare(page.ids())?;
         debug_assert!(prepared.is_none(), "a page is idempotent: sent as it is");
         let wait = self.client.wait;
@@ -234,5 +333,33 @@ mod tests {
         let start = std::time::Instant::now();
         assert!(once.connect().is_err());
         assert!(start.elapsed() < Duration::from_millis(120));
+    }
+
+    /// A cluster that is not there, connected to inside a tokio runtime (a
+    /// sync cluster connection's own runtime then works on a helper thread
+    /// and is shut down without blocking): an error, not a panic, by the
+    /// deadline.
+    #[cfg(feature = "async")]
+    #[test]
+    fn a_sync_cluster_connect_inside_a_runtime_fails_cleanly() {
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let client = Client::open(&format!("redis+cluster://127.0.0.1:{port}"))
+            .unwrap()
+            .deadline(Duration::from_millis(300));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let err = rt.block_on(async { client.connect().err().expect("nothing listens") });
+        assert!(err.to_string().contains("refused"), "{err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

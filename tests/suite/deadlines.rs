@@ -44,13 +44,12 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// Sync (when `sync_bounded`) and async, on a connection made before the fault (`con`,
-/// `acon`) and on a fresh one (`client.connect()`): an idempotent vote and
-/// a non-idempotent post each end within the deadline. Answers the
-/// errors (Ok calls are allowed: a fault the client rides out).
+/// Sync and async, on a connection made before the fault (`con`, `acon`)
+/// and on a fresh one (`client.connect()`): an idempotent vote and a
+/// non-idempotent post each end within the deadline. Answers the errors
+/// (Ok calls are allowed: a fault the client rides out).
 fn every_call(
     label: &str,
-    sync_bounded: bool,
     client: &Client,
     con: &mut redvote::Connection,
     rt: &tokio::runtime::Runtime,
@@ -58,38 +57,29 @@ fn every_call(
     site: &Site,
 ) -> Vec<Error> {
     let d = client.call_deadline();
-    // redis-rs's sync cluster client makes several blocking steps per
-    // attempt: its calls are measured, not yet held to the bound
-    let sd = if sync_bounded {
-        d
-    } else {
-        Duration::from_secs(600)
-    };
     let mut errors = Vec::new();
     let mut keep = |r: redvote::Result<()>| {
         if let Err(e) = r {
             errors.push(e);
         }
     };
-    if sync_bounded {
-        keep(within(&format!("{label}: sync vote"), sd, || {
-            con.run(&site.vote("user:2", "1")).map(|_| ())
-        }));
-        keep(within(&format!("{label}: sync post"), sd, || {
-            con.run(&site.post("user:3", "t", "https://e.x"))
-                .map(|_| ())
-        }));
-        keep(within(
-            &format!("{label}: sync connect + vote"),
-            sd + sd,
-            || {
-                let mut fresh = within(&format!("{label}: sync connect"), sd, || client.connect())?;
-                within(&format!("{label}: sync vote, new connection"), sd, || {
-                    fresh.run(&site.vote("user:4", "1")).map(|_| ())
-                })
-            },
-        ));
-    }
+    keep(within(&format!("{label}: sync vote"), d, || {
+        con.run(&site.vote("user:2", "1")).map(|_| ())
+    }));
+    keep(within(&format!("{label}: sync post"), d, || {
+        con.run(&site.post("user:3", "t", "https://e.x"))
+            .map(|_| ())
+    }));
+    keep(within(
+        &format!("{label}: sync connect + vote"),
+        d + d,
+        || {
+            let mut fresh = within(&format!("{label}: sync connect"), d, || client.connect())?;
+            within(&format!("{label}: sync vote, new connection"), d, || {
+                fresh.run(&site.vote("user:4", "1")).map(|_| ())
+            })
+        },
+    ));
     keep(within(&format!("{label}: async vote"), d, || {
         rt.block_on(acon.run(&site.vote("user:5", "1"))).map(|_| ())
     }));
@@ -124,7 +114,7 @@ fn a_stopped_standalone_server_fails_calls_within_the_deadline() {
     let rt = runtime();
     let acon = rt.block_on(client.connect_async()).unwrap();
     server.signal("-STOP");
-    let errors = every_call("stopped server", true, &client, &mut con, &rt, &acon, &site);
+    let errors = every_call("stopped server", &client, &mut con, &rt, &acon, &site);
     assert_eq!(errors.len(), 6, "every call fails: {errors:?}");
     assert!(
         errors.iter().all(|e| matches!(e, Error::Timeout { .. })),
@@ -134,7 +124,7 @@ fn a_stopped_standalone_server_fails_calls_within_the_deadline() {
     assert!(errors[1].may_have_applied(), "{}", errors[1]);
     server.signal("-CONT");
     server.kill().unwrap();
-    let errors = every_call("killed server", true, &client, &mut con, &rt, &acon, &site);
+    let errors = every_call("killed server", &client, &mut con, &rt, &acon, &site);
     assert_eq!(errors.len(), 6, "every call fails: {errors:?}");
     for e in &errors {
         assert!(matches!(e, Error::Timeout { .. }), "{e}");
@@ -184,33 +174,17 @@ fn a_stalled_sentinel_or_master_bounds_every_call() {
 
     let first = pid_on(d.sentinels[0].port);
     signal(&first, "-STOP");
-    let errors = every_call(
-        "stalled sentinel",
-        true,
-        &client,
-        &mut con,
-        &rt,
-        &acon,
-        &site,
-    );
+    let errors = every_call("stalled sentinel", &client, &mut con, &rt, &acon, &site);
     signal(&first, "-CONT");
     assert!(errors.is_empty(), "the other sentinels answer: {errors:?}");
 
     d.master.signal("-STOP");
-    let errors = every_call("stalled master", true, &client, &mut con, &rt, &acon, &site);
+    let errors = every_call("stalled master", &client, &mut con, &rt, &acon, &site);
     for e in &errors {
         assert!(matches!(e, Error::Timeout { .. }), "{e}");
     }
     d.wait_promoted();
-    let errors = every_call(
-        "after the failover",
-        true,
-        &client,
-        &mut con,
-        &rt,
-        &acon,
-        &site,
-    );
+    let errors = every_call("after the failover", &client, &mut con, &rt, &acon, &site);
     d.master.signal("-CONT");
     assert!(errors.is_empty(), "the new master answers: {errors:?}");
 }
@@ -267,15 +241,7 @@ fn a_stuck_migration_or_a_stalled_primary_bounds_every_call() {
         .arg("{dl}:article:1")
         .exec(&mut from)
         .unwrap();
-    let errors = every_call(
-        "stuck migration",
-        false,
-        &client,
-        &mut con,
-        &rt,
-        &acon,
-        &site,
-    );
+    let errors = every_call("stuck migration", &client, &mut con, &rt, &acon, &site);
     eprintln!("stuck migration: {} of 6 calls failed", errors.len());
     // the slot goes back to its owner
     for n in [&mut from, &mut to] {
@@ -289,15 +255,7 @@ fn a_stuck_migration_or_a_stalled_primary_bounds_every_call() {
     }
 
     owner.signal("-STOP");
-    let errors = every_call(
-        "stalled primary",
-        false,
-        &client,
-        &mut con,
-        &rt,
-        &acon,
-        &site,
-    );
+    let errors = every_call("stalled primary", &client, &mut con, &rt, &acon, &site);
     owner.signal("-CONT");
     assert!(!errors.is_empty(), "the slot's primary is stalled");
     for e in &errors {

@@ -236,3 +236,41 @@ fn the_bodies_pass_on_a_cluster_with_names_on_every_master() {
         "{raw}"
     );
 }
+
+/// A sync cluster connection drives its calls on a runtime of its own
+/// (that is how it holds them to the deadline); inside a tokio runtime,
+/// where that runtime cannot block, it drives them on a helper thread. A
+/// connection made there or made before runs calls and pages on a
+/// current-thread and on a multi-thread runtime alike.
+#[test]
+fn a_sync_cluster_connection_runs_inside_a_tokio_runtime() {
+    let cluster = shared();
+    let client = Client::open(&cluster.url()).unwrap();
+    let site = Site::new("{in-rt}:");
+    let mut before = client.connect().unwrap();
+    let runtimes = [
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap(),
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    ];
+    for rt in runtimes {
+        rt.block_on(async {
+            let mut inside = client.connect().unwrap();
+            for con in [&mut inside, &mut before] {
+                let id = con.run(&site.post("user:1", "t", "https://e.x")).unwrap();
+                con.run(&site.vote("user:2", &id.to_string())).unwrap();
+                let page = con.page(&site.page(Order::Score, 1, None)).unwrap();
+                assert!(
+                    page.articles.iter().any(|a| a.id == id.to_string()),
+                    "{page:?}"
+                );
+            }
+        });
+    }
+}
