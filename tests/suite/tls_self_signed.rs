@@ -6,7 +6,6 @@
 //! runs the calls.
 
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use redvote::{Campaign, Client, Site};
 
@@ -31,14 +30,7 @@ fn openssl(dir: &std::path::Path, args: &[&str]) {
 /// for its `--tls-ca-cert-file`): self-signed by `openssl req -x509` (v3,
 /// CA:TRUE) when `v1` is false, else `openssl x509 -req -signkey` (v1).
 fn self_signed(v1: bool) -> Certs {
-    static SEQ: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "redvote-tls-ss-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let certs = Certs { dir };
+    let certs = Certs::empty("tls-ss");
     let dir = certs.dir.as_path();
     let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
     if v1 {

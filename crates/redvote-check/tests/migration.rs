@@ -7,19 +7,8 @@
 use redis::Value;
 use redvote::{Campaign, Period, Site};
 use redvote_check::{check_campaign, check_site, Report};
-use redvote_testing::cluster::{con, node_id, Cluster};
+use redvote_testing::cluster::{con, node_id, setslot, Cluster};
 use redvote_testing::{board, boards, options, TempServer};
-
-/// `CLUSTER SETSLOT slot <state> <id>` on `node`.
-fn setslot(node: &TempServer, slot: u16, state: &str, id: &str) {
-    let _: () = redis::cmd("CLUSTER")
-        .arg("SETSLOT")
-        .arg(slot)
-        .arg(state)
-        .arg(id)
-        .query(&mut con(node))
-        .unwrap();
-}
 
 /// Up to `n` keys of `slot` on `node`.
 fn keys_in_slot(node: &TempServer, slot: u16, n: usize) -> Vec<String> {

@@ -103,6 +103,18 @@ pub fn own_slots(node: &TempServer) -> Vec<u16> {
     slots
 }
 
+/// `CLUSTER SETSLOT slot state id` on `node` (`IMPORTING`, `MIGRATING`,
+/// `NODE`: the steps of a slot migration); panics naming the node.
+pub fn setslot(node: &TempServer, slot: u16, state: &str, id: &str) {
+    redis::cmd("CLUSTER")
+        .arg("SETSLOT")
+        .arg(slot)
+        .arg(state)
+        .arg(id)
+        .exec(&mut con(node))
+        .unwrap_or_else(|e| panic!("SETSLOT {slot} {state} on {}: {e}", node.port()));
+}
+
 /// `CLUSTER COUNTKEYSINSLOT slot` on `node`.
 pub fn count_keys_in_slot(node: &TempServer, slot: u16) -> u64 {
     redis::cmd("CLUSTER")

@@ -21,6 +21,19 @@ pub struct Certs {
 }
 
 impl Certs {
+    /// An empty directory of certificates of its own under the temporary
+    /// directory (`redvote-<what>-PID-N`), removed on drop.
+    pub fn empty(what: &str) -> Certs {
+        static SEQ: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "redvote-{what}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Certs { dir }
+    }
+
     /// The path of the file `name` in [`Certs::dir`].
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
@@ -125,14 +138,7 @@ fn leaf(dir: &Path, name: &str, cn: &str, ext: &str, serial: &str) {
 /// Sentinel over TLS), a client certificate (`client.pem`) and a
 /// second, unrelated CA (`other-ca.pem`).
 pub fn certs() -> Certs {
-    static SEQ: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "redvote-tls-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let certs = Certs { dir };
+    let certs = Certs::empty("tls");
     let dir = certs.dir.as_path();
     ca(dir, "ca");
     ca(dir, "other-ca");

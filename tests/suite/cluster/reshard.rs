@@ -14,7 +14,7 @@ use crate::support::TempServer;
 use redvote::client::key_slot;
 use redvote::{Campaign, CampaignSettings, Client};
 
-use super::{con, count_keys_in_slot, node_id, shared, tryagain_count, Cluster};
+use super::{con, count_keys_in_slot, node_id, setslot, shared, tryagain_count, Cluster};
 use crate::support::voters::{self, Ballots, Vote};
 
 const OPTIONS: [&str; 3] = ["a", "b", "c"];
@@ -34,17 +34,8 @@ fn migrate_slot(
     done: &AtomicU64,
 ) -> (usize, Option<u64>) {
     let (src_id, dst_id) = (node_id(src), node_id(dst));
-    let setslot = |node: &TempServer, state: &str, id: &str| {
-        let _: () = redis::cmd("CLUSTER")
-            .arg("SETSLOT")
-            .arg(slot)
-            .arg(state)
-            .arg(id)
-            .query(&mut con(node))
-            .unwrap_or_else(|e| panic!("SETSLOT {slot} {state} on {}: {e}", node.port()));
-    };
-    setslot(dst, "IMPORTING", &src_id);
-    setslot(src, "MIGRATING", &dst_id);
+    setslot(dst, slot, "IMPORTING", &src_id);
+    setslot(src, slot, "MIGRATING", &dst_id);
     let mut source = con(src);
     let (mut moved, mut batches, mut window_start) = (0, 0, None);
     loop {
@@ -75,11 +66,11 @@ fn migrate_slot(
         std::thread::sleep(Duration::from_millis(15));
     }
     let mid_window = window_start.map(|start| done.load(Ordering::SeqCst) - start);
-    setslot(dst, "NODE", &dst_id);
-    setslot(src, "NODE", &dst_id);
+    setslot(dst, slot, "NODE", &dst_id);
+    setslot(src, slot, "NODE", &dst_id);
     for master in cluster.masters() {
         if master.port() != src.port() && master.port() != dst.port() {
-            setslot(master, "NODE", &dst_id);
+            setslot(master, slot, "NODE", &dst_id);
         }
     }
     (moved, mid_window)
