@@ -267,18 +267,14 @@ impl AsyncConnection {
         self.retried(idempotent, send).await
     }
 
-    /// The redis-rs connection, answering now: a `PING` sent through the
-    /// retry policy, as [`with_redis`](Self::with_redis) sends, so a
-    /// connection that broke while idle (a restart, `CLIENT KILL`, an idle
-    /// timeout) is replaced before it is handed out (one round trip more;
-    /// within the client's deadline). It may still break while the caller
-    /// uses it: prefer [`with_redis`](Self::with_redis).
+    /// The redis-rs connection the next call would take, connecting first
+    /// (within the client's deadline) if there is none. Nothing is sent: a
+    /// connection that broke while idle is only noticed by its next
+    /// command, outside the retry policy. Commands of one's own should go
+    /// through [`with_redis`](Self::with_redis), which replaces a broken
+    /// connection and retries.
     pub async fn redis(&self) -> Result<AsyncRedis> {
-        self.retried(true, |mut con| async move {
-            redis::cmd("PING").query_async::<()>(&mut con).await?;
-            Ok(con)
-        })
-        .await
+        self.retried(true, |con| async move { Ok(con) }).await
     }
 
     /// The connection the next call takes.

@@ -154,8 +154,15 @@ async fn campaigns(
     if !(1..=1000).contains(&q.count) {
         return Err(Problem::invalid(Code::Usage, "count: 1..1000"));
     }
-    let mut con = state.con.redis().await?;
-    let page = list_all_campaigns(&mut con, &q.cursor, q.count)
+    // through the retry policy: a connection that broke while idle is
+    // replaced (the list is a read: resending it is safe)
+    let count = q.count;
+    let page = state
+        .con
+        .with_redis(true, |mut con| {
+            let cursor = q.cursor.clone();
+            async move { list_all_campaigns(&mut con, &cursor, count).await }
+        })
         .await
         .map_err(|e| match e {
             // a NODE-CURSOR on a single server, or the reverse
