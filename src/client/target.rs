@@ -223,8 +223,9 @@ impl Target {
             .collect::<Result<Vec<_>>>()
             .map_err(|e| bad(&format!("a sentinel's address does not parse ({e})")))?;
         let master_url = format!("{base}://{user}{{node}}{db_etc}");
-        // the master's URL must parse, with any address in it
-        single(&master_url.replacen("{node}", "127.0.0.1:6379", 1), tls)
+        // the master's URL must parse, with any address in it (a
+        // placeholder: nothing connects to it)
+        single(&master_url.replacen("{node}", "master.invalid:1", 1), tls)
             .map_err(|e| bad(&format!("does not parse ({e})")))?;
         let sentinel = Sentinel {
             sentinels,

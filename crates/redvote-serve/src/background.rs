@@ -26,7 +26,7 @@ use crate::{serve, AppState, Options};
 /// ```no_run
 /// # fn demo() -> anyhow::Result<()> {
 /// use std::collections::BTreeMap;
-/// let client = redvote::Client::open("redis://127.0.0.1:6379")?;
+/// let client = redvote::Client::open(&std::env::var("REDVOTE_URL")?)?;
 /// let sites = BTreeMap::from([("default".to_string(), redvote::Site::default())]);
 /// let options = redvote_serve::Options {
 ///     listen: "127.0.0.1:0".parse()?,

@@ -19,7 +19,7 @@
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
 //! use std::collections::BTreeMap;
-//! let client = redvote::Client::open("redis://127.0.0.1:6379")?;
+//! let client = redvote::Client::open(&std::env::var("REDVOTE_URL")?)?;
 //! let sites = BTreeMap::from([("default".to_string(), redvote::Site::default())]);
 //! redvote_serve::run(&client, sites, &redvote_serve::Options::default(), redvote_serve::signal()).await
 //! # }
