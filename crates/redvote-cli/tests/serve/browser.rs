@@ -355,6 +355,16 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     let phone = run(&rt, c.screenshot());
     std::fs::write(target_dir().join("admin-screenshot-phone.png"), &phone).unwrap();
+    // nothing wider than the phone: no sideways scrolling (issue 20, item 12)
+    let widths = js(
+        &rt,
+        &c,
+        "return [document.documentElement.scrollWidth, window.innerWidth];",
+    );
+    assert!(
+        widths[0].as_u64() <= widths[1].as_u64(),
+        "the page is wider than a 390 px phone: {widths}"
+    );
     let _ = rt.block_on(c.close());
     assert!(
         began.elapsed() < Duration::from_secs(60),
