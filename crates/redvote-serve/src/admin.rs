@@ -11,13 +11,20 @@
 //! (default 300; EventSource reconnects by itself). An event is two
 //! reads (the top, then the participants of its options), each atomic but
 //! not together: a vote between them shows in the participants first and
-//! in the scores at the next event. EventSource cannot send
-//! headers, so this route alone also takes the API token (or the admin
-//! token) as the query parameter `access_token`; the request log records
-//! the matched route, never the query string.
+//! in the scores at the next event.
+//!
+//! Auth of the stream: without an API token it is open, like every other
+//! read (the page then sends nothing). With one, it takes the API or the
+//! admin token as `Authorization: Bearer` or, for EventSource (which
+//! cannot send headers), a stream ticket as `?ticket=`: `POST
+//! .../top/ticket` (admin token) answers one, valid for that campaign and
+//! board for [`TICKET_SECONDS`] (HMAC-signed, nothing stored:
+//! [`super::auth`]). A ticket is checked when the stream opens; the
+//! stream then lasts its `seconds`. No token ever goes in the URL (the
+//! former `?access_token=` is gone: a proxy in front may log URLs).
 
 use std::convert::Infallible;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::campaigns::{list_all_campaigns, read_settings};
 use axum::extract::State;
@@ -32,7 +39,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::Admin;
+use super::auth::{Admin, Ticket, TICKET_SECONDS};
 use super::campaign::campaign;
 use super::extract::{Json, Path, Query};
 use super::problem::{codes, Problem};
@@ -54,6 +61,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .route("/admin/admin.css", axum::routing::get(style))
         .routes(routes!(campaigns))
         .routes(routes!(settings))
+        .routes(routes!(top_ticket))
         .routes(routes!(top_stream))
 }
 
@@ -238,9 +246,11 @@ pub struct StreamQuery {
     #[serde(default = "five_minutes")]
     #[param(minimum = 1, maximum = 3600, default = 300)]
     pub seconds: u32,
-    /// The API token (or the admin token), for clients that cannot send
-    /// an Authorization header (EventSource). Only this route reads it.
-    pub access_token: Option<String>,
+    /// A stream ticket of this campaign and board (`POST .../top/ticket`),
+    /// for clients that cannot send an Authorization header
+    /// (EventSource). Only needed when the service has an API token; a
+    /// ticket that is sent must be valid.
+    pub ticket: Option<String>,
 }
 
 fn total() -> String {
@@ -282,6 +292,93 @@ pub struct LiveTop {
     pub entries: Vec<LiveEntry>,
 }
 
+/// One event of the stream: an `event:` line (`top` or `problem`) and a
+/// `data:` line, one line of JSON (a [`LiveTop`] or a [`Problem`]), then
+/// an empty line. The schema describes an event; the response body is a
+/// sequence of them (with keep-alive comments between).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "event", content = "data", rename_all = "lowercase")]
+pub enum TopEvent {
+    /// `event: top`: the board's top now (at once, then at each change).
+    Top(LiveTop),
+    /// `event: problem`: a read failed; the stream goes on and the next
+    /// good read sends `top` again.
+    Problem(Problem),
+}
+
+/// A stream ticket.
+#[derive(Serialize, ToSchema)]
+pub struct StreamTicket {
+    /// Opaque: send it as `?ticket=` to this board's stream.
+    pub ticket: String,
+    /// Seconds it opens the stream for (then ask for another).
+    pub expires_in: u64,
+    /// Whether the stream needs it: false when the service has no API
+    /// token (the stream is open: send nothing).
+    pub required: bool,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Admin: a ticket that opens this board's live top
+/// (`.../top/stream?ticket=`) for 60 s, so that a browser's EventSource,
+/// which cannot send headers, needs no token in its URL. HMAC-signed with
+/// a key derived from the admin token: nothing is stored, any instance
+/// with the same admin token accepts it. Reads nothing from Redis (an
+/// unknown board is the stream's 404).
+#[utoipa::path(
+    post,
+    path = "/v1/campaigns/{campaign}/boards/{board}/top/ticket",
+    tag = "campaign",
+    params(
+        ("campaign" = String, Path, description = "Campaign name (the board name rule)"),
+        ("board" = String, Path, description = "Board"),
+    ),
+    responses(
+        (status = 200, description = "A ticket, valid 60 s for this campaign and board", body = StreamTicket),
+        (status = 422, description = "A malformed campaign or board name"),
+    ),
+    security(("admin_token" = []))
+)]
+async fn top_ticket(
+    admin: Admin,
+    State(state): State<AppState>,
+    Path((name, board)): Path<(String, String)>,
+) -> Result<impl IntoResponse, Problem> {
+    let _ = admin;
+    campaign(&name)?;
+    if !redvote::is_valid_name(&board) {
+        return Err(Problem::invalid(
+            Code::InvalidName,
+            format!(
+                "board name {:?}: the campaign name rule",
+                super::site::clip(&board)
+            ),
+        ));
+    }
+    let Some(key) = &state.tokens.admin else {
+        // (the Admin extractor already refused)
+        return Err(Problem::new(
+            StatusCode::FORBIDDEN,
+            codes::ADMIN_DISABLED,
+            "admin routes are off",
+        ));
+    };
+    let ticket = Ticket::mint(key, &name, &board, unix_now() + TICKET_SECONDS);
+    Ok((
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(StreamTicket {
+            ticket,
+            expires_in: TICKET_SECONDS,
+            required: state.tokens.api.is_some(),
+        }),
+    ))
+}
+
 /// The board's top and participants now.
 async fn read_top(
     state: &AppState,
@@ -316,31 +413,65 @@ async fn read_top(
     })
 }
 
-/// Whether the request may read the stream: no API token is set, or the
-/// bearer token or `access_token` is the API or the admin token (the
-/// [`super::auth::Api`] rule plus the query parameter).
-fn stream_allowed(state: &AppState, headers: &HeaderMap, query: Option<&str>) -> bool {
-    let Some(api) = &state.tokens.api else {
-        return true;
+/// Whether the request may read the stream of `campaign`/`board`: a
+/// ticket, when one is sent, must be valid for them; else no API token is
+/// set, or the bearer token is the API or the admin token (the
+/// [`super::auth::Api`] rule).
+fn stream_allowed(
+    state: &AppState,
+    headers: &HeaderMap,
+    campaign: &str,
+    board: &str,
+    ticket: Option<&str>,
+) -> Result<(), Problem> {
+    let refuse = |detail: &str| {
+        Err(Problem::new(
+            StatusCode::UNAUTHORIZED,
+            codes::UNAUTHORIZED,
+            detail,
+        ))
     };
-    let header = headers
+    if let Some(ticket) = ticket {
+        let now = unix_now();
+        let valid = state
+            .tokens
+            .admin
+            .as_ref()
+            .is_some_and(|a| Ticket::check(a, ticket, campaign, board, now));
+        return if valid {
+            Ok(())
+        } else {
+            refuse("the ticket is expired, forged or for another board: POST .../top/ticket for a new one")
+        };
+    }
+    let Some(api) = &state.tokens.api else {
+        return Ok(());
+    };
+    let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
         .filter(|(s, _)| s.eq_ignore_ascii_case("bearer"))
         .map(|(_, t)| t.trim());
-    [header, query]
-        .into_iter()
-        .flatten()
-        .any(|t| api.matches(t) || state.tokens.admin.as_ref().is_some_and(|a| a.matches(t)))
+    match given {
+        Some(t)
+            if api.matches(t) || state.tokens.admin.as_ref().is_some_and(|a| a.matches(t)) =>
+        {
+            Ok(())
+        }
+        _ => refuse(
+            "this service needs the API token: Authorization: Bearer <token>, or ?ticket= from POST .../top/ticket",
+        ),
+    }
 }
 
 /// The top `n` of a board with each option's participants, live: a `top`
 /// event at once and then whenever it changes (read every 500 ms), a
 /// `problem` event (a problem+json body) when a read fails, keep-alive
 /// comments every 15 s. The stream ends after `seconds` and when the
-/// server shuts down. Takes the API token as a header or, for
-/// EventSource, as `access_token`.
+/// server shuts down. Open without an API token; with one, takes it (or
+/// the admin token) as a header or, for EventSource, a ticket of this
+/// board as `?ticket=` (`POST .../top/ticket`).
 #[utoipa::path(
     get,
     path = "/v1/campaigns/{campaign}/boards/{board}/top/stream",
@@ -351,8 +482,8 @@ fn stream_allowed(state: &AppState, headers: &HeaderMap, query: Option<&str>) ->
         StreamQuery
     ),
     responses(
-        (status = 200, description = "text/event-stream: `event: top` with a LiveTop as data, `event: problem` with a problem as data", content_type = "text/event-stream", body = String),
-        (status = 401, description = "The API token is set and neither the header nor access_token carries it"),
+        (status = 200, description = "Server-Sent Events, each a TopEvent: `event: top` with a LiveTop as data, `event: problem` with a Problem as data (one line of JSON each)", content_type = "text/event-stream", body = TopEvent),
+        (status = 401, description = "A ticket that is expired, forged or of another board; or the API token is set and neither the header nor a ticket is sent"),
         (status = 404, description = "No such campaign or board"),
         (status = 422, description = "A malformed name or period, or n or seconds out of range"),
     ),
@@ -364,13 +495,7 @@ async fn top_stream(
     Path((name, board)): Path<(String, String)>,
     Query(q): Query<StreamQuery>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, Problem> {
-    if !stream_allowed(&state, &headers, q.access_token.as_deref()) {
-        return Err(Problem::new(
-            StatusCode::UNAUTHORIZED,
-            codes::UNAUTHORIZED,
-            "this service needs the API token: Authorization: Bearer <token> or ?access_token=",
-        ));
-    }
+    stream_allowed(&state, &headers, &name, &board, q.ticket.as_deref())?;
     let c = campaign(&name)?;
     if !(1..=100).contains(&q.n) {
         return Err(Problem::invalid(Code::Usage, "n: 1..100"));
@@ -419,9 +544,15 @@ async fn top_stream(
                         read_top(&live.state, &live.c, &live.board, &live.view, live.n).await
                     }
                 };
-                let (name, data) = match read {
-                    Ok(top) => ("top", serde_json::to_string(&top).unwrap_or_default()),
-                    Err(p) => ("problem", serde_json::to_string(&p).unwrap_or_default()),
+                let event = match read {
+                    Ok(top) => TopEvent::Top(top),
+                    Err(p) => TopEvent::Problem(p),
+                };
+                let (name, data) = match &event {
+                    TopEvent::Top(top) => ("top", serde_json::to_string(top).unwrap_or_default()),
+                    TopEvent::Problem(p) => {
+                        ("problem", serde_json::to_string(p).unwrap_or_default())
+                    }
                 };
                 if live.last.as_deref() == Some(data.as_str()) {
                     continue;

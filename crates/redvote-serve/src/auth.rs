@@ -9,6 +9,15 @@
 //! `REDVOTE_ADMIN_DISABLED` to everyone: they are never open by default.
 //! Without an API token the other routes are open (the service sits behind
 //! the business backends, which say who the user is).
+//!
+//! A stream ticket ([`Ticket`]) opens one board's live top
+//! (`.../top/stream?ticket=`) for [`TICKET_SECONDS`] without putting a
+//! token in a URL: `expiry.mac`, where `mac` is HMAC-SHA-256 over the
+//! campaign, the board and the expiry, keyed with a key derived from the
+//! admin token. Nothing is stored: a ticket is checked by recomputing its
+//! mac, so every instance started with the same admin token accepts the
+//! tickets of the others (behind a load balancer), and changing the admin
+//! token voids them all.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -27,6 +36,15 @@ impl Token {
     /// The token `secret` (non-empty: checked by the command line).
     pub fn new(secret: &str) -> Self {
         Token(Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// The key of the stream tickets: derived from the token (its digest
+    /// under a label of its own), never the digest itself.
+    fn ticket_key(&self) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"redvote stream ticket key v1\0");
+        h.update(self.0);
+        h.finalize().into()
     }
 
     /// Whether `presented` is this token, in constant time.
@@ -104,9 +122,113 @@ impl FromRequestParts<AppState> for Api {
     }
 }
 
+/// How long a stream ticket opens its board's stream, in seconds.
+pub const TICKET_SECONDS: u64 = 60;
+
+/// Stream tickets: minted and checked with the admin token's ticket key.
+pub(super) struct Ticket;
+
+/// HMAC-SHA-256 (RFC 2104) of `parts`, each prefixed with its length so
+/// that no two different lists hash alike.
+fn hmac(key: &[u8; 32], parts: &[&[u8]]) -> [u8; 32] {
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(key);
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let mut inner = Sha256::new();
+    inner.update(pad(0x36));
+    for p in parts {
+        inner.update((p.len() as u64).to_be_bytes());
+        inner.update(p);
+    }
+    let inner: [u8; 32] = inner.finalize().into();
+    let mut outer = Sha256::new();
+    outer.update(pad(0x5c));
+    outer.update(inner);
+    outer.finalize().into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Ticket {
+    /// A ticket for `campaign`/`board` that expires at `expiry` (Unix
+    /// seconds).
+    pub(super) fn mint(admin: &Token, campaign: &str, board: &str, expiry: u64) -> String {
+        let mac = hmac(
+            &admin.ticket_key(),
+            &[campaign.as_bytes(), board.as_bytes(), &expiry.to_be_bytes()],
+        );
+        format!("{expiry}.{}", hex(&mac))
+    }
+
+    /// Whether `ticket` was minted for `campaign`/`board` with this admin
+    /// token and is still valid at `now` (Unix seconds); the mac is
+    /// compared in constant time.
+    pub(super) fn check(
+        admin: &Token,
+        ticket: &str,
+        campaign: &str,
+        board: &str,
+        now: u64,
+    ) -> bool {
+        let Some((expiry, _)) = ticket.split_once('.') else {
+            return false;
+        };
+        let Ok(expiry) = expiry.parse::<u64>() else {
+            return false;
+        };
+        // expired, or from further ahead than a ticket can be
+        if expiry < now || expiry > now.saturating_add(TICKET_SECONDS + 5) {
+            return false;
+        }
+        let want = Ticket::mint(admin, campaign, board, expiry);
+        want.len() == ticket.len() && bool::from(want.as_bytes().ct_eq(ticket.as_bytes()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Token;
+    use super::{Ticket, Token, TICKET_SECONDS};
+
+    #[test]
+    fn tickets_open_their_board_until_they_expire() {
+        let admin = Token::new("adm");
+        let t = Ticket::mint(&admin, "spring", "stars", 1000 + TICKET_SECONDS);
+        assert!(Ticket::check(&admin, &t, "spring", "stars", 1000));
+        assert!(Ticket::check(
+            &admin,
+            &t,
+            "spring",
+            "stars",
+            1000 + TICKET_SECONDS
+        ));
+        assert!(!Ticket::check(
+            &admin,
+            &t,
+            "spring",
+            "stars",
+            1001 + TICKET_SECONDS
+        ));
+        assert!(!Ticket::check(&admin, &t, "spring", "other", 1000));
+        assert!(!Ticket::check(&admin, &t, "sprin", "gstars", 1000));
+        assert!(!Ticket::check(
+            &Token::new("adm2"),
+            &t,
+            "spring",
+            "stars",
+            1000
+        ));
+        let (_, mac) = t.split_once('.').unwrap();
+        let later = format!("{}.{mac}", 1001 + TICKET_SECONDS);
+        assert!(!Ticket::check(&admin, &later, "spring", "stars", 1000));
+        for bad in ["", ".", "x.y", "1060", "1060.", "1060.00"] {
+            assert!(
+                !Ticket::check(&admin, bad, "spring", "stars", 1000),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn tokens_match_exactly() {

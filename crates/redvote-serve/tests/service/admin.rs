@@ -121,8 +121,9 @@ fn cast(svc: &Service, user: &str, option: &str) {
     svc.vote("spring", user, "male-stars", option).ok(200);
 }
 
-/// One event at once, one per change, none without a change; the token as
-/// a query parameter when the API token is set.
+/// One event at once, one per change, none without a change; with the API
+/// token set, the stream takes the token as a header or a ticket, never a
+/// token in the URL.
 #[test]
 fn the_live_top_streams_changes() {
     let server = support::server();
@@ -139,17 +140,31 @@ fn the_live_top_streams_changes() {
         )
     };
     assert_eq!(Events::open(&url("")).err().unwrap().0, 401);
-    assert_eq!(
-        Events::open(&url("&access_token=wrong")).err().unwrap().0,
-        401
-    );
+    // tokens in the URL are not read (a proxy may log URLs)
+    for token in ["api-tok", ADMIN] {
+        assert_eq!(
+            Events::open(&url(&format!("&access_token={token}")))
+                .err()
+                .unwrap()
+                .0,
+            401,
+            "{token}"
+        );
+    }
+    let mine = ticket(&svc, "spring", "male-stars");
+    assert_eq!(mine["required"], true);
     let missing = format!(
-        "{}/v1/campaigns/spring/boards/nope/top/stream?access_token=api-tok",
-        svc.base
+        "{}/v1/campaigns/spring/boards/nope/top/stream?ticket={}",
+        svc.base,
+        ticket(&svc, "spring", "nope")["ticket"].as_str().unwrap()
     );
     assert_eq!(Events::open(&missing).err().unwrap().0, 404);
 
-    let events = Events::open(&url("&access_token=api-tok")).unwrap();
+    let events = Events::open(&url(&format!(
+        "&ticket={}",
+        mine["ticket"].as_str().unwrap()
+    )))
+    .unwrap();
     let (name, first) = events
         .next(Duration::from_secs(5))
         .expect("an event at once");
@@ -182,5 +197,193 @@ fn the_live_top_streams_changes() {
     assert_eq!(after["entries"][0]["member"], "yyqx", "{after}");
     assert_eq!(after["entries"][0]["participants"], 1);
     assert_eq!(after["participants"], 1);
-    let _ = cast; // (the helper for services without an API token)
+}
+
+/// `POST .../top/ticket` of `campaign`/`board` with the admin token.
+fn ticket(svc: &Service, campaign: &str, board: &str) -> Value {
+    svc.request(
+        Method::POST,
+        &format!("/v1/campaigns/{campaign}/boards/{board}/top/ticket"),
+        Some(ADMIN),
+    )
+    .send()
+    .ok(200)
+}
+
+/// A stream ticket: issued for the admin token only, opens the stream of
+/// its own campaign and board, and nothing once expired or altered.
+#[test]
+fn stream_tickets_open_their_board_only() {
+    let server = support::server();
+    let svc = Service::with_options(&server, |o| {
+        o.admin_token = Some(ADMIN.into());
+        o.api_token = Some("api-tok".into());
+    });
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
+    svc.admin(Method::PUT, "/v1/campaigns/autumn/settings", spring())
+        .ok(200);
+    let path = "/v1/campaigns/spring/boards/male-stars/top/ticket";
+    // the admin token only: not the API token, not none
+    svc.request(Method::POST, path, None)
+        .send()
+        .problem(401, "REDVOTE_UNAUTHORIZED");
+    svc.request(Method::POST, path, Some("api-tok"))
+        .send()
+        .problem(401, "REDVOTE_UNAUTHORIZED");
+    svc.request(
+        Method::POST,
+        "/v1/campaigns/no:pe/boards/x/top/ticket",
+        Some(ADMIN),
+    )
+    .send()
+    .problem(422, "REDVOTE_INVALID_NAME");
+    let reply = svc.request(Method::POST, path, Some(ADMIN)).send();
+    assert_eq!(reply.header("cache-control"), Some("no-store"));
+    let t = reply.ok(200);
+    assert_eq!(t["expires_in"], 60);
+    let ticket = t["ticket"].as_str().unwrap().to_string();
+    assert!(!ticket.contains(ADMIN) && !ticket.contains("api-tok"));
+
+    let stream = |campaign: &str, board: &str, ticket: &str| {
+        Events::open(&format!(
+            "{}/v1/campaigns/{campaign}/boards/{board}/top/stream?ticket={ticket}",
+            svc.base
+        ))
+    };
+    let events = stream("spring", "male-stars", &ticket).expect("its own board");
+    assert_eq!(events.next(Duration::from_secs(5)).unwrap().0, "top");
+    // the same ticket again (EventSource reconnects with the same URL)
+    assert!(stream("spring", "male-stars", &ticket).is_ok());
+    // another board, another campaign
+    let other = stream("spring", "female-stars", &ticket).err().unwrap();
+    assert_eq!(other.0, 401, "{}", other.1);
+    assert!(other.1.contains("REDVOTE_UNAUTHORIZED"), "{}", other.1);
+    assert_eq!(
+        stream("autumn", "male-stars", &ticket).err().unwrap().0,
+        401
+    );
+    // forged: another expiry under the same mac, a changed mac, nonsense
+    let (expiry, mac) = ticket.split_once('.').unwrap();
+    let expiry: u64 = expiry.parse().unwrap();
+    let mut flipped = mac.to_string();
+    let last = if flipped.ends_with('0') { "1" } else { "0" };
+    flipped.replace_range(mac.len() - 1.., last);
+    for forged in [
+        format!("{}.{mac}", expiry - 61),
+        format!("{}.{mac}", expiry + 1),
+        format!("{expiry}.{flipped}"),
+        format!("{expiry}.{}", "0".repeat(64)),
+        "api-tok".to_string(),
+        String::new(),
+    ] {
+        assert_eq!(
+            stream("spring", "male-stars", &forged).err().unwrap().0,
+            401,
+            "{forged}"
+        );
+    }
+    // a ticket of another service (another admin token) is forged here
+    let other_server = support::server();
+    let elsewhere = Service::with_options(&other_server, |o| {
+        o.admin_token = Some("another-admin".into());
+        o.api_token = Some("api-tok".into());
+    });
+    let foreign = elsewhere
+        .request(Method::POST, path, Some("another-admin"))
+        .send()
+        .ok(200);
+    assert_eq!(
+        stream("spring", "male-stars", foreign["ticket"].as_str().unwrap())
+            .err()
+            .unwrap()
+            .0,
+        401
+    );
+}
+
+/// Without an API token the stream needs nothing at all (the page then
+/// sends nothing); a ticket says it is not required; a bad ticket that is
+/// sent is still refused. Without an admin token no ticket is issued.
+#[test]
+fn an_open_stream_needs_no_token_in_its_url() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
+    cast(&svc, "u1", "yyqx");
+    let url = format!(
+        "{}/v1/campaigns/spring/boards/male-stars/top/stream",
+        svc.base
+    );
+    let events = Events::open(&url).expect("open without a token");
+    let (_, top) = events.next(Duration::from_secs(5)).unwrap();
+    assert_eq!(top["entries"][0]["member"], "yyqx");
+    let t = ticket(&svc, "spring", "male-stars");
+    assert_eq!(t["required"], false);
+    assert!(Events::open(&format!("{url}?ticket={}", t["ticket"].as_str().unwrap())).is_ok());
+    assert_eq!(
+        Events::open(&format!("{url}?ticket=1.00")).err().unwrap().0,
+        401
+    );
+
+    let open = Service::with_options(&server, |_| {});
+    open.request(
+        Method::POST,
+        "/v1/campaigns/spring/boards/male-stars/top/ticket",
+        Some(ADMIN),
+    )
+    .send()
+    .problem(403, "REDVOTE_ADMIN_DISABLED");
+}
+
+/// The stream's 200 is described as `text/event-stream` with a schema,
+/// and every `$ref` of the document resolves.
+#[test]
+fn the_stream_is_described_as_events() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    let doc = svc.get("/openapi.json").ok(200);
+    let ok = &doc["paths"]["/v1/campaigns/{campaign}/boards/{board}/top/stream"]["get"]
+        ["responses"]["200"]["content"];
+    let schema = &ok["text/event-stream"]["schema"];
+    assert_eq!(schema["$ref"], "#/components/schemas/TopEvent", "{ok}");
+    let ticket = &doc["paths"]["/v1/campaigns/{campaign}/boards/{board}/top/ticket"]["post"];
+    assert!(ticket["security"].to_string().contains("admin_token"));
+    let params =
+        &doc["paths"]["/v1/campaigns/{campaign}/boards/{board}/top/stream"]["get"]["parameters"];
+    let names: Vec<&str> = params
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"ticket") && !names.contains(&"access_token"),
+        "{names:?}"
+    );
+    let schemas = &doc["components"]["schemas"];
+    for name in ["TopEvent", "LiveTop", "LiveEntry", "StreamTicket"] {
+        assert!(schemas[name].is_object(), "{name} is not in the components");
+    }
+    fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => out.push(r),
+                        _ => refs(v, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    for r in all {
+        let name = r.strip_prefix("#/components/schemas/").unwrap_or(r);
+        assert!(schemas[name].is_object(), "{r} does not resolve");
+    }
 }
