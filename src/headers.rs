@@ -139,6 +139,10 @@ fn calls_match_the_script_headers() {
     check(c.settings(), "", s);
     check(c.participants("b", &["o"]), "board options..", s);
     check(c.reindex("b", "0", 100), "board cursor count", s);
+    let registry = crate::CampaignRegistry::new();
+    check(registry.register(&["a", "b"]), "names..", s);
+    check(c.register().expect("a default namespace"), "names..", s);
+    check(registry.page(0, 100), "cursor count", s);
 
     seen.sort();
     seen.dedup();

@@ -22,6 +22,7 @@
 //! | `<ns>seq` | vote sequence counter ("first" ties) |
 
 mod model;
+mod registry;
 mod reply;
 mod settings;
 
@@ -29,6 +30,7 @@ pub use model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
     Participants, Period, PeriodScore, Reindexed, Standing, Ties, View, Voter,
 };
+pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
 pub use settings::{
     BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
     Window,

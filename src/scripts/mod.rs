@@ -96,6 +96,8 @@ fn reads_are_flagged_no_writes() {
     // their writers apart
     assert!(!writes("config") && !writes("campaign_limits") && !writes("campaign_settings"));
     assert!(writes("configure") && writes("campaign_limits_reset") && writes("campaign_configure"));
+    // issue 20: the campaign registry's page is a read, its register a writer
+    assert!(!writes("campaign_registry") && writes("campaign_register"));
 }
 
 /// Every embedded script, sorted by name.
@@ -142,7 +144,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 20] = [
+    const OPERATIONS: [&str; 22] = [
         "article",
         "campaign_around",
         "campaign_configure",
@@ -150,6 +152,8 @@ mod tests {
         "campaign_limits",
         "campaign_limits_reset",
         "campaign_participants",
+        "campaign_register",
+        "campaign_registry",
         "campaign_reindex",
         "campaign_settings",
         "campaign_standing",
