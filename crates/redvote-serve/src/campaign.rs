@@ -83,10 +83,12 @@ const CAMPAIGN: &str = "Campaign name (the board name rule)";
 
 /// Admin: create or update the campaign, its boards, options, limits and
 /// deny lists. The body is the JSON `redvote campaign NAME configure FILE`
-/// takes; absent fields stay as they are.
+/// takes; absent fields stay as they are. Then registers the campaign in
+/// the campaign list (`GET /v1/campaigns`).
 #[utoipa::path(
     put,
     path = "/v1/campaigns/{campaign}/settings",
+    operation_id = "campaign_configure",
     tag = "campaign",
     params(("campaign" = String, Path, description = CAMPAIGN)),
     request_body = CampaignSettings,
@@ -104,7 +106,26 @@ async fn configure(
     Json(settings): Json<CampaignSettings>,
 ) -> Result<Json<Configured>, Problem> {
     let c = campaign(&name)?;
-    Ok(Json(state.run(&c.configure(&settings)).await?))
+    let configured = state.run(&c.configure(&settings)).await?;
+    // The campaign list (GET /v1/campaigns) reads the campaign registry,
+    // which the configure script cannot write (another cluster slot): one
+    // more call, idempotent, after every successful configure.
+    if let Some(register) = c.register() {
+        state.run(&register).await.map_err(|err| {
+            let mut p = Problem::from(err);
+            p.detail = format!(
+                "the settings were applied, but the campaign is not yet listed \
+                 (registering it failed: {}); send the settings again (without \
+                 option removals) to list it",
+                p.detail
+            );
+            if p.may_have_applied.is_some() {
+                p.may_have_applied = Some(true);
+            }
+            p
+        })?;
+    }
+    Ok(Json(configured))
 }
 
 /// One (board, option) pair.
@@ -159,6 +180,7 @@ pub struct VoteResult {
 #[utoipa::path(
     post,
     path = "/v1/campaigns/{campaign}/votes",
+    operation_id = "campaign_vote",
     tag = "campaign",
     params(
         ("campaign" = String, Path, description = CAMPAIGN),
@@ -288,6 +310,7 @@ async fn import(
 /// Which boards (or board) to read, and how.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct TopQuery {
     /// Boards, comma-separated (1..20).
     pub boards: String,
@@ -398,6 +421,7 @@ async fn top(
 /// Which view of a board to read.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct StandingQuery {
     /// Members, comma-separated (1..100).
     pub members: String,
@@ -455,6 +479,7 @@ async fn standing(
 /// The neighbourhood to read.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct AroundQuery {
     /// shown (default) or real.
     #[serde(default)]
@@ -514,6 +539,7 @@ async fn around(
 /// Whose participants to count.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ParticipantsQuery {
     /// Options, comma-separated (0..100).
     pub options: Option<String>,
@@ -579,6 +605,7 @@ async fn participants(
 /// Whose limits to look at.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct LimitsQuery {
     /// The voter.
     pub user: String,

@@ -1,123 +1,85 @@
 //! What an operator's screen (the admin page of `redvote serve`) reads of
-//! the campaigns: the campaign names found in the keyspace (SCAN), and a
-//! campaign's settings in the configure document's shape, which the
-//! driver's [`Campaign::settings`] reads in one read-only atomic script
-//! call (`campaign_settings.lua`, flagged no-writes). Nothing here writes.
+//! the campaigns: the campaign names, from the campaign registry
+//! ([`redvote::CampaignRegistry`], the sorted set `{c}:campaigns` that the
+//! configure route fills), and a campaign's settings in the configure
+//! document's shape, which the driver's [`Campaign::settings`] reads in one
+//! read-only atomic script call (`campaign_settings.lua`, flagged
+//! no-writes). Nothing here writes.
+//!
+//! The list used to SCAN for `{c:*}:campaign` keys: O(keys of the whole
+//! database) for a full list, one primary after the other on a cluster, so
+//! 300,000 unrelated keys (or a day of vote-id records) made the admin
+//! page give up before it found a campaign. The registry page is O(log N +
+//! count) whatever else the database holds, on one node of a cluster.
 
 use redis::aio::ConnectionLike;
 
-use redvote::{Campaign, CampaignSettings, Code, Error, Result};
+use redvote::{Campaign, CampaignRegistry, CampaignSettings, Code, Error, Result};
 
 /// One page of campaign names ([`list_campaigns`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CampaignNames {
-    /// Campaign names of this page (sorted; a name may appear again on a
-    /// later page, as SCAN promises no more).
+    /// Campaign names of this page (sorted).
     pub names: Vec<String>,
-    /// The cursor of the next page; 0 when the scan is complete.
+    /// The cursor of the next page; 0 when the list is complete.
     pub next: u64,
 }
 
-/// One SCAN step (`cursor` 0 first, then the previous answer's `next`)
-/// over the keys `{c:*}:campaign`: the campaigns in the default namespace
-/// (`Campaign::new`). `count` is SCAN's COUNT hint (1..=1000 is sensible):
-/// each call costs O(count), and a page may be empty while `next` is not 0.
-/// On Redis Cluster SCAN sees only the node it reaches: use
-/// [`list_all_campaigns`] there.
+/// One page (`cursor` 0 first, then the previous answer's `next`) of the
+/// campaigns of the default namespace family (`Campaign::new`) that the
+/// campaign registry holds: `count` (1..=1000) names, O(log N + count),
+/// one read-only script call (`campaign_registry.lua`) on the node of
+/// `{c}:campaigns`. The pages follow the order of registration (a listing
+/// sees every campaign registered before it started, once); each page's
+/// names are sorted.
 pub async fn list_campaigns<C>(con: &mut C, cursor: u64, count: u32) -> Result<CampaignNames>
 where
     C: ConnectionLike + Send,
 {
-    let (next, keys): (u64, Vec<String>) = scan_campaigns(cursor, count).query_async(con).await?;
+    let page = CampaignRegistry::new()
+        .page(cursor, count.clamp(1, 1000))
+        .run_async(con)
+        .await?;
+    let mut names = page.names;
+    names.sort();
     Ok(CampaignNames {
-        names: campaign_names(&keys),
-        next,
+        names,
+        next: page.next,
     })
 }
 
 /// [`list_campaigns`] on an [`AsyncRedis`](redvote::AsyncRedis) of any URL
-/// form, with a text cursor (`"0"` first, then the previous page's `next`;
-/// `"0"` again when complete): on a single server the SCAN cursor itself;
-/// on a Redis Cluster the primaries are scanned one after the other (each
-/// SCAN sent to its node; the cursor reads `NODE-CURSOR`, the node's place
-/// among the primaries sorted by address), so every campaign of the
-/// cluster is listed. A failover or a new primary between two pages may
-/// skip or repeat a node's names (SCAN's promise holds per node). A cursor
-/// that is neither is `Error::Config`.
+/// form (single server, Sentinel, Cluster: the registry is one key), with a
+/// text cursor: `"0"` first, then the previous page's `next`, `"0"` again
+/// when complete. A cursor is decimal digits (the rank of the page's first
+/// name in the registry); anything else (the `NODE-CURSOR` of the former
+/// SCAN listing among them) is `Error::Config`. Complete and O(log N +
+/// count) whatever else the database holds.
 pub async fn list_all_campaigns(
     con: &mut redvote::AsyncRedis,
     cursor: &str,
     count: u32,
 ) -> Result<CampaignPage> {
-    let bad = || redvote::Error::Config(format!("not a campaign list cursor: {cursor:?}"));
-    let Some(primaries) = con.primaries().await? else {
-        let page = list_campaigns(con, cursor.parse().map_err(|_| bad())?, count).await?;
-        return Ok(CampaignPage {
-            names: page.names,
-            next: page.next.to_string(),
-        });
-    };
-    let (node, at): (usize, u64) = match cursor.split_once('-') {
-        None if cursor == "0" => (0, 0),
-        Some((node, at)) => (
-            node.parse().map_err(|_| bad())?,
-            at.parse().map_err(|_| bad())?,
-        ),
-        None => return Err(bad()),
-    };
-    let Some(address) = primaries.get(node) else {
-        // the cluster lost primaries since the last page: the scan is over
-        return Ok(CampaignPage {
-            names: Vec::new(),
-            next: "0".into(),
-        });
-    };
-    let reply = con.on_node(&scan_campaigns(at, count), address).await?;
-    let (next, keys): (u64, Vec<String>) =
-        redis::from_redis_value(reply).map_err(|e| redvote::Error::Redis(e.into()))?;
-    let next = match (next, node + 1 < primaries.len()) {
-        (0, false) => "0".to_string(),
-        (0, true) => format!("{}-0", node + 1),
-        (next, _) => format!("{node}-{next}"),
-    };
+    let bad = || Error::Config(format!("not a campaign list cursor: {cursor:?}"));
+    if cursor.is_empty() || cursor.len() > 20 || !cursor.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    // the script's bound on a cursor: no page ever answers a larger one
+    let at: u64 = cursor.parse().ok().filter(|&at| at <= 999_999_999_999).ok_or_else(bad)?;
+    let page = list_campaigns(con, at, count).await?;
     Ok(CampaignPage {
-        names: campaign_names(&keys),
-        next,
+        names: page.names,
+        next: page.next.to_string(),
     })
 }
 
 /// One page of campaign names ([`list_all_campaigns`]): the cursor is text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CampaignPage {
-    /// Campaign names of this page (sorted; a name may appear again on a
-    /// later page, as SCAN promises no more).
+    /// Campaign names of this page (sorted).
     pub names: Vec<String>,
-    /// The cursor of the next page; `"0"` when the scan is complete.
+    /// The cursor of the next page; `"0"` when the list is complete.
     pub next: String,
-}
-
-/// `SCAN cursor MATCH {c:*}:campaign COUNT count`.
-fn scan_campaigns(cursor: u64, count: u32) -> redis::Cmd {
-    let mut cmd = redis::cmd("SCAN");
-    cmd.arg(cursor)
-        .arg("MATCH")
-        .arg("{c:*}:campaign")
-        .arg("COUNT")
-        .arg(count.max(1));
-    cmd
-}
-
-/// The campaign names of SCAN's keys, sorted, once each.
-fn campaign_names(keys: &[String]) -> Vec<String> {
-    let mut names: Vec<String> = keys
-        .iter()
-        .filter_map(|k| k.strip_prefix("{c:")?.strip_suffix("}:campaign"))
-        .filter(|n| redvote::is_valid_name(n))
-        .map(str::to_string)
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// The stored settings of `campaign`, as the document

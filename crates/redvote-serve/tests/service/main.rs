@@ -17,6 +17,7 @@ mod campaign;
 mod metrics_labels;
 mod ops;
 mod recovery;
+mod registry;
 mod site;
 mod unavailable;
 
