@@ -267,10 +267,11 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         ),
         CampaignCommand::Participants { board, options } => participants(g, c, board, options),
         CampaignCommand::Reindex { board, batch } => reindex(g, c, board, *batch),
-        CampaignCommand::Check => crate::report(
-            g,
-            &redvote_check::check_campaign(g.connect_for(c.root_key())?.redis()?, c)?,
-        ),
+        CampaignCommand::Check => {
+            let report = redvote_check::check_campaign(g.connect_for(c.root_key())?.redis()?, c)?;
+            crate::campaigns::warn_unregistered(g, c)?;
+            crate::report(g, &report)
+        }
         CampaignCommand::RemoveOptions { board, options } => remove_options(g, c, board, options),
     }
 }
@@ -285,6 +286,8 @@ fn configure(g: &Global, campaign: &Campaign, file: &str) -> Result<()> {
     let settings: CampaignSettings =
         serde_json::from_str(&text).with_context(|| format!("{file}: not campaign settings"))?;
     let done = g.run(&campaign.configure(&settings))?;
+    // the campaign lists read the registry, which configure cannot write
+    crate::campaigns::register_configured(g, campaign)?;
     print(g, &done, |d| {
         format!("configured {} board(s), {} option(s)", d.boards, d.options)
     })

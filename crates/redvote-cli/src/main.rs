@@ -5,6 +5,7 @@
 //! rejects (one line too: clap's message, then where to look).
 
 mod campaign;
+mod campaigns;
 mod demo;
 mod serve;
 
@@ -349,6 +350,8 @@ enum Command {
     Check,
     /// Campaign leaderboards: configure, vote, import, top, standing, around, participants
     Campaign(campaign::CampaignArgs),
+    /// List the registered campaigns, or register them (NAME..., or --scan for those made before the registry)
+    Campaigns(campaigns::CampaignsArgs),
     /// Serve the article site and the campaigns as a JSON API over HTTP (docs/service.md)
     Serve(serve::ServeArgs),
 }
@@ -594,6 +597,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Demo => demo::run(g),
         Command::Check => check(g, &site),
         Command::Campaign(args) => campaign::run(g, &args),
+        Command::Campaigns(args) => campaigns::run(g, &args),
         Command::Serve(args) => serve::run(g, &args),
     }
 }

@@ -18,6 +18,7 @@ mod json_shapes;
 mod messages;
 mod rankings;
 mod readme;
+mod registry;
 mod seed_compat;
 mod sentinel_readme;
 mod tls;
