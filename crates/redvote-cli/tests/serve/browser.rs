@@ -1,12 +1,18 @@
 //! The admin page in a real browser: Debian's headless Chromium driven
 //! through chromedriver (WebDriver) by fantoccini, which downloads nothing.
-//! The test enters the token, picks a campaign and board, sees a refused
-//! weight explained next to its field, changes a weight, casts votes over
-//! HTTP and watches the live top follow (SSE), then peeks a user's rate
-//! limits and saves a screenshot to `target/admin-screenshot.png` (a CI
-//! artifact), then one at a phone's width (390 px) to
-//! `target/admin-screenshot-phone.png`. With `REDVOTE_UPDATE_SCREENSHOT=1`
-//! it also writes `docs/admin.png` (the desktop one), the README's picture.
+//! The test enters the token, checks that every control has an accessible
+//! name and every checkbox group a legend, that nothing is saved without
+//! an open campaign, opens a campaign by typing its name, picks a board,
+//! sees a refused weight explained next to its field (aria-invalid,
+//! aria-describedby, a role="alert" summary), changes a weight, casts
+//! votes over HTTP and watches the live top follow (SSE, through a stream
+//! ticket: no token in any URL), peeks a user's rate limits, then kills
+//! and restarts Redis and sees the table marked stale and live again
+//! (by itself, then through the Reconnect button). Screenshots go to
+//! `target/screenshots/` (CI artifacts): `admin-desktop.png` (1280 px),
+//! `admin-phone.png` (390 px) and `admin-stale.png`. With
+//! `REDVOTE_UPDATE_SCREENSHOT=1` it also writes `docs/admin.png` (the
+//! desktop one), the README's picture.
 //! It drives `redvote serve` as started from the command line (the
 //! harness of crates/redvote-cli/tests/serve).
 //!
@@ -137,25 +143,55 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(WORKSPACE).join("target"))
 }
 
+/// Every control's accessible name and every checkbox group's legend, as
+/// a list of what lacks one (empty: all is well).
+const A11Y: &str = r#"
+const named = (e) => e.labels.length > 0 || (e.getAttribute('aria-label') || '').trim() !== ''
+  || (e.getAttribute('aria-labelledby') || '').trim() !== '';
+const missing = [...document.querySelectorAll('input, select, textarea')]
+  .filter((e) => e.type !== 'hidden' && !named(e)).map((e) => 'no name: ' + e.outerHTML);
+const names = new Set([...document.querySelectorAll('input[type=checkbox]')].map((c) => c.name));
+for (const n of names) {
+  const boxes = [...document.querySelectorAll('input[type=checkbox][name="' + n + '"]')];
+  const fs = boxes[0].closest('fieldset');
+  const legend = fs && fs.querySelector(':scope > legend');
+  if (!legend || !legend.textContent.trim() || boxes.some((b) => b.closest('fieldset') !== fs)) {
+    missing.push('checkbox group without a fieldset and legend: ' + n);
+  }
+}
+return missing;
+"#;
+
+/// The error tied to the control `sel`: its aria-invalid, the text of the
+/// element its aria-describedby names, and the text of its form's summary.
+const TIED: &str = r#"
+const input = document.querySelector(arguments[0]);
+const ids = (input.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+const text = ids.map((id) => (document.getElementById(id) || {}).textContent || '').join(' ');
+const summary = input.form && input.form.querySelector('[role=alert]');
+return [input.getAttribute('aria-invalid'), text, summary ? summary.textContent : null];
+"#;
+
 #[test]
 fn the_admin_page_edits_a_weight_and_follows_votes_live() {
+    const API: &str = "api-secret-token";
     let began = Instant::now();
     let chromium = tool("REDVOTE_CHROMIUM", "/usr/bin/chromium");
     let driver = tool("REDVOTE_CHROMEDRIVER", "/usr/bin/chromedriver");
 
-    let server = support::server();
-    let svc = Service::start(&server);
+    // every write on disk at once: Redis is killed and restarted below
+    let mut server = support::TempServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"])
+        .expect("redis-server");
+    let svc = Service::with(&server, &["--admin-token", ADMIN, "--api-token", API], &[]);
     let spring: Value =
         serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap();
     svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring)
         .ok(200);
     let vote = |user: &str, option: &str| {
-        svc.json(
-            Method::POST,
-            "/v1/campaigns/spring/votes",
-            json!({"user": user, "votes": [{"board": "male-stars", "option": option}]}),
-        )
-        .ok(200);
+        svc.request(Method::POST, "/v1/campaigns/spring/votes", Some(API))
+            .json(json!({"user": user, "votes": [{"board": "male-stars", "option": option}]}))
+            .send()
+            .ok(200);
     };
     vote("fan-1", "wjk");
 
@@ -191,12 +227,21 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         .expect("a Chromium session through chromedriver");
     // generous: the suite runs beside it on two cores
     let limit = Duration::from_secs(15);
+    let shots = target_dir().join("screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let click = |sel: &str| run(&rt, run(&rt, c.find(Locator::Css(sel))).click());
+    let text = |sel: &str| {
+        js(&rt, &c, &format!("return document.querySelector('{sel}').textContent;"))
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
 
     // the token, once
     run(&rt, c.goto(&format!("{}/admin", svc.base)));
     let token = run(&rt, c.find(Locator::Css("#token")));
     run(&rt, token.send_keys(ADMIN));
-    run(&rt, run(&rt, c.find(Locator::Css("#token-save"))).click());
+    click("#token-save");
     wait_js(
         &rt,
         &c,
@@ -204,15 +249,67 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the campaign list",
         limit,
     );
-
-    // the board, live (once the campaign's boards are listed)
     wait_js(
         &rt,
         &c,
-        "document.querySelector('#board option[value=\"male-stars\"]')",
-        "the board list",
+        "document.querySelector('input.weight')",
+        "the first board's weights",
         limit,
     );
+    // every control named, every checkbox group a fieldset with a legend
+    let missing = js(&rt, &c, A11Y);
+    assert_eq!(missing, json!([]), "{missing:#}");
+
+    // no campaign open: nothing is saved, and the page says why
+    js(&rt, &c, "const s = document.querySelector('#campaign'); s.value = ''; s.dispatchEvent(new Event('change')); return 1;");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#board').value === '' && !document.querySelector('input.weight')",
+        "no campaign open",
+        limit,
+    );
+    click("#save-campaign");
+    click("#save-board");
+    for sel in ["#f-campaign-error", "#f-board-error", "#campaign-name-error"] {
+        wait_js(
+            &rt,
+            &c,
+            &format!("document.querySelector('{sel}').offsetParent !== null && document.querySelector('{sel}').textContent.includes('No campaign is open')"),
+            "the refusal to save without a campaign",
+            limit,
+        );
+    }
+    assert_eq!(
+        js(&rt, &c, "return document.querySelector('#campaign-name').getAttribute('aria-invalid');"),
+        "true"
+    );
+    svc.request(Method::GET, "/v1/campaigns/null/settings", Some(ADMIN))
+        .send()
+        .problem(404, "REDVOTE_UNKNOWN_CAMPAIGN");
+    let list = svc
+        .request(Method::GET, "/v1/campaigns?count=1000", Some(ADMIN))
+        .send()
+        .ok(200);
+    assert_eq!(list["campaigns"], json!(["spring"]), "{list}");
+
+    // a campaign opened by typing its name
+    let name = run(&rt, c.find(Locator::Css("#campaign-name")));
+    run(&rt, name.send_keys("spring"));
+    click("#open");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#campaign').value === 'spring' \
+         && document.querySelector('#board option[value=\"male-stars\"]') \
+         && document.querySelector('#campaign-title').textContent === 'spring'",
+        "the typed campaign, open",
+        limit,
+    );
+
+    // the board, live; the stream's URLs recorded (EventSource wrapped)
+    js(&rt, &c, "window.__streams = []; const E = window.EventSource; \
+        window.EventSource = class extends E { constructor(u, o) { super(u, o); window.__streams.push(String(u)); } }; return 1;");
     js(&rt, &c, "const b = document.querySelector('#board'); b.value = 'male-stars'; b.dispatchEvent(new Event('change')); return 1;");
     wait_js(
         &rt,
@@ -228,6 +325,28 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the first vote on the board",
         limit,
     );
+    // the stream's URL: a ticket, never a token
+    let urls = js(
+        &rt,
+        &c,
+        "return window.__streams.concat(performance.getEntriesByType('resource').map((e) => e.name));",
+    );
+    let streams: Vec<&str> = urls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    assert!(
+        streams.iter().any(|u| u.contains("/top/stream?") && u.contains("ticket=")),
+        "{streams:?}"
+    );
+    for u in &streams {
+        assert!(
+            !u.contains(ADMIN) && !u.contains(API) && !u.contains("access_token"),
+            "a token in a URL: {u}"
+        );
+    }
     wait_js(
         &rt,
         &c,
@@ -243,7 +362,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     run(&rt, wy.clear());
     run(&rt, wy.send_keys("0"));
-    run(&rt, run(&rt, c.find(Locator::Css("#save-board"))).click());
+    click("#save-board");
     wait_js(
         &rt,
         &c,
@@ -251,12 +370,35 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the weight's refusal next to it",
         limit,
     );
-    let shown = js(
-        &rt,
-        &c,
-        "return document.querySelector('.error[data-field=\"weight:wy\"]').textContent;",
+    let shown = text(".error[data-field=\"weight:wy\"]");
+    assert!(
+        shown.contains("weight") && shown.starts_with("These settings are not valid"),
+        "{shown}"
     );
-    assert!(shown.as_str().unwrap().contains("weight"), "{shown}");
+    let tied = run(
+        &rt,
+        c.execute(TIED, vec![json!("input.weight[data-option=\"wy\"]")]),
+    );
+    assert_eq!(tied[0], "true", "aria-invalid: {tied}");
+    assert_eq!(tied[1].as_str(), Some(shown.as_str()), "aria-describedby: {tied}");
+    assert!(
+        tied[2].as_str().unwrap().starts_with("The board was not saved: "),
+        "the summary: {tied}"
+    );
+    // a value the page refuses itself, next to its field
+    let decimals = run(&rt, c.find(Locator::Css("#f-decimals")));
+    run(&rt, decimals.clear());
+    run(&rt, decimals.send_keys("two"));
+    click("#save-board");
+    let tied = run(&rt, c.execute(TIED, vec![json!("#f-decimals")]));
+    assert_eq!(tied[0], "true", "{tied}");
+    assert!(tied[1].as_str().unwrap().contains("whole number"), "{tied}");
+    assert_eq!(
+        js(&rt, &c, "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"),
+        1,
+        "the earlier error is cleared"
+    );
+    run(&rt, decimals.clear());
     let stored = svc
         .request(Method::GET, "/v1/campaigns/spring/settings", Some(ADMIN))
         .send()
@@ -265,6 +407,9 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         stored["boards"]["male-stars"]["options"]["wy"]["weight"], 1,
         "nothing saved"
     );
+    if let Some(d) = stored["boards"]["male-stars"]["decimals"].as_u64() {
+        run(&rt, decimals.send_keys(&d.to_string()));
+    }
 
     // a weight changed through the form
     run(&rt, wy.clear());
@@ -275,13 +420,17 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     run(&rt, yyqx.clear());
     run(&rt, yyqx.send_keys("5"));
-    run(&rt, run(&rt, c.find(Locator::Css("#save-board"))).click());
+    click("#save-board");
     wait_js(
         &rt,
         &c,
         "document.querySelector('#status').textContent === 'board male-stars saved'",
         "the save",
         limit,
+    );
+    assert_eq!(
+        js(&rt, &c, "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"),
+        0
     );
     let stored = svc
         .request(Method::GET, "/v1/campaigns/spring/settings", Some(ADMIN))
@@ -322,7 +471,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     // a rate-limit peek
     let user = run(&rt, c.find(Locator::Css("#peek-user")));
     run(&rt, user.send_keys("fan-2"));
-    run(&rt, run(&rt, c.find(Locator::Css("#peek"))).click());
+    click("#peek");
     wait_js(
         &rt,
         &c,
@@ -336,11 +485,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "return document.querySelector('#peek-result tbody').innerText;",
     );
     assert!(peek.as_str().unwrap().contains("user-minute"), "{peek}");
+    let missing = js(&rt, &c, A11Y);
+    assert_eq!(missing, json!([]), "{missing:#}");
 
     let png = run(&rt, c.screenshot());
-    let out = target_dir().join("admin-screenshot.png");
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    std::fs::write(&out, &png).unwrap();
+    std::fs::write(shots.join("admin-desktop.png"), &png).unwrap();
     if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
         std::fs::write(Path::new(WORKSPACE).join("docs/admin.png"), &png).unwrap();
     }
@@ -354,7 +503,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         limit,
     );
     let phone = run(&rt, c.screenshot());
-    std::fs::write(target_dir().join("admin-screenshot-phone.png"), &phone).unwrap();
+    std::fs::write(shots.join("admin-phone.png"), &phone).unwrap();
     // nothing wider than the phone: no sideways scrolling (issue 20, item 12)
     let widths = js(
         &rt,
@@ -365,9 +514,73 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         widths[0].as_u64() <= widths[1].as_u64(),
         "the page is wider than a 390 px phone: {widths}"
     );
+    run(&rt, c.set_window_size(1280, 1250));
+
+    // Redis gone with the stream open: the stream's reads fail, the table
+    // is marked stale; Redis back: live again by itself
+    server.kill().unwrap();
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#live').classList.contains('stale') \
+         && document.querySelector('#live-state').textContent === 'stale' \
+         && document.querySelector('#live-stale').offsetParent !== null \
+         && document.querySelector('#live-stale-text').textContent.startsWith('Live updates stopped at ')",
+        "the stale table",
+        limit,
+    );
+    server.restart().unwrap();
+    wait_js(
+        &rt,
+        &c,
+        "!document.querySelector('#live').classList.contains('stale') \
+         && document.querySelector('#live-state').textContent === 'live' \
+         && document.querySelector('#live-stale').offsetParent === null",
+        "the live table again",
+        limit,
+    );
+    // Redis gone while the stream (re)opens: the stream fails, the page
+    // retries with backoff, then gives up with a Reconnect button
+    server.kill().unwrap();
+    js(&rt, &c, "const k = document.querySelector('#kind'); k.value = 'real'; k.dispatchEvent(new Event('change')); return 1;");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#live-stale-text').textContent.includes('retrying in') \
+         && document.querySelector('#live-state').textContent === 'stale'",
+        "a retry with backoff",
+        limit,
+    );
+    // (skip the rest of the backoff: the next failure is the last)
+    js(&rt, &c, "live.attempts = MAX_ATTEMPTS; return 1;");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#live-state').textContent === 'stopped' \
+         && document.querySelector('#live-reconnect').offsetParent !== null \
+         && document.querySelector('#live-stale-text').textContent.includes('gave up')",
+        "the Reconnect button",
+        limit,
+    );
+    std::fs::write(shots.join("admin-stale.png"), run(&rt, c.screenshot())).unwrap();
+    server.restart().unwrap();
+    click("#live-reconnect");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#live-state').textContent === 'live' \
+         && !document.querySelector('#live').classList.contains('stale') \
+         && document.querySelector('tr[data-member=\"yyqx\"]') !== null",
+        "the live table after Reconnect",
+        limit,
+    );
+    let urls = js(&rt, &c, "return window.__streams;");
+    assert!(urls.as_array().unwrap().len() >= 3, "{urls}");
+    assert!(!urls.to_string().contains(ADMIN) && !urls.to_string().contains(API));
+
     let _ = rt.block_on(c.close());
     assert!(
-        began.elapsed() < Duration::from_secs(60),
+        began.elapsed() < Duration::from_secs(90),
         "{:?}",
         began.elapsed()
     );
