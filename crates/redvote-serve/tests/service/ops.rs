@@ -83,6 +83,7 @@ fn openapi_lists_every_route() {
         "GET /v1/sites/{site}/groups/{group}/articles",
         "PATCH /v1/sites/{site}/config",
         "POST /v1/campaigns/{campaign}/boards/{board}/reindex",
+        "POST /v1/campaigns/{campaign}/boards/{board}/top/ticket",
         "POST /v1/campaigns/{campaign}/limits/reset",
         "POST /v1/campaigns/{campaign}/votes",
         "POST /v1/sites/{site}/articles",
