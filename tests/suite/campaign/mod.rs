@@ -17,6 +17,7 @@ mod import;
 mod import_stored;
 mod order;
 mod participants;
+mod registry;
 mod removal;
 mod retention;
 mod settings_read;
