@@ -37,7 +37,7 @@ use std::time::Instant;
 use redis::{Connection, Value};
 use redvote::campaign::Voter;
 use redvote::{
-    BoardSettings, Campaign, CampaignSettings, Code, ConfigUpdate, DenyLists, Dimension, Kind,
+    BoardSettings, Campaign, CampaignRegistry, CampaignSettings, Code, ConfigUpdate, DenyLists, Dimension, Kind,
     LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period, Ranking, Rolling, Site, Ties,
     View, Vote, Window,
 };
@@ -63,7 +63,7 @@ const POISONED_AT_ONCE: usize = 4;
 const SHOW_FAILURES: usize = 12;
 
 /// Every script and its weight: its share of the calls (the weights add up
-/// to 5000).
+/// to 5250).
 const SCRIPTS: &[(&str, u64)] = &[
     ("post", 250),
     ("vote", 300),
@@ -85,6 +85,8 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_limits_reset", 150),
     ("campaign_participants", 200),
     ("campaign_reindex", 100),
+    ("campaign_register", 150),
+    ("campaign_registry", 100),
 ];
 
 macro_rules! fuzz_tests {
@@ -131,6 +133,8 @@ fuzz_tests! {
     campaign_limits_reset,
     campaign_participants,
     campaign_reindex,
+    campaign_register,
+    campaign_registry,
 }
 
 // ---------------------------------------------------------------------------
@@ -723,6 +727,8 @@ fn plant(con: &mut Connection, key: &str, kind: &str) {
 enum Family {
     Site,
     Campaign,
+    /// The campaign registry (`<family>campaigns`).
+    Registry,
 }
 
 /// The data set of one test: the templates of its script, the roots
@@ -989,11 +995,52 @@ fn campaign_fixture(script: &str) -> Fixture {
     }
 }
 
+/// The campaign registry's scripts: templates on `{c}:campaigns`, seeded
+/// with a few names.
+fn registry_fixture(script: &str) -> Fixture {
+    let r = CampaignRegistry::new();
+    let calls: Vec<Call> = match script {
+        "campaign_register" => vec![
+            r.register(&["fz"]).into(),
+            r.register(&["new1", "new2", "fz"]).into(),
+            Campaign::new("spring").register().unwrap().into(),
+        ],
+        "campaign_registry" => vec![
+            r.page(0, 10).into(),
+            r.page(1, 1).into(),
+            r.page(0, 1000).into(),
+            r.page(2, 2).into(),
+        ],
+        other => panic!("no registry templates for {other}"),
+    };
+    Fixture {
+        family: Family::Registry,
+        templates: calls,
+        good_roots: vec![
+            b"{c}:campaigns".to_vec(),
+            b"{fz:empty}:campaigns".to_vec(),
+            b"campaigns".to_vec(),
+        ],
+        bad_roots: bad_roots(b"{c}:campaigns", "{c:fz}:campaign"),
+        poisons: REGISTRY_POISON,
+    }
+}
+
+/// Registries of the wrong type (the seed registers names first when
+/// `made`).
+#[rustfmt::skip]
+const REGISTRY_POISON: &[(&str, bool, &str)] = &[
+    ("campaigns", true, "string"), ("campaigns", true, "hash"), ("campaigns", false, "set"),
+    ("campaigns", false, "string"),
+];
+
 /// Roots that a script of this family must refuse (or, for a valid suffix
 /// under a strange prefix, may take): wrong suffixes, the other family's
 /// root, key-like and control strings, a 1 MiB prefix.
 fn bad_roots(root: &[u8], other: &str) -> Vec<Vec<u8>> {
-    let suffix: &[u8] = if root.ends_with(b"campaign") {
+    let suffix: &[u8] = if root.ends_with(b"campaigns") {
+        b"campaigns"
+    } else if root.ends_with(b"campaign") {
         b"campaign"
     } else {
         b"article:"
@@ -1057,6 +1104,23 @@ fn reseed(con: &mut Connection, fixture: &Fixture, epoch: u64) -> Vec<Vec<u8>> {
                 assert_eq!(support::exists(con, &key), made, "site seed made {key}");
                 plant(con, &key, kind);
                 roots.push(format!("{prefix}article:").into_bytes());
+            }
+        }
+        Family::Registry => {
+            let names = ["fz", "fz2", "a", "b"];
+            CampaignRegistry::new().register(&names).run(con).unwrap();
+            for i in window {
+                let (suffix, made, kind) = REGISTRY_POISON[i];
+                let key = format!("{{fz:p{i}}}:{suffix}");
+                if made {
+                    CampaignRegistry::with_key(key.as_str())
+                        .register(&names)
+                        .run(con)
+                        .unwrap();
+                }
+                assert_eq!(support::exists(con, &key), made, "registry seed made {key}");
+                plant(con, &key, kind);
+                roots.push(key.into_bytes());
             }
         }
         Family::Campaign => {
@@ -1322,7 +1386,9 @@ fn fuzz(script: &str) {
     });
     let mut rng = Rng::new(seed ^ name_hash);
     let allowed = documented_errors(script);
-    let fixture = if script.starts_with("campaign_") {
+    let fixture = if script == "campaign_register" || script == "campaign_registry" {
+        registry_fixture(script)
+    } else if script.starts_with("campaign_") {
         campaign_fixture(script)
     } else {
         site_fixture(script)
