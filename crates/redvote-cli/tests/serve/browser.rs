@@ -10,7 +10,7 @@
 //! and restarts Redis and sees the table marked stale and live again
 //! (by itself, then through the Reconnect button). Screenshots go to
 //! `target/screenshots/` (CI artifacts): `admin-desktop.png` (1280 px),
-//! `admin-phone.png` (390 px) and `admin-stale.png`. With
+//! `admin-phone.png` (390 px), `admin-errors.png` and `admin-stale.png`. With
 //! `REDVOTE_UPDATE_SCREENSHOT=1` it also writes `docs/admin.png` (the
 //! desktop one), the README's picture.
 //! It drives `redvote serve` as started from the command line (the
@@ -180,8 +180,9 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let driver = tool("REDVOTE_CHROMEDRIVER", "/usr/bin/chromedriver");
 
     // every write on disk at once: Redis is killed and restarted below
-    let mut server = support::TempServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"])
-        .expect("redis-server");
+    let mut server =
+        support::TempServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"])
+            .expect("redis-server");
     let svc = Service::with(&server, &["--admin-token", ADMIN, "--api-token", API], &[]);
     let spring: Value =
         serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap();
@@ -231,10 +232,14 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     std::fs::create_dir_all(&shots).unwrap();
     let click = |sel: &str| run(&rt, run(&rt, c.find(Locator::Css(sel))).click());
     let text = |sel: &str| {
-        js(&rt, &c, &format!("return document.querySelector('{sel}').textContent;"))
-            .as_str()
-            .unwrap()
-            .to_string()
+        js(
+            &rt,
+            &c,
+            &format!("return document.querySelector('{sel}').textContent;"),
+        )
+        .as_str()
+        .unwrap()
+        .to_string()
     };
 
     // the token, once
@@ -271,7 +276,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     click("#save-campaign");
     click("#save-board");
-    for sel in ["#f-campaign-error", "#f-board-error", "#campaign-name-error"] {
+    for sel in [
+        "#f-campaign-error",
+        "#f-board-error",
+        "#campaign-name-error",
+    ] {
         wait_js(
             &rt,
             &c,
@@ -281,7 +290,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         );
     }
     assert_eq!(
-        js(&rt, &c, "return document.querySelector('#campaign-name').getAttribute('aria-invalid');"),
+        js(
+            &rt,
+            &c,
+            "return document.querySelector('#campaign-name').getAttribute('aria-invalid');"
+        ),
         "true"
     );
     svc.request(Method::GET, "/v1/campaigns/null/settings", Some(ADMIN))
@@ -338,7 +351,9 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         .map(|u| u.as_str().unwrap())
         .collect();
     assert!(
-        streams.iter().any(|u| u.contains("/top/stream?") && u.contains("ticket=")),
+        streams
+            .iter()
+            .any(|u| u.contains("/top/stream?") && u.contains("ticket=")),
         "{streams:?}"
     );
     for u in &streams {
@@ -380,11 +395,19 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         c.execute(TIED, vec![json!("input.weight[data-option=\"wy\"]")]),
     );
     assert_eq!(tied[0], "true", "aria-invalid: {tied}");
-    assert_eq!(tied[1].as_str(), Some(shown.as_str()), "aria-describedby: {tied}");
+    assert_eq!(
+        tied[1].as_str(),
+        Some(shown.as_str()),
+        "aria-describedby: {tied}"
+    );
     assert!(
-        tied[2].as_str().unwrap().starts_with("The board was not saved: "),
+        tied[2]
+            .as_str()
+            .unwrap()
+            .starts_with("The board was not saved: "),
         "the summary: {tied}"
     );
+    std::fs::write(shots.join("admin-errors.png"), run(&rt, c.screenshot())).unwrap();
     // a value the page refuses itself, next to its field
     let decimals = run(&rt, c.find(Locator::Css("#f-decimals")));
     run(&rt, decimals.clear());
@@ -394,7 +417,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     assert_eq!(tied[0], "true", "{tied}");
     assert!(tied[1].as_str().unwrap().contains("whole number"), "{tied}");
     assert_eq!(
-        js(&rt, &c, "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"),
+        js(
+            &rt,
+            &c,
+            "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"
+        ),
         1,
         "the earlier error is cleared"
     );
@@ -429,7 +456,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         limit,
     );
     assert_eq!(
-        js(&rt, &c, "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"),
+        js(
+            &rt,
+            &c,
+            "return document.querySelectorAll('[aria-invalid=\"true\"]').length;"
+        ),
         0
     );
     let stored = svc
@@ -488,6 +519,11 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let missing = js(&rt, &c, A11Y);
     assert_eq!(missing, json!([]), "{missing:#}");
 
+    js(
+        &rt,
+        &c,
+        "document.activeElement.blur(); window.scrollTo(0, 0); return 1;",
+    );
     let png = run(&rt, c.screenshot());
     std::fs::write(shots.join("admin-desktop.png"), &png).unwrap();
     if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
@@ -562,6 +598,12 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the Reconnect button",
         limit,
     );
+    assert!(
+        text("#live-stale-text").contains("Redis is unavailable"),
+        "{}",
+        text("#live-stale-text")
+    );
+    js(&rt, &c, "window.scrollTo(0, 0); return 1;");
     std::fs::write(shots.join("admin-stale.png"), run(&rt, c.screenshot())).unwrap();
     server.restart().unwrap();
     click("#live-reconnect");

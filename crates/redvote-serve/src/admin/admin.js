@@ -305,11 +305,14 @@ async function connect(gen) {
   };
   // EventSource would retry by itself with the same URL (and an expired
   // ticket): the page retries instead, with backoff and a fresh ticket.
-  source.onerror = () => {
+  let opened = false;
+  source.addEventListener("open", () => { opened = true; });
+  source.onerror = async () => {
     if (gen !== live.gen) return;
     source.close();
     live.source = null;
-    failed(gen, "the stream closed");
+    const why = await explain(opened);
+    if (gen === live.gen) failed(gen, why);
   };
   source.addEventListener("top", (e) => {
     if (gen !== live.gen) return;
@@ -328,6 +331,16 @@ async function connect(gen) {
     stale("Live updates stopped at " + clock(live.lastEvent || new Date()) +
       ": " + text + " The server keeps reading.");
   });
+}
+
+// Why a stream failed, in words: EventSource does not tell, /readyz
+// (open, cheap) says whether the service and its Redis answer.
+async function explain(opened) {
+  let ready = 0;
+  try { ready = (await fetch("/readyz", { cache: "no-store" })).status; } catch (_) { ready = 0; }
+  if (ready === 0) return "the service does not answer";
+  if (ready !== 200) return "Redis is unavailable";
+  return opened ? "the connection was cut" : "the stream could not be opened";
 }
 
 // The stream failed (`why`): stale, then a retry after the backoff, or
@@ -364,6 +377,7 @@ function cell(text, cls) {
 function renderTop(top) {
   $("#live-board").textContent = top.board;
   $("#live-period").textContent = top.period;
+  $("#live-kind").textContent = top.kind;
   $("#live-size").textContent = top.size;
   $("#live-participants").textContent = top.participants;
   const rows = top.entries.map((e) => {
