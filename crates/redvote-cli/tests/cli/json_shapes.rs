@@ -150,6 +150,28 @@ fn every_command_prints_an_object() {
     );
     assert!(object(u, &with(&["settings"]))["boards"].is_object());
     assert!(object(u, &with(&["check"]))["violations"].is_array());
+
+    // the campaign registry: configured by the driver alone, spring2026 is
+    // found by the scan
+    assert_eq!(object(u, &["campaigns"]), json!({"campaigns": []}));
+    let scan = object(u, &["campaigns", "register", "--scan"]);
+    assert_eq!(
+        (&scan["found"], &scan["registered"]),
+        (&json!(1), &json!(1)),
+        "{scan}"
+    );
+    assert!(
+        scan["primaries"].is_u64() && scan["scan_steps"].is_u64(),
+        "{scan}"
+    );
+    assert_eq!(
+        object(u, &["campaigns", "register", "autumn"]),
+        json!({"registered": 1})
+    );
+    assert_eq!(
+        object(u, &["campaigns"]),
+        json!({"campaigns": ["spring2026", "autumn"]})
+    );
 }
 
 #[test]

@@ -139,8 +139,22 @@ fn readme_cli_synopsis_lists_every_subcommand() {
         .expect("run redvote --help");
     let help = String::from_utf8_lossy(&out.stdout);
     for command in [
-        "post", "import", "vote", "downvote", "unvote", "article", "articles", "group", "config",
-        "rerank", "campaign", "scripts", "load", "demo", "serve",
+        "post",
+        "import",
+        "vote",
+        "downvote",
+        "unvote",
+        "article",
+        "articles",
+        "group",
+        "config",
+        "rerank",
+        "campaign",
+        "campaigns",
+        "scripts",
+        "load",
+        "demo",
+        "serve",
     ] {
         assert!(
             help.lines()

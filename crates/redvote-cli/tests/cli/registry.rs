@@ -64,7 +64,11 @@ fn register_scan_finds_campaigns_made_by_raw_configure() {
         .unwrap();
     assert!(listed(&url).is_empty());
     let out = redvote(Some(&url), &["campaigns"]);
-    assert!(text(&out).contains("no campaigns registered"), "{}", text(&out));
+    assert!(
+        text(&out).contains("no campaigns registered"),
+        "{}",
+        text(&out)
+    );
 
     // the check sees the campaign and says it is not listed
     let out = redvote(Some(&url), &["campaign", "raw1", "check"]);
@@ -98,7 +102,12 @@ fn register_scan_finds_campaigns_made_by_raw_configure() {
     // configure through the CLI registers; register NAME too
     let out = redvote(
         Some(&url),
-        &["campaign", "cli1", "configure", concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/spring2026.json")],
+        &[
+            "campaign",
+            "cli1",
+            "configure",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/spring2026.json"),
+        ],
     );
     assert!(out.status.success(), "{}", text(&out));
     let out = redvote(Some(&url), &["campaigns", "register", "later", "raw1"]);
@@ -137,4 +146,30 @@ fn register_scan_reads_every_primary_of_a_cluster() {
     for name in &names {
         assert!(listed.contains(name), "{name} not listed: {listed:?}");
     }
+}
+
+/// docs/cli.md, "The campaign list": its lines in order on an empty
+/// server; both campaigns are listed at the end.
+#[test]
+fn the_cli_chapter_campaign_list_runs() {
+    use crate::support::readme::{section, sh, sh_commands, WORKSPACE};
+    let server = server();
+    let lines = sh_commands(
+        section("### The campaign list"),
+        &["redvote ", "redis-cli "],
+    );
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    for line in &lines {
+        let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
+        let out = sh(&cmd, WORKSPACE.as_ref())
+            .env("REDVOTE_URL", server.url())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("REDVOTE_"),
+            "{cmd}: {out:?}"
+        );
+    }
+    assert_eq!(listed(&server.url()), ["spring2026", "autumn"]);
 }
