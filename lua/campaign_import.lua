@@ -154,6 +154,21 @@ local function clock(at)
   local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
   return now, 0
 end
+-- last_second: the last moment a campaign write may take (a vote's or an
+-- import's explicit time). Needs fail (lib/prologue).
+
+-- The last second whose calendar names four-digit years (9999-12-31T23:59:59
+-- UTC): the bound of every stored time (a campaign's start and end).
+local LAST_SECOND = 253402300799
+
+-- A moment a write may take (`now`, from `at`, in the campaign's UTC
+-- `offset`): at most LAST_SECOND, in UTC and in the offset, since no
+-- period name addresses a later one (REDVOTE_INVALID_NUMBER otherwise).
+local function check_last_second(now, offset, at)
+  if now > LAST_SECOND or now + offset > LAST_SECOND then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
+  end
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
 -- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
@@ -173,14 +188,38 @@ end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition), `ties_next` (the pending rule of a switch),
+-- `indexed` ("1": the side keys of `ties` are complete), `order_gen` (counts
+-- the switches; a reindex cursor carries it). A board whose stored `ties`
+-- is dense or first without `indexed` 1 (written by redvote 0.1, or
+-- switched by a 0.2..0.5 configure and not reindexed since) ranks by
+-- competition until reindexed: its stored rule is the pending one.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -191,22 +230,33 @@ local function board_settings(ns, board)
   if #periods == 0 or table.concat(periods, ',') ~= s[1] then
     fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
   end
-  local ties = s[2] or 'competition'
-  if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
-    fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
-  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
   if s[9] and s[9] ~= '0' and s[9] ~= '1' then
     fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
   end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed then
+    -- side keys not complete: competition until reindexed (no previous
+    -- rule is known; configure never writes this with a ties_next)
+    if pending then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending:sub(1, 40) .. '" beside an unindexed ' .. ties) end
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
-    name = board, keeps = keeps, periods = periods, ties = ties,
-    -- the side keys of lib/order are complete (absent: a board that
-    -- predates them; `order_gen` counts the tie-rule changes that unset it)
-    indexed = s[9] == '1',
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
     order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
@@ -429,11 +479,12 @@ end
 --                   scores by member, descending: here, by seq ascending,
 --                   then M descending, the display order of "first"; a
 --                   position is a ZREVRANK, a page a ZREVRANGE
--- Every writer keeps them, for a board of that rule, whatever its
--- `indexed` flag (lib/board): order_read before its first write,
--- order_write / order_remove after the board's own write. The reads trust
--- them only when the flag is set (campaign_reindex.lua builds them for
--- boards that predate them). Needs rcall (lib/prologue).
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
 
 local ORDER_SEQ_NONE = 999999999999999
 
@@ -454,66 +505,90 @@ local function dense_member(score)
   return string.format('%.17g', tonumber(score))
 end
 
--- Before the first write to `key` (ties `ties`) for `member`: read (and so
--- type-check) the side keys the write will touch. Returns the member's
--- current "first" sequence number (nil: none) for order_write, and whether
--- the order key is new (order_write then gives it `expiry`).
-local function order_read(ns, ties, key, member)
-  if ties == 'dense' then
-    return nil, rcall('ZCARD', side_key(ns, 'd', key)) == 0
-  elseif ties == 'first' then
-    local new = rcall('ZCARD', side_key(ns, 'o', key)) == 0
-    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)), new
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
   end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: its new
--- sequence number `seq` in the "first" side key, and its position with it,
--- replacing the one read by order_read, `old_seq`).
--- A new order key (order_read) expires at `expiry` (nil: kept), as its
--- board, and so does the "first" side key (new too, or written without an
--- expiry since the board switched to first).
-local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_key, expiry)
-  local side
-  if ties == 'dense' then
-    side = side_key(ns, 'd', key)
-    rcall('ZADD', side, new, dense_member(new))
-    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', side, old, old)
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
     end
-  elseif ties == 'first' then
-    rcall('ZADD', side_key(ns, 'f', key), seq, member)
-    -- add first: a key emptied by the ZREM would be deleted, its expiry
-    -- with it (seq always changes, so the two entries differ)
-    side = side_key(ns, 'o', key)
-    rcall('ZADD', side, new, order_member(seq, member))
-    rcall('ZREM', side, order_member(old_seq, member))
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
   end
-  if side and new_key and expiry then
-    rcall('EXPIREAT', side, expiry)
-    if ties == 'first' then rcall('EXPIREAT', side_key(ns, 'f', key), expiry) end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
   end
 end
 
--- Remove `member` from `key` and its side keys. Reads first what it needs:
--- call it only once every check has passed.
-local function order_remove(ns, ties, key, member)
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
   local old = rcall('ZSCORE', key, member)
   if not old then return end
   rcall('ZREM', key, member)
-  if ties == 'dense' then
-    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
-  elseif ties == 'first' then
-    local f = side_key(ns, 'f', key)
-    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
   end
-  rcall('ZREM', side_key(ns, 'f', key), member)
+  rcall('ZREM', f, member)
 end
 
--- The last second whose calendar names four-digit years (9999-12-31T23:59:59
--- UTC): the bound of every stored time (a campaign's start and end).
-local LAST_SECOND = 253402300799
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
 
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
@@ -531,11 +606,9 @@ local function main()
   pair_argc('campaign_import', 2, 1, 500, 'board, time, then 1..500 option, votes pairs')
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
-  if now > LAST_SECOND or now + offset > LAST_SECOND then
-    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. ARGV[2] .. '"')
-  end
+  check_last_second(now, offset, ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local decimals, ties = b.decimals, b.ties
+  local decimals = b.decimals
   local limit = exact_limit(decimals)
   -- keys[j] and touched[j] = { its index member, its expiry or false }
   local keys, touched = {}, {}
@@ -587,20 +660,20 @@ local function main()
   local fresh
   if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
-    c[5], c[6] = {}, {}
-    for j, k in ipairs(keys) do c[5][j], c[6][j] = order_read(ns, ties, k, c[1]) end
+    c[5] = {}
+    for j, k in ipairs(keys) do c[5][j] = order_read(ns, b, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta, old, old_seq, new_side = c[1], c[2], c[3], c[4], c[5], c[6]
+    local option, units, delta, old, st = c[1], c[2], c[3], c[4], c[5]
     rcall('HSET', initial, option, decimal_text(units, decimals))
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
       -- (a side key new for the first change is not for the next ones)
-      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
+      order_write(ns, b, k, option, old[j], new, st[j], seq + n, touched[j][2], n == 1)
     end
   end
   if #changes > 0 then

@@ -2,27 +2,32 @@
 -- GENERATED from lua/src/campaign/reindex.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
 --[[
   campaign_reindex: build the side keys that make the "dense" and "first"
-  tie rules O(log N) (lua/src/lib/order.lua) for the period boards of one
-  board that were written without them: boards of a redvote before 0.2, and
-  boards whose tie rule changed to dense or first after votes (configure
-  then unsets the board's `indexed` flag). Until it has run to the end the
-  board's reads take the legacy path (O(members above) for dense, O(tie
-  group) for first); afterwards they cost what "competition" costs.
+  tie rules O(log N) (lua/src/lib/order.lua) for a board's pending tie
+  rule, and make it the rule in effect when they are complete. A rule is
+  pending (lua/src/lib/board.lua) when campaign_configure switched a board
+  already written to dense or first (it keeps the old rule in effect and
+  records the new one as `ties_next`), and on a board whose stored rule is
+  dense or first without `indexed` 1 (written by redvote 0.1, or switched
+  by an older configure), which ranks by competition until then. Reads
+  always rank by the rule in effect, with its complete side keys: none
+  takes a slow path, before, during or after a switch.
 
   Batched, idempotent, safe under traffic: call with cursor "0", then again
   with the cursor each call returns, until it returns "0". Each call indexes
   about `count` members (ZSCAN pages of the period boards listed in
   <ns>periods:B, one board after the other; a board visited counts as one
   member at least, so a call also visits at most `count` empty or expired
-  boards), so no call is long. Votes,
-  imports and removals may run meanwhile: every writer keeps the side keys
-  of the members it touches, so a member indexed early and voted on later
-  stays right. The call that finishes the last period board sets `indexed`
-  on <ns>board:B; a cursor from before a change of the tie rule restarts
-  from the beginning (the cursor carries the board's `order_gen`). Run it
-  once every client runs this version of the scripts (an older vote script
-  does not keep the side keys). A board whose rule is name or competition
-  needs nothing, nor does an indexed board: the first call answers done.
+  boards), so no call is long. Votes, imports and removals may run
+  meanwhile: every writer keeps the side keys of the pending rule as well
+  as those of the rule in effect, for the members it touches, so a member
+  indexed early and voted on later stays right. The call that finishes the
+  last period board makes the switch, atomically: `ties` becomes the
+  pending rule, `ties_next` goes, `indexed` is 1, and the side keys of the
+  old rule go (one UNLINK a listed period board). A cursor from before a
+  change of the tie rule restarts from the beginning (the cursor carries
+  the board's `order_gen`). A board with no pending rule needs nothing:
+  the first call answers done. Run it once every client runs this version
+  of the scripts (an older vote script keeps no pending rule's side keys).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -31,7 +36,9 @@
     ARGV[3]  count   members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
-    its board's expiry (as is <ns>f:B:KIND:P, for first); HSET <ns>board:B indexed 1 when done.
+    its board's expiry (as is <ns>f:B:KIND:P, for first); when done, HSET
+    <ns>board:B ties (the pending rule) indexed 1, HDEL ties_next, and
+    UNLINK of the old rule's side keys (lib/order's order_drop).
 
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
@@ -132,14 +139,38 @@ end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition), `ties_next` (the pending rule of a switch),
+-- `indexed` ("1": the side keys of `ties` are complete), `order_gen` (counts
+-- the switches; a reindex cursor carries it). A board whose stored `ties`
+-- is dense or first without `indexed` 1 (written by redvote 0.1, or
+-- switched by a 0.2..0.5 configure and not reindexed since) ranks by
+-- competition until reindexed: its stored rule is the pending one.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -150,22 +181,33 @@ local function board_settings(ns, board)
   if #periods == 0 or table.concat(periods, ',') ~= s[1] then
     fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
   end
-  local ties = s[2] or 'competition'
-  if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
-    fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
-  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
   if s[9] and s[9] ~= '0' and s[9] ~= '1' then
     fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
   end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed then
+    -- side keys not complete: competition until reindexed (no previous
+    -- rule is known; configure never writes this with a ties_next)
+    if pending then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending:sub(1, 40) .. '" beside an unindexed ' .. ties) end
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
-    name = board, keeps = keeps, periods = periods, ties = ties,
-    -- the side keys of lib/order are complete (absent: a board that
-    -- predates them; `order_gen` counts the tie-rule changes that unset it)
-    indexed = s[9] == '1',
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
     order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
@@ -191,11 +233,12 @@ end
 --                   scores by member, descending: here, by seq ascending,
 --                   then M descending, the display order of "first"; a
 --                   position is a ZREVRANK, a page a ZREVRANGE
--- Every writer keeps them, for a board of that rule, whatever its
--- `indexed` flag (lib/board): order_read before its first write,
--- order_write / order_remove after the board's own write. The reads trust
--- them only when the flag is set (campaign_reindex.lua builds them for
--- boards that predate them). Needs rcall (lib/prologue).
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
 
 local ORDER_SEQ_NONE = 999999999999999
 
@@ -216,61 +259,89 @@ local function dense_member(score)
   return string.format('%.17g', tonumber(score))
 end
 
--- Before the first write to `key` (ties `ties`) for `member`: read (and so
--- type-check) the side keys the write will touch. Returns the member's
--- current "first" sequence number (nil: none) for order_write, and whether
--- the order key is new (order_write then gives it `expiry`).
-local function order_read(ns, ties, key, member)
-  if ties == 'dense' then
-    return nil, rcall('ZCARD', side_key(ns, 'd', key)) == 0
-  elseif ties == 'first' then
-    local new = rcall('ZCARD', side_key(ns, 'o', key)) == 0
-    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)), new
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
   end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: its new
--- sequence number `seq` in the "first" side key, and its position with it,
--- replacing the one read by order_read, `old_seq`).
--- A new order key (order_read) expires at `expiry` (nil: kept), as its
--- board, and so does the "first" side key (new too, or written without an
--- expiry since the board switched to first).
-local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_key, expiry)
-  local side
-  if ties == 'dense' then
-    side = side_key(ns, 'd', key)
-    rcall('ZADD', side, new, dense_member(new))
-    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', side, old, old)
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
     end
-  elseif ties == 'first' then
-    rcall('ZADD', side_key(ns, 'f', key), seq, member)
-    -- add first: a key emptied by the ZREM would be deleted, its expiry
-    -- with it (seq always changes, so the two entries differ)
-    side = side_key(ns, 'o', key)
-    rcall('ZADD', side, new, order_member(seq, member))
-    rcall('ZREM', side, order_member(old_seq, member))
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
   end
-  if side and new_key and expiry then
-    rcall('EXPIREAT', side, expiry)
-    if ties == 'first' then rcall('EXPIREAT', side_key(ns, 'f', key), expiry) end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
   end
 end
 
--- Remove `member` from `key` and its side keys. Reads first what it needs:
--- call it only once every check has passed.
-local function order_remove(ns, ties, key, member)
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
   local old = rcall('ZSCORE', key, member)
   if not old then return end
   rcall('ZREM', key, member)
-  if ties == 'dense' then
-    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
-  elseif ties == 'first' then
-    local f = side_key(ns, 'f', key)
-    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
   end
-  rcall('ZREM', side_key(ns, 'f', key), member)
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
 end
 
 local function main()
@@ -286,17 +357,21 @@ local function main()
   end
   local b = board_settings(ns, ARGV[1])
   local board_hash = ns .. 'board:' .. b.name
-  local letter = (b.ties == 'dense' and 'd') or (b.ties == 'first' and 'o')
-  if not letter then
+  if not b.pending then
+    -- (name or competition stored without the flag: nothing to build)
     if not b.indexed then rcall('HSET', board_hash, 'indexed', '1') end
     return { 0, 0, '0' }
   end
-  if b.indexed and cursor == '0' then return { 0, 0, '0' } end
+  local letter = (b.pending == 'dense' and 'd') or (b.pending == 'first' and 'o')
 
   -- Where to go on: the period board and ZSCAN cursor of the cursor, unless
   -- the tie rule changed since (order_gen) or that board left the index.
+  -- (a pending name or competition has nothing to build)
   local index = ns .. 'periods:' .. b.name
-  if not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
+  if not letter then
+    rcall('ZCARD', index) -- its type only, before order_drop reads it
+    p = nil
+  elseif not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
     p, scan = rcall('ZRANGE', index, 0, 0)[1], '0'
   end
 
@@ -352,7 +427,10 @@ local function main()
     end
   end
   if not p then
-    rcall('HSET', board_hash, 'indexed', '1')
+    -- the switch: the pending rule takes effect, the old one's keys go
+    rcall('HSET', board_hash, 'ties', b.pending, 'indexed', '1')
+    rcall('HDEL', board_hash, 'ties_next')
+    order_drop(ns, b.name, b.ties)
     return { done, finished, '0' }
   end
   return { done, finished, string.format('%d|%s|%s', b.order_gen, p, scan) }

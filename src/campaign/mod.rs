@@ -127,9 +127,10 @@ impl Campaign {
 
     /// One step of building the side keys that make `board`'s dense or
     /// first ranks O(log N) (`lua/campaign_reindex.lua`): needed once for a
-    /// board written by a redvote before 0.2, or whose tie rule changed to
-    /// dense or first after votes; until it is done the board's reads take
-    /// the legacy O(N) path. Start with cursor `"0"` and call again with
+    /// board whose tie rule was switched to dense or first after votes (the
+    /// switch is pending: reads rank by the rule before until the last call
+    /// makes it), or written by a redvote before 0.2 (it ranks by
+    /// competition until then). Start with cursor `"0"` and call again with
     /// [`Reindexed::next`] until [`Reindexed::is_done`]; each call indexes
     /// about `count` (1..=5000) members, so none is long. Idempotent, and
     /// safe while votes go on.

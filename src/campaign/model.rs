@@ -184,12 +184,14 @@ pub struct Reindexed {
     pub members: u64,
     /// Period boards this call finished.
     pub boards: u64,
-    /// The cursor for the next call; `"0"` when the board is indexed.
+    /// The cursor for the next call; `"0"` when the board is indexed (a
+    /// pending tie rule is now in effect).
     pub next: String,
 }
 
 impl Reindexed {
-    /// The board is indexed: its dense / first ranks now cost O(log N).
+    /// The board is indexed: a pending tie rule is now the one in effect,
+    /// and its dense / first ranks cost O(log N).
     pub fn is_done(&self) -> bool {
         self.next == "0"
     }

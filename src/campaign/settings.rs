@@ -138,9 +138,23 @@ pub struct BoardSettings {
     /// Periods kept (default for a new board: `[total]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub periods: Option<Vec<Period>>,
-    /// Tie rule (default: competition).
+    /// Tie rule (default: competition). Switching a board that already has
+    /// votes to `Dense` or `First` takes effect once
+    /// [`crate::Campaign::reindex`] has run to the end (until then reads
+    /// rank by the rule before: see `ties_pending`); any other switch takes
+    /// effect at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ties: Option<Ties>,
+    /// Read-only, as [`crate::Campaign::settings`] reports it: `Some(true)`
+    /// while the switch to `ties` is pending (its side keys are being
+    /// built by [`crate::Campaign::reindex`]). Configure accepts it back
+    /// and ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties_pending: Option<bool>,
+    /// Read-only, beside `ties_pending`: the rule reads rank by until the
+    /// switch is made. Configure accepts it back and ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties_effective: Option<Ties>,
     /// Share of a vote's shown weight added to the next period's shown
     /// board, a decimal in [0, 1] with at most 6 decimals (default `"0"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

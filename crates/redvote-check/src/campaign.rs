@@ -40,6 +40,11 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///   (0: never); a listed board that has not expired exists;
 /// - a "first" side key (`<ns>f:...`) has a board beside it, holds only
 ///   members of it, with vote sequence numbers in 1..`seq`;
+/// - the order side keys of `lua/src/lib/order.lua` (`<ns>o:...` of ties
+///   first, `<ns>d:...` of dense) belong to the tie rule in effect or to a
+///   pending one (`ties_next`: a switch not reindexed yet), every entry
+///   agrees with its board; those of the rule in effect are complete (the
+///   reads rank by them), those of a pending rule need not be yet;
 /// - fixed-window rate counters hold counts >= 1 and expire (the
 ///   campaign-window hash `<ns>rl:RULE:campaign` exactly at the campaign's
 ///   `end`, never without one); a rolling counter holds a well-formed
@@ -671,10 +676,17 @@ fn read_seq(con: &mut dyn ConnectionLike, ns: &str, r: &mut Report) -> RedisResu
 struct Board {
     /// The periods it keeps ("hour", ..., "total"); empty when corrupt.
     periods: Vec<String>,
+    /// The tie rule in effect (what the reads rank by) is first / dense:
+    /// its side keys are complete (lib/board.lua: a stored dense or first
+    /// without `indexed` 1 is in effect competition, and pending).
     first: bool,
     dense: bool,
-    /// The side keys of dense / first ranks are complete (`indexed` 1).
-    indexed: bool,
+    /// A pending tie rule (`ties_next`, or a stored dense / first not
+    /// indexed) is first / dense: its side keys are kept by every writer
+    /// and built by campaign_reindex, so those present must be right, but
+    /// they need not be complete.
+    pending_first: bool,
+    pending_dense: bool,
     decimals: u32,
     /// The carry in millionths, as board_settings computes it.
     carry: i64,
@@ -851,7 +863,8 @@ fn board_settings(
         .arg(&key)
         .arg(&["periods", "ties", "decimals", "carry"])
         .arg(&keeps)
-        .arg("indexed");
+        .arg("indexed")
+        .arg("ties_next");
     let got = exec(con, &mut pipe)?;
     let mut b = Board {
         decimals: 2,
@@ -887,17 +900,44 @@ fn board_settings(
             }
         }
     }
-    let ties = field(1).unwrap_or_else(|| "competition".into());
-    if !["competition", "name", "dense", "first"].contains(&ties.as_str()) {
+    let rules = ["competition", "name", "dense", "first"];
+    let mut ties = field(1).unwrap_or_else(|| "competition".into());
+    if !rules.contains(&ties.as_str()) {
         bad(format!("ties {ties:?} is corrupt"), r);
+    }
+    let mut pending = field(9);
+    if let Some(n) = pending.as_deref().filter(|n| !rules.contains(n)) {
+        bad(format!("ties_next {n:?} is corrupt"), r);
+    }
+    let indexed = match field(8).as_deref() {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(v) => {
+            bad(format!("indexed {v:?} is corrupt"), r);
+            false
+        }
+    };
+    // as lib/board.lua reads them: a dense or first without its side keys
+    // complete is pending, competition in effect
+    if (ties == "dense" || ties == "first") && !indexed {
+        if let Some(n) = &pending {
+            bad(
+                format!("ties_next {n:?} is corrupt beside an unindexed {ties}"),
+                r,
+            );
+        }
+        pending = Some(std::mem::replace(&mut ties, "competition".into()));
+    }
+    if pending.as_deref() == Some(ties.as_str()) {
+        bad(
+            format!("ties_next {ties:?} is corrupt: it is the rule in effect"),
+            r,
+        );
     }
     b.first = ties == "first";
     b.dense = ties == "dense";
-    match field(8).as_deref() {
-        None | Some("0") => {}
-        Some("1") => b.indexed = true,
-        Some(v) => bad(format!("indexed {v:?} is corrupt"), r),
-    }
+    b.pending_first = pending.as_deref() == Some("first");
+    b.pending_dense = pending.as_deref() == Some("dense");
     if let Some(d) = field(2) {
         match stored_int(&d, 0, 6) {
             Some(n) => b.decimals = n as u32,
@@ -1532,7 +1572,7 @@ impl Scan<'_> {
         if !self.board_expiry(con, &pb, r)? || !pb.b.ok {
             return Ok(());
         }
-        if pb.b.first && pb.b.indexed {
+        if pb.b.first {
             self.first_order_count(con, &pb, r)?;
         }
         let mut gaps = BoardGaps {
@@ -1592,7 +1632,7 @@ impl Scan<'_> {
             first_key: format!("{ns}f:{name}:{kind}:{p}"),
             initial_key: format!("{ns}initial:{name}"),
             dense_key: format!("{ns}d:{name}:{kind}:{p}"),
-            dense: b.dense && b.indexed,
+            dense: b.dense,
         }
     }
 
@@ -1885,7 +1925,12 @@ impl Scan<'_> {
         };
         r.count("order_keys", 1);
         let rule = if letter == 'o' { "first" } else { "dense" };
-        if b.ok && !(if letter == 'o' { b.first } else { b.dense }) {
+        let kept = if letter == 'o' {
+            b.first || b.pending_first
+        } else {
+            b.dense || b.pending_dense
+        };
+        if b.ok && !kept {
             r.violation(
                 key,
                 format!("is a side key of ties {rule}, which the board does not have"),
@@ -2197,7 +2242,7 @@ impl PeriodBoard<'_> {
             return;
         };
         let Some(weight) = weight else { return }; // reported with the weights
-        if b.first && self.settled && read.col(2, j).is_none() {
+        if (b.first || b.pending_first) && self.settled && read.col(2, j).is_none() {
             gaps.first.push(m.to_string());
         }
         let e = Entry {

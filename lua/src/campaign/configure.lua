@@ -32,6 +32,13 @@
             "periods": ["hour", "day", "week", "month", "total"],   any subset
                                        (a list of at most 5)
             "ties": "name" | "competition" | "dense" | "first",
+                                       (dense or first on a board already
+                                       written is pending until
+                                       campaign_reindex.lua has run: see
+                                       Writes; "ties_pending" and
+                                       "ties_effective", which
+                                       campaign_settings.lua reports, are
+                                       read-only and ignored)
             "carry": "0.1",            share of a vote's shown weight added to
                                        the NEXT period's shown board, 0..1
             "decimals": 2,             shown scores are kept and shown with this
@@ -63,11 +70,14 @@
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
-    <ns>board:B (periods ties carry decimals keep_hour keep_day keep_week
-    keep_month indexed order_gen; a new tie rule UNLINKs the board's side
-    keys o:/d: of lua/src/lib/order.lua and, when it is dense or first and
-    the board was written, unsets `indexed` until campaign_reindex.lua
-    rebuilds them); HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    <ns>board:B (periods ties ties_next carry decimals keep_hour keep_day
+    keep_week keep_month indexed order_gen; a switch of the tie rule to
+    dense or first on a board already written is recorded as pending,
+    `ties_next`, and takes effect when campaign_reindex.lua has built its
+    side keys: reads rank by the old rule until then; any other switch
+    takes effect at once; the side keys o:/d: of lua/src/lib/order.lua of
+    a rule no longer kept are UNLINKed, one UNLINK a listed period board);
+    HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
   Output: { "boards", n, "options", n } (how many were created or updated)
@@ -304,36 +314,99 @@ local function board_periods(board, periods)
   return table.concat(list, ',')
 end
 
--- A board's tie rule (`ties`, nil: competition) into its `fields`; `was`:
--- the stored ties and order_gen. A new rule on an existing board: the side
--- keys of the old one go, and the boards written so far need
--- campaign_reindex.lua before the reads trust the new one's (until then
--- they take the legacy path). Returns whether the side keys are stale.
-local function board_ties(ns, board, ties, exists, was, fields)
+-- The tie rules with side keys (lib/order).
+local ORDERED = { dense = true, first = true }
+
+-- The stored tie rules of a board as lib/board reads them, leniently (this
+-- call also repairs them): `was` is HMGET ties, ties_next, indexed,
+-- order_gen. Returns the rule in effect, the pending one (nil: none) and
+-- whether they were corrupt (then no side key is trusted).
+local function stored_rules(was)
+  local t, n = was[1] or 'competition', was[2]
+  local known = { name = true, competition = true, dense = true, first = true }
+  if not known[t] or (n and not known[n]) or (ORDERED[t] and was[3] ~= '1' and n) or n == t then
+    return 'competition', nil, true
+  end
+  if ORDERED[t] and was[3] ~= '1' then return 'competition', t, false end
+  return t, n, false
+end
+
+-- A board's tie rule (`ties`, nil: competition) into its `fields` (HSET)
+-- and `hdel` (HDEL); `was`: see stored_rules. A new board takes it at once.
+-- On an existing board:
+--   * the rule pending already: nothing changes;
+--   * the rule in effect: a pending switch is cancelled (its side keys go);
+--   * dense or first on a board already written: it becomes the pending
+--     rule (`ties_next`), the one in effect stays until campaign_reindex.lua
+--     has built the new rule's side keys (its last call makes the switch),
+--     so that no read ever ranks without them;
+--   * otherwise (name or competition, or a board never written) at once.
+-- Every new pending rule counts in `order_gen` (a reindex cursor from
+-- before it restarts). Returns the rules whose side keys go (order_drop) and the
+-- rules a writer keeps after the call (the `sides` of lib/board).
+local function board_ties(ns, board, ties, exists, was, fields, hdel)
   ties = ties or 'competition'
-  if ties ~= 'name' and ties ~= 'competition' and ties ~= 'dense' and ties ~= 'first' then
+  if not ORDERED[ties] and ties ~= 'name' and ties ~= 'competition' then
     fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
   end
-  push(fields, 'ties', ties)
-  if not exists or ties == (was[1] or 'competition') then return false end
+  if not exists then
+    push(fields, 'ties', ties)
+    return {}, ORDERED[ties] and { ties } or {}
+  end
+  local key = ns .. 'board:' .. board
   local written = rcall('ZCARD', ns .. 'periods:' .. board) > 0
-  local gen = was[2] and stored_int(was[2], 0, 999999999999999, ns .. 'board:' .. board, 'order_gen') or 0
-  local needs = written and (ties == 'dense' or ties == 'first')
-  push(fields, 'indexed', needs and '0' or '1')
-  if needs then push(fields, 'order_gen', gen + 1) end
-  return true
+  local gen = was[4] and stored_int(was[4], 0, 999999999999999, key, 'order_gen') or 0
+  local effect, pending, corrupt = stored_rules(was)
+  local sides = function(e, p)
+    local list = {}
+    if ORDERED[e] then list[#list + 1] = e end
+    if p and ORDERED[p] then list[#list + 1] = p end
+    return list
+  end
+  if ties == pending and not corrupt then return {}, sides(effect, pending) end
+  if ties == effect and not pending and not corrupt then return {}, sides(effect) end
+  local drop = corrupt and { 'dense', 'first' } or {}
+  if not corrupt and pending and ORDERED[pending] then drop[#drop + 1] = pending end
+  push(fields, 'indexed', '1')
+  if ties ~= effect and ORDERED[ties] and written then
+    -- pending: the rule in effect stays (its side keys complete)
+    push(fields, 'order_gen', gen + 1)
+    push(fields, 'ties', effect)
+    push(fields, 'ties_next', ties)
+    if not corrupt and ties ~= pending then drop[#drop + 1] = ties end
+    return drop, sides(effect, ties)
+  end
+  push(fields, 'ties', ties)
+  hdel[#hdel + 1] = 'ties_next'
+  if not corrupt and ties ~= effect and ORDERED[effect] then drop[#drop + 1] = effect end
+  return drop, sides(ties)
 end
 
 -- The fields of <ns>board:B the document sets (all of them for a new
 -- board, `exists` false, which also gets `indexed` 1): periods, ties,
--- decimals, carry, retention. Returns them (flat), whether the side keys of
--- lib/order no longer match the tie rule, and the tie rule after the call.
+-- decimals, carry, retention. Returns them (flat), the fields to delete,
+-- the rules whose side keys go (board_ties) and the board's `sides` after
+-- the call. (`ties_pending` and `ties_effective`, which campaign_settings
+-- reports, are read-only: checked for their type, then ignored.)
 local function board_fields(ns, board, spec, exists, was)
-  local fields, stale = {}, false
+  local fields, hdel = {}, {}
   if not exists then push(fields, 'indexed', '1') end
   if spec.periods ~= nil or not exists then push(fields, 'periods', board_periods(board, spec.periods)) end
-  if spec.ties ~= nil or not exists then stale = board_ties(ns, board, spec.ties, exists, was, fields) end
-  local ties_after = spec.ties or was[1] or 'competition'
+  if spec.ties_pending ~= nil and type(spec.ties_pending) ~= 'boolean' then
+    fail('INVALID_CONFIG', board .. ': ties_pending (read-only) must be true or false')
+  end
+  if spec.ties_effective ~= nil and not (ORDERED[spec.ties_effective] or spec.ties_effective == 'name' or spec.ties_effective == 'competition') then
+    fail('INVALID_CONFIG', board .. ': ties_effective (read-only) must be name, competition, dense or first')
+  end
+  local drop, sides = {}, nil
+  if spec.ties ~= nil or not exists then
+    drop, sides = board_ties(ns, board, spec.ties, exists, was, fields, hdel)
+  else
+    local effect, pending = stored_rules(was)
+    sides = {}
+    if ORDERED[effect] then sides[#sides + 1] = effect end
+    if pending and ORDERED[pending] then sides[#sides + 1] = pending end
+  end
   if spec.decimals ~= nil or not exists then push(fields, 'decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
   if spec.carry ~= nil or not exists then
     local carry = tostring(spec.carry or '0')
@@ -349,7 +422,7 @@ local function board_fields(ns, board, spec, exists, was)
     end
     push(fields, 'keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
   end
-  return fields, stale, ties_after
+  return fields, hdel, drop, sides
 end
 
 -- A board's `options`: the weights to write (given, or 1 for an option the
@@ -398,27 +471,24 @@ local function board_removals(ns, board, spec)
   return remove
 end
 
--- The board's period boards from its index, when options are removed or
--- the side keys are stale: those not expired ("real:P" / "shown:P"), whose
--- entries of the removed options go, and all of them, whose stale side keys
--- go. The keys the removal writes are read here first.
-local function board_index(ns, board, remove, stale)
-  local boards_of, all_of = {}, {}
-  if #remove > 0 or stale then
+-- The board's period boards from its index, when options are removed:
+-- those not expired ("real:P" / "shown:P"), whose entries of the removed
+-- options go. The keys the removal writes are read here first.
+local function board_index(ns, board, remove)
+  local boards_of = {}
+  if #remove > 0 then
     local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
     local now = tonumber(rcall('TIME')[1])
     for i = 1, #index, 2 do
       local expiry = tonumber(index[i + 1])
-      all_of[#all_of + 1] = index[i]
-      if #remove > 0 and (expiry == 0 or expiry > now) then
+      if expiry == 0 or expiry > now then
         boards_of[#boards_of + 1] = index[i]
         for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
       end
     end
     rcall('HLEN', ns .. 'initial:' .. board)
   end
-  if not stale then all_of = {} end
-  return boards_of, all_of
+  return boards_of
 end
 
 -- One board of the document, validated against its stored state. Every
@@ -431,12 +501,14 @@ local function board_plan(ns, board, spec, count)
   if count.boards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
   local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
   rcall('HLEN', ns .. 'weights:' .. board)
-  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'order_gen')
+  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'ties_next', 'indexed', 'order_gen')
   local plan = { board = board }
-  plan.fields, plan.stale, plan.ties = board_fields(ns, board, spec, exists, was)
+  local sides
+  plan.fields, plan.hdel, plan.drop, sides = board_fields(ns, board, spec, exists, was)
+  plan.after = { sides = sides }
   plan.weights, plan.data = board_options(ns, board, spec.options, count)
   plan.remove = board_removals(ns, board, spec)
-  plan.boards_of, plan.all_of = board_index(ns, board, plan.remove, plan.stale)
+  plan.boards_of = board_index(ns, board, plan.remove)
   return plan
 end
 
@@ -473,26 +545,26 @@ local function write_campaign(root, ns, campaign, counters, deny)
 end
 
 -- One board's plan (board_plan): its settings, weights, display data, the
--- stale side keys, and the removed options everywhere they are.
+-- side keys of rules no longer kept, and the removed options everywhere
+-- they are.
 local function write_board(ns, b)
   local board = b.board
   rcall('SADD', ns .. 'boards', board)
   hset_chunks(ns .. 'board:' .. board, b.fields)
+  if #b.hdel > 0 then rcall('HDEL', ns .. 'board:' .. board, unpack(b.hdel)) end
   hset_chunks(ns .. 'weights:' .. board, b.weights)
   for _, d in ipairs(b.data) do
     local key = ns .. 'option:' .. board .. ':' .. d[1]
     rcall('DEL', key)
     hset_chunks(key, d[2])
   end
-  for _, p in ipairs(b.all_of) do
-    rcall('UNLINK', ns .. 'o:' .. board .. ':' .. p, ns .. 'd:' .. board .. ':' .. p)
-  end
+  for _, rule in ipairs(b.drop) do order_drop(ns, board, rule) end
   if #b.remove == 0 then return end
   -- Period boards that have expired leave the index first (0: kept forever).
   local index = ns .. 'periods:' .. board
   rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
   for _, option in ipairs(b.remove) do
-    for _, p in ipairs(b.boards_of) do order_remove(ns, b.ties, ns .. 'b:' .. board .. ':' .. p, option) end
+    for _, p in ipairs(b.boards_of) do order_remove(ns, b.after, ns .. 'b:' .. board .. ':' .. p, option) end
     rcall('HDEL', ns .. 'weights:' .. board, option)
     rcall('HDEL', ns .. 'initial:' .. board, option)
     rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)

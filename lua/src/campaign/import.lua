@@ -42,16 +42,13 @@
 --- @include "lib/pair_args"
 --- @include "lib/offset"
 --- @include "lib/clock"
+--- @include "lib/last_second"
 --- @include "lib/board"
 --- @include "lib/board_key"
 --- @include "lib/option"
 --- @include "lib/board_write"
 --- @include "lib/exact"
 --- @include "lib/order"
-
--- The last second whose calendar names four-digit years (9999-12-31T23:59:59
--- UTC): the bound of every stored time (a campaign's start and end).
-local LAST_SECOND = 253402300799
 
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
@@ -69,11 +66,9 @@ local function main()
   pair_argc('campaign_import', 2, 1, 500, 'board, time, then 1..500 option, votes pairs')
   local offset = campaign_offset(root)
   local now = clock(ARGV[2])
-  if now > LAST_SECOND or now + offset > LAST_SECOND then
-    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. ARGV[2] .. '"')
-  end
+  check_last_second(now, offset, ARGV[2])
   local b = board_settings(ns, ARGV[1])
-  local decimals, ties = b.decimals, b.ties
+  local decimals = b.decimals
   local limit = exact_limit(decimals)
   -- keys[j] and touched[j] = { its index member, its expiry or false }
   local keys, touched = {}, {}
@@ -125,20 +120,20 @@ local function main()
   local fresh
   if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
-    c[5], c[6] = {}, {}
-    for j, k in ipairs(keys) do c[5][j], c[6][j] = order_read(ns, ties, k, c[1]) end
+    c[5] = {}
+    for j, k in ipairs(keys) do c[5][j] = order_read(ns, b, k, c[1]) end
   end
 
   -- validated: the writes start here
   local seq = rcall('INCRBY', ns .. 'seq', #changes) - #changes
   for n, c in ipairs(changes) do
-    local option, units, delta, old, old_seq, new_side = c[1], c[2], c[3], c[4], c[5], c[6]
+    local option, units, delta, old, st = c[1], c[2], c[3], c[4], c[5]
     rcall('HSET', initial, option, decimal_text(units, decimals))
     for j, k in ipairs(keys) do
       local new = decimal_text(units_of(old[j], decimals) + delta, decimals)
       rcall('ZADD', k, new, option)
       -- (a side key new for the first change is not for the next ones)
-      order_write(ns, ties, k, option, old[j], new, old_seq[j], seq + n, n == 1 and new_side[j], touched[j][2])
+      order_write(ns, b, k, option, old[j], new, st[j], seq + n, touched[j][2], n == 1)
     end
   end
   if #changes > 0 then

@@ -1,27 +1,32 @@
 #!lua
 --[[
   campaign_reindex: build the side keys that make the "dense" and "first"
-  tie rules O(log N) (lua/src/lib/order.lua) for the period boards of one
-  board that were written without them: boards of a redvote before 0.2, and
-  boards whose tie rule changed to dense or first after votes (configure
-  then unsets the board's `indexed` flag). Until it has run to the end the
-  board's reads take the legacy path (O(members above) for dense, O(tie
-  group) for first); afterwards they cost what "competition" costs.
+  tie rules O(log N) (lua/src/lib/order.lua) for a board's pending tie
+  rule, and make it the rule in effect when they are complete. A rule is
+  pending (lua/src/lib/board.lua) when campaign_configure switched a board
+  already written to dense or first (it keeps the old rule in effect and
+  records the new one as `ties_next`), and on a board whose stored rule is
+  dense or first without `indexed` 1 (written by redvote 0.1, or switched
+  by an older configure), which ranks by competition until then. Reads
+  always rank by the rule in effect, with its complete side keys: none
+  takes a slow path, before, during or after a switch.
 
   Batched, idempotent, safe under traffic: call with cursor "0", then again
   with the cursor each call returns, until it returns "0". Each call indexes
   about `count` members (ZSCAN pages of the period boards listed in
   <ns>periods:B, one board after the other; a board visited counts as one
   member at least, so a call also visits at most `count` empty or expired
-  boards), so no call is long. Votes,
-  imports and removals may run meanwhile: every writer keeps the side keys
-  of the members it touches, so a member indexed early and voted on later
-  stays right. The call that finishes the last period board sets `indexed`
-  on <ns>board:B; a cursor from before a change of the tie rule restarts
-  from the beginning (the cursor carries the board's `order_gen`). Run it
-  once every client runs this version of the scripts (an older vote script
-  does not keep the side keys). A board whose rule is name or competition
-  needs nothing, nor does an indexed board: the first call answers done.
+  boards), so no call is long. Votes, imports and removals may run
+  meanwhile: every writer keeps the side keys of the pending rule as well
+  as those of the rule in effect, for the members it touches, so a member
+  indexed early and voted on later stays right. The call that finishes the
+  last period board makes the switch, atomically: `ties` becomes the
+  pending rule, `ties_next` goes, `indexed` is 1, and the side keys of the
+  old rule go (one UNLINK a listed period board). A cursor from before a
+  change of the tie rule restarts from the beginning (the cursor carries
+  the board's `order_gen`). A board with no pending rule needs nothing:
+  the first call answers done. Run it once every client runs this version
+  of the scripts (an older vote script keeps no pending rule's side keys).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -30,7 +35,9 @@
     ARGV[3]  count   members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
-    its board's expiry (as is <ns>f:B:KIND:P, for first); HSET <ns>board:B indexed 1 when done.
+    its board's expiry (as is <ns>f:B:KIND:P, for first); when done, HSET
+    <ns>board:B ties (the pending rule) indexed 1, HDEL ties_next, and
+    UNLINK of the old rule's side keys (lib/order's order_drop).
 
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
@@ -57,17 +64,21 @@ local function main()
   end
   local b = board_settings(ns, ARGV[1])
   local board_hash = ns .. 'board:' .. b.name
-  local letter = (b.ties == 'dense' and 'd') or (b.ties == 'first' and 'o')
-  if not letter then
+  if not b.pending then
+    -- (name or competition stored without the flag: nothing to build)
     if not b.indexed then rcall('HSET', board_hash, 'indexed', '1') end
     return { 0, 0, '0' }
   end
-  if b.indexed and cursor == '0' then return { 0, 0, '0' } end
+  local letter = (b.pending == 'dense' and 'd') or (b.pending == 'first' and 'o')
 
   -- Where to go on: the period board and ZSCAN cursor of the cursor, unless
   -- the tie rule changed since (order_gen) or that board left the index.
+  -- (a pending name or competition has nothing to build)
   local index = ns .. 'periods:' .. b.name
-  if not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
+  if not letter then
+    rcall('ZCARD', index) -- its type only, before order_drop reads it
+    p = nil
+  elseif not gen or tonumber(gen) ~= b.order_gen or not rcall('ZSCORE', index, p) then
     p, scan = rcall('ZRANGE', index, 0, 0)[1], '0'
   end
 
@@ -123,7 +134,10 @@ local function main()
     end
   end
   if not p then
-    rcall('HSET', board_hash, 'indexed', '1')
+    -- the switch: the pending rule takes effect, the old one's keys go
+    rcall('HSET', board_hash, 'ties', b.pending, 'indexed', '1')
+    rcall('HDEL', board_hash, 'ties_next')
+    order_drop(ns, b.name, b.ties)
     return { done, finished, '0' }
   end
   return { done, finished, string.format('%d|%s|%s', b.order_gen, p, scan) }

@@ -21,7 +21,11 @@
        "options":{"wy":{"weight":1}}}}}
     A member is there when it is stored (campaign_configure stores a new
     board's periods, ties, carry and decimals, and a retention only when
-    given); a rolling rule reads "rolling": {"limit", "per", "burst"};
+    given). `ties` is the rule configured; while a switch to it is pending
+    (lua/src/lib/board.lua: campaign_reindex.lua has not finished building
+    its side keys) the board also reads "ties_pending": true and
+    "ties_effective": the rule reads rank by until then (campaign_configure
+    takes both back and ignores them); a rolling rule reads "rolling": {"limit", "per", "burst"};
     "boards" is left out when the campaign has none. Boards are sorted by
     name; a board listed in <ns>boards whose settings hash has no periods
     is left out.
@@ -77,7 +81,15 @@ local function board_json(ns, board)
   if not raw.periods then return nil end
   local s = board_settings(ns, board) -- validated as every board read does
   local members = { { 'periods', cjson.encode(s.periods) } }
-  if raw.ties then members[#members + 1] = { 'ties', cjson.encode(s.ties) } end
+  if s.pending then
+    -- the rule configured, not in effect yet: reads rank by the one in
+    -- effect until campaign_reindex.lua has run to the end
+    members[#members + 1] = { 'ties', cjson.encode(s.pending) }
+    members[#members + 1] = { 'ties_pending', 'true' }
+    members[#members + 1] = { 'ties_effective', cjson.encode(s.ties) }
+  elseif raw.ties then
+    members[#members + 1] = { 'ties', cjson.encode(s.ties) }
+  end
   if raw.carry then members[#members + 1] = { 'carry', cjson.encode(raw.carry) } end
   if raw.decimals then members[#members + 1] = { 'decimals', tostring(s.decimals) } end
   local retention = {}

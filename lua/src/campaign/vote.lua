@@ -14,7 +14,9 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  user   1..256 bytes, no control characters
     ARGV[2]  time   "" for the server's TIME; integer Unix seconds only on the
-                    test/import path (the driver's Campaign::at)
+                    test/import path (the driver's Campaign::at), at most
+                    9999-12-31T23:59:59 in the campaign's UTC offset (later
+                    ones have no period names: REDVOTE_INVALID_NUMBER)
     ARGV[3]  channel  traffic source for rate limits ("" none), a name
     ARGV[4]  device   device type for rate limits ("" none), e.g. pc, mobile
     ARGV[5]  cost     what the vote spends of each rate limit, 1..1000 ("" = 1)
@@ -30,9 +32,10 @@
     <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
                                       O -> the sequence number of the vote that
                                       brought O to its current score (same TTL)
-    <ns>o:B:KIND:P, <ns>d:B:KIND:P    zsets, boards with ties "first" / "dense":
-                                      the order kept for O(log N) ranks (see
-                                      lua/src/lib/order.lua; same TTL)
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P    zsets, boards with ties "first" / "dense"
+                                      in effect or pending (a switch not yet
+                                      reindexed): the order kept for O(log N)
+                                      ranks (see lua/src/lib/order.lua; same TTL)
     <ns>periods:B                     zset: every board written, as "real:P" /
                                       "shown:P" -> its expiry (0: kept forever);
                                       a board gets its EXPIREAT when first seen
@@ -86,6 +89,7 @@
 --- @include "lib/campaign"
 --- @include "lib/pair_args"
 --- @include "lib/clock"
+--- @include "lib/last_second"
 --- @include "lib/board"
 --- @include "lib/limits"
 --- @include "lib/limit_spend"
@@ -128,6 +132,7 @@ local function read_campaign(v)
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
+  check_last_second(now, offset, ARGV[2])
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   v.offset, v.end_at = offset, end_at
@@ -206,9 +211,9 @@ local function plan_writes(v, boards, pairs_)
       else
         known = rcall('ZCARD', key) > 0
       end
-      e = { key = key, ties = b.ties, option = option, scale = scale, units = old and units_of(old, scale) or 0,
+      e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
         expiry = expiry, old = old }
-      if b.ties == 'dense' or b.ties == 'first' then e.old_seq, e.new_side = order_read(ns, b.ties, key, option) end
+      if b.sides[1] then e.st = order_read(ns, b, key, option) end
       if id then plan[id] = e end
       order[#order + 1] = e
       if not known then
@@ -281,7 +286,7 @@ local function read_other_keys(ns, boards, pairs_, unseen)
     end
   end
   local first_ties = false
-  for _, b in pairs(boards) do first_ties = first_ties or b.ties == 'first' end
+  for _, b in pairs(boards) do first_ties = first_ties or b.first end
   if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
   local hlls, seen = { ns .. 'hll' }, {}
   for _, pair in ipairs(pairs_) do
@@ -303,7 +308,7 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
-    local ordered = e.ties == 'dense' or e.ties == 'first'
+    local ordered = e.st
     local old = e.old
     if not e.scale then
       e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
@@ -315,7 +320,7 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
       rcall('ZADD', e.key, e.text, e.option)
     end
     if ordered then
-      order_write(ns, e.ties, e.key, e.option, old, e.text, e.old_seq, seq + i, e.new_side, e.expiry)
+      order_write(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
     end
   end
   if checks then limit_spend(checks) end

@@ -4,14 +4,38 @@
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
 
--- The settings of the board named `board` (`indexed`: see lib/order): REDVOTE_INVALID_NAME,
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
 -- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
 -- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition), `ties_next` (the pending rule of a switch),
+-- `indexed` ("1": the side keys of `ties` are complete), `order_gen` (counts
+-- the switches; a reindex cursor carries it). A board whose stored `ties`
+-- is dense or first without `indexed` 1 (written by redvote 0.1, or
+-- switched by a 0.2..0.5 configure and not reindexed since) ranks by
+-- competition until reindexed: its stored rule is the pending one.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -22,22 +46,33 @@ local function board_settings(ns, board)
   if #periods == 0 or table.concat(periods, ',') ~= s[1] then
     fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
   end
-  local ties = s[2] or 'competition'
-  if ties ~= 'competition' and ties ~= 'name' and ties ~= 'dense' and ties ~= 'first' then
-    fail('INVALID_CONFIG', key .. ' ties is corrupt: "' .. ties:sub(1, 40) .. '"')
-  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
   if s[9] and s[9] ~= '0' and s[9] ~= '1' then
     fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
   end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed then
+    -- side keys not complete: competition until reindexed (no previous
+    -- rule is known; configure never writes this with a ties_next)
+    if pending then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending:sub(1, 40) .. '" beside an unindexed ' .. ties) end
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
   local carry = s[4] or '0'
   if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
     fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
   end
   return {
-    name = board, keeps = keeps, periods = periods, ties = ties,
-    -- the side keys of lib/order are complete (absent: a board that
-    -- predates them; `order_gen` counts the tie-rule changes that unset it)
-    indexed = s[9] == '1',
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
     order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),

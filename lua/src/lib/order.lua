@@ -13,11 +13,12 @@
 --                   scores by member, descending: here, by seq ascending,
 --                   then M descending, the display order of "first"; a
 --                   position is a ZREVRANK, a page a ZREVRANGE
--- Every writer keeps them, for a board of that rule, whatever its
--- `indexed` flag (lib/board): order_read before its first write,
--- order_write / order_remove after the board's own write. The reads trust
--- them only when the flag is set (campaign_reindex.lua builds them for
--- boards that predate them). Needs rcall (lib/prologue).
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
 
 local ORDER_SEQ_NONE = 999999999999999
 
@@ -38,59 +39,87 @@ local function dense_member(score)
   return string.format('%.17g', tonumber(score))
 end
 
--- Before the first write to `key` (ties `ties`) for `member`: read (and so
--- type-check) the side keys the write will touch. Returns the member's
--- current "first" sequence number (nil: none) for order_write, and whether
--- the order key is new (order_write then gives it `expiry`).
-local function order_read(ns, ties, key, member)
-  if ties == 'dense' then
-    return nil, rcall('ZCARD', side_key(ns, 'd', key)) == 0
-  elseif ties == 'first' then
-    local new = rcall('ZCARD', side_key(ns, 'o', key)) == 0
-    return tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)), new
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
   end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
 end
 
 -- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record the new score (dense) or position (first: its new
--- sequence number `seq` in the "first" side key, and its position with it,
--- replacing the one read by order_read, `old_seq`).
--- A new order key (order_read) expires at `expiry` (nil: kept), as its
--- board, and so does the "first" side key (new too, or written without an
--- expiry since the board switched to first).
-local function order_write(ns, ties, key, member, old, new, old_seq, seq, new_key, expiry)
-  local side
-  if ties == 'dense' then
-    side = side_key(ns, 'd', key)
-    rcall('ZADD', side, new, dense_member(new))
-    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', side, old, old)
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
     end
-  elseif ties == 'first' then
-    rcall('ZADD', side_key(ns, 'f', key), seq, member)
-    -- add first: a key emptied by the ZREM would be deleted, its expiry
-    -- with it (seq always changes, so the two entries differ)
-    side = side_key(ns, 'o', key)
-    rcall('ZADD', side, new, order_member(seq, member))
-    rcall('ZREM', side, order_member(old_seq, member))
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
   end
-  if side and new_key and expiry then
-    rcall('EXPIREAT', side, expiry)
-    if ties == 'first' then rcall('EXPIREAT', side_key(ns, 'f', key), expiry) end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
   end
 end
 
--- Remove `member` from `key` and its side keys. Reads first what it needs:
--- call it only once every check has passed.
-local function order_remove(ns, ties, key, member)
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
   local old = rcall('ZSCORE', key, member)
   if not old then return end
   rcall('ZREM', key, member)
-  if ties == 'dense' then
-    if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
-  elseif ties == 'first' then
-    local f = side_key(ns, 'f', key)
-    rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
   end
-  rcall('ZREM', side_key(ns, 'f', key), member)
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
 end

@@ -1,15 +1,21 @@
 --- @include "lib/prologue"
 -- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
--- at <ns>vid:ID, in the same call as its writes, as the JSON
--- [request, reply] (request: every argument but the id, as JSON; a retry
--- sends the same ones). Needs rcall and fail (lib/prologue).
+-- at <ns>vid:ID, in the same call as its writes, as the JSON text
+-- [request, reply]: request is itself JSON text, the list of every ARGV of
+-- the call but the id (ARGV[6]), the time argument as sent ("" for the
+-- server's clock, so a retry matches whenever it is sent); reply is the
+-- vote's reply. Needs rcall and fail (lib/prologue).
 
--- The id's record: returns the recorded reply marked as a replay when `id`
--- was applied with the same arguments (the caller answers it and writes
--- nothing), or nil and the request to record. REDVOTE_VOTE_ID_REUSED when
--- the id was applied with other arguments; REDVOTE_INVALID_CONFIG when the
--- record is corrupt; REDVOTE_INVALID_VOTE_ID for an id that is empty,
--- longer than 128 bytes or holds control characters.
+-- The id's record. The caller passes a non-empty `id` only (campaign_vote
+-- reads "" as "no id" and never looks it up; the driver refuses an empty
+-- id before sending). Returns the recorded reply, each entry marked
+-- "replay" as its fourth element, when `id` was applied with the same
+-- arguments (the caller answers it and writes nothing: the record keeps
+-- its expiry); otherwise nil and the request to record. Refuses with
+-- REDVOTE_INVALID_VOTE_ID an id longer than 128 bytes or holding control
+-- characters (before any read), REDVOTE_VOTE_ID_REUSED an id recorded with
+-- other arguments, REDVOTE_INVALID_CONFIG a record that is not such JSON
+-- (and, through lib/epilogue, a key of another type).
 local function vote_id_lookup(ns, id)
   if #id > 128 or id:find('%c') then
     fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')

@@ -119,6 +119,8 @@ fn configure_updates_keep_unspecified_settings() {
                 ]
                 .into(),
                 remove: vec![],
+                ties_pending: None,
+                ties_effective: None,
             },
         )]
         .into(),

@@ -1,16 +1,19 @@
 //! The side keys that make dense and first ranks O(log N)
-//! (`lua/src/lib/order.lua`): every read of an indexed board answers what
-//! the legacy path (the full scan, kept for boards not indexed yet)
-//! answers, after votes, imports, removals and retention; the checker finds
-//! them consistent; `campaign_reindex` builds them for a board written
-//! without them, in small batches while votes go on, and a tie-rule change
-//! sends a board back to the legacy path until it has run.
+//! (`lua/src/lib/order.lua`): every read answers what the rank model
+//! (`rank_model.rs`, computed from the boards themselves) answers, after
+//! votes, imports, removals and retention; the checker finds them
+//! consistent; `campaign_reindex` builds them for a board written without
+//! them (which ranks by competition until then), in small batches while
+//! votes go on, and a tie-rule change is pending, the old rule in effect,
+//! until it has run (`switch.rs` holds the large-board cases).
 
 use std::collections::BTreeSet;
 
 use redis::Connection;
 use redvote::campaign::BoardSettings;
 use redvote::{Campaign, Kind, Neighbourhood, OptionSettings, Paging, Period, Ties, View};
+
+use super::rank_model::assert_reads_match;
 
 use redvote_check::check_campaign;
 
@@ -117,24 +120,6 @@ fn reads(con: &mut Connection, c: &Campaign, b: &str) -> Vec<String> {
     out
 }
 
-/// The same reads through the legacy path: the board marked not indexed
-/// for the time of the reads.
-fn legacy_reads(con: &mut Connection, c: &Campaign, b: &str) -> Vec<String> {
-    let key = format!("{}board:{b}", c.namespace());
-    let was: Option<String> = redis::cmd("HGET")
-        .arg(&key)
-        .arg("indexed")
-        .query(con)
-        .unwrap();
-    send(con, &["HSET", &key, "indexed", "0"]);
-    let out = reads(con, c, b);
-    match was {
-        Some(v) => send(con, &["HSET", &key, "indexed", &v]),
-        None => send(con, &["HDEL", &key, "indexed"]),
-    }
-    out
-}
-
 fn send(con: &mut Connection, args: &[&str]) {
     let mut cmd = redis::cmd(args[0]);
     for a in &args[1..] {
@@ -151,16 +136,31 @@ fn indexed(con: &mut Connection, c: &Campaign, b: &str) -> Option<String> {
         .unwrap()
 }
 
-fn assert_same_reads(con: &mut Connection, c: &Campaign, b: &str) {
-    let fast = reads(con, c, b);
-    let legacy = legacy_reads(con, c, b);
-    assert_eq!(fast.len(), legacy.len());
-    for (f, l) in fast.iter().zip(&legacy) {
-        assert_eq!(
-            f, l,
-            "board {b}: the indexed read differs from the legacy one"
-        );
+/// Every read of board `b` (whole-board pages, the standing of every
+/// option, the neighbourhood of some, in every kind and period) against
+/// the rank model of `ties`.
+fn assert_model_reads(con: &mut Connection, c: &Campaign, b: &str, ties: Ties) {
+    let members: Vec<String> = (0..OPTIONS).map(|i| format!("o{i}")).collect();
+    let members: Vec<&str> = members.iter().map(String::as_str).collect();
+    for at in [T0, T0 + HOUR + 60, T0 + 3 * HOUR] {
+        let c = c.at(at);
+        for kind in [Kind::Real, Kind::Shown] {
+            let decimals = if kind == Kind::Real { 0 } else { 1 };
+            for period in ["total", "day", "hour"] {
+                let view = View::new(kind, period);
+                let around = ["o0", "o7", "o19", "o29"];
+                assert_reads_match(con, &c, b, &view, ties, decimals, 7, &members, &around);
+            }
+        }
     }
+}
+
+fn ties_next(con: &mut Connection, c: &Campaign, b: &str) -> Option<String> {
+    redis::cmd("HGET")
+        .arg(format!("{}board:{b}", c.namespace()))
+        .arg("ties_next")
+        .query(con)
+        .unwrap()
 }
 
 fn assert_clean(con: &mut Connection, c: &Campaign) {
@@ -228,7 +228,7 @@ fn reindex(
 }
 
 #[test]
-fn indexed_reads_answer_what_the_legacy_scan_answers() {
+fn indexed_reads_answer_what_the_rank_model_answers() {
     let server = support::server();
     let mut con = support::con(&server);
     let c = campaign(&mut con, "order", 400);
@@ -246,9 +246,9 @@ fn indexed_reads_answer_what_the_legacy_scan_answers() {
         ("d", BoardSettings::default().with_removed("o1")),
     ]);
     c.configure(&removal).run(&mut con).unwrap();
-    for b in ["f", "d"] {
+    for (b, ties) in [("f", Ties::First), ("d", Ties::Dense)] {
         assert_eq!(indexed(&mut con, &c, b).as_deref(), Some("1"));
-        assert_same_reads(&mut con, &c, b);
+        assert_model_reads(&mut con, &c, b, ties);
     }
     // ties happen: the dense ranks are not the competition ranks
     let dense = reads(&mut con, &c, "d");
@@ -280,12 +280,16 @@ fn reindex_builds_the_side_keys_of_old_boards_while_votes_go_on() {
     let server = support::server();
     let mut con = support::con(&server);
     let c = campaign(&mut con, "old", 300);
-    for b in ["f", "d"] {
+    for (b, ties) in [("f", Ties::First), ("d", Ties::Dense)] {
         make_legacy(&mut con, &c, b);
         assert_eq!(indexed(&mut con, &c, b), None);
-        // not indexed: the reads scan, and still answer right
-        let before = reads(&mut con, &c, b);
-        assert_eq!(before, legacy_reads(&mut con, &c, b));
+        // not indexed: the rule is pending, the reads rank by competition
+        // (never by a scan)
+        assert_model_reads(&mut con, &c, b, Ties::Competition);
+        let settings = c.settings().run(&mut con).unwrap();
+        assert_eq!(settings.boards[b].ties, Some(ties));
+        assert_eq!(settings.boards[b].ties_pending, Some(true));
+        assert_eq!(settings.boards[b].ties_effective, Some(Ties::Competition));
         // batches of 4 members, votes between the batches
         let calls = reindex(&mut con, &c, b, 4, |con, n| {
             if n % 5 == 0 {
@@ -294,7 +298,7 @@ fn reindex_builds_the_side_keys_of_old_boards_while_votes_go_on() {
         });
         assert!(calls > 10, "{calls} calls");
         assert_eq!(indexed(&mut con, &c, b).as_deref(), Some("1"));
-        assert_same_reads(&mut con, &c, b);
+        assert_model_reads(&mut con, &c, b, ties);
         assert_clean(&mut con, &c);
         // an indexed board needs nothing; rebuilt from the start (the flag
         // cleared), the side keys come out the same
@@ -366,24 +370,26 @@ fn reindex_visits_at_most_count_boards_a_call() {
     }
     assert!(calls >= 4, "{calls} calls for 36+ listed boards");
     assert_eq!(indexed(&mut con, &c, "d").as_deref(), Some("1"));
-    assert_same_reads(&mut con, &c, "d");
+    assert_model_reads(&mut con, &c, "d", Ties::Dense);
 }
 
 #[test]
-fn a_new_tie_rule_takes_the_legacy_path_until_reindexed() {
+fn a_new_tie_rule_takes_effect_when_reindexed() {
     let server = support::server();
     let mut con = support::con(&server);
     let c = campaign(&mut con, "switch", 200);
     let ties = |t: Ties| boards([("c", BoardSettings::default().with_ties(t))]);
 
-    // competition -> first: not indexed, right answers, a reindex later fast
+    // competition -> first: pending, competition in effect until reindexed
     c.configure(&ties(Ties::First)).run(&mut con).unwrap();
-    assert_eq!(indexed(&mut con, &c, "c").as_deref(), Some("0"));
+    assert_eq!(ties_next(&mut con, &c, "c").as_deref(), Some("first"));
     vote(&mut con, &c, 20, 7);
+    assert_model_reads(&mut con, &c, "c", Ties::Competition);
     assert_clean_since_switch(&mut con, &c);
     reindex(&mut con, &c, "c", 50, |_, _| {});
     assert_eq!(indexed(&mut con, &c, "c").as_deref(), Some("1"));
-    assert_same_reads(&mut con, &c, "c");
+    assert_eq!(ties_next(&mut con, &c, "c"), None);
+    assert_model_reads(&mut con, &c, "c", Ties::First);
     assert_clean_since_switch(&mut con, &c);
 
     // first -> dense in the middle of a reindex: the old cursor restarts
@@ -397,6 +403,7 @@ fn a_new_tie_rule_takes_the_legacy_path_until_reindexed() {
     assert_eq!(stale, Vec::<String>::new(), "the first rule's side keys go");
     let step = c.reindex("c", "0", 3).run(&mut con).unwrap();
     assert!(!step.is_done());
+    assert_model_reads(&mut con, &c, "c", Ties::Competition);
     c.configure(&ties(Ties::First)).run(&mut con).unwrap();
     let mut cursor = step.next;
     loop {
@@ -407,7 +414,7 @@ fn a_new_tie_rule_takes_the_legacy_path_until_reindexed() {
         cursor = step.next;
     }
     assert_eq!(indexed(&mut con, &c, "c").as_deref(), Some("1"));
-    assert_same_reads(&mut con, &c, "c");
+    assert_model_reads(&mut con, &c, "c", Ties::First);
     assert_clean_since_switch(&mut con, &c);
     let dense: Vec<String> = redis::cmd("KEYS")
         .arg(format!("{ns}d:c:*"))
