@@ -65,7 +65,11 @@ pub async fn list_all_campaigns(
         return Err(bad());
     }
     // the script's bound on a cursor: no page ever answers a larger one
-    let at: u64 = cursor.parse().ok().filter(|&at| at <= 999_999_999_999).ok_or_else(bad)?;
+    let at: u64 = cursor
+        .parse()
+        .ok()
+        .filter(|&at| at <= 999_999_999_999)
+        .ok_or_else(bad)?;
     let page = list_campaigns(con, at, count).await?;
     Ok(CampaignPage {
         names: page.names,

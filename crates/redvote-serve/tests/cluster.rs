@@ -52,7 +52,11 @@ async fn every_campaign_of_every_primary_is_listed() {
         if page.next == "0" {
             break;
         }
-        assert!(page.next.bytes().all(|b| b.is_ascii_digit()), "{}", page.next);
+        assert!(
+            page.next.bytes().all(|b| b.is_ascii_digit()),
+            "{}",
+            page.next
+        );
         cursor = page.next;
     }
     for name in &names {
@@ -99,7 +103,11 @@ async fn eight_campaigns_over_three_primaries_are_one_page() {
     let page = list_all_campaigns(&mut redis, "0", 1000).await.unwrap();
     assert_eq!(page.next, "0", "one page");
     for name in &names {
-        assert!(page.names.contains(name), "{name} not listed: {:?}", page.names);
+        assert!(
+            page.names.contains(name),
+            "{name} not listed: {:?}",
+            page.names
+        );
     }
     for (mut c, keys) in others {
         let _: () = redis::cmd("DEL").arg(&keys).query(&mut c).unwrap();

@@ -64,14 +64,21 @@ fn a_configured_campaign_is_on_the_first_page_whatever_else_the_database_holds()
     svc.admin(Method::PUT, "/v1/campaigns/spring2026/settings", spring())
         .ok(200);
     let page = first_page(&svc, 500);
-    assert_eq!(page["campaigns"], serde_json::json!(["autumn", "spring2026"]));
+    assert_eq!(
+        page["campaigns"],
+        serde_json::json!(["autumn", "spring2026"])
+    );
     let registered: Vec<String> = redis::cmd("ZRANGE")
         .arg("{c}:campaigns")
         .arg(0)
         .arg(-1)
         .query(&mut con)
         .unwrap();
-    assert_eq!(registered, ["spring2026", "autumn"], "in registration order");
+    assert_eq!(
+        registered,
+        ["spring2026", "autumn"],
+        "in registration order"
+    );
 }
 
 /// A configure that the script refuses registers nothing.
