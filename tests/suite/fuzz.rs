@@ -37,9 +37,9 @@ use std::time::Instant;
 use redis::{Connection, Value};
 use redvote::campaign::Voter;
 use redvote::{
-    BoardSettings, Campaign, CampaignRegistry, CampaignSettings, Code, ConfigUpdate, DenyLists, Dimension, Kind,
-    LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period, Ranking, Rolling, Site, Ties,
-    View, Vote, Window,
+    BoardSettings, Campaign, CampaignRegistry, CampaignSettings, Code, ConfigUpdate, DenyLists,
+    Dimension, Kind, LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period, Ranking,
+    Rolling, Site, Ties, View, Vote, Window,
 };
 use serde_json::{json, Value as Json};
 

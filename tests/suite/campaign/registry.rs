@@ -34,8 +34,17 @@ fn names_are_registered_once_in_registration_order_and_paged() {
             total: 0
         }
     );
-    assert_eq!(registry.register(&["zeta", "alpha"]).run(&mut con).unwrap(), 2);
-    assert_eq!(registry.register(&["alpha", "mid", "mid"]).run(&mut con).unwrap(), 1);
+    assert_eq!(
+        registry.register(&["zeta", "alpha"]).run(&mut con).unwrap(),
+        2
+    );
+    assert_eq!(
+        registry
+            .register(&["alpha", "mid", "mid"])
+            .run(&mut con)
+            .unwrap(),
+        1
+    );
     let spring = Campaign::new("spring2026");
     assert_eq!(spring.name(), Some("spring2026"));
     assert_eq!(spring.register().unwrap().run(&mut con).unwrap(), 1);
@@ -59,7 +68,10 @@ fn names_are_registered_once_in_registration_order_and_paged() {
         .query(&mut con)
         .unwrap();
     let now_ms = support::now_float(&mut con) * 1000.0;
-    assert!(score > now_ms - 60_000.0 && score <= now_ms, "{score} {now_ms}");
+    assert!(
+        score > now_ms - 60_000.0 && score <= now_ms,
+        "{score} {now_ms}"
+    );
 
     // a name registered while a listing runs comes after the cursor
     let first = registry.page(0, 2).run(&mut con).unwrap();
@@ -75,7 +87,10 @@ fn names_are_registered_once_in_registration_order_and_paged() {
 fn all_pages_from(con: &mut redis::Connection, mut cursor: u64, count: u32) -> Vec<String> {
     let mut names = Vec::new();
     while cursor != 0 {
-        let page = CampaignRegistry::new().page(cursor, count).run(con).unwrap();
+        let page = CampaignRegistry::new()
+            .page(cursor, count)
+            .run(con)
+            .unwrap();
         names.extend(page.names);
         cursor = page.next;
     }
@@ -132,7 +147,11 @@ fn refusals_write_nothing() {
         support::raw(c, "campaign_registry", "{c}:campaigns", &["0"])
     });
     // a registry of the wrong type
-    let _: () = redis::cmd("SET").arg("{x}:campaigns").arg("s").query(&mut con).unwrap();
+    let _: () = redis::cmd("SET")
+        .arg("{x}:campaigns")
+        .arg("s")
+        .query(&mut con)
+        .unwrap();
     let other = CampaignRegistry::with_key("{x}:campaigns");
     support::refused_unchanged(&mut con, "wrong type", Code::InvalidConfig, |c| {
         other.register(&["a"]).run(c)
@@ -142,12 +161,18 @@ fn refusals_write_nothing() {
     });
     assert_eq!(registry.page(0, 10).run(&mut con).unwrap().names, ["kept"]);
     // 1000 names is the cap, not a refusal
-    assert_eq!(registry.register(&too_many[..1000]).run(&mut con).unwrap(), 1000);
+    assert_eq!(
+        registry.register(&too_many[..1000]).run(&mut con).unwrap(),
+        1000
+    );
 }
 
 #[test]
 fn only_the_default_family_has_a_name() {
-    assert_eq!(Campaign::with_namespace("{c:spring}:").name(), Some("spring"));
+    assert_eq!(
+        Campaign::with_namespace("{c:spring}:").name(),
+        Some("spring")
+    );
     assert_eq!(Campaign::with_namespace("{x:spring}:").name(), None);
     assert_eq!(Campaign::with_namespace("{c:a b}:").name(), None);
     assert!(Campaign::with_namespace("custom:").register().is_none());
