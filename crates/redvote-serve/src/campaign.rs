@@ -52,8 +52,9 @@ pub(super) fn campaign(name: &str) -> Result<Campaign, Problem> {
         return Err(Problem::invalid(
             Code::InvalidName,
             format!(
-                "campaign name {:?}: 1..64 bytes, none of : {{ }} * ? [ ] \\ , spaces or control characters",
-                clip(name)
+                "campaign name {:?}: 1..64 bytes, none of {}, spaces or control characters",
+                clip(name),
+                super::problem::NAME_RULE_CHARACTERS
             ),
         ));
     }
@@ -587,7 +588,12 @@ async fn participants(
     Query(q): Query<ParticipantsQuery>,
 ) -> Result<Json<ParticipantCounts>, Problem> {
     let c = campaign(&name)?;
-    let options = q.options.as_deref().map(list).unwrap_or_default();
+    let options = q
+        .options
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(list)
+        .unwrap_or_default();
     let p = state.run(&c.participants(&board, &options)).await?;
     Ok(Json(ParticipantCounts {
         campaign: p.campaign,

@@ -2,6 +2,12 @@
 //! `Path`, whose refusals become [`Problem`]s (400 for what serde cannot
 //! read, 413 and 415 as axum decides), and the `Idempotency-Key` header.
 //!
+//! A JSON number with a zero fraction (`58.0`, `1e3`) is read as the
+//! integer it is wherever an integer belongs (JSON Schema's `integer`
+//! includes it); one with a fraction (`58.5`) there is 422
+//! `REDVOTE_INVALID_NUMBER` naming the field. Query structs deny unknown
+//! parameters (`#[serde(deny_unknown_fields)]`): 400 naming the parameter.
+//!
 //! Every request body of the API is a JSON object, and `Json` takes
 //! nothing else: serde's derived structs also read a JSON array as their
 //! fields in order (`[]` filled every field with its default and `PUT
@@ -45,10 +51,73 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
             return Err(Problem::bad_request("the body must be a JSON object"));
         }
-        axum::Json::<T>::from_bytes(&bytes)
-            .map(|axum::Json(value)| Json(value))
-            .map_err(json_problem)
+        match axum::Json::<T>::from_bytes(&bytes) {
+            Ok(axum::Json(value)) => Ok(Json(value)),
+            Err(rejection) if float_for_integer(&rejection.body_text()).is_some() => {
+                // JSON Schema's integers include 58.0: read every number
+                // with a zero fraction as the integer, then once more
+                let mut value: serde_json::Value =
+                    serde_json::from_slice(&bytes).map_err(|_| json_problem(rejection))?;
+                integers(&mut value);
+                let bytes =
+                    serde_json::to_vec(&value).map_err(|e| Problem::bad_request(e.to_string()))?;
+                axum::Json::<T>::from_bytes(&bytes)
+                    .map(|axum::Json(value)| Json(value))
+                    .map_err(json_problem)
+            }
+            Err(rejection) => Err(json_problem(rejection)),
+        }
     }
+}
+
+/// Every number with a zero fraction in `value` (`58.0`, `1e3`) as the
+/// integer it is, when it fits an `i64` or `u64`.
+fn integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.is_finite() && f.fract() == 0.0 {
+                if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    *value = Value::from(f as u64);
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integers),
+        Value::Object(map) => map.values_mut().for_each(integers),
+        _ => {}
+    }
+}
+
+/// When serde's `detail` says a field wants an integer and got a number
+/// with a fraction: the field's path (`cost`, `votes[0].x`, or `.` for
+/// the body) and the number.
+fn float_for_integer(detail: &str) -> Option<(String, String)> {
+    let at = detail.find("invalid type: floating point `")?;
+    let rest = &detail[at + "invalid type: floating point `".len()..];
+    let (number, rest) = rest.split_once('`')?;
+    let wanted = rest.strip_prefix(", expected ")?;
+    let integer = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ]
+    .iter()
+    .any(|t| {
+        wanted.starts_with(t) && !wanted[t.len()..].starts_with(|c: char| c.is_alphanumeric())
+    });
+    if !integer {
+        return None;
+    }
+    // axum: "Failed to deserialize the JSON body into the target type: PATH: invalid type..."
+    let before = detail[..at].trim_end().trim_end_matches(':');
+    let path = before.rsplit_once(": ").map_or(".", |(_, p)| p).trim();
+    let path = if path.is_empty() || path.contains(' ') {
+        "."
+    } else {
+        path
+    };
+    Some((path.to_string(), number.to_string()))
 }
 
 /// `application/json` or `application/*+json` (as axum's `Json` takes).
@@ -79,6 +148,15 @@ fn json_problem(rejection: JsonRejection) -> Problem {
             codes::UNSUPPORTED_MEDIA_TYPE,
             detail,
         ),
+        // a number with a fraction where an integer belongs: a value out
+        // of its range (58.5 for a count), as a script refuses one
+        _ if float_for_integer(&detail).is_some() => {
+            let (path, number) = float_for_integer(&detail).unwrap_or_default();
+            Problem::invalid(
+                redvote::Code::InvalidNumber,
+                format!("{path} must be an integer, got {number}"),
+            )
+        }
         // syntax errors and data errors (a missing field, a wrong type, an
         // unknown field) alike: the body is not what the schema says
         _ => Problem::bad_request(detail),

@@ -115,7 +115,7 @@ async fn check_on(mut con: redvote::AsyncRedis) -> redis::RedisResult<Ready> {
     get,
     path = "/openapi.json",
     tag = "operations",
-    responses((status = 200, description = "This document", content_type = "application/json", body = serde_json::Value))
+    responses((status = 200, description = "This document", content_type = "application/json", body = Object))
 )]
 pub async fn openapi(State(state): State<AppState>) -> impl IntoResponse {
     (

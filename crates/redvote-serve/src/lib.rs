@@ -204,7 +204,7 @@ impl AppState {
         let result = self.con.run(call).await;
         let seconds = start.elapsed().as_secs_f64();
         self.metrics.call(call.script().name(), seconds, &result);
-        result
+        result.map_err(|e| in_api_words(e, call.key(), call.script().name()))
     }
 
     /// Read `page` through the connection, counted as its script call.
@@ -214,7 +214,7 @@ impl AppState {
         let seconds = start.elapsed().as_secs_f64();
         self.metrics
             .call(page.ids().script().name(), seconds, &result);
-        result
+        result.map_err(|e| in_api_words(e, page.ids().key(), page.ids().script().name()))
     }
 
     /// Tell long-lived responses (SSE streams) to end: shutdown started.
@@ -225,6 +225,19 @@ impl AppState {
     /// The served site names, for a message.
     fn site_names(&self) -> String {
         self.sites.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// A script's refusal with its detail in the HTTP API's words (no key
+/// name, no argument list: [`problem::api_words`]); other errors as they
+/// are.
+fn in_api_words(err: redvote::Error, root: &str, script: &str) -> redvote::Error {
+    match err {
+        redvote::Error::Script { code, detail } => redvote::Error::Script {
+            code,
+            detail: problem::api_words(code, &detail, root, script),
+        },
+        other => other,
     }
 }
 

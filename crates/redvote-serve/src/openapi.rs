@@ -12,8 +12,16 @@
 //!   401 (no or a wrong token), 500 and 503 (Redis unavailable); an admin
 //!   operation 403 (admin routes off); one with a body 413 and 415;
 //! - the page and batch sizes are the library's caps (`redvote::caps`),
-//!   not numbers repeated here.
+//!   not numbers repeated here;
+//! - every 503 declares its `Retry-After` header;
+//! - every path, query and body value the scripts check has the same rule
+//!   as JSON Schema ([`constrain`]: names, users, ids, periods, lists,
+//!   numbers' ranges), so that what the document calls valid is accepted
+//!   and what it calls invalid is refused with a 4xx. Lengths are the
+//!   scripts' byte lengths: JSON Schema counts characters, which are
+//!   bytes for ASCII; a non-ASCII name's limit is still 64 bytes.
 
+use serde_json::{json, Value};
 use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::schema::{Object, Schema, Type};
@@ -93,6 +101,22 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
                         .content
                         .insert(PROBLEM_JSON.to_string(), content.into());
                 }
+                if status == "503" {
+                    response.headers.insert(
+                        "retry-after".to_string(),
+                        HeaderBuilder::new()
+                            .schema(Some(
+                                utoipa::openapi::schema::ObjectBuilder::new()
+                                    .schema_type(Type::Integer)
+                                    .minimum(Some(0)),
+                            ))
+                            .description(Some(
+                                "Seconds to wait before retrying (always sent with a 503)",
+                            ))
+                            .build()
+                            .into(),
+                    );
+                }
                 if status == "401" {
                     response.headers.insert(
                         "www-authenticate".to_string(),
@@ -107,7 +131,9 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
         }
     }
     component_caps(&mut doc);
-    doc
+    let mut json = serde_json::to_value(&doc).expect("the document serializes");
+    constrain(&mut json);
+    serde_json::from_value(json).expect("the constrained document reads back")
 }
 
 /// The error statuses every `/v1` operation may answer, unless it states
@@ -189,6 +215,205 @@ fn component_caps(doc: &mut OpenApi) {
         if let Some(RefOr::T(Schema::Array(votes))) = vote.properties.get_mut("votes") {
             votes.min_items = Some(1);
             votes.max_items = Some(caps::VOTE_PAIRS);
+        }
+    }
+}
+
+/// One character of a name (the board name rule, `redvote::is_valid_name`):
+/// no control character, space, `: { } * ? [ ] \ ,`.
+const NAME_CHAR: &str = r"[^\x00-\x20\x7f:{}*?\[\]\\,]";
+
+/// A name: 1..64 bytes of [`NAME_CHAR`].
+fn name() -> Value {
+    json!({"pattern": format!("^{NAME_CHAR}{{1,64}}$"), "minLength": 1, "maxLength": 64})
+}
+
+/// A channel or device: a name, or empty for none.
+fn optional_name() -> Value {
+    json!({"pattern": format!("^{NAME_CHAR}{{0,64}}$"), "maxLength": 64})
+}
+
+/// A comma-separated list of `lo..=hi` names (lo 0: also empty).
+fn names(lo: usize, hi: usize) -> Value {
+    let one = format!("{NAME_CHAR}{{1,64}}");
+    let list = format!("{one}(,{one}){{0,{}}}", hi - 1);
+    let pattern = if lo == 0 {
+        format!("^({list})?$")
+    } else {
+        format!("^{list}$")
+    };
+    json!({"pattern": pattern, "minLength": lo.min(1), "maxLength": hi * 65 - 1})
+}
+
+/// `board:option` pairs, comma-separated, 0..=hi.
+fn pairs(hi: usize) -> Value {
+    let one = format!("{NAME_CHAR}{{1,64}}:{NAME_CHAR}{{1,64}}");
+    json!({"pattern": format!("^({one}(,{one}){{0,{}}})?$", hi - 1), "maxLength": hi * 130 - 1})
+}
+
+/// A user: 1..256 bytes without control characters.
+fn user() -> Value {
+    json!({"pattern": r"^[^\x00-\x1f\x7f]{1,256}$", "minLength": 1, "maxLength": 256})
+}
+
+/// A period selector: the current hour, day, week or month, total, or a
+/// named period (`hour:2026-03-17T10`, `day:2026-03-17`, `week:2026-W12`,
+/// `month:2026-03`; the 29th to 31st of a month are accepted when they
+/// exist, but not spelled here).
+fn period() -> Value {
+    let y = "(19[7-9][0-9]|2[0-9]{3})";
+    let m = "(0[1-9]|1[0-2])";
+    let d = "(0[1-9]|1[0-9]|2[0-8])";
+    let h = "([01][0-9]|2[0-3])";
+    let w = "(0[1-9]|[1-4][0-9]|5[0-2])";
+    json!({"pattern": format!(
+        "^(hour|day|week|month|total|hour:{y}-{m}-{d}T{h}|day:{y}-{m}-{d}|week:{y}-W{w}|month:{y}-{m})$"
+    )})
+}
+
+/// An integer range.
+fn range(lo: u64, hi: u64) -> Value {
+    json!({"minimum": lo, "maximum": hi})
+}
+
+/// Merge `patch` into the schema `target` (the string branch of a
+/// nullable one is the schema itself in OpenAPI 3.1: `type: [string, null]`).
+fn merge(target: &mut Value, patch: &Value) {
+    if let (Some(t), Some(p)) = (target.as_object_mut(), patch.as_object()) {
+        for (k, v) in p {
+            t.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// The rule of a path or query parameter, by name.
+fn parameter_rule(path: &str, location: &str, param: &str) -> Option<Value> {
+    use redvote::caps;
+    Some(match (location, param) {
+        ("path", "site" | "campaign" | "board" | "member" | "group") => name(),
+        ("path", "id") => {
+            json!({"pattern": "^(article:)?[1-9][0-9]{0,14}$", "minLength": 1, "maxLength": 23})
+        }
+        ("query", "period") => period(),
+        ("query", "boards") => names(1, caps::TOP_BOARDS),
+        ("query", "members") => names(1, caps::STANDING_MEMBERS),
+        ("query", "options") => names(0, caps::PARTICIPANT_OPTIONS),
+        ("query", "pairs") => pairs(caps::VOTE_PAIRS),
+        ("query", "user") => user(),
+        ("query", "channel" | "device") => optional_name(),
+        // the campaign list's: a previous answer's `next`
+        ("query", "cursor") => json!({"pattern": "^[0-9]{1,12}$", "minLength": 1, "maxLength": 12}),
+        // a campaign vote's id: 1..128 bytes of visible ASCII (inner
+        // spaces allowed); an article vote's is ignored
+        ("header", "Idempotency-Key") if path.starts_with("/v1/campaigns/") => json!({
+            "pattern": "^[!-~]([ -~]{0,126}[!-~])?$",
+            "minLength": 1,
+            "maxLength": 128,
+        }),
+        _ => return None,
+    })
+}
+
+/// The rule of a body schema's property, by schema and property.
+fn property_rule(schema: &str, property: &str) -> Option<Value> {
+    use redvote::caps;
+    Some(match (schema, property) {
+        (_, "user") => user(),
+        ("NewArticle", "title") => {
+            json!({"pattern": r"^[^\x00-\x1f\x7f]{1,512}$", "minLength": 1, "maxLength": 512})
+        }
+        ("NewArticle", "link") => {
+            json!({"pattern": r"^[^\x00-\x20\x7f]{1,2048}$", "minLength": 1, "maxLength": 2048})
+        }
+        (_, "channel" | "device") => optional_name(),
+        ("Pair", "board" | "option") => name(),
+        ("GroupRequest", "add" | "remove") => {
+            let mut items = name();
+            merge(&mut items, &json!({"type": "string"}));
+            json!({"items": items, "maxItems": caps::GROUPS})
+        }
+        ("ConfigChange", "vote_score") => range(1, 1_000_000),
+        ("ConfigChange", "window") => range(60, 315_360_000),
+        ("ConfigChange", "page_size") => range(1, caps::PER_PAGE.into()),
+        ("RerankRequest", "start") => range(0, 999_999_999_999),
+        ("RerankRequest", "count") => range(1, 1000),
+        ("CampaignVote", "cost") => range(1, caps::VOTE_COST.into()),
+        ("CampaignVote", "votes") => json!({"minItems": 1, "maxItems": caps::VOTE_PAIRS}),
+        ("ResetRequest", "pairs") => json!({"maxItems": caps::VOTE_PAIRS}),
+        ("ReindexRequest", "cursor") => {
+            json!({"pattern": r"^(0|[0-9]{1,15}\|[^|]+\|[0-9]{1,19})$", "minLength": 1})
+        }
+        ("ReindexRequest", "count") => range(1, 5000),
+        _ => return None,
+    })
+}
+
+/// Apply [`parameter_rule`] and [`property_rule`] to the document, and
+/// the import body's rule (option names, 1..500 of them, amounts).
+pub fn constrain(doc: &mut Value) {
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        for (path, item) in paths.iter_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for op in item.values_mut() {
+                if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+                    for p in params {
+                        let (Some(location), Some(name)) = (p["in"].as_str(), p["name"].as_str())
+                        else {
+                            continue;
+                        };
+                        if let (Some(rule), Some(schema)) =
+                            (parameter_rule(path, location, name), p.get_mut("schema"))
+                        {
+                            merge(schema, &rule);
+                        }
+                    }
+                }
+                if path.ends_with("/import") {
+                    if let Some(body) =
+                        op.pointer_mut("/requestBody/content/application~1json/schema")
+                    {
+                        let mut names = name();
+                        merge(&mut names, &json!({"type": "string"}));
+                        merge(
+                            body,
+                            &json!({
+                                "propertyNames": names,
+                                "minProperties": 1,
+                                "maxProperties": redvote::caps::IMPORT_PAIRS,
+                            }),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    {
+        for (schema, body) in schemas.iter_mut() {
+            if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut) {
+                for (property, value) in props.iter_mut() {
+                    if let Some(rule) = property_rule(schema, property) {
+                        merge(value, &rule);
+                    }
+                }
+            }
+        }
+        if let Some(amount) = schemas.get_mut("Amount") {
+            if let Some(one_of) = amount.get_mut("oneOf").and_then(Value::as_array_mut) {
+                for branch in one_of {
+                    match branch["type"].as_str() {
+                        Some("string") => {
+                            merge(branch, &json!({"pattern": r"^[0-9]{1,15}(\.[0-9]{1,6})?$"}))
+                        }
+                        Some("number") => merge(branch, &json!({"minimum": 0})),
+                        _ => {}
+                    }
+                }
+            }
         }
     }
 }

@@ -136,6 +136,7 @@ async fn post_article(
 /// Which page to read.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// The order: score (default), time, hot or best (hot and best once
     /// the site keeps them).
@@ -203,6 +204,34 @@ async fn read_page(state: &AppState, call: redvote::PageCall) -> Result<ArticleP
     Ok(state.page(&call).await?.into())
 }
 
+/// 422 `REDVOTE_INVALID_ORDER` when `order` is a ranking (hot, best) the
+/// site does not keep: its page would be empty whatever the articles.
+/// Costs one read of the settings, for those two orders only.
+async fn check_order(state: &AppState, site: &Site, order: Order) -> Result<(), Problem> {
+    let ranking = match order {
+        Order::Hot => Ranking::Hot,
+        Order::Best => Ranking::Best,
+        _ => return Ok(()),
+    };
+    let config = state.run(&site.config()).await?;
+    if config.rankings.contains(&ranking) {
+        return Ok(());
+    }
+    Err(Problem::invalid(
+        redvote::Code::InvalidOrder,
+        format!(
+            "order {order}: the site does not keep that ranking (its rankings: [{}]; \
+             an admin switches it on in the site's config, then reranks)",
+            config
+                .rankings
+                .iter()
+                .map(|r| format!("{r}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
 /// A page of the site's articles in an order.
 #[utoipa::path(
     get,
@@ -223,6 +252,7 @@ async fn page(
     Query(q): Query<PageQuery>,
 ) -> Result<Json<ArticlePage>, Problem> {
     let site = site(&state, &name)?;
+    check_order(&state, site, q.order).await?;
     let mut call = site.page(q.order, q.page, q.per_page);
     if q.scores {
         call = call.with_scores();
@@ -233,6 +263,7 @@ async fn page(
 /// Whose vote to show with an article.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct ArticleQuery {
     /// Also this user's vote (`user_vote`).
     pub user: Option<String>,
@@ -283,6 +314,7 @@ pub struct ArticleVote {
 #[utoipa::path(
     put,
     path = "/v1/sites/{site}/articles/{id}/vote",
+    operation_id = "site_vote",
     tag = "site",
     params(
         ("site" = String, Path, description = "Site name"),
@@ -381,6 +413,7 @@ async fn group_page(
     Query(q): Query<PageQuery>,
 ) -> Result<Json<ArticlePage>, Problem> {
     let site = site(&state, &name)?;
+    check_order(&state, site, q.order).await?;
     let mut call = site.group_page(&group, q.order, q.page, q.per_page);
     if q.scores {
         call = call.with_scores();
@@ -428,6 +461,7 @@ pub struct ConfigChange {
 #[utoipa::path(
     patch,
     path = "/v1/sites/{site}/config",
+    operation_id = "site_configure",
     tag = "site",
     params(("site" = String, Path, description = "Site name")),
     request_body = ConfigChange,

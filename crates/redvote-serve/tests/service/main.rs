@@ -15,6 +15,7 @@ mod app;
 mod auth;
 mod campaign;
 mod metrics_labels;
+mod openapi;
 mod ops;
 mod recovery;
 mod registry;
