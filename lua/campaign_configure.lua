@@ -520,10 +520,8 @@ local ORDERED = { dense = true, first = true }
 local function stored_rules(was)
   local t, n = was[1] or 'competition', was[2]
   local known = { name = true, competition = true, dense = true, first = true }
-  if not known[t] or (n and not known[n]) or (ORDERED[t] and was[3] ~= '1' and n) or n == t then
-    return 'competition', nil, true
-  end
-  if ORDERED[t] and was[3] ~= '1' then return 'competition', t, false end
+  if not known[t] or (n and not known[n]) or n == t then return 'competition', nil, true end
+  if ORDERED[t] and was[3] ~= '1' and not n then return 'competition', t, false end
   return t, n, false
 end
 
@@ -563,15 +561,17 @@ local function board_ties(ns, board, ties, exists, was, fields, hdel)
   if ties == effect and not pending and not corrupt then return {}, sides(effect) end
   local drop = corrupt and { 'dense', 'first' } or {}
   if not corrupt and pending and ORDERED[pending] then drop[#drop + 1] = pending end
-  push(fields, 'indexed', '1')
   if ties ~= effect and ORDERED[ties] and written then
-    -- pending: the rule in effect stays (its side keys complete)
+    -- pending: the rule in effect stays (its side keys complete), the
+    -- board is not indexed for the rule configured
+    push(fields, 'indexed', '0')
     push(fields, 'order_gen', gen + 1)
     push(fields, 'ties', effect)
     push(fields, 'ties_next', ties)
     if not corrupt and ties ~= pending then drop[#drop + 1] = ties end
     return drop, sides(effect, ties)
   end
+  push(fields, 'indexed', '1')
   push(fields, 'ties', ties)
   hdel[#hdel + 1] = 'ties_next'
   if not corrupt and ties ~= effect and ORDERED[effect] then drop[#drop + 1] = effect end

@@ -6,7 +6,7 @@
   rule, and make it the rule in effect when they are complete. A rule is
   pending (lua/src/lib/board.lua) when campaign_configure switched a board
   already written to dense or first (it keeps the old rule in effect and
-  records the new one as `ties_next`), and on a board whose stored rule is
+  records the new one as `ties_next`, `indexed` 0), and on a board whose stored rule is
   dense or first without `indexed` 1 (written by redvote 0.1, or switched
   by an older configure), which ranks by competition until then. Reads
   always rank by the rule in effect, with its complete side keys: none
@@ -160,12 +160,14 @@ end
 -- side keys are being built by campaign_reindex.lua, whose last call makes
 -- it the rule in effect. Writers keep the side keys of both (`sides`: the
 -- rules among them that have side keys). Stored, in <ns>board:B: `ties`
--- (absent: competition), `ties_next` (the pending rule of a switch),
--- `indexed` ("1": the side keys of `ties` are complete), `order_gen` (counts
--- the switches; a reindex cursor carries it). A board whose stored `ties`
--- is dense or first without `indexed` 1 (written by redvote 0.1, or
--- switched by a 0.2..0.5 configure and not reindexed since) ranks by
--- competition until reindexed: its stored rule is the pending one.
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
@@ -187,10 +189,9 @@ local function board_settings(ns, board)
     fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
   end
   local indexed = s[9] == '1'
-  if ORDERED_RULES[ties] and not indexed then
-    -- side keys not complete: competition until reindexed (no previous
-    -- rule is known; configure never writes this with a ties_next)
-    if pending then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending:sub(1, 40) .. '" beside an unindexed ' .. ties) end
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
     ties, pending = 'competition', ties
   end
   if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end

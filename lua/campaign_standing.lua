@@ -169,12 +169,14 @@ end
 -- side keys are being built by campaign_reindex.lua, whose last call makes
 -- it the rule in effect. Writers keep the side keys of both (`sides`: the
 -- rules among them that have side keys). Stored, in <ns>board:B: `ties`
--- (absent: competition), `ties_next` (the pending rule of a switch),
--- `indexed` ("1": the side keys of `ties` are complete), `order_gen` (counts
--- the switches; a reindex cursor carries it). A board whose stored `ties`
--- is dense or first without `indexed` 1 (written by redvote 0.1, or
--- switched by a 0.2..0.5 configure and not reindexed since) ranks by
--- competition until reindexed: its stored rule is the pending one.
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
 local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
@@ -196,10 +198,9 @@ local function board_settings(ns, board)
     fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
   end
   local indexed = s[9] == '1'
-  if ORDERED_RULES[ties] and not indexed then
-    -- side keys not complete: competition until reindexed (no previous
-    -- rule is known; configure never writes this with a ties_next)
-    if pending then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending:sub(1, 40) .. '" beside an unindexed ' .. ties) end
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
     ties, pending = 'competition', ties
   end
   if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end

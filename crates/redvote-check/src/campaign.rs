@@ -678,7 +678,8 @@ struct Board {
     periods: Vec<String>,
     /// The tie rule in effect (what the reads rank by) is first / dense:
     /// its side keys are complete (lib/board.lua: a stored dense or first
-    /// without `indexed` 1 is in effect competition, and pending).
+    /// without `indexed` 1 nor `ties_next` is in effect competition, and
+    /// pending).
     first: bool,
     dense: bool,
     /// A pending tie rule (`ties_next`, or a stored dense / first not
@@ -919,13 +920,7 @@ fn board_settings(
     };
     // as lib/board.lua reads them: a dense or first without its side keys
     // complete is pending, competition in effect
-    if (ties == "dense" || ties == "first") && !indexed {
-        if let Some(n) = &pending {
-            bad(
-                format!("ties_next {n:?} is corrupt beside an unindexed {ties}"),
-                r,
-            );
-        }
+    if (ties == "dense" || ties == "first") && !indexed && pending.is_none() {
         pending = Some(std::mem::replace(&mut ties, "competition".into()));
     }
     if pending.as_deref() == Some(ties.as_str()) {

@@ -5,7 +5,7 @@
   rule, and make it the rule in effect when they are complete. A rule is
   pending (lua/src/lib/board.lua) when campaign_configure switched a board
   already written to dense or first (it keeps the old rule in effect and
-  records the new one as `ties_next`), and on a board whose stored rule is
+  records the new one as `ties_next`, `indexed` 0), and on a board whose stored rule is
   dense or first without `indexed` 1 (written by redvote 0.1, or switched
   by an older configure), which ranks by competition until then. Reads
   always rank by the rule in effect, with its complete side keys: none

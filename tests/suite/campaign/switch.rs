@@ -193,8 +193,8 @@ fn switch(con: &mut Connection, c: &Campaign, from: Ties, to: Ties, voters: &str
     c.configure(&boards([("b", BoardSettings::default().with_ties(to))]))
         .run(con)
         .unwrap();
-    let one = Some("1".to_string());
-    assert_eq!(rule_fields(con, c), (rule(from), rule(to), one.clone()));
+    let (zero, one) = (Some("0".to_string()), Some("1".to_string()));
+    assert_eq!(rule_fields(con, c), (rule(from), rule(to), zero));
     assert_clean(con, c);
 
     // pending: the old rule's ranks, every call bounded
