@@ -294,16 +294,74 @@ pub struct LiveTop {
 
 /// One event of the stream: an `event:` line (`top` or `problem`) and a
 /// `data:` line, one line of JSON (a [`LiveTop`] or a [`Problem`]), then
-/// an empty line. The schema describes an event; the response body is a
-/// sequence of them (with keep-alive comments between).
-#[derive(Serialize, ToSchema)]
-#[serde(tag = "event", content = "data", rename_all = "lowercase")]
+/// an empty line. Its schema describes an event as its fields (`event`,
+/// `data`), the way OpenAPI describes `text/event-stream` items: `data`
+/// is a string whose `contentSchema` is the JSON it holds. The response
+/// body is a sequence of them (with keep-alive comments between).
 pub enum TopEvent {
     /// `event: top`: the board's top now (at once, then at each change).
     Top(LiveTop),
     /// `event: problem`: a read failed; the stream goes on and the next
     /// good read sends `top` again.
     Problem(Problem),
+}
+
+impl utoipa::PartialSchema for TopEvent {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        use utoipa::openapi::Ref;
+        let event = |name: &str, data: &str, what: &str| {
+            ObjectBuilder::new()
+                .description(Some(what))
+                .property(
+                    "event",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some([name])),
+                )
+                .required("event")
+                .property(
+                    "data",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .description(Some(format!("A {data}, as one line of JSON")))
+                        .content_media_type("application/json")
+                        .content_schema(Some(Ref::from_schema_name(data))),
+                )
+                .required("data")
+        };
+        OneOfBuilder::new()
+            .description(Some(
+                "One Server-Sent Event of the live top: `event: top` with a LiveTop, \
+                 or `event: problem` with a Problem (a failed read; the stream goes on)",
+            ))
+            .item(event(
+                "top",
+                "LiveTop",
+                "The board's top now (at once, then at each change)",
+            ))
+            .item(event(
+                "problem",
+                "Problem",
+                "A read failed; the next good read sends top again",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for TopEvent {
+    fn schemas(
+        out: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        out.push((LiveTop::name().into(), LiveTop::schema()));
+        <LiveTop as ToSchema>::schemas(out);
+        out.push((Problem::name().into(), Problem::schema()));
+        <Problem as ToSchema>::schemas(out);
+    }
 }
 
 /// A stream ticket.

@@ -363,6 +363,20 @@ fn the_stream_is_described_as_events() {
         "{names:?}"
     );
     let schemas = &doc["components"]["schemas"];
+    // an event as its fields, its data a string of JSON (as schemathesis
+    // and OpenAPI 3.2's itemSchema read text/event-stream)
+    let kinds = schemas["TopEvent"]["oneOf"].as_array().unwrap();
+    let top = &kinds[0]["properties"];
+    assert_eq!(top["event"]["enum"], json!(["top"]));
+    assert_eq!(top["data"]["type"], "string");
+    assert_eq!(
+        top["data"]["contentSchema"]["$ref"],
+        "#/components/schemas/LiveTop"
+    );
+    assert_eq!(
+        kinds[1]["properties"]["data"]["contentSchema"]["$ref"],
+        "#/components/schemas/Problem"
+    );
     for name in ["TopEvent", "LiveTop", "LiveEntry", "StreamTicket"] {
         assert!(schemas[name].is_object(), "{name} is not in the components");
     }
