@@ -25,7 +25,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Api};
-use super::extract::{IdempotencyKey, Json, Path, Query};
+use super::extract::{IdempotencyKey, Json, NoQuery, Path, Query};
 use super::metrics::System;
 use super::problem::Problem;
 use super::site::clip;
@@ -102,6 +102,7 @@ const CAMPAIGN: &str = "Campaign name (the board name rule)";
 )]
 async fn configure(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(settings): Json<CampaignSettings>,
@@ -201,6 +202,7 @@ pub struct VoteResult {
 )]
 async fn vote(
     _: Api,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     IdempotencyKey(key): IdempotencyKey,
@@ -295,6 +297,7 @@ impl ToSchema for Amount {}
 )]
 async fn import(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
     Json(votes): Json<BTreeMap<String, Amount>>,
@@ -701,6 +704,7 @@ pub struct Reset {
 )]
 async fn reset_limits(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(body): Json<ResetRequest>,
@@ -762,6 +766,7 @@ fn hundred() -> u32 {
 )]
 async fn reindex(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
     Json(body): Json<ReindexRequest>,

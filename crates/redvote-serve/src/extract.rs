@@ -177,6 +177,28 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Query<T> {
     }
 }
 
+/// No query parameters: a route that takes none refuses any (400 naming
+/// the first), as a query struct refuses a parameter it does not know.
+pub struct NoQuery;
+
+impl<S: Send + Sync> FromRequestParts<S> for NoQuery {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Problem> {
+        let query = parts.uri.query().unwrap_or("");
+        match query.split('&').find(|p| !p.is_empty()) {
+            None => Ok(NoQuery),
+            Some(pair) => {
+                let name = pair.split('=').next().unwrap_or(pair);
+                let name: String = name.chars().take(80).collect();
+                Err(Problem::bad_request(format!(
+                    "unknown query parameter `{name}`: this route takes none"
+                )))
+            }
+        }
+    }
+}
+
 /// Path parameters.
 pub struct Path<T>(pub T);
 

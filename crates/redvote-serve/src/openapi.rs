@@ -19,7 +19,9 @@
 //!   numbers' ranges), so that what the document calls valid is accepted
 //!   and what it calls invalid is refused with a 4xx. Lengths are the
 //!   scripts' byte lengths: JSON Schema counts characters, which are
-//!   bytes for ASCII; a non-ASCII name's limit is still 64 bytes.
+//!   bytes for ASCII; a non-ASCII name's limit is still 64 bytes;
+//! - a Server-Sent Event's `data` is text holding JSON
+//!   (`contentMediaType` and `contentSchema`), as on the wire.
 
 use serde_json::{json, Value};
 use utoipa::openapi::header::HeaderBuilder;
@@ -348,9 +350,72 @@ fn property_rule(schema: &str, property: &str) -> Option<Value> {
     })
 }
 
+/// The `data` of a Server-Sent Event as it is on the wire: a line of text
+/// holding JSON. An event schema whose `data` is described as the JSON
+/// value itself (`$ref: LiveTop`) gets `type: string`,
+/// `contentMediaType: application/json` and the value's schema as
+/// `contentSchema` (JSON Schema's way to describe encoded content, which
+/// OpenAPI 3.2 uses for `text/event-stream` and validators check).
+fn event_data_as_text(doc: &mut Value) {
+    let mut events = Vec::new();
+    if let Some(paths) = doc["paths"].as_object() {
+        for item in paths.values() {
+            for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+                for response in op["responses"]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|r| r.values())
+                {
+                    if let Some(r) =
+                        response["content"]["text/event-stream"]["schema"]["$ref"].as_str()
+                    {
+                        events.push(r.trim_start_matches('#').to_string());
+                    }
+                }
+            }
+        }
+    }
+    for pointer in events {
+        let Some(event) = doc.pointer_mut(&pointer) else {
+            continue;
+        };
+        let variants: Vec<&mut Value> = if event.get("oneOf").is_some_and(Value::is_array) {
+            event["oneOf"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .collect()
+        } else {
+            vec![event]
+        };
+        for variant in variants {
+            let Some(data) = variant.pointer_mut("/properties/data") else {
+                continue;
+            };
+            if data["type"] == "string" {
+                continue;
+            }
+            let mut content = data.clone();
+            let description = content
+                .as_object_mut()
+                .and_then(|o| o.remove("description"));
+            let mut text = json!({
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": content,
+            });
+            if let Some(description) = description {
+                text["description"] = description;
+            }
+            *data = text;
+        }
+    }
+}
+
 /// Apply [`parameter_rule`] and [`property_rule`] to the document, and
 /// the import body's rule (option names, 1..500 of them, amounts).
 pub fn constrain(doc: &mut Value) {
+    event_data_as_text(doc);
     if let Some(paths) = doc["paths"].as_object_mut() {
         for (path, item) in paths.iter_mut() {
             let Some(item) = item.as_object_mut() else {

@@ -21,7 +21,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Api};
-use super::extract::{Json, Path, Query};
+use super::extract::{Json, NoQuery, Path, Query};
 use super::metrics::System;
 use super::problem::{codes, Problem};
 use super::AppState;
@@ -74,7 +74,7 @@ pub struct Sites {
     responses((status = 200, description = "The site names", body = Sites)),
     security((), ("api_token" = []))
 )]
-async fn list_sites(_: Api, State(state): State<AppState>) -> Json<Sites> {
+async fn list_sites(_: Api, _: NoQuery, State(state): State<AppState>) -> Json<Sites> {
     Json(Sites {
         sites: state.sites.keys().cloned().collect(),
     })
@@ -117,6 +117,7 @@ pub struct Posted {
 )]
 async fn post_article(
     _: Api,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(body): Json<NewArticle>,
@@ -332,6 +333,7 @@ pub struct ArticleVote {
 )]
 async fn vote(
     _: Api,
+    _: NoQuery,
     State(state): State<AppState>,
     Path((name, id)): Path<(String, String)>,
     Json(body): Json<ArticleVote>,
@@ -378,6 +380,7 @@ pub struct GroupRequest {
 )]
 async fn groups(
     _: Api,
+    _: NoQuery,
     State(state): State<AppState>,
     Path((name, id)): Path<(String, String)>,
     Json(body): Json<GroupRequest>,
@@ -436,6 +439,7 @@ async fn group_page(
 )]
 async fn config(
     _: Api,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Config>, Problem> {
@@ -475,6 +479,7 @@ pub struct ConfigChange {
 )]
 async fn configure(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(body): Json<ConfigChange>,
@@ -523,6 +528,7 @@ fn rerank_batch() -> u32 {
 )]
 async fn rerank(
     _: Admin,
+    _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(body): Json<RerankRequest>,

@@ -142,10 +142,55 @@ fn unknown_query_parameters_are_400_naming_them() {
         "/v1/campaigns/spring/boards/male-stars/around/yyqx?sort=time",
         "/v1/campaigns/spring/boards/male-stars/participants?sort=time",
         "/v1/campaigns/spring/limits?user=u&sort=time",
+        // routes that take no parameter at all
+        "/v1/sites?sort=time",
+        "/v1/sites/default/config?sort=time",
     ] {
         let detail = svc.get(path).problem(400, "REDVOTE_BAD_REQUEST");
         assert!(detail.contains("sort"), "{path}: {detail}");
     }
+    let vote = json!({"user": "u", "votes": [{"board": "male-stars", "option": "yyqx"}]});
+    for (method, path, body) in [
+        (
+            Method::POST,
+            "/v1/campaigns/spring/votes?dry_run=1",
+            vote.clone(),
+        ),
+        (
+            Method::POST,
+            "/v1/sites/default/articles?dry_run=1",
+            json!({"user": "u", "title": "t", "link": "http://x"}),
+        ),
+        (
+            Method::PUT,
+            "/v1/sites/default/articles/1/vote?dry_run=1",
+            json!({"user": "u", "vote": "up"}),
+        ),
+        (
+            Method::PATCH,
+            "/v1/sites/default/config?dry_run=1",
+            json!({"page_size": 5}),
+        ),
+        (
+            Method::PUT,
+            "/v1/campaigns/spring/settings?dry_run=1",
+            spring(),
+        ),
+        (
+            Method::PUT,
+            "/v1/campaigns/spring/boards/male-stars/import?dry_run=1",
+            json!({"yyqx": 1}),
+        ),
+    ] {
+        let reply = svc.request(method, path, Some(ADMIN)).json(body).send();
+        let detail = reply.problem(400, "REDVOTE_BAD_REQUEST");
+        assert!(detail.contains("dry_run"), "{path}: {detail}");
+    }
+    // nothing was written: the vote did not count
+    let top = svc
+        .get("/v1/campaigns/spring/top?boards=male-stars&kind=real")
+        .ok(200);
+    assert_eq!(top["boards"][0]["size"], 0, "{top}");
     // the known ones still read
     svc.get("/v1/campaigns/spring/top?boards=male-stars&per_page=5")
         .ok(200);
