@@ -10,7 +10,11 @@
 //! the call: seconds per call, BUSY for every other client.)
 //!
 //! The bound is asserted on the server's own clock, SLOWLOG with every
-//! command logged: each script call's duration, not the test's wall time.
+//! command logged: each script call's duration, not the test's wall time
+//! (`REDVOTE_TEST_SLOWLOG=1 cargo test --test suite campaign::switch --
+//! --nocapture` prints every call's). On the scripts before this change the
+//! same board took, on the server, 0.80 s for the 100-member standing
+//! under dense and 5.3 s under first (11.7 s on the machine).
 
 use redis::Connection;
 use redvote::campaign::BoardSettings;
@@ -107,7 +111,7 @@ fn slowlog_scripts(con: &mut Connection) -> (usize, u64) {
         if args[0].eq_ignore_ascii_case("evalsha") || args[0].eq_ignore_ascii_case("eval") {
             n += 1;
             max = max.max(us);
-            if std::env::var_os("RV_DEBUG").is_some() {
+            if std::env::var_os("REDVOTE_TEST_SLOWLOG").is_some() {
                 eprintln!("{us} µs {:?}", &args[2..args.len().min(8)]);
             }
         }
