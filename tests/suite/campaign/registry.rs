@@ -45,6 +45,8 @@ fn names_are_registered_once_in_registration_order_and_paged() {
             .unwrap(),
         1
     );
+    // a later millisecond than the names above
+    std::thread::sleep(std::time::Duration::from_millis(2));
     let spring = Campaign::new("spring2026");
     assert_eq!(spring.name(), Some("spring2026"));
     assert_eq!(spring.register().unwrap().run(&mut con).unwrap(), 1);
