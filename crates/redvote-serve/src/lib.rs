@@ -36,7 +36,7 @@
 //! - `extract.rs`: JSON, query and path extractors answering problems, the
 //!   `Idempotency-Key` header;
 //! - `admin.rs` (and `admin/`): the admin page, the live top over SSE;
-//! - `campaigns.rs`: the campaign list (SCAN on every primary) and the
+//! - `campaigns.rs`: the campaign list (the campaign registry) and the
 //!   settings read-back for the admin page;
 //! - `auth.rs`: the admin and API bearer tokens;
 //! - `health.rs`: `/healthz`, `/readyz`, `/openapi.json`;
