@@ -87,6 +87,9 @@ impl Campaign {
     /// Create or update the campaign, its boards, options and settings.
     /// Idempotent (retried after an unknown outcome) unless it removes
     /// options: sent again, a removal would be refused, the option being gone.
+    /// It does not add the campaign to the campaign list (another cluster
+    /// slot): run [`Campaign::register`] after it, as the service and the
+    /// CLI do ([`CampaignRegistry`]).
     pub fn configure(&self, settings: &CampaignSettings) -> Call<Configured> {
         let json = serde_json::to_string(settings).expect("settings serialize");
         let removes = settings.boards.values().any(|b| !b.remove.is_empty());
