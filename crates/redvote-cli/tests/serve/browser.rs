@@ -172,6 +172,41 @@ const summary = input.form && input.form.querySelector('[role=alert]');
 return [input.getAttribute('aria-invalid'), text, summary ? summary.textContent : null];
 "#;
 
+/// Every visible text's contrast with its background (WCAG AA: 4.5:1),
+/// as a list of what falls short. The background is the first opaque one
+/// up the tree; a hatched one (a background image) counts as its darker
+/// stripe; placeholders are read from `::placeholder`.
+const CONTRAST: &str = r#"
+const rgb = (c) => { const p = (c.match(/rgba?\(([^)]+)\)/) || [0, '0,0,0,0'])[1].split(',').map(Number);
+  return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }; };
+const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+const back = (el) => {
+  for (let e = el; e; e = e.parentElement) {
+    const s = getComputedStyle(e);
+    if (s.backgroundImage !== 'none') return { r: 243, g: 243, b: 243, a: 1 };
+    const c = rgb(s.backgroundColor);
+    if (c.a > 0) return c;
+  }
+  return { r: 255, g: 255, b: 255, a: 1 };
+};
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const short = [];
+for (const el of document.querySelectorAll('body *')) {
+  if (el.closest('.visually-hidden') || el.getClientRects().length === 0) continue;
+  const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  const input = el.matches('input:not([type=checkbox]), select, textarea');
+  if (!own && !input) continue;
+  const r = ratio(rgb(getComputedStyle(el).color), back(el));
+  if (r < 4.5) short.push(el.outerHTML.slice(0, 80) + ': ' + r.toFixed(2));
+  if (input && el.placeholder) {
+    const p = ratio(rgb(getComputedStyle(el, '::placeholder').color), back(el));
+    if (p < 4.5) short.push('placeholder of ' + el.outerHTML.slice(0, 60) + ': ' + p.toFixed(2));
+  }
+}
+return short;
+"#;
+
 #[test]
 fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     const API: &str = "api-secret-token";
@@ -408,6 +443,8 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "the summary: {tied}"
     );
     std::fs::write(shots.join("admin-errors.png"), run(&rt, c.screenshot())).unwrap();
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1 with errors shown: {short:#}");
     // a value the page refuses itself, next to its field
     let decimals = run(&rt, c.find(Locator::Css("#f-decimals")));
     run(&rt, decimals.clear());
@@ -519,6 +556,8 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     let missing = js(&rt, &c, A11Y);
     assert_eq!(missing, json!([]), "{missing:#}");
 
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1: {short:#}");
     js(
         &rt,
         &c,
@@ -603,6 +642,8 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         "{}",
         text("#live-stale-text")
     );
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1 when stale: {short:#}");
     js(&rt, &c, "window.scrollTo(0, 0); return 1;");
     std::fs::write(shots.join("admin-stale.png"), run(&rt, c.screenshot())).unwrap();
     server.restart().unwrap();
