@@ -341,8 +341,21 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         .ok(200);
     assert_eq!(list["campaigns"], json!(["spring"]), "{list}");
 
-    // a campaign opened by typing its name
+    // a malformed typed name: refused next to the field, nothing opened
     let name = run(&rt, c.find(Locator::Css("#campaign-name")));
+    run(&rt, name.send_keys("no pe"));
+    click("#open");
+    wait_js(
+        &rt,
+        &c,
+        "document.querySelector('#campaign-name-error').textContent.startsWith('That name is not valid') \
+         && document.querySelector('#campaign-name').getAttribute('aria-invalid') === 'true' \
+         && document.querySelector('#campaign').value === ''",
+        "the malformed name's refusal",
+        limit,
+    );
+    // a campaign opened by typing its name
+    run(&rt, name.clear());
     run(&rt, name.send_keys("spring"));
     click("#open");
     wait_js(

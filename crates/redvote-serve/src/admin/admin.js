@@ -136,12 +136,14 @@ async function loadCampaigns() {
   if (pick && !unique.includes(pick)) sel.append(new Option(pick, pick));
   sel.value = pick;
   status(unique.length ? unique.length + " campaign(s)" : "no campaign yet: type a name to create one");
-  await openCampaign(pick || null);
+  const r = await openCampaign(pick || null);
+  if (r && !r.ok && r.status !== 404) status(problemText(r), true);
 }
 
 // Opens the campaign `name` (null: none): its settings, its boards, the
 // live top of its board. An unknown name opens empty forms: saving the
-// campaign creates it.
+// campaign creates it. Another refusal (a malformed name, no token)
+// opens nothing. Resolves to the settings' reply (null for none).
 async function openCampaign(name) {
   state.campaign = name;
   state.settings = null;
@@ -150,10 +152,10 @@ async function openCampaign(name) {
   if (!name) {
     fillCampaignForm({});
     setBoards([]);
-    return;
+    return null;
   }
   const r = await api("GET", "/v1/campaigns/" + enc(name) + "/settings");
-  if (state.campaign !== name) return; // another one was opened meanwhile
+  if (state.campaign !== name) return r; // another one was opened meanwhile
   if (r.ok) {
     state.settings = r.body;
     state.exists = true;
@@ -161,11 +163,15 @@ async function openCampaign(name) {
     state.settings = { boards: {} };
     status("no campaign " + name + " yet: save its settings to create it");
   } else {
-    status(problemText(r), true);
-    return;
+    state.campaign = null;
+    $("#campaign-title").textContent = "(no campaign open)";
+    fillCampaignForm({});
+    setBoards([]);
+    return r;
   }
   fillCampaignForm(state.settings);
   setBoards(Object.keys(state.settings.boards || {}).sort());
+  return r;
 }
 
 function setBoards(boards) {
@@ -191,10 +197,15 @@ async function openTyped(ev) {
     fieldError(f, "campaign-name", "Type a campaign name first.");
     return;
   }
+  const r = await openCampaign(name);
+  if (r && !r.ok && r.status !== 404) {
+    fieldError(f, "campaign-name", problemText(r));
+    $("#campaign").value = "";
+    return;
+  }
   const sel = $("#campaign");
   if (![...sel.options].some((o) => o.value === name)) sel.append(new Option(name, name));
   sel.value = name;
-  await openCampaign(name);
 }
 
 function openTypedBoard(ev) {
@@ -456,8 +467,8 @@ async function saveCampaign(ev) {
     showError(f, r, fields, "campaign", what);
     return;
   }
-  status("campaign " + name + " saved");
   await loadCampaigns();
+  status("campaign " + name + " saved");
 }
 
 function fillBoardForm() {
@@ -596,7 +607,10 @@ document.addEventListener("DOMContentLoaded", () => {
     status("token forgotten");
   });
   $("#reload").addEventListener("click", loadCampaigns);
-  $("#campaign").addEventListener("change", () => openCampaign($("#campaign").value || null));
+  $("#campaign").addEventListener("change", async () => {
+    const r = await openCampaign($("#campaign").value || null);
+    if (r && !r.ok && r.status !== 404) status(problemText(r), true);
+  });
   $("#open-form").addEventListener("submit", openTyped);
   $("#open-board-form").addEventListener("submit", openTypedBoard);
   $("#board").addEventListener("change", pickBoard);
