@@ -380,7 +380,8 @@ fn campaign_key(campaign: &str, key: &str) -> String {
 fn site_key(key: &str) -> Option<String> {
     let (kind, rest) = key.split_once(':').unwrap_or((key, ""));
     Some(match kind {
-        "article" if rest.is_empty() => "the site".to_string(),
+        // the id counter: it exists once an article was posted
+        "article" if rest.is_empty() => "the site's first article".to_string(),
         "article" => format!("article {rest}"),
         "time" | "score" | "hot" | "best" if rest.is_empty() => format!("the site's {kind} order"),
         "time" | "score" | "hot" | "best" => format!("group {rest:?} ({kind} order)"),
@@ -531,6 +532,51 @@ mod tests {
             };
             assert_eq!(status, want, "{name}");
         }
+    }
+
+    /// Script details name the API's entities, never keys nor arguments.
+    #[test]
+    fn script_details_are_in_the_apis_words() {
+        let campaign = |code, detail| api_words(code, detail, "{c:x}:campaign", "campaign_vote");
+        assert_eq!(
+            campaign(Code::UnknownCampaign, "{c:x}:campaign"),
+            "campaign \"x\""
+        );
+        assert_eq!(
+            campaign(Code::UnknownOption, "{c:x}:weights:b has no option o"),
+            "board \"b\" has no option o"
+        );
+        assert_eq!(
+            campaign(
+                Code::OutOfRange,
+                "{c:x}:b:male:shown:total yyqx would leave the exact range"
+            ),
+            "board \"male\" (shown, period total) yyqx would leave the exact range"
+        );
+        let usage = campaign(
+            Code::Usage,
+            "campaign_vote takes 1 key, the campaign root \"<ns>campaign\"",
+        );
+        assert!(!usage.contains("key") && usage.contains("votes"), "{usage}");
+        let name = campaign(
+            Code::InvalidName,
+            "\"a b\" is not a name (none of : { } * ? [ ] \\ , spaces)",
+        );
+        assert!(!name.contains('{'), "{name}");
+
+        let seeds = |detail| api_words(Code::UnknownArticle, detail, "article:", "vote");
+        assert_eq!(seeds("article:7"), "article 7");
+        assert_eq!(
+            seeds("no article:7 (voted:7)"),
+            "no article 7 (the votes of article 7)"
+        );
+        // a value the caller sent, quoted, stays as sent
+        assert_eq!(seeds("got \"time:x\""), "got \"time:x\"");
+        let blue = |detail| api_words(Code::ConfigLocked, detail, "{blue}:article:", "configure");
+        assert_eq!(
+            blue("vote_score is fixed once {blue}:article: exists"),
+            "vote_score is fixed once the site's first article exists"
+        );
     }
 
     #[test]

@@ -201,11 +201,11 @@ fn site_refusals_have_their_status_and_code() {
     let ok = json!({"user": "u", "vote": "up"});
     assert!(vote("99", ok.clone())
         .problem(404, "REDVOTE_UNKNOWN_ARTICLE")
-        .contains("article:99"));
+        .contains("article 99"));
     vote("1:x", ok.clone()).problem(422, "REDVOTE_INVALID_ID");
     assert!(vote("2", ok.clone())
         .problem(409, "REDVOTE_VOTING_CLOSED")
-        .contains("article:2"));
+        .contains("article 2"));
     vote("1", json!({"user": "", "vote": "up"})).problem(422, "REDVOTE_INVALID_USER");
     vote("1", json!({"user": "u", "vote": "sideways"})).problem(400, "REDVOTE_BAD_REQUEST");
     vote("1", json!({"user": "u"})).problem(400, "REDVOTE_BAD_REQUEST");
