@@ -316,13 +316,20 @@ async function connect(gen) {
   };
   // EventSource would retry by itself with the same URL (and an expired
   // ticket): the page retries instead, with backoff and a fresh ticket.
-  let opened = false;
-  source.addEventListener("open", () => { opened = true; });
+  let opened = 0;
+  source.addEventListener("open", () => { opened = Date.now(); });
   source.onerror = async () => {
     if (gen !== live.gen) return;
     source.close();
     live.source = null;
-    const why = await explain(opened);
+    // a stream that ran a while and ended (its `seconds`, 300 by default)
+    // is opened again at once, without a stale mark
+    if (opened && Date.now() - opened > 10000 && live.attempts === 0) {
+      live.attempts = 1;
+      connect(gen);
+      return;
+    }
+    const why = await explain(opened > 0);
     if (gen === live.gen) failed(gen, why);
   };
   source.addEventListener("top", (e) => {
