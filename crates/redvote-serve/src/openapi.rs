@@ -148,7 +148,7 @@ fn shared_errors(op: &mut Operation) {
         .any(|s| serde_json::to_string(s).is_ok_and(|j| j.contains("admin_token")));
     let body = op.request_body.is_some();
     let mut add = vec![
-        ("400", "A request serde cannot read: malformed JSON, a missing or mistyped parameter (REDVOTE_BAD_REQUEST)"),
+        ("400", "A request serde cannot read: malformed JSON, a missing, mistyped or unknown parameter or field (REDVOTE_BAD_REQUEST)"),
         ("401", "No bearer token, or not the right one (REDVOTE_UNAUTHORIZED)"),
         ("500", "A script failure or a reply the driver does not understand (REDVOTE_INTERNAL)"),
         ("503", "Redis is unavailable (REDVOTE_UNAVAILABLE), or the request timed out (REDVOTE_TIMEOUT)"),
