@@ -43,8 +43,18 @@
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>vid:ID                        string: the applied vote with id ID, its
-                                      arguments and reply as JSON (EX the
-                                      campaign's vote_id_ttl, default 86400)
+                                      arguments, reply and what it added
+                                      (lib/void) as JSON (EX the campaign's
+                                      vote_id_ttl, default 86400)
+    <ns>st:B:P, <ns>sp:P, <ns>sn:P    statistics of the hour and day buckets P
+                                      (hour:2026-03-17T12, day:2026-03-17):
+                                      the board's counters (hash), the
+                                      campaign's participants (HyperLogLog)
+                                      and their count (lib/stats)
+    <ns>log                           stream, campaigns with vote_log N > 0
+                                      only: XADD MAXLEN ~ N of u (user), c
+                                      (channel), d (device), i (vote id), a
+                                      (what it added, lib/void)
     <ns>rlu:USER                      hash: the user's rate-limit counters of
                                       rules that count by user, field RULE or
                                       RULE|SUBJECT, value END:COUNT:WINDOW or a
@@ -968,10 +978,12 @@ local function order_drop(ns, board, rule)
 end
 -- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
 -- at <ns>vid:ID, in the same call as its writes, as the JSON text
--- [request, reply]: request is itself JSON text, the list of every ARGV of
+-- [request, reply, added]: request is itself JSON text, the list of every ARGV of
 -- the call but the id (ARGV[6]), the time argument as sent ("" for the
 -- server's clock, so a retry matches whenever it is sent); reply is the
--- vote's reply. Needs rcall and fail (lib/prologue).
+-- vote's reply; added is what the vote added (lib/void's object, which
+-- campaign_void takes back, marked there once voided; records of redvote
+-- 0.6 and before have none). Needs rcall and fail (lib/prologue).
 
 -- The id's record. The caller passes a non-empty `id` only (campaign_vote
 -- reads "" as "no id" and never looks it up; the driver refuses an empty
@@ -1009,9 +1021,167 @@ local function vote_id_lookup(ns, id)
   return record[2]
 end
 
--- Record an applied vote: its request and reply, for `ttl` seconds.
-local function vote_id_record(ns, id, request, reply, ttl)
-  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply }), 'EX', ttl)
+-- Record an applied vote: its request and reply, and what it added
+-- (lib/void: what campaign_void takes back), for `ttl` seconds.
+local function vote_id_record(ns, id, request, reply, ttl, info)
+  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply, info }), 'EX', ttl)
+end
+-- stats: the statistics counters the vote writes in O(1) a pair, and
+-- campaign_stats reads (docs/statistics.md). Per board B and per hour and
+-- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
+-- offset):
+--   <ns>st:B:P   hash: votes (pairs voted on B), amount (their weights
+--                summed), ch:C / dev:D (pairs by channel / device, the
+--                first 32 distinct values a bucket; later ones count in
+--                ch:* / dev:*, a field no name can take), nch / ndev (how
+--                many ch: / dev: fields there are), voided / voided_amount
+--                (pairs voided later, by campaign_void*, counted in the
+--                bucket of the vote)
+--   <ns>sp:P     HyperLogLog: the campaign's participants of the bucket
+--   <ns>sn:P     string: its PFCOUNT, cached by the vote that changed it
+--                (so that campaign_stats needs no PFCOUNT, a write for
+--                Redis, and runs no-writes on a replica)
+-- A board's buckets expire at their end plus the longest retention of the
+-- board's hour/day/week/month boards (never, when one of them is kept
+-- forever or the board keeps only its total); a campaign bucket at the
+-- latest of the voted boards' (as of the votes that add a participant).
+-- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
+-- (lib/periods).
+
+-- Distinct channel (and device) fields a bucket keeps; later values count
+-- in ch:* (dev:*).
+local STATS_FIELDS = 32
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The retention of board `b`'s statistics: seconds after a bucket's end;
+-- false: kept (cached in b).
+local function stats_keep(b)
+  if b.stats_keep ~= nil then return b.stats_keep end
+  local longest = false
+  for _, kind in ipairs(b.periods) do
+    if kind ~= 'total' then
+      local k = b.keep[kind] or 0
+      if k == 0 then longest = false; break end
+      if not longest or k > longest then longest = k end
+    end
+  end
+  b.stats_keep = longest
+  return longest
+end
+
+-- A stored counter of a statistics hash (nil: 0).
+local function stats_int(v, key, field)
+  return v and stored_int(v, 0, 9007199254740991, key, field) or 0
+end
+
+-- Before the first write: the statistics a vote (v: ns, now, offset,
+-- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
+-- every key read and checked (a wrong type, a corrupt counter). Returns
+-- the plan stats_write takes, and the bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, pairs_)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local names = {}
+  local by_key = {}
+  local longest, forever = 0, false
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, _, finish = period(kind, v.now, v.offset)
+    names[kind] = { name, finish }
+  end
+  for _, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local keep = stats_keep(b)
+    if keep then
+      if keep > longest then longest = keep end
+    else
+      forever = true
+    end
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = names[kind][1], names[kind][2]
+      local key = ns .. 'st:' .. b.name .. ':' .. name
+      local s = by_key[key]
+      if not s then
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        by_key[key] = s
+        plan.buckets[#plan.buckets + 1] = s
+      end
+      s.votes = s.votes + 1
+      s.amount = s.amount + pair.weight
+    end
+  end
+  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
+  local devf = v.device ~= '' and 'dev:' .. v.device or nil
+  for _, s in ipairs(plan.buckets) do
+    local key = s.key
+    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    s.new = not h[1]
+    stats_int(h[1], key, 'votes'); stats_int(h[2], key, 'amount')
+    local nch, ndev = stats_int(h[3], key, 'nch'), stats_int(h[4], key, 'ndev')
+    stats_int(h[5], key, chf or 'ch:*'); stats_int(h[6], key, devf or 'dev:*')
+    stats_int(h[7], key, 'ch:*'); stats_int(h[8], key, 'dev:*')
+    if chf then
+      if h[5] then
+        s.ch = chf
+      elseif nch < STATS_FIELDS then
+        s.ch, s.nch = chf, true
+      else
+        s.ch = 'ch:*'
+      end
+    end
+    if devf then
+      if h[6] then
+        s.dev = devf
+      elseif ndev < STATS_FIELDS then
+        s.dev, s.ndev = devf, true
+      else
+        s.dev = 'dev:*'
+      end
+    end
+  end
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, finish = names[kind][1], names[kind][2]
+    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
+      expiry = (not forever) and finish + longest or nil }
+    local magic = rcall('GETRANGE', p.hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+    p.new = magic == ''
+    rcall('GETRANGE', p.count, 0, 0) -- its type only
+    plan.people[#plan.people + 1] = p
+  end
+  return plan, { hour = names.hour[1], day = names.day[1] }
+end
+
+-- An expiry for a key that may hold a longer one: a new key gets `expiry`
+-- (nil: none), an existing one only a later one (GT: never shortened, and
+-- a key kept forever stays so) or, with `expiry` nil, none.
+local function stats_extend(key, expiry, new)
+  if expiry then
+    if new then rcall('EXPIREAT', key, expiry) else rcall('EXPIREAT', key, expiry, 'GT') end
+  elseif not new then
+    rcall('PERSIST', key)
+  end
+end
+
+-- The writes of a plan from stats_plan (validated: nothing here refuses).
+local function stats_write(plan, user)
+  for _, s in ipairs(plan.buckets) do
+    local key = s.key
+    rcall('HINCRBY', key, 'votes', s.votes)
+    rcall('HINCRBY', key, 'amount', s.amount)
+    if s.ch then rcall('HINCRBY', key, s.ch, s.votes) end
+    if s.nch then rcall('HINCRBY', key, 'nch', 1) end
+    if s.dev then rcall('HINCRBY', key, s.dev, s.votes) end
+    if s.ndev then rcall('HINCRBY', key, 'ndev', 1) end
+    if s.new and s.expiry then rcall('EXPIREAT', key, s.expiry) end
+  end
+  for _, p in ipairs(plan.people) do
+    if rcall('PFADD', p.hll, user) == 1 then
+      local count_new = rcall('EXISTS', p.count) == 0
+      rcall('SET', p.count, rcall('PFCOUNT', p.hll), 'KEEPTTL')
+      stats_extend(p.hll, p.expiry, p.new)
+      stats_extend(p.count, p.expiry, count_new)
+    end
+  end
 end
 
 -- Phase 1, the arguments: the campaign's key, the argument count, the
@@ -1044,7 +1214,7 @@ end
 -- v.id_ttl (a vote with an id only); returns whether deny lists are on.
 local function read_campaign(v)
   local root, now = v.root, v.now
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
@@ -1054,6 +1224,7 @@ local function read_campaign(v)
   v.offset, v.end_at = offset, end_at
   v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
   return c[5] == '1'
@@ -1128,7 +1299,7 @@ local function plan_writes(v, boards, pairs_)
         known = rcall('ZCARD', key) > 0
       end
       e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
-        expiry = expiry, old = old }
+        expiry = expiry, old = old, which = which .. name, add = 0 }
       if b.sides[1] then e.st = order_read(ns, b, key, option) end
       if id then plan[id] = e end
       order[#order + 1] = e
@@ -1144,6 +1315,7 @@ local function plan_writes(v, boards, pairs_)
     end
     local u = e.units + units
     e.units = u
+    e.add = e.add + units
     if scale and (u >= limit or -u >= limit) then
       fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
     end
@@ -1244,6 +1416,19 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
   for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
 end
 
+-- What the vote added (lib/void's object), for its vote-id record and the
+-- vote log: every board entry written with its amount, the pairs with
+-- their weights, the statistics buckets.
+local function vote_info(v, order, pairs_, buckets)
+  local e, s = {}, {}
+  for i, w in ipairs(order) do
+    e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+  end
+  for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+  return { t = tostring(v.now), u = v.user, c = v.channel, d = v.device, h = buckets.hour, dy = buckets.day, e = e,
+    s = s }
+end
+
 -- The vote, phase by phase: every check (phases 1-4) before the first write
 -- (phase 5), then the reply (and, with a vote id, its record).
 local function main()
@@ -1254,16 +1439,29 @@ local function main()
   local checks = check_limits(v, denying, pairs_)
   local order, unseen, shown_at = plan_writes(v, boards, pairs_)
   local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
+  local stats, buckets = stats_plan(v, boards, pairs_)
+  local log = v.ns .. 'log'
+  if v.vote_log > 0 then
+    local t = rcall('TYPE', log).ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  end
 
   -- validated: the writes start here
   write_vote(v, order, checks, fresh, first_ties, hlls)
+  stats_write(stats, v.user)
+  local info
+  if v.request or v.vote_log > 0 then info = vote_info(v, order, pairs_, buckets) end
+  if v.vote_log > 0 then
+    info.l = rcall('XADD', log, 'MAXLEN', '~', v.vote_log, '*', 'u', v.user, 'c', v.channel, 'd', v.device,
+      'i', v.id, 'a', cjson.encode(info))
+  end
   local reply = {}
   for n, pair in ipairs(pairs_) do
     local shown = shown_at[n] -- period name, entry, ...: the entries' scores
     for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
-  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl) end
+  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl, info) end
   return reply
 end
 

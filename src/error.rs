@@ -41,6 +41,12 @@ codes! {
     InvalidVoteId => "REDVOTE_INVALID_VOTE_ID",
     /// A campaign vote id already applied to a vote with other arguments.
     VoteIdReused => "REDVOTE_VOTE_ID_REUSED",
+    /// `campaign_void`: no vote with that id is recorded (never applied,
+    /// or its record expired after the campaign's `vote_id_ttl`).
+    UnknownVote => "REDVOTE_UNKNOWN_VOTE",
+    /// `campaign_void`: the vote's record was written by a redvote that kept
+    /// no amounts (0.5 or before), so there is nothing exact to subtract.
+    NotVoidable => "REDVOTE_NOT_VOIDABLE",
     /// An article reference that is not `N` or `article:N` (e.g. `1:x`, `{a}`).
     InvalidId => "REDVOTE_INVALID_ID",
     /// Empty, oversized or malformed title or link.

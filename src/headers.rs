@@ -139,6 +139,11 @@ fn calls_match_the_script_headers() {
     check(c.settings(), "", s);
     check(c.participants("b", &["o"]), "board options..", s);
     check(c.reindex("b", "0", 100), "board cursor count", s);
+    let stats = c.stats("b", crate::Granularity::Day, 0, 86400);
+    check(stats, "board granularity from to", s);
+    check(c.void("v"), "id", s);
+    let range = c.void_range(crate::VoidBy::User, "u", 0, 60, "0", 100);
+    check(range, "by value from to cursor count", s);
     let registry = crate::CampaignRegistry::new();
     check(registry.register(&["a", "b"]), "names..", s);
     check(c.register().expect("a default namespace"), "names..", s);

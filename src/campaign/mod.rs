@@ -20,17 +20,22 @@
 //! | `<ns>initial:B` | hash: imported votes per option |
 //! | `<ns>hll`, `<ns>hll:B:O` | HyperLogLogs of participants |
 //! | `<ns>seq` | vote sequence counter ("first" ties) |
+//! | `<ns>st:B:P`, `<ns>sp:P`, `<ns>sn:P` | statistics of hour and day buckets P: the board's counters (hash), the campaign's participants (HyperLogLog) and their count |
+//! | `<ns>vid:ID` | a vote id's record: request, reply, what it added (void) |
+//! | `<ns>log` | stream: the capped vote log (`vote_log` > 0) |
 
 mod model;
 mod registry;
 mod reply;
 mod settings;
+mod stats;
 
 pub use model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
     Participants, Period, PeriodScore, Reindexed, Standing, Ties, View, Voter,
 };
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
+pub use stats::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 pub use settings::{
     BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
     Window,
@@ -253,6 +258,62 @@ impl Campaign {
     /// `Code::UnknownCampaign`, as for every other campaign call.
     pub fn settings(&self) -> Call<CampaignSettings> {
         Call::new("campaign_settings", &self.root, Vec::new())
+    }
+
+    /// `board`'s vote statistics from `from` to `to` (Unix seconds, `to`
+    /// exclusive), one [`StatsBucket`] an hour or a day of the campaign's
+    /// offset, empty ones included: at most 744 hours or 366 days a call
+    /// (`Code::InvalidNumber` beyond). Read-only (`campaign_stats.lua`,
+    /// flagged no-writes: it runs on a replica). [`Stats::to_csv`] writes
+    /// the series as CSV.
+    pub fn stats(&self, board: &str, granularity: Granularity, from: u64, to: u64) -> Call<Stats> {
+        let args = vec![
+            board.to_string(),
+            granularity.as_str().to_string(),
+            from.to_string(),
+            to.to_string(),
+        ];
+        Call::new("campaign_stats", &self.root, args)
+    }
+
+    /// Admin: void the vote applied with vote id `id` while its record
+    /// lives (the campaign's `vote_id_ttl`): what it added is subtracted
+    /// from every period board, carry included, atomically, once, and its
+    /// pairs count as voided in the statistics. Idempotent: a second call
+    /// answers [`Voided::already`] and changes nothing. Rate limits are
+    /// not given back, nor participants. An unknown or expired id is
+    /// `Code::UnknownVote`; a record of redvote 0.5 or before (no amounts
+    /// kept) `Code::NotVoidable`.
+    pub fn void(&self, id: &str) -> Call<Voided> {
+        let id = if id.is_empty() { EMPTY_VOTE_ID } else { id };
+        Call::new("campaign_void", &self.root, vec![id.to_string()])
+    }
+
+    /// Admin: one step of voiding every vote of one user or channel
+    /// (`by`, `value`) logged from `from` to `to` (Unix seconds of the
+    /// server's clock, `to` exclusive), in a campaign with a vote log
+    /// (`vote_log` > 0 in its settings). Start with cursor `"0"` and call
+    /// again with [`VoidedRange::next`] until [`VoidedRange::is_done`];
+    /// each call reads at most `count` (1..=1000) log entries. Idempotent:
+    /// a voided vote leaves the log, so none is voided twice.
+    pub fn void_range(
+        &self,
+        by: VoidBy,
+        value: &str,
+        from: u64,
+        to: u64,
+        cursor: &str,
+        count: u32,
+    ) -> Call<VoidedRange> {
+        let args = vec![
+            by.as_str().to_string(),
+            value.to_string(),
+            from.to_string(),
+            to.to_string(),
+            cursor.to_string(),
+            count.to_string(),
+        ];
+        Call::new("campaign_void_range", &self.root, args)
     }
 
     /// Unique participants of the campaign and of `options` of `board`.

@@ -30,6 +30,12 @@ pub struct CampaignSettings {
     /// (the campaign's default: 86400, a day). A retry after that counts again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vote_id_ttl: Option<u64>,
+    /// Entries of the capped vote log (`<ns>log`, at least this many of the
+    /// latest votes, each with its user, channel and what it added), which
+    /// [`crate::Campaign::void_range`] voids by user or channel; 0..=1000000,
+    /// 0 (the default): no log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_log: Option<u64>,
     /// Rate limits checked by every vote; replaces the list (`Some(vec![])` removes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Vec<LimitRule>>,
@@ -214,6 +220,15 @@ impl CampaignSettings {
     pub fn with_limits(self, limits: Vec<LimitRule>) -> Self {
         CampaignSettings {
             limits: Some(limits),
+            ..self
+        }
+    }
+
+    /// Keep a capped vote log of at least `entries` of the latest votes
+    /// (0: none), for [`crate::Campaign::void_range`].
+    pub fn with_vote_log(self, entries: u64) -> Self {
+        CampaignSettings {
+            vote_log: Some(entries),
             ..self
         }
     }

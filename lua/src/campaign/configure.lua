@@ -14,6 +14,10 @@
         "end": 1769904000,             Unix seconds; votes from then on are refused
         "vote_id_ttl": 86400,          seconds a vote id is remembered (1..31536000;
                                        default 86400)
+        "vote_log": 0,                 entries of the capped vote log <ns>log
+                                       (XADD MAXLEN ~ N, what campaign_void_range
+                                       voids by user or channel), 0..1000000; 0
+                                       (the default): no log
         "limits": [                    rate limits checked by every vote (replaces
                                        the list; [] removes them), at most 32:
           { "name": "user-minute",     1..64 bytes, unique
@@ -66,7 +70,7 @@
     REDVOTE_USAGE), and every write of a list goes in chunks of at most 1000
     items (hset_chunks), so no write can reach Lua's unpack limit.
 
-  Writes: HSET <ns>campaign offset start end vote_id_ttl; SADD <ns>boards; HSET
+  Writes: HSET <ns>campaign offset start end vote_id_ttl vote_log; SADD <ns>boards; HSET
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
@@ -154,7 +158,7 @@ local function parse_document()
 end
 
 -- The campaign's own settings the document gives (offset, start, end,
--- vote_id_ttl), validated: the root's fields to write, flat.
+-- vote_id_ttl, vote_log), validated: the root's fields to write, flat.
 local function campaign_fields(doc)
   local campaign = {}
   if doc.offset ~= nil then
@@ -171,6 +175,7 @@ local function campaign_fields(doc)
   if doc.vote_id_ttl ~= nil then
     push(campaign, 'vote_id_ttl', integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl'))
   end
+  if doc.vote_log ~= nil then push(campaign, 'vote_log', integer(doc.vote_log, 0, 1000000, 'vote_log')) end
   return campaign
 end
 

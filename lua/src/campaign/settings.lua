@@ -2,7 +2,7 @@
 --[[
   campaign_settings: a campaign's stored settings as the JSON document
   campaign_configure takes (sent back to it, it configures the same
-  campaign): offset, start, end, vote_id_ttl, limits, and every board's
+  campaign): offset, start, end, vote_id_ttl, vote_log, limits, and every board's
   periods, ties, carry, decimals, retention and options with their
   weights. Left out, as they can be large: the deny lists and the options'
   display data. Read-only (flagged no-writes: it runs on a replica, and a
@@ -115,7 +115,7 @@ local function main()
   local root, ns = campaign_key('campaign_settings')
   argc('campaign_settings', 0, 0, 'no arguments')
   local offset = campaign_offset(root) -- REDVOTE_UNKNOWN_CAMPAIGN, or a corrupt offset
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits', 'vote_log')
   -- the bound, before any board is read
   local set = ns .. 'boards'
   local nboards = rcall('SCARD', set)
@@ -141,6 +141,7 @@ local function main()
   if c[2] then doc[#doc + 1] = { 'start', tostring(stored_int(c[2], 0, 253402300799, root, 'start')) } end
   if c[3] then doc[#doc + 1] = { 'end', tostring(stored_int(c[3], 0, 253402300799, root, 'end')) } end
   if c[4] then doc[#doc + 1] = { 'vote_id_ttl', tostring(stored_int(c[4], 1, 31536000, root, 'vote_id_ttl')) } end
+  if c[6] then doc[#doc + 1] = { 'vote_log', tostring(stored_int(c[6], 0, 1000000, root, 'vote_log')) } end
   if c[5] then
     local rules = {}
     for _, r in ipairs(limit_rules(root, c[5])) do rules[#rules + 1] = rule_json(r) end

@@ -42,8 +42,18 @@
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>vid:ID                        string: the applied vote with id ID, its
-                                      arguments and reply as JSON (EX the
-                                      campaign's vote_id_ttl, default 86400)
+                                      arguments, reply and what it added
+                                      (lib/void) as JSON (EX the campaign's
+                                      vote_id_ttl, default 86400)
+    <ns>st:B:P, <ns>sp:P, <ns>sn:P    statistics of the hour and day buckets P
+                                      (hour:2026-03-17T12, day:2026-03-17):
+                                      the board's counters (hash), the
+                                      campaign's participants (HyperLogLog)
+                                      and their count (lib/stats)
+    <ns>log                           stream, campaigns with vote_log N > 0
+                                      only: XADD MAXLEN ~ N of u (user), c
+                                      (channel), d (device), i (vote id), a
+                                      (what it added, lib/void)
     <ns>rlu:USER                      hash: the user's rate-limit counters of
                                       rules that count by user, field RULE or
                                       RULE|SUBJECT, value END:COUNT:WINDOW or a
@@ -97,6 +107,7 @@
 --- @include "lib/exact"
 --- @include "lib/order"
 --- @include "lib/vote_id"
+--- @include "lib/stats"
 
 -- Phase 1, the arguments: the campaign's key, the argument count, the
 -- voter (user, channel, device), the cost, the clock and the vote id (all
@@ -128,7 +139,7 @@ end
 -- v.id_ttl (a vote with an id only); returns whether deny lists are on.
 local function read_campaign(v)
   local root, now = v.root, v.now
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
@@ -138,6 +149,7 @@ local function read_campaign(v)
   v.offset, v.end_at = offset, end_at
   v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
   return c[5] == '1'
@@ -212,7 +224,7 @@ local function plan_writes(v, boards, pairs_)
         known = rcall('ZCARD', key) > 0
       end
       e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
-        expiry = expiry, old = old }
+        expiry = expiry, old = old, which = which .. name, add = 0 }
       if b.sides[1] then e.st = order_read(ns, b, key, option) end
       if id then plan[id] = e end
       order[#order + 1] = e
@@ -228,6 +240,7 @@ local function plan_writes(v, boards, pairs_)
     end
     local u = e.units + units
     e.units = u
+    e.add = e.add + units
     if scale and (u >= limit or -u >= limit) then
       fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
     end
@@ -328,6 +341,19 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
   for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
 end
 
+-- What the vote added (lib/void's object), for its vote-id record and the
+-- vote log: every board entry written with its amount, the pairs with
+-- their weights, the statistics buckets.
+local function vote_info(v, order, pairs_, buckets)
+  local e, s = {}, {}
+  for i, w in ipairs(order) do
+    e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+  end
+  for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+  return { t = tostring(v.now), u = v.user, c = v.channel, d = v.device, h = buckets.hour, dy = buckets.day, e = e,
+    s = s }
+end
+
 -- The vote, phase by phase: every check (phases 1-4) before the first write
 -- (phase 5), then the reply (and, with a vote id, its record).
 local function main()
@@ -338,16 +364,29 @@ local function main()
   local checks = check_limits(v, denying, pairs_)
   local order, unseen, shown_at = plan_writes(v, boards, pairs_)
   local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
+  local stats, buckets = stats_plan(v, boards, pairs_)
+  local log = v.ns .. 'log'
+  if v.vote_log > 0 then
+    local t = rcall('TYPE', log).ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  end
 
   -- validated: the writes start here
   write_vote(v, order, checks, fresh, first_ties, hlls)
+  stats_write(stats, v.user)
+  local info
+  if v.request or v.vote_log > 0 then info = vote_info(v, order, pairs_, buckets) end
+  if v.vote_log > 0 then
+    info.l = rcall('XADD', log, 'MAXLEN', '~', v.vote_log, '*', 'u', v.user, 'c', v.channel, 'd', v.device,
+      'i', v.id, 'a', cjson.encode(info))
+  end
   local reply = {}
   for n, pair in ipairs(pairs_) do
     local shown = shown_at[n] -- period name, entry, ...: the entries' scores
     for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
-  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl) end
+  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl, info) end
   return reply
 end
 

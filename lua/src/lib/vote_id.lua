@@ -1,10 +1,12 @@
 --- @include "lib/prologue"
 -- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
 -- at <ns>vid:ID, in the same call as its writes, as the JSON text
--- [request, reply]: request is itself JSON text, the list of every ARGV of
+-- [request, reply, added]: request is itself JSON text, the list of every ARGV of
 -- the call but the id (ARGV[6]), the time argument as sent ("" for the
 -- server's clock, so a retry matches whenever it is sent); reply is the
--- vote's reply. Needs rcall and fail (lib/prologue).
+-- vote's reply; added is what the vote added (lib/void's object, which
+-- campaign_void takes back, marked there once voided; records of redvote
+-- 0.5 and before have none). Needs rcall and fail (lib/prologue).
 
 -- The id's record. The caller passes a non-empty `id` only (campaign_vote
 -- reads "" as "no id" and never looks it up; the driver refuses an empty
@@ -42,7 +44,8 @@ local function vote_id_lookup(ns, id)
   return record[2]
 end
 
--- Record an applied vote: its request and reply, for `ttl` seconds.
-local function vote_id_record(ns, id, request, reply, ttl)
-  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply }), 'EX', ttl)
+-- Record an applied vote: its request and reply, and what it added
+-- (lib/void: what campaign_void takes back), for `ttl` seconds.
+local function vote_id_record(ns, id, request, reply, ttl, info)
+  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply, info }), 'EX', ttl)
 end

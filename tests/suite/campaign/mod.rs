@@ -23,6 +23,7 @@ mod removal;
 mod retention;
 mod settings_read;
 mod sizes;
+mod stats;
 mod standing;
 mod stored;
 mod switch;

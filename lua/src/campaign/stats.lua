@@ -1,0 +1,81 @@
+#!lua flags=no-writes
+--[[
+  campaign_stats: a board's vote statistics over a time range, one entry a
+  bucket (hour or day, in the campaign's offset), empty buckets included
+  (zeros): votes (pairs voted on the board), their weighted amount, those
+  voided since, the campaign's participants of the bucket, and the votes
+  by channel and by device (docs/statistics.md). Read-only (flagged
+  no-writes: it runs on a replica); O(buckets x fields).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board
+    ARGV[2]  granularity  hour or day
+    ARGV[3]  from  Unix seconds: the first bucket is the one holding it
+    ARGV[4]  to    Unix seconds, after from (exclusive): the buckets that start
+                   before it; at most 744 hours or 366 days a call
+
+  Keys read: <ns>board:B, <ns>st:B:P (lib/stats), <ns>sn:P.
+
+  Output: one entry a bucket, in time order: { P (hour:2026-03-17T12,
+    day:2026-03-17), start (Unix seconds), votes, amount, voided,
+    voided_amount, participants, { channel, votes, ... }, { device, votes,
+    ... } }; a channel or device "*" counts those past the first 32 of the
+    bucket; votes without a channel (device) are in neither list.
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
+    REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/prologue"
+--- @include "lib/campaign"
+--- @include "lib/integer_arg"
+--- @include "lib/offset"
+--- @include "lib/board"
+--- @include "lib/stats"
+
+local STATS_SPAN = { hour = { 3600, 744 }, day = { 86400, 366 } }
+
+local function main()
+  local root, ns = campaign_key('campaign_stats')
+  argc('campaign_stats', 4, 4, 'board, granularity (hour or day), from, to')
+  check_name(ARGV[1])
+  local kind = ARGV[2]
+  local span = STATS_SPAN[kind]
+  if not span then fail('INVALID_PERIOD', 'granularity must be hour or day, got "' .. kind:sub(1, 40) .. '"') end
+  local from = integer_arg(ARGV[3], 'from', 0, 253402300799)
+  local to = integer_arg(ARGV[4], 'to', 0, 253402300799)
+  if to <= from then fail('INVALID_NUMBER', 'to must be after from') end
+  local offset = campaign_offset(root)
+  local b = board_settings(ns, ARGV[1])
+  local _, first = period(kind, from, offset)
+  local n = math.ceil((to - first) / span[1])
+  if n > span[2] then
+    fail('INVALID_NUMBER', 'at most ' .. span[2] .. ' ' .. kind .. ' buckets a call, the range holds ' .. n)
+  end
+  local reply = {}
+  for i = 0, n - 1 do
+    local start = first + i * span[1]
+    local name = period(kind, start, offset)
+    local key = ns .. 'st:' .. b.name .. ':' .. name
+    local h = rcall('HGETALL', key)
+    local c = { votes = 0, amount = 0, voided = 0, voided_amount = 0 }
+    local channels, devices = {}, {}
+    for j = 1, #h, 2 do
+      local field, value = h[j], stats_int(h[j + 1], key, h[j])
+      if c[field] then
+        c[field] = value
+      elseif field:sub(1, 3) == 'ch:' then
+        channels[#channels + 1] = field:sub(4); channels[#channels + 1] = value
+      elseif field:sub(1, 4) == 'dev:' then
+        devices[#devices + 1] = field:sub(5); devices[#devices + 1] = value
+      end
+    end
+    local count = ns .. 'sn:' .. name
+    local people = stats_int(rcall('GET', count), count, 'value')
+    reply[#reply + 1] = { name, start, c.votes, c.amount, c.voided, c.voided_amount, people, channels, devices }
+  end
+  return reply
+end
+
+--- @include "lib/epilogue"

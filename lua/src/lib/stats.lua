@@ -1,0 +1,160 @@
+--- @include "lib/prologue"
+--- @include "lib/stored"
+--- @include "lib/periods"
+-- stats: the statistics counters the vote writes in O(1) a pair, and
+-- campaign_stats reads (docs/statistics.md). Per board B and per hour and
+-- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
+-- offset):
+--   <ns>st:B:P   hash: votes (pairs voted on B), amount (their weights
+--                summed), ch:C / dev:D (pairs by channel / device, the
+--                first 32 distinct values a bucket; later ones count in
+--                ch:* / dev:*, a field no name can take), nch / ndev (how
+--                many ch: / dev: fields there are), voided / voided_amount
+--                (pairs voided later, by campaign_void*, counted in the
+--                bucket of the vote)
+--   <ns>sp:P     HyperLogLog: the campaign's participants of the bucket
+--   <ns>sn:P     string: its PFCOUNT, cached by the vote that changed it
+--                (so that campaign_stats needs no PFCOUNT, a write for
+--                Redis, and runs no-writes on a replica)
+-- A board's buckets expire at their end plus the longest retention of the
+-- board's hour/day/week/month boards (never, when one of them is kept
+-- forever or the board keeps only its total); a campaign bucket at the
+-- latest of the voted boards' (as of the votes that add a participant).
+-- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
+-- (lib/periods).
+
+-- Distinct channel (and device) fields a bucket keeps; later values count
+-- in ch:* (dev:*).
+local STATS_FIELDS = 32
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The retention of board `b`'s statistics: seconds after a bucket's end;
+-- false: kept (cached in b).
+local function stats_keep(b)
+  if b.stats_keep ~= nil then return b.stats_keep end
+  local longest = false
+  for _, kind in ipairs(b.periods) do
+    if kind ~= 'total' then
+      local k = b.keep[kind] or 0
+      if k == 0 then longest = false; break end
+      if not longest or k > longest then longest = k end
+    end
+  end
+  b.stats_keep = longest
+  return longest
+end
+
+-- A stored counter of a statistics hash (nil: 0).
+local function stats_int(v, key, field)
+  return v and stored_int(v, 0, 9007199254740991, key, field) or 0
+end
+
+-- Before the first write: the statistics a vote (v: ns, now, offset,
+-- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
+-- every key read and checked (a wrong type, a corrupt counter). Returns
+-- the plan stats_write takes, and the bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, pairs_)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local names = {}
+  local by_key = {}
+  local longest, forever = 0, false
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, _, finish = period(kind, v.now, v.offset)
+    names[kind] = { name, finish }
+  end
+  for _, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local keep = stats_keep(b)
+    if keep then
+      if keep > longest then longest = keep end
+    else
+      forever = true
+    end
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = names[kind][1], names[kind][2]
+      local key = ns .. 'st:' .. b.name .. ':' .. name
+      local s = by_key[key]
+      if not s then
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        by_key[key] = s
+        plan.buckets[#plan.buckets + 1] = s
+      end
+      s.votes = s.votes + 1
+      s.amount = s.amount + pair.weight
+    end
+  end
+  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
+  local devf = v.device ~= '' and 'dev:' .. v.device or nil
+  for _, s in ipairs(plan.buckets) do
+    local key = s.key
+    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    s.new = not h[1]
+    stats_int(h[1], key, 'votes'); stats_int(h[2], key, 'amount')
+    local nch, ndev = stats_int(h[3], key, 'nch'), stats_int(h[4], key, 'ndev')
+    stats_int(h[5], key, chf or 'ch:*'); stats_int(h[6], key, devf or 'dev:*')
+    stats_int(h[7], key, 'ch:*'); stats_int(h[8], key, 'dev:*')
+    if chf then
+      if h[5] then
+        s.ch = chf
+      elseif nch < STATS_FIELDS then
+        s.ch, s.nch = chf, true
+      else
+        s.ch = 'ch:*'
+      end
+    end
+    if devf then
+      if h[6] then
+        s.dev = devf
+      elseif ndev < STATS_FIELDS then
+        s.dev, s.ndev = devf, true
+      else
+        s.dev = 'dev:*'
+      end
+    end
+  end
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, finish = names[kind][1], names[kind][2]
+    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
+      expiry = (not forever) and finish + longest or nil }
+    local magic = rcall('GETRANGE', p.hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+    p.new = magic == ''
+    rcall('GETRANGE', p.count, 0, 0) -- its type only
+    plan.people[#plan.people + 1] = p
+  end
+  return plan, { hour = names.hour[1], day = names.day[1] }
+end
+
+-- An expiry for a key that may hold a longer one: a new key gets `expiry`
+-- (nil: none), an existing one only a later one (GT: never shortened, and
+-- a key kept forever stays so) or, with `expiry` nil, none.
+local function stats_extend(key, expiry, new)
+  if expiry then
+    if new then rcall('EXPIREAT', key, expiry) else rcall('EXPIREAT', key, expiry, 'GT') end
+  elseif not new then
+    rcall('PERSIST', key)
+  end
+end
+
+-- The writes of a plan from stats_plan (validated: nothing here refuses).
+local function stats_write(plan, user)
+  for _, s in ipairs(plan.buckets) do
+    local key = s.key
+    rcall('HINCRBY', key, 'votes', s.votes)
+    rcall('HINCRBY', key, 'amount', s.amount)
+    if s.ch then rcall('HINCRBY', key, s.ch, s.votes) end
+    if s.nch then rcall('HINCRBY', key, 'nch', 1) end
+    if s.dev then rcall('HINCRBY', key, s.dev, s.votes) end
+    if s.ndev then rcall('HINCRBY', key, 'ndev', 1) end
+    if s.new and s.expiry then rcall('EXPIREAT', key, s.expiry) end
+  end
+  for _, p in ipairs(plan.people) do
+    if rcall('PFADD', p.hll, user) == 1 then
+      local count_new = rcall('EXISTS', p.count) == 0
+      rcall('SET', p.count, rcall('PFCOUNT', p.hll), 'KEEPTTL')
+      stats_extend(p.hll, p.expiry, p.new)
+      stats_extend(p.count, p.expiry, count_new)
+    end
+  end
+end

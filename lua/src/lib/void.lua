@@ -1,0 +1,147 @@
+--- @include "lib/prologue"
+--- @include "lib/names"
+--- @include "lib/stored"
+--- @include "lib/board"
+--- @include "lib/exact"
+--- @include "lib/order"
+--- @include "lib/stats"
+-- void: taking back what votes added (campaign_void, campaign_void_range).
+-- A vote with an id (in <ns>vid:ID, as the record's third element) and a
+-- vote in the capped vote log (<ns>log, field a) keep what they added, as
+-- the JSON object
+--   { t = time, u = user, c = channel, d = device,
+--     h = its hour bucket, dy = its day bucket (lib/stats),
+--     e = { { board, "real:P" / "shown:P", option, amount }, ... }: every
+--         period board entry the vote wrote (carry included), the amount
+--         a decimal text ("1" on real boards, the board's decimals on
+--         shown ones),
+--     s = { { board, weight }, ... }: its pairs, for the statistics,
+--     l = its entry in <ns>log (a vote logged), i = its vote id (in the
+--         log), v = when it was voided (set by the void) }
+-- every number as text. Voiding subtracts each amount from its board
+-- (a member brought to 0 or below leaves the board, and its side keys,
+-- as option removal does), keeps the tie rules' side keys (lib/order: the
+-- member's new score counts as reached at the void's sequence number, as
+-- a vote's would), and counts the pairs in their buckets' `voided` and
+-- `voided_amount` (lib/stats). Boards, members and buckets gone since
+-- (expired, removed) are skipped. Participants (HyperLogLogs) and rate
+-- limits are not taken back. Needs rcall, fail (lib/prologue), name_ok
+-- (lib/names), board_settings (lib/board), units_of, decimal_text
+-- (lib/exact), order_read, order_write, order_remove (lib/order),
+-- stats_int (lib/stats).
+
+local function void_text(v, pattern)
+  return type(v) == 'string' and #v <= 64 and v:find(pattern) ~= nil
+end
+
+-- Whether `info` is such an object (what the vote wrote: no entry can
+-- address a key outside the board's keys).
+local function void_info_ok(info)
+  if type(info) ~= 'table' or type(info.e) ~= 'table' or type(info.s) ~= 'table' or #info.e == 0 or #info.e > 1000
+    or #info.s == 0 or #info.s > 50 then
+    return false
+  end
+  if not (void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$') and void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$')
+    and void_text(info.t, '^%d+$') and type(info.u) == 'string' and type(info.c) == 'string'
+    and type(info.d) == 'string' and (info.l == nil or void_text(info.l, '^%d+%-%d+$'))) then
+    return false
+  end
+  for _, e in ipairs(info.e) do
+    if type(e) ~= 'table' or not name_ok(e[1]) or not name_ok(e[3])
+      or not (void_text(e[2], '^real:[%w:%-]+$') or void_text(e[2], '^shown:[%w:%-]+$'))
+      or not (void_text(e[4], '^%d+$') or void_text(e[4], '^%d+%.%d+$')) then
+      return false
+    end
+  end
+  for _, s in ipairs(info.s) do
+    if type(s) ~= 'table' or not name_ok(s[1]) or not void_text(s[2], '^%d+$') then return false end
+  end
+  return true
+end
+
+-- Before the first write: what voiding the votes `infos` (checked by
+-- void_info_ok) changes, merged (two votes on one member are one
+-- subtraction), every key read and checked. Returns the plan void_write
+-- takes.
+local function void_plan(ns, infos)
+  local boards, plan, order, stats, stats_order = {}, {}, {}, {}, {}
+  local skipped = 0
+  for _, info in ipairs(infos) do
+    for _, e in ipairs(info.e) do
+      local board, which, option = e[1], e[2], e[3]
+      local b = boards[board]
+      if b == nil then
+        b = rcall('EXISTS', ns .. 'board:' .. board) == 1 and board_settings(ns, board) or false
+        boards[board] = b
+      end
+      local p
+      if b then
+        local key = ns .. 'b:' .. board .. ':' .. which
+        local id = key .. '\0' .. option
+        p = plan[id]
+        if not p then
+          local scale = which:sub(1, 6) == 'shown:' and b.decimals or 0
+          local old = rcall('ZSCORE', key, option)
+          p = { key = key, b = b, option = option, old = old, scale = scale, sub = 0,
+            real = which:sub(1, 5) == 'real:' }
+          if old then
+            p.units = units_of(old, scale)
+            if b.sides[1] then
+              p.st = order_read(ns, b, key, option)
+              local expiry = tonumber(rcall('ZSCORE', ns .. 'periods:' .. board, which))
+              p.expiry = expiry and expiry > 0 and expiry or nil
+            end
+            order[#order + 1] = p
+          end
+          plan[id] = p
+        end
+        if p.old then p.sub = p.sub + units_of(e[4], p.scale) end
+      end
+      if not (p and p.old) then skipped = skipped + 1 end
+    end
+    for _, s in ipairs(info.s) do
+      for _, bucket in ipairs({ info.h, info.dy }) do
+        local key = ns .. 'st:' .. s[1] .. ':' .. bucket
+        local t = stats[key]
+        if not t then
+          local h = rcall('HMGET', key, 'votes', 'voided', 'voided_amount')
+          t = { key = key, live = h[1] ~= false and h[1] ~= nil, n = 0, amount = 0 }
+          stats_int(h[2], key, 'voided'); stats_int(h[3], key, 'voided_amount')
+          stats[key] = t
+          stats_order[#stats_order + 1] = t
+        end
+        t.n = t.n + 1
+        t.amount = t.amount + tonumber(s[2])
+      end
+    end
+  end
+  local first = false
+  for _, p in ipairs(order) do first = first or p.b.first end
+  if first then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  return { order = order, stats = stats_order, first = first, skipped = skipped }
+end
+
+-- The writes of a plan from void_plan. Returns how many board entries
+-- changed.
+local function void_write(ns, plan)
+  local seq = 0
+  local n = #plan.order
+  if plan.first then seq = rcall('INCRBY', ns .. 'seq', n) - n end
+  for i, p in ipairs(plan.order) do
+    local left = p.units - p.sub
+    if left <= 0 then
+      order_remove(ns, p.b, p.key, p.option)
+    else
+      local text = p.real and string.format('%.0f', left) or decimal_text(left, p.scale)
+      rcall('ZADD', p.key, text, p.option)
+      if p.st then order_write(ns, p.b, p.key, p.option, p.old, text, p.st, seq + i, p.expiry) end
+    end
+  end
+  for _, t in ipairs(plan.stats) do
+    if t.live then
+      rcall('HINCRBY', t.key, 'voided', t.n)
+      rcall('HINCRBY', t.key, 'voided_amount', t.amount)
+    end
+  end
+  return n
+end
