@@ -622,7 +622,7 @@ end
 --         log), v = when it was voided (set by the void) }
 -- every number as text. Voiding subtracts each amount from its board
 -- (a member brought to 0 or below leaves the board, and its side keys,
--- as option removal does), keeps the tie rules' side keys (lib/order: the
+-- as option removal does; a board so emptied leaves <ns>periods:B), keeps the tie rules' side keys (lib/order: the
 -- member's new score counts as reached at the void's sequence number, as
 -- a vote's would), and counts the pairs in their buckets' `voided` and
 -- `voided_amount` (lib/stats). Boards, members and buckets gone since
@@ -685,7 +685,7 @@ local function void_plan(ns, infos)
           local scale = which:sub(1, 6) == 'shown:' and b.decimals or 0
           local old = rcall('ZSCORE', key, option)
           p = { key = key, b = b, option = option, old = old, scale = scale, sub = 0,
-            real = which:sub(1, 5) == 'real:' }
+            real = which:sub(1, 5) == 'real:', which = which }
           if old then
             p.units = units_of(old, scale)
             if b.sides[1] then
@@ -733,6 +733,9 @@ local function void_write(ns, plan)
     local left = p.units - p.sub
     if left <= 0 then
       order_remove(ns, p.b, p.key, p.option)
+      -- a board emptied is gone: unlisted, as option removal does (a
+      -- board that exists stays listed)
+      if rcall('EXISTS', p.key) == 0 then rcall('ZREM', ns .. 'periods:' .. p.b.name, p.which) end
     else
       local text = p.real and string.format('%.0f', left) or decimal_text(left, p.scale)
       rcall('ZADD', p.key, text, p.option)
@@ -767,7 +770,7 @@ local function main()
   end
   local info = record[3]
   if info == nil then
-    fail('NOT_VOIDABLE', 'vote id ' .. id:sub(1, 80) .. ' was recorded by a redvote that kept no amounts (0.6 or before): it cannot be voided')
+    fail('NOT_VOIDABLE', 'vote id ' .. id:sub(1, 80) .. ' was recorded by a redvote that kept no amounts (0.5 or before): it cannot be voided')
   end
   if not void_info_ok(info) then fail('INVALID_CONFIG', key .. ' is not a vote record') end
   if info.v then

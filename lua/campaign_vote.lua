@@ -983,7 +983,7 @@ end
 -- server's clock, so a retry matches whenever it is sent); reply is the
 -- vote's reply; added is what the vote added (lib/void's object, which
 -- campaign_void takes back, marked there once voided; records of redvote
--- 0.6 and before have none). Needs rcall and fail (lib/prologue).
+-- 0.5 and before have none). Needs rcall and fail (lib/prologue).
 
 -- The id's record. The caller passes a non-empty `id` only (campaign_vote
 -- reads "" as "no id" and never looks it up; the driver refuses an empty

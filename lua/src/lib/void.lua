@@ -20,7 +20,7 @@
 --         log), v = when it was voided (set by the void) }
 -- every number as text. Voiding subtracts each amount from its board
 -- (a member brought to 0 or below leaves the board, and its side keys,
--- as option removal does), keeps the tie rules' side keys (lib/order: the
+-- as option removal does; a board so emptied leaves <ns>periods:B), keeps the tie rules' side keys (lib/order: the
 -- member's new score counts as reached at the void's sequence number, as
 -- a vote's would), and counts the pairs in their buckets' `voided` and
 -- `voided_amount` (lib/stats). Boards, members and buckets gone since
@@ -83,7 +83,7 @@ local function void_plan(ns, infos)
           local scale = which:sub(1, 6) == 'shown:' and b.decimals or 0
           local old = rcall('ZSCORE', key, option)
           p = { key = key, b = b, option = option, old = old, scale = scale, sub = 0,
-            real = which:sub(1, 5) == 'real:' }
+            real = which:sub(1, 5) == 'real:', which = which }
           if old then
             p.units = units_of(old, scale)
             if b.sides[1] then
@@ -131,6 +131,9 @@ local function void_write(ns, plan)
     local left = p.units - p.sub
     if left <= 0 then
       order_remove(ns, p.b, p.key, p.option)
+      -- a board emptied is gone: unlisted, as option removal does (a
+      -- board that exists stays listed)
+      if rcall('EXISTS', p.key) == 0 then rcall('ZREM', ns .. 'periods:' .. p.b.name, p.which) end
     else
       local text = p.real and string.format('%.0f', left) or decimal_text(left, p.scale)
       rcall('ZADD', p.key, text, p.option)

@@ -30,6 +30,7 @@ mod switch;
 mod ties;
 mod time_bound;
 mod top;
+mod void;
 mod vote;
 mod vote_id_empty;
 mod vote_ids;
