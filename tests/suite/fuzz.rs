@@ -39,7 +39,7 @@ use redvote::campaign::Voter;
 use redvote::{
     BoardSettings, Campaign, CampaignRegistry, CampaignSettings, Code, ConfigUpdate, DenyLists,
     Dimension, Kind, LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period, Ranking,
-    Rolling, Site, Ties, View, Vote, Window,
+    Rolling, Site, Ties, View, Vote, Window, Granularity, VoidBy,
 };
 use serde_json::{json, Value as Json};
 
@@ -63,7 +63,7 @@ const POISONED_AT_ONCE: usize = 4;
 const SHOW_FAILURES: usize = 12;
 
 /// Every script and its weight: its share of the calls (the weights add up
-/// to 5250).
+/// to 5850).
 const SCRIPTS: &[(&str, u64)] = &[
     ("post", 250),
     ("vote", 300),
@@ -87,6 +87,9 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_reindex", 100),
     ("campaign_register", 150),
     ("campaign_registry", 100),
+    ("campaign_stats", 200),
+    ("campaign_void", 200),
+    ("campaign_void_range", 200),
 ];
 
 macro_rules! fuzz_tests {
@@ -135,6 +138,9 @@ fuzz_tests! {
     campaign_reindex,
     campaign_register,
     campaign_registry,
+    campaign_stats,
+    campaign_void,
+    campaign_void_range,
 }
 
 // ---------------------------------------------------------------------------
@@ -609,6 +615,7 @@ fn fixture_settings(t0: u64) -> CampaignSettings {
             LimitRule::fixed("sec", &[Dimension::Device], Window::Second, 100),
         ])
         .with_deny(DenyLists::users(&["mallory"]).with_channels(&["spam"]))
+        .with_vote_log(100)
         .with_board("B", b)
         .with_board("C", c)
         .with_board("D", d)
@@ -625,6 +632,15 @@ fn seed_campaign(con: &mut Connection, c: &Campaign, t0: u64) {
         .run(con)
         .unwrap();
     c.vote("carol", &[("B", "x"), ("E", "b"), ("D", "y")])
+        .run(con)
+        .unwrap();
+    // votes with ids, for campaign_void (and in the vote log, for
+    // campaign_void_range)
+    let dan = Voter::new("dan").channel("partner").device("pc").id("v1");
+    c.vote_by(&dan, &[("B", "z"), ("D", "x"), ("E", "a")])
+        .run(con)
+        .unwrap();
+    c.vote_by(&Voter::new("alice").id("v2"), &[("C", "x"), ("B", "y")])
         .run(con)
         .unwrap();
     c.import("B", &[("x", "10.5"), ("y", "3")])
@@ -703,6 +719,7 @@ const CAMPAIGN_POISON: &[(&str, bool, &str)] = &[
     ("hll", true, "set"), ("hll:B:x", true, "set"), ("hll:E:b", true, "string"),
     ("seq", true, "hash"), ("seq", true, "string"), ("deny:users", true, "string"),
     ("deny:channels", true, "hash"), ("b:C:shown:total", true, "string"),
+    ("log", true, "hash"), ("vid:v1", true, "set"), ("vid:v2", true, "string"),
 ];
 
 /// Replace `key` by a value of type `kind`, or (kind `votes` or
@@ -979,6 +996,22 @@ fn campaign_fixture(script: &str) -> Fixture {
             c.participants("C", &[]).into(),
             c.participants("D", &["x"]).into(),
             c.participants("E", &["a", "b"]).into(),
+        ],
+        "campaign_stats" => vec![
+            c.stats("B", Granularity::Hour, t0 - HOUR, t0 + HOUR).into(),
+            c.stats("C", Granularity::Day, t0 - DAY, t0 + DAY).into(),
+            c.stats("E", Granularity::Hour, t0, t0 + 744 * HOUR).into(),
+            c.stats("D", Granularity::Day, 0, 1).into(),
+        ],
+        "campaign_void" => vec![
+            c.void("v1").into(),
+            c.void("v2").into(),
+            c.void("nope").into(),
+        ],
+        "campaign_void_range" => vec![
+            c.void_range(VoidBy::User, "alice", 0, 4_102_444_800, "0", 10).into(),
+            c.void_range(VoidBy::Channel, "partner", 0, 4_102_444_800, "0", 2).into(),
+            c.void_range(VoidBy::User, "dan", 1, 4_102_444_800, "1-0", 1).into(),
         ],
         other => panic!("no campaign templates for {other}"),
     };
