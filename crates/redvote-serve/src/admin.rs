@@ -61,6 +61,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .route("/admin/admin.css", axum::routing::get(style))
         .routes(routes!(campaigns))
         .routes(routes!(settings))
+        .routes(routes!(deny))
+        .routes(routes!(board_options))
         .routes(routes!(top_ticket))
         .routes(routes!(top_stream))
 }
@@ -102,7 +104,7 @@ pub struct CampaignsQuery {
     #[serde(default = "zero")]
     #[param(default = "0")]
     pub cursor: String,
-    /// Keys examined in this step (SCAN's COUNT, 1..1000, default 200).
+    /// Names per page (1..1000, default 200).
     #[serde(default = "two_hundred")]
     #[param(minimum = 1, maximum = 1000, default = 200)]
     pub count: u32,
@@ -119,16 +121,19 @@ fn two_hundred() -> u32 {
 /// A page of campaign names.
 #[derive(Serialize, ToSchema)]
 pub struct CampaignList {
-    /// Campaign names found in this step, sorted (a name may come again in
-    /// a later step; a step may find none while `next` is not "0").
+    /// Campaign names of this page, sorted; each name comes once in a
+    /// listing, and a page is not empty while `next` is not "0".
     pub campaigns: Vec<String>,
-    /// The next step's cursor; "0": the scan is complete.
+    /// The next page's cursor (the rank of its first name in the
+    /// registry); "0": the list is complete.
     pub next: String,
 }
 
-/// Admin: one step of a scan of the campaigns (the keys
-/// `{c:NAME}:campaign`), O(count) each; on a Redis Cluster, of every
-/// primary in turn (the cursor then reads `NODE-CURSOR`).
+/// Admin: one page of the campaign registry (`{c}:campaigns`, every
+/// campaign configured through the service or registered by `redvote
+/// campaigns register --scan`), O(log N + count) whatever else the
+/// database holds. The cursor is the rank of the page's first name: "0"
+/// first, then the previous answer's `next`, until it is "0" again.
 #[utoipa::path(
     get,
     path = "/v1/campaigns",
@@ -136,7 +141,7 @@ pub struct CampaignList {
     params(CampaignsQuery),
     responses(
         (status = 200, description = "Names and the next cursor", body = CampaignList),
-        (status = 422, description = "A cursor that is not a previous answer's next, or a count out of range"),
+        (status = 422, description = "A cursor that is not \"0\" or a previous answer's next (decimal digits), or a count out of range"),
     ),
     security(("admin_token" = []))
 )]
@@ -145,14 +150,12 @@ async fn campaigns(
     State(state): State<AppState>,
     Query(q): Query<CampaignsQuery>,
 ) -> Result<Json<CampaignList>, Problem> {
-    // a SCAN cursor, or on a cluster NODE-CURSOR (list_all_campaigns)
-    let number = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
-    let well_formed = match q.cursor.split_once('-') {
-        None => number(&q.cursor) && q.cursor.parse::<u64>().is_ok(),
-        Some((node, at)) => {
-            number(node) && node.parse::<u32>().is_ok() && number(at) && at.parse::<u64>().is_ok()
-        }
-    };
+    // a rank in the registry: decimal digits (list_all_campaigns also
+    // bounds it; the former SCAN listing's NODE-CURSOR is refused)
+    let well_formed = !q.cursor.is_empty()
+        && q.cursor.len() <= 20
+        && q.cursor.bytes().all(|b| b.is_ascii_digit())
+        && q.cursor.parse::<u64>().is_ok();
     if !well_formed {
         return Err(Problem::invalid(
             Code::Usage,
@@ -173,7 +176,7 @@ async fn campaigns(
         })
         .await
         .map_err(|e| match e {
-            // a NODE-CURSOR on a single server, or the reverse
+            // a rank beyond any the registry answers
             redvote::Error::Config(_) => {
                 Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next")
             }
@@ -214,6 +217,166 @@ async fn settings(
         Some(s) => Ok(Json(s)),
         None => Err(unknown_campaign(&name)),
     }
+}
+
+/// A campaign's deny lists.
+#[derive(Serialize, ToSchema)]
+pub struct DenyView {
+    /// Users refused outright, sorted.
+    pub users: Vec<String>,
+    /// Channels refused outright, sorted.
+    pub channels: Vec<String>,
+}
+
+/// Admin: the campaign's deny lists (which the settings read leaves out),
+/// for the back office's deny form: one atomic read (`EXISTS` of the
+/// campaign, `SMEMBERS` of `{c:NAME}:deny:users` and `...:deny:channels`,
+/// one slot), O(entries), at most 10000 entries a list (configure's cap).
+/// The settings PUT replaces a list given in its `deny`.
+#[utoipa::path(
+    get,
+    path = "/v1/campaigns/{campaign}/deny",
+    tag = "campaign",
+    params(("campaign" = String, Path, description = "Campaign name (the board name rule)")),
+    responses(
+        (status = 200, description = "The deny lists", body = DenyView),
+        (status = 404, description = "No such campaign"),
+        (status = 422, description = "A malformed campaign name"),
+    ),
+    security(("admin_token" = []))
+)]
+async fn deny(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<DenyView>, Problem> {
+    let c = campaign(&name)?;
+    let ns = c.namespace().to_string();
+    let root = c.root_key().to_string();
+    let (exists, mut users, mut channels): (bool, Vec<String>, Vec<String>) = state
+        .con
+        .with_redis(true, |mut con| {
+            let (ns, root) = (ns.clone(), root.clone());
+            async move {
+                Ok(redis::pipe()
+                    .atomic()
+                    .exists(&root)
+                    .smembers(format!("{ns}deny:users"))
+                    .smembers(format!("{ns}deny:channels"))
+                    .query_async(&mut con)
+                    .await?)
+            }
+        })
+        .await?;
+    if !exists {
+        return Err(unknown_campaign(&name));
+    }
+    users.sort();
+    channels.sort();
+    Ok(Json(DenyView { users, channels }))
+}
+
+/// One option of a board, with its display data.
+#[derive(Serialize, ToSchema)]
+pub struct OptionView {
+    /// The option's id (what votes name).
+    pub option: String,
+    /// "One vote counts N" on the shown boards.
+    pub weight: u32,
+    /// Display data (name, picture URL, ...): field -> value; empty when
+    /// none was set.
+    pub data: std::collections::BTreeMap<String, String>,
+}
+
+/// A board's options.
+#[derive(Serialize, ToSchema)]
+pub struct BoardOptions {
+    /// Board.
+    pub board: String,
+    /// Its options, sorted by id.
+    pub options: Vec<OptionView>,
+}
+
+/// Admin: a board's options with their weights and display data (which
+/// the settings read leaves out), for the back office's option table.
+/// Two reads: the settings (one atomic script call, as `GET .../settings`:
+/// the options and weights), then one atomic pipeline of `HGETALL
+/// {c:NAME}:option:BOARD:OPTION` per option (one slot): an option removed
+/// between them shows with empty data. O(options + data), at most 1000
+/// options (the settings read's cap) of at most 100 fields.
+#[utoipa::path(
+    get,
+    path = "/v1/campaigns/{campaign}/boards/{board}/options",
+    tag = "campaign",
+    params(
+        ("campaign" = String, Path, description = "Campaign name (the board name rule)"),
+        ("board" = String, Path, description = "Board (the board name rule)"),
+    ),
+    responses(
+        (status = 200, description = "The board's options, weights and display data", body = BoardOptions),
+        (status = 404, description = "No such campaign or board"),
+        (status = 422, description = "A malformed campaign or board name; a campaign over 64 boards or 1000 options"),
+    ),
+    security(("admin_token" = []))
+)]
+async fn board_options(
+    _: Admin,
+    State(state): State<AppState>,
+    Path((name, board)): Path<(String, String)>,
+) -> Result<Json<BoardOptions>, Problem> {
+    let c = campaign(&name)?;
+    if !redvote::is_valid_name(&board) {
+        return Err(Problem::invalid(
+            Code::InvalidName,
+            format!(
+                "board name {:?}: the campaign name rule",
+                super::site::clip(&board)
+            ),
+        ));
+    }
+    let Some(settings) = read_settings(&state.con, &c).await? else {
+        return Err(unknown_campaign(&name));
+    };
+    let Some(spec) = settings.boards.get(&board) else {
+        return Err(Problem::new(
+            StatusCode::NOT_FOUND,
+            Code::UnknownBoard.as_str(),
+            format!("no board {} in this campaign", super::site::clip(&board)),
+        ));
+    };
+    let ids: Vec<String> = spec.options.keys().cloned().collect();
+    let data: Vec<std::collections::BTreeMap<String, String>> = if ids.is_empty() {
+        Vec::new()
+    } else {
+        let keys: Vec<String> = ids
+            .iter()
+            .map(|o| format!("{}option:{board}:{o}", c.namespace()))
+            .collect();
+        state
+            .con
+            .with_redis(true, |mut con| {
+                let keys = keys.clone();
+                async move {
+                    let mut pipe = redis::pipe();
+                    pipe.atomic();
+                    for k in &keys {
+                        pipe.hgetall(k);
+                    }
+                    Ok(pipe.query_async(&mut con).await?)
+                }
+            })
+            .await?
+    };
+    let options = ids
+        .into_iter()
+        .zip(data)
+        .map(|(option, data)| OptionView {
+            weight: spec.options[&option].weight.unwrap_or(1),
+            option,
+            data,
+        })
+        .collect();
+    Ok(Json(BoardOptions { board, options }))
 }
 
 fn unknown_campaign(name: &str) -> Problem {

@@ -120,7 +120,8 @@ function showError(form, r, fields, fallback, what) {
 async function loadCampaigns() {
   const names = [];
   let cursor = "0";
-  // A bounded number of SCAN steps: each one is O(count) on the server.
+  // Pages of the campaign registry, O(log N + count) each; bounded, so a
+  // huge registry shows its first 25,000 names (the rest open by name).
   for (let i = 0; i < 50; i++) {
     const r = await api("GET", "/v1/campaigns?count=500&cursor=" + enc(cursor));
     if (!r.ok) { status(problemText(r), true); return; }
@@ -129,7 +130,7 @@ async function loadCampaigns() {
     if (cursor === "0") break;
   }
   const sel = $("#campaign");
-  const unique = [...new Set(names)].sort();
+  const unique = names.slice().sort();
   sel.replaceChildren(new Option("(none chosen)", ""), ...unique.map((n) => new Option(n, n)));
   // what is open stays open (a typed name may not be listed yet)
   let pick = state.campaign || unique[0] || "";
@@ -148,19 +149,27 @@ async function openCampaign(name) {
   state.campaign = name;
   state.settings = null;
   state.exists = false;
+  state.deny = null;
+  state.optionData = null;
   $("#campaign-title").textContent = name ? name : "(no campaign open)";
   if (!name) {
     fillCampaignForm({});
     setBoards([]);
     return null;
   }
-  const r = await api("GET", "/v1/campaigns/" + enc(name) + "/settings");
+  const [r, d] = await Promise.all([
+    api("GET", "/v1/campaigns/" + enc(name) + "/settings"),
+    api("GET", "/v1/campaigns/" + enc(name) + "/deny"),
+  ]);
   if (state.campaign !== name) return r; // another one was opened meanwhile
   if (r.ok) {
     state.settings = r.body;
     state.exists = true;
+    // the deny lists are sent back only once read (else left as they are)
+    state.deny = d.ok ? d.body : null;
   } else if (r.status === 404) {
     state.settings = { boards: {} };
+    state.deny = { users: [], channels: [] };
     status("no campaign " + name + " yet: save its settings to create it");
   } else {
     state.campaign = null;
@@ -409,22 +418,231 @@ function renderTop(top) {
   $("#live").dataset.updated = String(Date.now());
 }
 
+// ---- dates in the campaign's offset ---------------------------------------
+
+// "+08:00" -> seconds east of UTC (null: not an offset).
+function offsetSeconds(text) {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(text);
+  if (!m || Number(m[2]) > 23 || Number(m[3]) > 59) return null;
+  return (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60);
+}
+
+const pad = (n, w) => String(n).padStart(w || 2, "0");
+
+// Unix seconds -> "YYYY-MM-DDTHH:MM:SS" on the wall clock of the offset.
+function toLocal(unix, off) {
+  const d = new Date((unix + off) * 1000);
+  return pad(d.getUTCFullYear(), 4) + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) +
+    "T" + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds());
+}
+
+// "YYYY-MM-DDTHH:MM[:SS]" read on the wall clock of the offset -> Unix
+// seconds (null: not a date-time).
+function fromLocal(text, off) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text);
+  if (!m) return null;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] || 0));
+  return ms / 1000 - off;
+}
+
+// The offset the form holds (the campaign's default when empty).
+function formOffset() {
+  const t = $("#f-offset").value.trim();
+  return t === "" ? 0 : offsetSeconds(t);
+}
+
+// ---- rate-limit rules as a form ---------------------------------------------
+
+const DIMENSIONS = ["user", "option", "channel", "device"];
+const WINDOWS = ["second", "minute", "hour", "day", "week", "month", "campaign"];
+let ruleSeq = 0;
+
+function el(tag, props, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("aria-") || k.startsWith("data-") || k === "for") e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  e.append(...children);
+  return e;
+}
+
+// A labelled control: <span class="pair"><label>text</label> control</span>.
+function labelled(text, control) {
+  return el("span", { class: "pair" }, el("label", { for: control.id }, text), " ", control);
+}
+
+// One rule's row (a fieldset): name, counted per, fixed window or rolling,
+// limit, per, burst, extra per channel; its error next to it.
+function ruleRow(rule) {
+  const i = ruleSeq++;
+  const err = "r-" + i + "-error";
+  const input = (cls, value, size, mode) => el("input", {
+    id: "r-" + i + "-" + cls, className: "r-" + cls, value: value ?? "", size: size || 6,
+    inputMode: mode || "text", "aria-describedby": err,
+  });
+  const rolling = !!rule.rolling;
+  const kind = el("select", { id: "r-" + i + "-kind", className: "r-kind", "aria-describedby": err },
+    new Option("fixed window", "fixed"), new Option("rolling", "rolling"));
+  kind.value = rolling ? "rolling" : "fixed";
+  const win = el("select", { id: "r-" + i + "-window", className: "r-window", "aria-describedby": err },
+    ...WINDOWS.map((w) => new Option(w === "campaign" ? "whole campaign" : w, w)));
+  win.value = rule.window || "minute";
+  const by = el("fieldset", { class: "by" }, el("legend", {}, "Counted per"),
+    ...DIMENSIONS.map((d) => {
+      const c = el("input", { type: "checkbox", name: "by-" + i, value: d, "aria-describedby": err });
+      c.checked = (rule.by || ["user"]).includes(d);
+      return el("label", {}, c, " " + d);
+    }));
+  const limit = input("limit", rolling ? rule.rolling.limit : rule.limit, 6, "numeric");
+  const per = input("per", rolling ? rule.rolling.per : "", 6, "numeric");
+  const burst = input("burst", rolling ? rule.rolling.burst : "", 6, "numeric");
+  const extra = input("extra", Object.entries(rule.extra || {}).map(([c, n]) => c + "=" + n).join(", "), 14);
+  extra.placeholder = "partner=5";
+  const remove = el("button", { type: "button", className: "r-remove" }, "Remove rule");
+  const fixedOnly = el("span", { class: "fixed-only" }, labelled("Window", win));
+  const rollingOnly = el("span", { class: "rolling-only" },
+    labelled("per (seconds)", per), labelled("Burst (at once)", burst));
+  const row = el("fieldset", { class: "rule" },
+    el("legend", {}, "Rule"),
+    labelled("Name", input("name", rule.name, 14)),
+    by,
+    labelled("Kind", kind), fixedOnly,
+    labelled("Votes allowed", limit), rollingOnly,
+    labelled("Extra per channel", extra),
+    remove,
+    el("span", { class: "error", id: err, "data-field": "rule:" + i }));
+  row.dataset.rule = String(i);
+  const sync = () => {
+    fixedOnly.hidden = kind.value !== "fixed";
+    rollingOnly.hidden = kind.value !== "rolling";
+  };
+  kind.addEventListener("change", sync);
+  remove.addEventListener("click", () => { row.remove(); previewLimits(); $("#add-rule").focus(); });
+  sync();
+  return row;
+}
+
+function fillRules(limits) {
+  $("#rules").replaceChildren(...(limits || []).map(ruleRow));
+  previewLimits();
+}
+
+// The rules the form holds: { rules } or { error: [field, text] }.
+function readRules() {
+  const rules = [];
+  const names = new Set();
+  for (const row of $("#rules").querySelectorAll("fieldset.rule")) {
+    const i = row.dataset.rule;
+    const f = "rule:" + i;
+    const get = (c) => row.querySelector(".r-" + c).value.trim();
+    const name = get("name");
+    if (!name) return { error: [f, "Give the rule a name."] };
+    if (names.has(name)) return { error: [f, "Two rules are named " + name + ": names must differ."] };
+    names.add(name);
+    const by = [...row.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value);
+    if (!by.length) return { error: [f, "Rule " + name + ": tick what it counts per (at least one)."] };
+    const limit = get("limit");
+    if (!WHOLE.test(limit)) return { error: [f, "Rule " + name + ": votes allowed is a whole number."] };
+    const rule = { name, by };
+    if (get("kind") === "fixed") {
+      rule.window = get("window");
+      rule.limit = Number(limit);
+    } else {
+      const per = get("per");
+      const burst = get("burst");
+      if (!WHOLE.test(per) || Number(per) < 1) return { error: [f, "Rule " + name + ": per is a whole number of seconds, at least 1."] };
+      if (burst && !WHOLE.test(burst)) return { error: [f, "Rule " + name + ": burst is a whole number, or nothing (as many as votes allowed)."] };
+      rule.rolling = { limit: Number(limit), per: Number(per) };
+      if (burst) rule.rolling.burst = Number(burst);
+    }
+    const extra = get("extra");
+    if (extra) {
+      rule.extra = {};
+      for (const part of extra.split(",").map((p) => p.trim()).filter(Boolean)) {
+        const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
+        if (!m) return { error: [f, "Rule " + name + ": extra per channel reads channel=number, comma-separated (partner=5)."] };
+        rule.extra[m[1]] = Number(m[2]);
+      }
+    }
+    rules.push(rule);
+  }
+  return { rules };
+}
+
+const WINDOW_WORDS = {
+  second: "a second", minute: "a minute", hour: "an hour", day: "a day", week: "a week",
+  month: "a month", campaign: "in the whole campaign",
+};
+const SUBJECT = {
+  user: "a user may vote", option: "an option may be voted for",
+  channel: "a channel may vote", device: "a device type may vote",
+};
+const EACH = { user: "for each user", option: "for each option", channel: "through each channel", device: "on each device" };
+
+function times(n) { return n === 1 ? "once" : n + " times"; }
+
+// One rule's allowance in words: "5 times a minute" (first) or "10 an hour".
+function allowance(rule, first) {
+  let text;
+  if (rule.rolling) {
+    const r = rule.rolling;
+    text = (first ? times(r.limit) : r.limit) + " every " + (r.per === 1 ? "second" : r.per + " seconds") +
+      ", evenly spaced (" + (r.burst ?? r.limit) + " at once)";
+  } else {
+    text = (first ? times(rule.limit) : String(rule.limit)) + " " + WINDOW_WORDS[rule.window];
+  }
+  const extra = Object.entries(rule.extra || {}).map(([c, n]) => "+" + n + " through " + c);
+  return text + (extra.length ? " (" + extra.join(", ") + ")" : "");
+}
+
+// The rules in plain words, a sentence for each set of dimensions.
+function limitsInWords(rules) {
+  if (!rules.length) return "No rate limit: anyone may vote as often as they like.";
+  const groups = new Map();
+  for (const r of rules) {
+    const key = DIMENSIONS.filter((d) => r.by.includes(d)).join("+");
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const sentences = [];
+  for (const [key, group] of groups) {
+    const dims = key.split("+");
+    const phrase = SUBJECT[dims[0]] + " " + group.map((r, i) => allowance(r, i === 0)).join(", ") +
+      dims.slice(1).map((d) => " " + EACH[d]).join("");
+    sentences.push(phrase.charAt(0).toUpperCase() + phrase.slice(1) + ".");
+  }
+  return sentences.join(" ");
+}
+
+function previewLimits() {
+  const got = readRules();
+  $("#limits-preview").textContent = got.error ? "Preview: " + got.error[1] : limitsInWords(got.rules);
+}
+
 // ---- settings forms ----------------------------------------------------------
 
 function fillCampaignForm(s) {
   const f = $("#campaign-form");
   clearErrors(f);
   f.offset.value = s.offset || "";
-  f.start.value = s.start ?? "";
-  f.end.value = s.end ?? "";
+  const off = offsetSeconds(s.offset || "+00:00") ?? 0;
+  $("#f-dates-offset").textContent = s.offset || "+00:00";
+  f.start.value = s.start != null ? toLocal(s.start, off) : "";
+  f.end.value = s.end != null ? toLocal(s.end, off) : "";
   f.vote_id_ttl.value = s.vote_id_ttl ?? "";
-  f.limits.value = s.limits ? JSON.stringify(s.limits, null, 1) : "[]";
+  fillRules(s.limits);
+  f.deny_users.value = ((state.deny || {}).users || []).join("\n");
+  f.deny_channels.value = ((state.deny || {}).channels || []).join("\n");
 }
 
 // A number when the text is one, else the text (the server says what is wrong).
 function num(v) { return v.trim() !== "" && !isNaN(Number(v)) ? Number(v) : v.trim(); }
 
 const WHOLE = /^\d+$/;
+// The name rule of campaigns, boards and options (the service checks it too).
+const NAME = /^[^\s,:{}*?[\]\\]{1,64}$/;
 
 // Refuses to save without an open campaign (and board): nothing is sent.
 function needCampaign(form, field, what, board) {
@@ -438,11 +656,13 @@ function needCampaign(form, field, what, board) {
     return false;
   }
   if (board && !state.board) {
-    fieldError(form, field, "No board is open: choose one in the list or type its name and press Open board.", what);
+    fieldError(form, field, "No board is open: add one above, or choose one in the list at the top.", what);
     return false;
   }
   return true;
 }
+
+const lines = (text) => [...new Set(text.split("\n").map((l) => l.trim()).filter(Boolean))];
 
 async function saveCampaign(ev) {
   ev.preventDefault();
@@ -451,26 +671,42 @@ async function saveCampaign(ev) {
   clearErrors(f);
   if (!needCampaign(f, "campaign", what, false)) return;
   const doc = {};
-  if (f.offset.value.trim()) doc.offset = f.offset.value.trim();
-  for (const k of ["start", "end", "vote_id_ttl"]) {
+  const off = formOffset();
+  if (f.offset.value.trim()) {
+    if (off === null) { fieldError(f, "offset", "Enter an offset from UTC as +HH:MM or -HH:MM, e.g. +08:00.", what); return; }
+    doc.offset = f.offset.value.trim();
+  }
+  for (const k of ["start", "end"]) {
     const v = f[k].value.trim();
     if (!v) continue;
-    if (!WHOLE.test(v)) { fieldError(f, k, "Enter a whole number of seconds, or nothing.", what); return; }
-    doc[k] = Number(v);
+    const unix = off === null ? null : fromLocal(v, off);
+    if (unix === null || unix < 0) { fieldError(f, k, "Enter a date and time (after 1970), or nothing.", what); return; }
+    doc[k] = unix;
   }
-  try {
-    doc.limits = JSON.parse(f.limits.value || "[]");
-  } catch (e) {
-    fieldError(f, "limits", "This is not JSON: " + e.message + ".", what);
+  if (doc.start != null && doc.end != null && doc.end <= doc.start) {
+    fieldError(f, "end", "The end must come after the start.", what);
     return;
   }
+  const ttl = f.vote_id_ttl.value.trim();
+  if (ttl) {
+    if (!WHOLE.test(ttl)) { fieldError(f, "vote_id_ttl", "Enter a whole number of seconds, or nothing.", what); return; }
+    doc.vote_id_ttl = Number(ttl);
+  }
+  const got = readRules();
+  if (got.error) { fieldError(f, got.error[0], got.error[1], what); return; }
+  doc.limits = got.rules;
+  if (state.deny) doc.deny = { users: lines(f.deny_users.value), channels: lines(f.deny_channels.value) };
   const name = state.campaign;
   const r = await api("PUT", "/v1/campaigns/" + enc(name) + "/settings", doc);
   if (!r.ok) {
-    const fields = ["offset", "start", "end", "vote_id_ttl", "limits"].map((field) => ({
+    const fields = ["offset", "start", "end", "vote_id_ttl", "deny"].map((field) => ({
       field, match: (d) => new RegExp("^" + field + "\\b|\\b" + field + "\\b").test(d),
     }));
-    fields.push({ field: "limits", match: (d) => /^limits|rule|window|rolling/.test(d) });
+    for (const row of $("#rules").querySelectorAll("fieldset.rule")) {
+      const rn = row.querySelector(".r-name").value.trim();
+      if (rn) fields.push({ field: "rule:" + row.dataset.rule, match: (d) => d.includes(rn) });
+    }
+    fields.push({ field: "limits", match: (d) => /limit|rule|window|rolling/.test(d) });
     showError(f, r, fields, "campaign", what);
     return;
   }
@@ -478,13 +714,105 @@ async function saveCampaign(ev) {
   status("campaign " + name + " saved");
 }
 
+// ---- boards and their options --------------------------------------------------
+
+async function addBoard(ev) {
+  ev.preventDefault();
+  const f = $("#add-board-form");
+  const what = "No board was added";
+  clearErrors(f);
+  if (!needCampaign(f, "new-board", what, false)) return;
+  const name = $("#new-board").value.trim();
+  if (!NAME.test(name)) {
+    fieldError(f, "new-board", "A board name is 1 to 64 characters without spaces, commas, colons, braces, * ? [ ] or backslashes.", what);
+    return;
+  }
+  if (state.settings && (state.settings.boards || {})[name]) {
+    fieldError(f, "new-board", "There is a board " + name + " already: choose it in the list at the top.", what);
+    return;
+  }
+  const r = await api("PUT", "/v1/campaigns/" + enc(state.campaign) + "/settings",
+    { boards: { [name]: { periods: ["total"] } } });
+  if (!r.ok) { fieldError(f, "new-board", problemText(r), what); return; }
+  $("#new-board").value = "";
+  state.board = name;
+  await loadCampaigns();
+  status("board " + name + " added (periods: total): set it up below");
+  $("#board-name").scrollIntoView({ block: "start" });
+}
+
+// The fields of display data the table shows apart; the rest is "other".
+const SHOWN = ["name", "picture"];
+
+// One option's row (a fieldset named by its id): display name, image URL,
+// other data, weight, remove.
+function optionRow(o, i, weight, isNew) {
+  const err = "w-" + i + "-error";
+  const derr = "o-" + i + "-error";
+  const text = (cls, label, size) => {
+    const input = el("input", { id: "o-" + i + "-" + cls, className: "opt-" + cls, size, "aria-describedby": derr });
+    input.dataset.option = o;
+    return labelled(label, input);
+  };
+  const w = el("input", { id: "w-" + i, className: "weight", size: 5, inputMode: "decimal", value: weight ?? 1, "aria-describedby": err });
+  w.dataset.option = o;
+  const other = el("textarea", { id: "o-" + i + "-other", className: "opt-other", rows: 1, "aria-describedby": derr });
+  other.dataset.option = o;
+  const rm = el("input", { type: "checkbox", id: "o-" + i + "-remove", className: "opt-remove", name: "remove-" + i });
+  rm.dataset.option = o;
+  const row = el("fieldset", { class: "option" },
+    el("legend", {}, isNew ? "New option " + o : "Option " + o),
+    text("name", "Display name", 16),
+    text("image", "Image URL", 22),
+    el("span", { class: "pair" }, el("label", { for: w.id }, "Weight"), " ", w,
+      el("span", { class: "error", id: err, "data-field": "weight:" + o })),
+    el("span", { class: "pair other" }, el("label", { for: other.id }, "Other data (field: value, a line each)"), other),
+    isNew ? el("span", { class: "muted" }, "starts at 0 votes")
+      : el("span", { class: "pair" }, rm, el("label", { for: rm.id }, " Remove (its votes are deleted)")),
+    el("span", { class: "error", id: derr, "data-field": "option:" + o }));
+  row.dataset.option = o;
+  if (isNew) row.dataset.new = "1";
+  return row;
+}
+
+// Puts an option's display data in its row (unless the row was edited).
+function fillOptionData(row, data) {
+  if (row.dataset.edited) return;
+  data = data || {};
+  row.querySelector(".opt-name").value = data.name || "";
+  row.querySelector(".opt-image").value = data.picture || "";
+  row.querySelector(".opt-other").value = Object.entries(data)
+    .filter(([k]) => !SHOWN.includes(k)).map(([k, v]) => k + ": " + v).join("\n");
+  row.dataset.loaded = "1";
+}
+
+// The row's display data, or an error text.
+function rowData(row) {
+  const data = {};
+  const name = row.querySelector(".opt-name").value.trim();
+  const image = row.querySelector(".opt-image").value.trim();
+  if (name) data.name = name;
+  if (image) {
+    if (!/^(https?:\/\/|\/)\S+$/.test(image)) return { error: "The image URL starts with https://, http:// or /." };
+    data.picture = image;
+  }
+  for (const line of row.querySelector(".opt-other").value.split("\n").map((l) => l.trim()).filter(Boolean)) {
+    const m = /^([^:]{1,64}):\s*(.*)$/.exec(line);
+    if (!m || SHOWN.includes(m[1].trim())) return { error: "Other data: one \"field: value\" a line (not name or picture, which have their own fields): " + line };
+    data[m[1].trim()] = m[2];
+  }
+  return { data };
+}
+
+let optionSeq = 0;
+
 function fillBoardForm() {
   const f = $("#board-form");
   clearErrors(f);
   $("#board-name").textContent = state.board || "-";
   const b = (state.settings && state.settings.boards || {})[state.board] || {};
   f.querySelectorAll('input[name="periods"]').forEach((c) => {
-    c.checked = (b.periods || []).includes(c.value);
+    c.checked = (b.periods || ["total"]).includes(c.value);
   });
   f.ties.value = b.ties || "competition";
   f.carry.value = b.carry ?? "";
@@ -492,29 +820,54 @@ function fillBoardForm() {
   for (const p of ["hour", "day", "week", "month"]) {
     f["keep_" + p].value = (b.retention || {})[p] ?? "";
   }
-  const rows = Object.keys(b.options || {}).sort().map((o, i) => {
-    const tr = document.createElement("tr");
-    tr.append(cell(o, "option"));
-    const td = document.createElement("td");
-    const input = document.createElement("input");
-    input.className = "weight";
-    input.id = "w-" + i;
-    input.dataset.option = o;
-    input.size = 8;
-    input.inputMode = "decimal";
-    input.setAttribute("aria-label", "Weight of " + o);
-    input.setAttribute("aria-describedby", "w-" + i + "-error");
-    input.value = b.options[o].weight ?? 1;
-    td.append(input);
-    const err = document.createElement("span");
-    err.className = "error";
-    err.id = "w-" + i + "-error";
-    err.dataset.field = "weight:" + o;
-    tr.append(td, cell(""));
-    tr.lastChild.append(err);
-    return tr;
-  });
-  $("#weights tbody").replaceChildren(...rows);
+  tiesHint(b);
+  const rows = Object.keys(b.options || {}).sort().map((o) => optionRow(o, optionSeq++, b.options[o].weight, false));
+  $("#options").replaceChildren(...rows);
+  loadOptionData();
+}
+
+function tiesHint(b) {
+  const pending = !!b.ties_pending;
+  $("#f-ties-hint").textContent = pending
+    ? "The switch to " + b.ties + " is pending: ranks still follow " + (b.ties_effective || "competition") +
+      " until the board is reindexed (it can take a while on a large board; votes go on meanwhile)."
+    : "A switch to dense or first on a board with votes takes effect after a reindex (the page offers it).";
+  $("#reindex").hidden = !pending;
+}
+
+// The open board's display data (GET .../options), into its rows.
+async function loadOptionData() {
+  const c = state.campaign;
+  const b = state.board;
+  if (!c || !b || !((state.settings || {}).boards || {})[b]) return;
+  const r = await api("GET", "/v1/campaigns/" + enc(c) + "/boards/" + enc(b) + "/options");
+  if (!r.ok || state.campaign !== c || state.board !== b) return;
+  const byId = Object.fromEntries(r.body.options.map((o) => [o.option, o.data]));
+  for (const row of $("#options").querySelectorAll("fieldset.option")) {
+    if (!row.dataset.new) fillOptionData(row, byId[row.dataset.option]);
+  }
+  state.optionData = byId;
+}
+
+function addOption() {
+  const f = $("#board-form");
+  clearErrors(f);
+  if (!needCampaign(f, "new-option", "No option was added", true)) return;
+  const o = $("#new-option").value.trim();
+  const what = "No option was added";
+  if (!NAME.test(o)) {
+    fieldError(f, "new-option", "An option id is 1 to 64 characters without spaces, commas, colons, braces, * ? [ ] or backslashes.", what);
+    return;
+  }
+  if (f.querySelector('fieldset.option[data-option="' + CSS.escape(o) + '"]')) {
+    fieldError(f, "new-option", "There is an option " + o + " already.", what);
+    return;
+  }
+  const row = optionRow(o, optionSeq++, 1, true);
+  row.dataset.loaded = "1";
+  $("#options").append(row);
+  $("#new-option").value = "";
+  row.querySelector(".opt-name").focus();
 }
 
 async function saveBoard(ev) {
@@ -548,29 +901,168 @@ async function saveBoard(ev) {
     retention[p] = Number(v);
   }
   if (Object.keys(retention).length) spec.retention = retention;
-  for (const i of f.querySelectorAll("input.weight")) {
+  const remove = [];
+  for (const row of f.querySelectorAll("fieldset.option")) {
+    const o = row.dataset.option;
+    if (row.querySelector(".opt-remove:checked")) { remove.push(o); continue; }
+    const i = row.querySelector("input.weight");
     const v = i.value.trim();
     if (v === "" || isNaN(Number(v))) {
-      fieldError(f, "weight:" + i.dataset.option, "The weight of " + i.dataset.option + " must be a number.", what);
+      fieldError(f, "weight:" + o, "The weight of " + o + " must be a number.", what);
       return;
     }
-    spec.options[i.dataset.option] = { weight: Number(v) };
+    spec.options[o] = { weight: Number(v) };
+    if (!row.dataset.loaded) continue; // its data not read yet: left as it is
+    const got = rowData(row);
+    if (got.error) { fieldError(f, "option:" + o, got.error, what); return; }
+    const before = JSON.stringify((state.optionData || {})[o] || {});
+    if (row.dataset.new || JSON.stringify(got.data) !== before) spec.options[o].data = got.data;
   }
+  if (remove.length) spec.remove = remove;
   const b = state.board;
   const r = await api("PUT", "/v1/campaigns/" + enc(state.campaign) + "/settings",
     { boards: { [b]: spec } });
   if (!r.ok) {
-    const fields = Object.keys(spec.options).map((o) => ({
-      field: "weight:" + o, match: (d) => d.includes("/" + o + ": weight") || d.includes(o + ".weight"),
-    }));
+    const fields = [];
+    for (const o of Object.keys(spec.options)) {
+      fields.push({ field: "weight:" + o, match: (d) => d.includes("/" + o + ": weight") || d.includes(o + ".weight") });
+      fields.push({ field: "option:" + o, match: (d) => d.includes("/" + o + ":") });
+    }
     for (const field of ["periods", "ties", "carry", "decimals", "retention"]) {
       fields.push({ field, match: (d) => d.includes(field) || (field === "periods" && d.includes("period")) });
     }
     showError(f, r, fields, "board", what);
     return;
   }
-  status("board " + b + " saved");
+  status("board " + b + " saved" + (remove.length ? " (removed: " + remove.join(", ") + ")" : ""));
   await openCampaign(state.campaign);
+}
+
+// Runs the board's reindex until its cursor is "0": the pending tie rule
+// is then in effect.
+async function reindex() {
+  const f = $("#board-form");
+  clearErrors(f);
+  if (!needCampaign(f, "ties", "Nothing was reindexed", true)) return;
+  const c = state.campaign;
+  const b = state.board;
+  let cursor = "0";
+  let members = 0;
+  $("#reindex").disabled = true;
+  try {
+    for (let i = 0; i < 100000; i++) {
+      const r = await api("POST", "/v1/campaigns/" + enc(c) + "/boards/" + enc(b) + "/reindex",
+        { cursor, count: 1000 });
+      if (!r.ok) { fieldError(f, "ties", problemText(r), "The reindex stopped"); return; }
+      members += r.body.members;
+      cursor = r.body.next;
+      $("#f-ties-hint").textContent = "Reindexing: " + members + " members so far...";
+      if (cursor === "0") break;
+    }
+  } finally {
+    $("#reindex").disabled = false;
+  }
+  status("board " + b + " reindexed (" + members + " members): its tie rule is in effect");
+  await openCampaign(c);
+}
+
+// ---- import ----------------------------------------------------------------------
+
+const MAX_IMPORT = 500;
+const importState = { rows: null };
+
+// The file's rows: [{ line, option, votes, problem }] and a file-level
+// problem (null: none).
+function parseImport(name, text, known) {
+  const rows = [];
+  const json = /\.json$/i.test(name) || /^\s*\{/.test(text);
+  if (json) {
+    let obj;
+    try { obj = JSON.parse(text); } catch (e) { return { rows, problem: "This is not JSON: " + e.message + "." }; }
+    if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { rows, problem: "A JSON file is one object: {\"option\": votes, ...}." };
+    let n = 0;
+    for (const [option, votes] of Object.entries(obj)) {
+      rows.push({ line: ++n, option, votes: typeof votes === "number" ? String(votes) : votes });
+    }
+  } else {
+    const all = text.replace(/\r\n?/g, "\n").split("\n");
+    all.forEach((l, i) => {
+      if (i === 0 && l.trim() === "option,votes") return;
+      if (l.trim() === "") return;
+      const parts = l.split(",");
+      rows.push({ line: i + 1, option: parts[0].trim(), votes: parts.length === 2 ? parts[1].trim() : null, raw: l });
+    });
+  }
+  const seen = new Set();
+  for (const r of rows) {
+    if (r.votes === null) r.problem = "a line is option,votes (two fields)";
+    else if (!NAME.test(r.option)) r.problem = "not a valid option name";
+    else if (typeof r.votes !== "string" || !/^\d+(\.\d{1,6})?$/.test(r.votes)) r.problem = "votes must be a number, 0 or more";
+    else if (seen.has(r.option)) r.problem = "this option comes twice";
+    else if (known && !known.has(r.option)) r.problem = "the board has no option " + r.option + " (add it first)";
+    seen.add(r.option);
+  }
+  if (!rows.length) return { rows, problem: "The file holds no rows." };
+  if (rows.length > MAX_IMPORT) return { rows, problem: "The file holds " + rows.length + " rows; the page applies at most " + MAX_IMPORT + " at once (one atomic call). Split it, or use redvote campaign NAME import." };
+  return { rows, problem: null };
+}
+
+async function chooseImport() {
+  const f = $("#import-form");
+  const what = "Nothing can be imported";
+  clearErrors(f);
+  importState.rows = null;
+  $("#import-apply").disabled = true;
+  $("#import-preview").hidden = true;
+  $("#import-counts").textContent = "";
+  $("#import-preview tbody").replaceChildren();
+  const file = $("#import-file").files[0];
+  if (!file) return;
+  if (!needCampaign(f, "import-file", what, true)) return;
+  if (file.size > 4 * 1024 * 1024) { fieldError(f, "import-file", "The file is over 4 MiB: use redvote campaign NAME import.", what); return; }
+  const text = await file.text();
+  const b = ((state.settings || {}).boards || {})[state.board];
+  const known = b ? new Set(Object.keys(b.options || {})) : new Set();
+  const got = parseImport(file.name, text, known);
+  const bad = got.rows.filter((r) => r.problem);
+  const shown = got.rows.slice(0, 20).concat(bad.filter((r) => got.rows.indexOf(r) >= 20).slice(0, 20));
+  $("#import-preview tbody").replaceChildren(...shown.map((r) => {
+    const tr = el("tr", {}, cell(r.line), cell(r.option), cell(r.votes ?? ""), cell(r.problem || "ok"));
+    if (r.problem) tr.className = "bad";
+    return tr;
+  }));
+  $("#import-preview").hidden = shown.length === 0;
+  $("#import-counts").textContent = got.rows.length + " row(s) into board " + state.board + ", " +
+    bad.length + " with a problem" + (got.rows.length > 20 ? " (the first 20 rows and the rows with problems are shown)" : "") + ".";
+  if (got.problem || bad.length) {
+    fieldError(f, "import-file", got.problem ||
+      ("Line(s) " + bad.slice(0, 10).map((r) => r.line).join(", ") + (bad.length > 10 ? ", ..." : "") +
+        " have a problem (see the table): fix the file and choose it again. Nothing was imported."), what);
+    return;
+  }
+  importState.rows = got.rows;
+  importState.board = state.board;
+  importState.campaign = state.campaign;
+  $("#import-apply").disabled = false;
+}
+
+async function applyImport(ev) {
+  ev.preventDefault();
+  const f = $("#import-form");
+  const what = "Nothing was imported";
+  clearErrors(f);
+  const rows = importState.rows;
+  if (!rows || importState.board !== state.board || importState.campaign !== state.campaign) {
+    fieldError(f, "import-apply", "Choose a file for the open board first.", what);
+    return;
+  }
+  const body = Object.fromEntries(rows.map((r) => [r.option, r.votes]));
+  const r = await api("PUT", "/v1/campaigns/" + enc(state.campaign) + "/boards/" + enc(state.board) + "/import", body);
+  if (!r.ok) { fieldError(f, "import-apply", problemText(r), what); return; }
+  importState.rows = null;
+  $("#import-apply").disabled = true;
+  $("#import-counts").textContent = "Imported " + rows.length + " row(s) into board " + state.board + ".";
+  status("imported " + rows.length + " row(s) into " + state.board);
 }
 
 // ---- rate-limit peek ---------------------------------------------------------
@@ -592,6 +1084,23 @@ async function peek(ev) {
     return tr;
   });
   $("#peek-result tbody").replaceChildren(...rows);
+}
+
+async function resetLimits() {
+  const f = $("#limits-form");
+  const what = "No limit was reset";
+  clearErrors(f);
+  $("#reset-result").textContent = "";
+  if (!needCampaign(f, "peek", what, false)) return;
+  const user = $("#peek-user").value.trim();
+  if (!user) { fieldError(f, "peek", "Type the user id whose limits to reset.", what); return; }
+  const body = { user };
+  if ($("#peek-channel").value.trim()) body.channel = $("#peek-channel").value.trim();
+  const r = await api("POST", "/v1/campaigns/" + enc(state.campaign) + "/limits/reset", body);
+  if (!r.ok) { showError(f, r, [], "peek", what); return; }
+  $("#reset-result").textContent = "Reset the limits of " + user + ": " + r.body.reset +
+    " counter(s) deleted; their next votes count from zero.";
+  $("#peek-result tbody").replaceChildren();
 }
 
 // ---- wiring ------------------------------------------------------------------
@@ -627,5 +1136,29 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#campaign-form").addEventListener("submit", saveCampaign);
   $("#board-form").addEventListener("submit", saveBoard);
   $("#limits-form").addEventListener("submit", peek);
+  $("#reset-limits").addEventListener("click", resetLimits);
+  $("#add-board-form").addEventListener("submit", addBoard);
+  $("#add-option").addEventListener("click", addOption);
+  $("#new-option").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") { e.preventDefault(); addOption(); }
+  });
+  $("#reindex").addEventListener("click", reindex);
+  $("#add-rule").addEventListener("click", () => {
+    const row = ruleRow({ name: "", by: ["user"], window: "minute", limit: 5 });
+    $("#rules").append(row);
+    previewLimits();
+    row.querySelector(".r-name").focus();
+  });
+  $("#rules").addEventListener("input", previewLimits);
+  $("#rules").addEventListener("change", previewLimits);
+  $("#options").addEventListener("input", (e) => {
+    const row = e.target.closest("fieldset.option");
+    if (row && !e.target.matches(".weight, .opt-remove")) row.dataset.edited = "1";
+  });
+  $("#f-offset").addEventListener("input", () => {
+    $("#f-dates-offset").textContent = $("#f-offset").value.trim() || "+00:00";
+  });
+  $("#import-file").addEventListener("change", chooseImport);
+  $("#import-form").addEventListener("submit", applyImport);
   if (token()) loadCampaigns(); else status("enter the admin token");
 });

@@ -401,3 +401,129 @@ fn the_stream_is_described_as_events() {
         assert!(schemas[name].is_object(), "{r} does not resolve");
     }
 }
+
+/// The back office's reads: the deny lists and a board's options with
+/// their display data (which the settings read leaves out); admin only,
+/// names checked, 404 for what does not exist.
+#[test]
+fn deny_lists_and_display_data_are_read_back() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
+    let deny = svc
+        .request(Method::GET, "/v1/campaigns/spring/deny", Some(ADMIN))
+        .send()
+        .ok(200);
+    assert_eq!(deny, json!({"users": ["user:banned"], "channels": []}));
+    svc.admin(
+        Method::PUT,
+        "/v1/campaigns/spring/settings",
+        json!({"deny": {"users": ["b", "a"], "channels": ["spam"]}}),
+    )
+    .ok(200);
+    let deny = svc
+        .request(Method::GET, "/v1/campaigns/spring/deny", Some(ADMIN))
+        .send()
+        .ok(200);
+    assert_eq!(deny, json!({"users": ["a", "b"], "channels": ["spam"]}));
+
+    let got = svc
+        .request(
+            Method::GET,
+            "/v1/campaigns/spring/boards/male-stars/options",
+            Some(ADMIN),
+        )
+        .send()
+        .ok(200);
+    assert_eq!(
+        got,
+        json!({"board": "male-stars", "options": [
+            {"option": "wjk", "weight": 1, "data": {"name": "Karry Wang"}},
+            {"option": "wy", "weight": 1, "data": {"name": "Roy Wang"}},
+            {"option": "yyqx", "weight": 2, "data": {"name": "Jackson Yee", "picture": "https://example.com/yyqx.jpg"}},
+        ]})
+    );
+    // an option without data, a board without options
+    svc.admin(
+        Method::PUT,
+        "/v1/campaigns/spring/settings",
+        json!({"boards": {"empty": {"periods": ["total"]}, "male-stars": {"options": {"new": {"weight": 3}}}}}),
+    )
+    .ok(200);
+    let got = svc
+        .request(
+            Method::GET,
+            "/v1/campaigns/spring/boards/male-stars/options",
+            Some(ADMIN),
+        )
+        .send()
+        .ok(200);
+    assert_eq!(
+        got["options"][0],
+        json!({"option": "new", "weight": 3, "data": {}})
+    );
+    let got = svc
+        .request(
+            Method::GET,
+            "/v1/campaigns/spring/boards/empty/options",
+            Some(ADMIN),
+        )
+        .send()
+        .ok(200);
+    assert_eq!(got, json!({"board": "empty", "options": []}));
+
+    // admin only
+    for path in [
+        "/v1/campaigns/spring/deny",
+        "/v1/campaigns/spring/boards/male-stars/options",
+    ] {
+        svc.get(path).problem(401, "REDVOTE_UNAUTHORIZED");
+        svc.request(Method::GET, path, Some("wrong"))
+            .send()
+            .problem(401, "REDVOTE_UNAUTHORIZED");
+    }
+    // what does not exist; malformed names
+    for (path, status, code) in [
+        ("/v1/campaigns/nope/deny", 404, "REDVOTE_UNKNOWN_CAMPAIGN"),
+        (
+            "/v1/campaigns/nope/boards/male-stars/options",
+            404,
+            "REDVOTE_UNKNOWN_CAMPAIGN",
+        ),
+        (
+            "/v1/campaigns/spring/boards/nope/options",
+            404,
+            "REDVOTE_UNKNOWN_BOARD",
+        ),
+        ("/v1/campaigns/no%20pe/deny", 422, "REDVOTE_INVALID_NAME"),
+        (
+            "/v1/campaigns/spring/boards/no%20pe/options",
+            422,
+            "REDVOTE_INVALID_NAME",
+        ),
+        (
+            "/v1/campaigns/spring/boards/a:b/options",
+            422,
+            "REDVOTE_INVALID_NAME",
+        ),
+    ] {
+        svc.request(Method::GET, path, Some(ADMIN))
+            .send()
+            .problem(status, code);
+    }
+    // reads only: nothing changed by any of them
+    let mut con = support::con(&server);
+    let before = support::digest(&mut con);
+    svc.request(Method::GET, "/v1/campaigns/spring/deny", Some(ADMIN))
+        .send()
+        .ok(200);
+    svc.request(
+        Method::GET,
+        "/v1/campaigns/spring/boards/male-stars/options",
+        Some(ADMIN),
+    )
+    .send()
+    .ok(200);
+    assert_eq!(support::digest(&mut con), before);
+}
