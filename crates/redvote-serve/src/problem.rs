@@ -159,13 +159,19 @@ impl Problem {
 /// The status of a script's refusal code.
 pub fn status_of(code: Code) -> StatusCode {
     match code {
-        Code::UnknownArticle | Code::UnknownCampaign | Code::UnknownBoard | Code::UnknownOption => {
-            StatusCode::NOT_FOUND
-        }
+        Code::UnknownArticle
+        | Code::UnknownCampaign
+        | Code::UnknownBoard
+        | Code::UnknownOption
+        | Code::UnknownVote => StatusCode::NOT_FOUND,
         Code::Denied => StatusCode::FORBIDDEN,
-        Code::VotingClosed | Code::CampaignClosed | Code::ConfigLocked | Code::VoteIdReused => {
-            StatusCode::CONFLICT
-        }
+        // a state conflict: the vote's record keeps nothing to subtract
+        // (NOT_VOIDABLE), as a closed campaign or a locked setting
+        Code::VotingClosed
+        | Code::CampaignClosed
+        | Code::ConfigLocked
+        | Code::VoteIdReused
+        | Code::NotVoidable => StatusCode::CONFLICT,
         Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         Code::Usage
