@@ -498,6 +498,26 @@ local function stats_int(v, key, field)
   return v and stored_int(v, 0, 9007199254740991, key, field) or 0
 end
 
+-- A count as the text HSET stores (a Lua number would go as %.14g).
+local function stats_text(n)
+  return string.format('%.0f', n)
+end
+
+-- Add to `set` (HSET's field, value list) the new count of a channel (or
+-- device) field `field` of bucket `key`: its own while it is kept (`have`,
+-- its stored count) or while the bucket has fewer than STATS_FIELDS of
+-- them (`n`, stored in `nfield`), else the field `other` (`other_have`).
+local function stats_count(set, key, votes, field, have, n, nfield, other, other_have)
+  if have then
+    set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
+  elseif n < STATS_FIELDS then
+    set[#set + 1] = field; set[#set + 1] = stats_text(votes)
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n + 1)
+  else
+    set[#set + 1] = other; set[#set + 1] = stats_text(stats_int(other_have, key, other) + votes)
+  end
+end
+
 -- Before the first write: the statistics a vote (v: ns, now, offset,
 -- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
 -- every key read and checked (a wrong type, a corrupt counter). Returns
@@ -536,31 +556,16 @@ local function stats_plan(v, boards, pairs_)
   local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
   local devf = v.device ~= '' and 'dev:' .. v.device or nil
   for _, s in ipairs(plan.buckets) do
+    -- every field the vote changes is read (and checked) here, and
+    -- written at once by one HSET of the new values (stats_write)
     local key = s.key
     local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
     s.new = not h[1]
-    stats_int(h[1], key, 'votes'); stats_int(h[2], key, 'amount')
-    local nch, ndev = stats_int(h[3], key, 'nch'), stats_int(h[4], key, 'ndev')
-    stats_int(h[5], key, chf or 'ch:*'); stats_int(h[6], key, devf or 'dev:*')
-    stats_int(h[7], key, 'ch:*'); stats_int(h[8], key, 'dev:*')
-    if chf then
-      if h[5] then
-        s.ch = chf
-      elseif nch < STATS_FIELDS then
-        s.ch, s.nch = chf, true
-      else
-        s.ch = 'ch:*'
-      end
-    end
-    if devf then
-      if h[6] then
-        s.dev = devf
-      elseif ndev < STATS_FIELDS then
-        s.dev, s.ndev = devf, true
-      else
-        s.dev = 'dev:*'
-      end
-    end
+    local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
+      'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
+    if chf then stats_count(set, key, s.votes, chf, h[5], stats_int(h[3], key, 'nch'), 'nch', 'ch:*', h[7]) end
+    if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
+    s.set = set
   end
   for _, kind in ipairs(STATS_KINDS) do
     local name, finish = names[kind][1], names[kind][2]
@@ -568,8 +573,7 @@ local function stats_plan(v, boards, pairs_)
       expiry = (not forever) and finish + longest or nil }
     local magic = rcall('GETRANGE', p.hll, 0, 3)
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
-    p.new = magic == ''
-    rcall('GETRANGE', p.count, 0, 0) -- its type only
+    p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
     plan.people[#plan.people + 1] = p
   end
   return plan, { hour = names.hour[1], day = names.day[1] }
@@ -589,14 +593,8 @@ end
 -- The writes of a plan from stats_plan (validated: nothing here refuses).
 local function stats_write(plan, user)
   for _, s in ipairs(plan.buckets) do
-    local key = s.key
-    rcall('HINCRBY', key, 'votes', s.votes)
-    rcall('HINCRBY', key, 'amount', s.amount)
-    if s.ch then rcall('HINCRBY', key, s.ch, s.votes) end
-    if s.nch then rcall('HINCRBY', key, 'nch', 1) end
-    if s.dev then rcall('HINCRBY', key, s.dev, s.votes) end
-    if s.ndev then rcall('HINCRBY', key, 'ndev', 1) end
-    if s.new and s.expiry then rcall('EXPIREAT', key, s.expiry) end
+    rcall('HSET', s.key, unpack(s.set))
+    if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
   end
   for _, p in ipairs(plan.people) do
     if rcall('PFADD', p.hll, user) == 1 then
