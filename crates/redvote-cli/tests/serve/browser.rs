@@ -681,3 +681,389 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         began.elapsed()
     );
 }
+
+/// chromedriver, a fresh Chromium profile and a WebDriver session at
+/// 1280 px (the guards stop them on drop).
+fn session(rt: &tokio::runtime::Runtime) -> (Guard, Guard, Client) {
+    let chromium = tool("REDVOTE_CHROMIUM", "/usr/bin/chromium");
+    let driver = tool("REDVOTE_CHROMEDRIVER", "/usr/bin/chromedriver");
+    let (driver, driver_url) = chromedriver(&driver);
+    let profile = std::env::temp_dir().join(format!(
+        "redvote-chromium-{}-{}",
+        std::process::id(),
+        free_port()
+    ));
+    let profile_guard = Guard {
+        child: Command::new("true").spawn().unwrap(),
+        dir: Some(profile.clone()),
+    };
+    let caps = json!({
+        "goog:chromeOptions": {
+            "binary": chromium,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--window-size=1280,1250",
+                "--lang=en-US",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }
+    });
+    let mut builder = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
+    builder.capabilities(caps.as_object().unwrap().clone());
+    let c = rt
+        .block_on(builder.connect(&driver_url))
+        .expect("a Chromium session through chromedriver");
+    (driver, profile_guard, c)
+}
+
+const TAB: &str = "\u{E004}";
+const ENTER: &str = "\u{E007}";
+
+/// The manager's flow on the back office (issue 21): a campaign created
+/// from nothing with the keyboard alone, two boards with options and
+/// their display data, periods, ties, retention, two rate-limit rules
+/// from the form and their preview in words, start and end in the
+/// campaign's offset (stored as the Unix times the offset implies, shown
+/// back the same after a reload), a deny list, a CSV import previewed
+/// then applied (a bad file shows its rows' problems and applies
+/// nothing), votes over the API followed by the live top, a tie switch
+/// made pending by votes and then reindexed from the page, a user's
+/// limits reset; every control named, every visible text at 4.5:1, no
+/// sideways scrolling at 390 px. Screenshots: `backoffice-desktop.png`,
+/// `backoffice-phone.png`, `backoffice-import.png` in
+/// `target/screenshots/`.
+#[test]
+fn the_back_office_runs_a_campaign_from_nothing() {
+    const API: &str = "api-secret-token";
+    let began = Instant::now();
+    let server = support::TempServer::start().expect("redis-server");
+    let svc = Service::with(&server, &["--admin-token", ADMIN, "--api-token", API], &[]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_driver, _profile, c) = session(&rt);
+    let limit = Duration::from_secs(15);
+    let shots = target_dir().join("screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let files = std::env::temp_dir().join(format!("redvote-import-{}", free_port()));
+    std::fs::create_dir_all(&files).unwrap();
+    let _files = Guard {
+        child: Command::new("true").spawn().unwrap(),
+        dir: Some(files.clone()),
+    };
+    let find = |sel: &str| run(&rt, c.find(Locator::Css(sel)));
+    let click = |sel: &str| run(&rt, find(sel).click());
+    let fill = |sel: &str, text: &str| {
+        let e = find(sel);
+        run(&rt, e.clear());
+        run(&rt, e.send_keys(text));
+    };
+    // a value set as the browser's own widgets would (date-times, selects)
+    let set = |sel: &str, value: &str| {
+        run(
+            &rt,
+            c.execute(
+                "const e = document.querySelector(arguments[0]); e.value = arguments[1]; \
+                 e.dispatchEvent(new Event('input', {bubbles: true})); \
+                 e.dispatchEvent(new Event('change', {bubbles: true})); return 1;",
+                vec![json!(sel), json!(value)],
+            ),
+        );
+    };
+    let text = |sel: &str| {
+        run(
+            &rt,
+            c.execute(
+                "const e = document.querySelector(arguments[0]); return e ? (e.value !== undefined && e.matches('input, select, textarea') ? e.value : e.textContent) : null;",
+                vec![json!(sel)],
+            ),
+        )
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    };
+    let wait = |check: &str, what: &str| wait_js(&rt, &c, check, what, limit);
+    let keys = |k: &str| run(&rt, run(&rt, c.active_element()).send_keys(k));
+    // Tab until the element `id` has the focus (a bounded number of times)
+    let tab_to = |id: &str| {
+        for _ in 0..150 {
+            let at = js(&rt, &c, "return document.activeElement ? document.activeElement.id : '';");
+            if at == id {
+                return;
+            }
+            keys(TAB);
+        }
+        panic!("Tab never reached #{id}");
+    };
+    let settings = || {
+        svc.request(Method::GET, "/v1/campaigns/gala/settings", Some(ADMIN))
+            .send()
+    };
+
+    // the token, then a campaign created from nothing with the keyboard alone
+    run(&rt, c.goto(&format!("{}/admin", svc.base)));
+    wait("document.querySelector('#status').textContent === 'enter the admin token'", "the page");
+    run(&rt, find("#token").click());
+    keys(&format!("{ADMIN}{ENTER}"));
+    wait("document.querySelector('#status').textContent.startsWith('no campaign yet')", "the empty list");
+    tab_to("campaign-name");
+    keys(&format!("gala{ENTER}"));
+    wait("document.querySelector('#campaign-title').textContent === 'gala' \
+          && document.querySelector('#status').textContent.includes('save its settings to create it')",
+        "the new campaign's empty forms");
+    settings().problem(404, "REDVOTE_UNKNOWN_CAMPAIGN");
+    tab_to("save-campaign");
+    keys(ENTER);
+    wait("document.querySelector('#status').textContent === 'campaign gala saved'", "the created campaign");
+    settings().ok(200);
+    tab_to("new-board");
+    keys(&format!("singers{ENTER}"));
+    wait("document.querySelector('#board').value === 'singers' \
+          && document.querySelector('#board-name').textContent === 'singers'", "the first board");
+    let missing = js(&rt, &c, A11Y);
+    assert_eq!(missing, json!([]), "{missing:#}");
+
+    // the campaign: offset, dates in it, two rules in words, a deny list
+    fill("#f-offset", "+08:00");
+    wait("document.querySelector('#f-dates-offset').textContent === '+08:00'", "the offset beside the dates");
+    set("#f-start", "2026-03-01T20:00:00");
+    set("#f-end", "2030-12-31T23:59:00");
+    click("#add-rule");
+    fill("#rules fieldset.rule:nth-child(1) .r-name", "user-minute");
+    set("#rules fieldset.rule:nth-child(1) .r-window", "minute");
+    fill("#rules fieldset.rule:nth-child(1) .r-limit", "5");
+    click("#add-rule");
+    fill("#rules fieldset.rule:nth-child(2) .r-name", "user-hour");
+    set("#rules fieldset.rule:nth-child(2) .r-window", "hour");
+    fill("#rules fieldset.rule:nth-child(2) .r-limit", "10");
+    wait(
+        "document.querySelector('#limits-preview').textContent === 'A user may vote 5 times a minute, 10 an hour.'",
+        "the limits in words",
+    );
+    // a rolling rule per option, then taken out again
+    click("#add-rule");
+    fill("#rules fieldset.rule:nth-child(3) .r-name", "smooth");
+    set("#rules fieldset.rule:nth-child(3) .r-kind", "rolling");
+    run(&rt, find("#rules fieldset.rule:nth-child(3) input[value=user]").click());
+    run(&rt, find("#rules fieldset.rule:nth-child(3) input[value=option]").click());
+    fill("#rules fieldset.rule:nth-child(3) .r-limit", "7");
+    fill("#rules fieldset.rule:nth-child(3) .r-per", "60");
+    fill("#rules fieldset.rule:nth-child(3) .r-burst", "2");
+    wait(
+        "document.querySelector('#limits-preview').textContent === 'A user may vote 5 times a minute, 10 an hour. \
+         An option may be voted for 7 times every 60 seconds, evenly spaced (2 at once).'",
+        "the rolling rule in words",
+    );
+    click("#rules fieldset.rule:nth-child(3) .r-remove");
+    fill("#f-deny-users", "user:bot\nuser:banned\n");
+    click("#save-campaign");
+    wait("document.querySelector('#status').textContent === 'campaign gala saved'", "the campaign's settings");
+    let got = settings().ok(200);
+    assert_eq!(got["offset"], "+08:00");
+    // 2026-03-01T20:00:00 at +08:00 is 12:00 UTC
+    assert_eq!(got["start"], 1_772_366_400, "{got}");
+    assert_eq!(got["end"], 1_924_963_140, "{got}");
+    assert_eq!(
+        got["limits"],
+        json!([
+            {"name": "user-minute", "by": ["user"], "window": "minute", "limit": 5},
+            {"name": "user-hour", "by": ["user"], "window": "hour", "limit": 10},
+        ])
+    );
+    let deny = svc
+        .request(Method::GET, "/v1/campaigns/gala/deny", Some(ADMIN))
+        .send()
+        .ok(200);
+    assert_eq!(deny["users"], json!(["user:banned", "user:bot"]));
+    // a reload shows the same date-times, rules and deny list
+    run(&rt, c.refresh());
+    wait("document.querySelector('#campaign-title').textContent === 'gala' \
+          && document.querySelector('#f-start').value !== ''", "the campaign after a reload");
+    assert_eq!(text("#f-start"), "2026-03-01T20:00");
+    assert_eq!(text("#f-end"), "2030-12-31T23:59");
+    assert_eq!(text("#limits-preview"), "A user may vote 5 times a minute, 10 an hour.");
+    assert_eq!(text("#f-deny-users"), "user:banned\nuser:bot");
+
+    // the first board: periods, ties, retention, options with display data
+    wait("document.querySelector('#board').value === 'singers'", "the board after the reload");
+    run(&rt, find("#f-periods input[value=hour]").click());
+    run(&rt, find("#f-periods input[value=day]").click());
+    set("#f-ties", "dense");
+    fill("#f-keep_hour", "86400");
+    for (id, name) in [("alice", "Alice A."), ("bob", "Bob B."), ("carol", "Carol C.")] {
+        fill("#new-option", id);
+        keys(ENTER);
+        wait(&format!("document.activeElement.matches('fieldset.option[data-option=\"{id}\"] .opt-name')"),
+            "the new option's display name, focused");
+        keys(name);
+    }
+    fill("fieldset.option[data-option=alice] .opt-image", "https://example.com/alice.jpg");
+    fill("fieldset.option[data-option=alice] .opt-other", "team: red");
+    click("#save-board");
+    wait("document.querySelector('#status').textContent === 'board singers saved' \
+          && document.querySelector('fieldset.option[data-option=carol]:not([data-new])') \
+          && document.querySelector('fieldset.option[data-option=alice] .opt-name').value === 'Alice A.'",
+        "the board saved");
+    let got = settings().ok(200);
+    let b = &got["boards"]["singers"];
+    assert_eq!(b["periods"], json!(["hour", "day", "total"]), "{b}");
+    assert_eq!(b["ties"], "dense");
+    assert_eq!(b["retention"]["hour"], 86400);
+    // rename what people see; remove carol (and her votes)
+    fill("fieldset.option[data-option=alice] .opt-name", "Alice Anders");
+    run(&rt, find("fieldset.option[data-option=carol] .opt-remove").click());
+    click("#save-board");
+    wait("document.querySelector('#status').textContent === 'board singers saved (removed: carol)'", "the removal");
+    let opts = svc
+        .request(Method::GET, "/v1/campaigns/gala/boards/singers/options", Some(ADMIN))
+        .send()
+        .ok(200);
+    assert_eq!(
+        opts["options"],
+        json!([
+            {"option": "alice", "weight": 1, "data": {"name": "Alice Anders", "picture": "https://example.com/alice.jpg", "team": "red"}},
+            {"option": "bob", "weight": 1, "data": {"name": "Bob B."}},
+        ])
+    );
+    // the second board, typed and added
+    fill("#new-board", "bands");
+    click("#add-board");
+    wait("document.querySelector('#board').value === 'bands'", "the second board");
+    fill("#new-option", "metal");
+    click("#add-option");
+    fill("fieldset.option[data-option=metal] .opt-name", "Metal Band");
+    click("#save-board");
+    wait("document.querySelector('#status').textContent === 'board bands saved'", "the second board saved");
+    let got = settings().ok(200);
+    assert_eq!(got["boards"]["bands"]["options"]["metal"]["weight"], 1, "{got}");
+
+    // import into singers: a bad file shows its rows and applies nothing
+    set("#board", "singers");
+    wait("document.querySelector('#board-name').textContent === 'singers' \
+          && document.querySelector('fieldset.option[data-option=bob]')", "singers again");
+    let bad = files.join("bad.csv");
+    std::fs::write(&bad, "option,votes\nalice,10\nbob,-3\nzed,5\n").unwrap();
+    run(&rt, find("#import-file").send_keys(bad.to_str().unwrap()));
+    wait("document.querySelectorAll('#import-preview tbody tr').length === 3 \
+          && document.querySelector('#import-file-error').textContent.includes('Line(s) 3, 4')",
+        "the bad file's preview");
+    assert_eq!(text("#import-preview tbody tr:nth-child(2) td:nth-child(4)"), "votes must be a number, 0 or more");
+    assert!(text("#import-preview tbody tr:nth-child(3) td:nth-child(4)").contains("no option zed"));
+    assert_eq!(js(&rt, &c, "return document.querySelector('#import-apply').disabled;"), true);
+    let tied = run(&rt, c.execute(TIED, vec![json!("#import-file")]));
+    assert_eq!(tied[0], "true", "{tied}");
+    std::fs::write(shots.join("backoffice-import.png"), run(&rt, c.screenshot())).unwrap();
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1 with the import's errors: {short:#}");
+    let top = |board: &str| {
+        svc.request(
+            Method::GET,
+            &format!("/v1/campaigns/gala/top?boards={board}&period=total"),
+            Some(API),
+        )
+        .send()
+        .ok(200)
+    };
+    assert_eq!(top("singers")["boards"][0]["entries"], json!([]), "nothing imported");
+    let good = files.join("good.csv");
+    std::fs::write(&good, "option,votes\nalice,100\nbob,50\n").unwrap();
+    run(&rt, find("#import-file").send_keys(good.to_str().unwrap()));
+    wait("document.querySelectorAll('#import-preview tbody tr').length === 2 \
+          && !document.querySelector('#import-apply').disabled", "the good file's preview");
+    assert!(text("#import-counts").starts_with("2 row(s) into board singers, 0 with a problem"));
+    click("#import-apply");
+    wait("document.querySelector('#import-counts').textContent === 'Imported 2 row(s) into board singers.'", "the import");
+
+    // votes over the API; the live top follows
+    wait("document.querySelector('#live-state').textContent === 'live' \
+          && Number((document.querySelector('tr[data-member=alice] td.score') || {}).textContent) === 100",
+        "the live top of singers");
+    let vote = |user: &str, option: &str| {
+        svc.request(Method::POST, "/v1/campaigns/gala/votes", Some(API))
+            .json(json!({"user": user, "votes": [{"board": "singers", "option": option}]}))
+            .send()
+    };
+    // fan-1 until a rule refuses (5 a minute; 10 an hour across a minute's edge)
+    let mut passed = 0;
+    while vote("fan-1", "bob").status == 200 {
+        passed += 1;
+        assert!(passed <= 10, "no rule refused fan-1");
+    }
+    assert!(passed >= 5, "{passed}");
+    vote("fan-1", "bob").problem(429, "REDVOTE_RATE_LIMITED");
+    vote("user:bot", "bob").problem(403, "REDVOTE_DENIED");
+    wait(&format!("Number((document.querySelector('tr[data-member=bob] td.score') || {{}}).textContent) === {}", 50 + passed),
+        "bob's votes on the live top");
+
+    // a tie switch after votes is pending until the page reindexes
+    run(&rt, c.refresh());
+    wait("document.querySelector('#board option[value=singers]')", "the boards after a reload");
+    set("#board", "singers");
+    wait("document.querySelector('#board-name').textContent === 'singers' && document.querySelector('#f-ties').value === 'dense'",
+        "singers after a reload");
+    set("#f-ties", "first");
+    click("#save-board");
+    wait("document.querySelector('#status').textContent === 'board singers saved' \
+          && document.querySelector('#f-ties-hint').textContent.startsWith('The switch to first is pending') \
+          && !document.querySelector('#reindex').hidden", "the pending switch");
+    assert_eq!(settings().ok(200)["boards"]["singers"]["ties_pending"], true);
+    click("#reindex");
+    wait("document.querySelector('#status').textContent.startsWith('board singers reindexed') \
+          && document.querySelector('#reindex').hidden", "the reindex");
+    let got = settings().ok(200);
+    let b = &got["boards"]["singers"];
+    assert_eq!(b["ties"], "first");
+    assert!(b.get("ties_pending").is_none(), "{b}");
+
+    // a user's limits reset from the page: fan-1 votes again
+    fill("#peek-user", "fan-1");
+    click("#reset-limits");
+    wait("document.querySelector('#reset-result').textContent.startsWith('Reset the limits of fan-1: ')", "the reset");
+    vote("fan-1", "bob").ok(200);
+
+    let missing = js(&rt, &c, A11Y);
+    assert_eq!(missing, json!([]), "{missing:#}");
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1: {short:#}");
+    js(&rt, &c, "document.activeElement.blur(); window.scrollTo(0, 0); return 1;");
+    // the whole page in one picture
+    let height = js(&rt, &c, "return document.documentElement.scrollHeight;")
+        .as_u64()
+        .unwrap()
+        .min(4000);
+    run(&rt, c.set_window_size(1280, height as u32 + 200));
+    let png = run(&rt, c.screenshot());
+    std::fs::write(shots.join("backoffice-desktop.png"), &png).unwrap();
+    if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
+        std::fs::write(Path::new(WORKSPACE).join("docs/admin.png"), &png).unwrap();
+    }
+    run(&rt, c.set_window_size(390, 844));
+    wait("window.innerWidth <= 400", "the phone-width window");
+    let widths = js(
+        &rt,
+        &c,
+        "return [document.documentElement.scrollWidth, window.innerWidth];",
+    );
+    assert!(
+        widths[0].as_u64() <= widths[1].as_u64(),
+        "the page is wider than a 390 px phone: {widths}"
+    );
+    // nothing inside a section wider than it either (a section scrolls on its own)
+    let wide = js(
+        &rt,
+        &c,
+        "return [...document.querySelectorAll('section')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.id);",
+    );
+    assert_eq!(wide, json!([]), "sections scrolling sideways at 390 px");
+    js(&rt, &c, "window.scrollTo(0, document.querySelector('#settings').offsetTop); return 1;");
+    std::fs::write(shots.join("backoffice-phone.png"), run(&rt, c.screenshot())).unwrap();
+
+    let _ = rt.block_on(c.close());
+    assert!(
+        began.elapsed() < Duration::from_secs(90),
+        "{:?}",
+        began.elapsed()
+    );
+}

@@ -429,11 +429,13 @@ function offsetSeconds(text) {
 
 const pad = (n, w) => String(n).padStart(w || 2, "0");
 
-// Unix seconds -> "YYYY-MM-DDTHH:MM:SS" on the wall clock of the offset.
+// Unix seconds -> "YYYY-MM-DDTHH:MM[:SS]" on the wall clock of the
+// offset (the seconds when not 0, as the browser shows the field).
 function toLocal(unix, off) {
   const d = new Date((unix + off) * 1000);
   return pad(d.getUTCFullYear(), 4) + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) +
-    "T" + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds());
+    "T" + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) +
+    (d.getUTCSeconds() ? ":" + pad(d.getUTCSeconds()) : "");
 }
 
 // "YYYY-MM-DDTHH:MM[:SS]" read on the wall clock of the offset -> Unix
@@ -763,7 +765,7 @@ function optionRow(o, i, weight, isNew) {
   const row = el("fieldset", { class: "option" },
     el("legend", {}, isNew ? "New option " + o : "Option " + o),
     text("name", "Display name", 16),
-    text("image", "Image URL", 22),
+    text("image", "Picture URL", 22),
     el("span", { class: "pair" }, el("label", { for: w.id }, "Weight"), " ", w,
       el("span", { class: "error", id: err, "data-field": "weight:" + o })),
     el("span", { class: "pair other" }, el("label", { for: other.id }, "Other data (field: value, a line each)"), other),
@@ -793,7 +795,7 @@ function rowData(row) {
   const image = row.querySelector(".opt-image").value.trim();
   if (name) data.name = name;
   if (image) {
-    if (!/^(https?:\/\/|\/)\S+$/.test(image)) return { error: "The image URL starts with https://, http:// or /." };
+    if (!/^(https?:\/\/|\/)\S+$/.test(image)) return { error: "The picture URL starts with https://, http:// or /." };
     data.picture = image;
   }
   for (const line of row.querySelector(".opt-other").value.split("\n").map((l) => l.trim()).filter(Boolean)) {
