@@ -10,9 +10,11 @@
 //! and restarts Redis and sees the table marked stale and live again
 //! (by itself, then through the Reconnect button). Screenshots go to
 //! `target/screenshots/` (CI artifacts): `admin-desktop.png` (1280 px),
-//! `admin-phone.png` (390 px), `admin-errors.png` and `admin-stale.png`. With
-//! `REDVOTE_UPDATE_SCREENSHOT=1` it also writes `docs/admin.png` (the
-//! desktop one), the README's picture.
+//! `admin-phone.png` (390 px), `admin-errors.png` and `admin-stale.png`.
+//! The back office's test (the manager's flow, issue 21) writes
+//! `backoffice-desktop.png`, `backoffice-phone.png` and
+//! `backoffice-import.png`; with `REDVOTE_UPDATE_SCREENSHOT=1` also
+//! `docs/admin.png` (its desktop one), the docs' picture.
 //! It drives `redvote serve` as started from the command line (the
 //! harness of crates/redvote-cli/tests/serve).
 //!
@@ -578,9 +580,6 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     let png = run(&rt, c.screenshot());
     std::fs::write(shots.join("admin-desktop.png"), &png).unwrap();
-    if std::env::var_os("REDVOTE_UPDATE_SCREENSHOT").is_some() {
-        std::fs::write(Path::new(WORKSPACE).join("docs/admin.png"), &png).unwrap();
-    }
     // the same page at a phone's width
     run(&rt, c.set_window_size(390, 844));
     wait_js(
@@ -1022,6 +1021,8 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     click("#reset-limits");
     wait("document.querySelector('#reset-result').textContent.startsWith('Reset the limits of fan-1: ')", "the reset");
     vote("fan-1", "bob").ok(200);
+    wait(&format!("Number((document.querySelector('tr[data-member=bob] td.score') || {{}}).textContent) === {}", 51 + passed),
+        "the vote after the reset on the live top");
 
     let missing = js(&rt, &c, A11Y);
     assert_eq!(missing, json!([]), "{missing:#}");
@@ -1059,6 +1060,8 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     assert_eq!(wide, json!([]), "sections scrolling sideways at 390 px");
     js(&rt, &c, "window.scrollTo(0, document.querySelector('#settings').offsetTop); return 1;");
     std::fs::write(shots.join("backoffice-phone.png"), run(&rt, c.screenshot())).unwrap();
+    js(&rt, &c, "window.scrollTo(0, document.querySelector('#options').offsetTop - 40); return 1;");
+    std::fs::write(shots.join("backoffice-phone-options.png"), run(&rt, c.screenshot())).unwrap();
 
     let _ = rt.block_on(c.close());
     assert!(
