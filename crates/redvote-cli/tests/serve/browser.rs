@@ -856,6 +856,21 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         "the rolling rule in words",
     );
     click("#rules fieldset.rule:nth-child(3) .r-remove");
+    // a rule's name the page refuses, next to that rule
+    fill("#rules fieldset.rule:nth-child(2) .r-name", "user hour");
+    click("#save-campaign");
+    let tied = run(&rt, c.execute(TIED, vec![json!("#rules fieldset.rule:nth-child(2) .r-name")]));
+    assert_eq!(tied[0], "true", "{tied}");
+    assert!(tied[1].as_str().unwrap().starts_with("A rule's name is 1 to 64 characters"), "{tied}");
+    assert!(tied[2].as_str().unwrap().starts_with("The campaign was not saved: "), "{tied}");
+    fill("#rules fieldset.rule:nth-child(2) .r-name", "user-hour");
+    // a value the service refuses, in words next to its field
+    fill("#f-vote_id_ttl", "0");
+    click("#save-campaign");
+    wait("document.querySelector('#f-vote_id_ttl-error').textContent.startsWith('These settings are not valid') \
+          && document.querySelector('#f-vote_id_ttl').getAttribute('aria-invalid') === 'true'",
+        "the refused vote id TTL next to its field");
+    run(&rt, find("#f-vote_id_ttl").clear());
     fill("#f-deny-users", "user:bot\nuser:banned\n");
     click("#save-campaign");
     wait("document.querySelector('#status').textContent === 'campaign gala saved'", "the campaign's settings");

@@ -541,6 +541,9 @@ function readRules() {
     const get = (c) => row.querySelector(".r-" + c).value.trim();
     const name = get("name");
     if (!name) return { error: [f, "Give the rule a name."] };
+    if (!NAME.test(name) || name === "@") {
+      return { error: [f, "A rule's name is 1 to 64 characters without spaces, commas, colons, braces, * ? [ ] or backslashes (and not @)."] };
+    }
     if (names.has(name)) return { error: [f, "Two rules are named " + name + ": names must differ."] };
     names.add(name);
     const by = [...row.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value);
@@ -564,7 +567,7 @@ function readRules() {
       rule.extra = {};
       for (const part of extra.split(",").map((p) => p.trim()).filter(Boolean)) {
         const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(part);
-        if (!m) return { error: [f, "Rule " + name + ": extra per channel reads channel=number, comma-separated (partner=5)."] };
+        if (!m || !NAME.test(m[1])) return { error: [f, "Rule " + name + ": extra per channel reads channel=number, comma-separated (partner=5)."] };
         rule.extra[m[1]] = Number(m[2]);
       }
     }
@@ -704,10 +707,15 @@ async function saveCampaign(ev) {
     const fields = ["offset", "start", "end", "vote_id_ttl", "deny"].map((field) => ({
       field, match: (d) => new RegExp("^" + field + "\\b|\\b" + field + "\\b").test(d),
     }));
-    for (const row of $("#rules").querySelectorAll("fieldset.rule")) {
+    // the script names a rule by its place ("limit rule 2: ...") or its
+    // name ("limit rule user-minute: ...")
+    [...$("#rules").querySelectorAll("fieldset.rule")].forEach((row, n) => {
       const rn = row.querySelector(".r-name").value.trim();
-      if (rn) fields.push({ field: "rule:" + row.dataset.rule, match: (d) => d.includes(rn) });
-    }
+      fields.push({
+        field: "rule:" + row.dataset.rule,
+        match: (d) => d.includes("limit rule " + (n + 1) + ":") || (rn !== "" && d.includes("limit rule " + rn + ":")),
+      });
+    });
     fields.push({ field: "limits", match: (d) => /limit|rule|window|rolling/.test(d) });
     showError(f, r, fields, "campaign", what);
     return;
