@@ -15,7 +15,10 @@ pub const README: &str = include_str!("../../../README.md");
 /// every chapter of docs/, by path from the workspace root.
 pub const DOCS: &[(&str, &str)] = &[
     ("README.md", README),
-    ("docs/back-office.md", include_str!("../../../docs/back-office.md")),
+    (
+        "docs/back-office.md",
+        include_str!("../../../docs/back-office.md"),
+    ),
     (
         "docs/benchmark.md",
         include_str!("../../../docs/benchmark.md"),

@@ -788,7 +788,11 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     // Tab until the element `id` has the focus (a bounded number of times)
     let tab_to = |id: &str| {
         for _ in 0..150 {
-            let at = js(&rt, &c, "return document.activeElement ? document.activeElement.id : '';");
+            let at = js(
+                &rt,
+                &c,
+                "return document.activeElement ? document.activeElement.id : '';",
+            );
             if at == id {
                 return;
             }
@@ -803,10 +807,16 @@ fn the_back_office_runs_a_campaign_from_nothing() {
 
     // the token, then a campaign created from nothing with the keyboard alone
     run(&rt, c.goto(&format!("{}/admin", svc.base)));
-    wait("document.querySelector('#status').textContent === 'enter the admin token'", "the page");
+    wait(
+        "document.querySelector('#status').textContent === 'enter the admin token'",
+        "the page",
+    );
     run(&rt, find("#token").click());
     keys(&format!("{ADMIN}{ENTER}"));
-    wait("document.querySelector('#status').textContent.startsWith('no campaign yet')", "the empty list");
+    wait(
+        "document.querySelector('#status').textContent.startsWith('no campaign yet')",
+        "the empty list",
+    );
     tab_to("campaign-name");
     keys(&format!("gala{ENTER}"));
     wait("document.querySelector('#campaign-title').textContent === 'gala' \
@@ -815,18 +825,27 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     settings().problem(404, "REDVOTE_UNKNOWN_CAMPAIGN");
     tab_to("save-campaign");
     keys(ENTER);
-    wait("document.querySelector('#status').textContent === 'campaign gala saved'", "the created campaign");
+    wait(
+        "document.querySelector('#status').textContent === 'campaign gala saved'",
+        "the created campaign",
+    );
     settings().ok(200);
     tab_to("new-board");
     keys(&format!("singers{ENTER}"));
-    wait("document.querySelector('#board').value === 'singers' \
-          && document.querySelector('#board-name').textContent === 'singers'", "the first board");
+    wait(
+        "document.querySelector('#board').value === 'singers' \
+          && document.querySelector('#board-name').textContent === 'singers'",
+        "the first board",
+    );
     let missing = js(&rt, &c, A11Y);
     assert_eq!(missing, json!([]), "{missing:#}");
 
     // the campaign: offset, dates in it, two rules in words, a deny list
     fill("#f-offset", "+08:00");
-    wait("document.querySelector('#f-dates-offset').textContent === '+08:00'", "the offset beside the dates");
+    wait(
+        "document.querySelector('#f-dates-offset').textContent === '+08:00'",
+        "the offset beside the dates",
+    );
     set("#f-start", "2026-03-01T20:00:00");
     set("#f-end", "2030-12-31T23:59:00");
     click("#add-rule");
@@ -845,8 +864,14 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     click("#add-rule");
     fill("#rules fieldset.rule:nth-child(3) .r-name", "smooth");
     set("#rules fieldset.rule:nth-child(3) .r-kind", "rolling");
-    run(&rt, find("#rules fieldset.rule:nth-child(3) input[value=user]").click());
-    run(&rt, find("#rules fieldset.rule:nth-child(3) input[value=option]").click());
+    run(
+        &rt,
+        find("#rules fieldset.rule:nth-child(3) input[value=user]").click(),
+    );
+    run(
+        &rt,
+        find("#rules fieldset.rule:nth-child(3) input[value=option]").click(),
+    );
     fill("#rules fieldset.rule:nth-child(3) .r-limit", "7");
     fill("#rules fieldset.rule:nth-child(3) .r-per", "60");
     fill("#rules fieldset.rule:nth-child(3) .r-burst", "2");
@@ -859,10 +884,28 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     // a rule's name the page refuses, next to that rule
     fill("#rules fieldset.rule:nth-child(2) .r-name", "user hour");
     click("#save-campaign");
-    let tied = run(&rt, c.execute(TIED, vec![json!("#rules fieldset.rule:nth-child(2) .r-name")]));
+    let tied = run(
+        &rt,
+        c.execute(
+            TIED,
+            vec![json!("#rules fieldset.rule:nth-child(2) .r-name")],
+        ),
+    );
     assert_eq!(tied[0], "true", "{tied}");
-    assert!(tied[1].as_str().unwrap().starts_with("A rule's name is 1 to 64 characters"), "{tied}");
-    assert!(tied[2].as_str().unwrap().starts_with("The campaign was not saved: "), "{tied}");
+    assert!(
+        tied[1]
+            .as_str()
+            .unwrap()
+            .starts_with("A rule's name is 1 to 64 characters"),
+        "{tied}"
+    );
+    assert!(
+        tied[2]
+            .as_str()
+            .unwrap()
+            .starts_with("The campaign was not saved: "),
+        "{tied}"
+    );
     fill("#rules fieldset.rule:nth-child(2) .r-name", "user-hour");
     // a value the service refuses, in words next to its field
     fill("#f-vote_id_ttl", "0");
@@ -873,7 +916,10 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     run(&rt, find("#f-vote_id_ttl").clear());
     fill("#f-deny-users", "user:bot\nuser:banned\n");
     click("#save-campaign");
-    wait("document.querySelector('#status').textContent === 'campaign gala saved'", "the campaign's settings");
+    wait(
+        "document.querySelector('#status').textContent === 'campaign gala saved'",
+        "the campaign's settings",
+    );
     let got = settings().ok(200);
     assert_eq!(got["offset"], "+08:00");
     // 2026-03-01T20:00:00 at +08:00 is 12:00 UTC
@@ -893,27 +939,47 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     assert_eq!(deny["users"], json!(["user:banned", "user:bot"]));
     // a reload shows the same date-times, rules and deny list
     run(&rt, c.refresh());
-    wait("document.querySelector('#campaign-title').textContent === 'gala' \
-          && document.querySelector('#f-start').value !== ''", "the campaign after a reload");
+    wait(
+        "document.querySelector('#campaign-title').textContent === 'gala' \
+          && document.querySelector('#f-start').value !== ''",
+        "the campaign after a reload",
+    );
     assert_eq!(text("#f-start"), "2026-03-01T20:00");
     assert_eq!(text("#f-end"), "2030-12-31T23:59");
-    assert_eq!(text("#limits-preview"), "A user may vote 5 times a minute, 10 an hour.");
+    assert_eq!(
+        text("#limits-preview"),
+        "A user may vote 5 times a minute, 10 an hour."
+    );
     assert_eq!(text("#f-deny-users"), "user:banned\nuser:bot");
 
     // the first board: periods, ties, retention, options with display data
-    wait("document.querySelector('#board').value === 'singers'", "the board after the reload");
+    wait(
+        "document.querySelector('#board').value === 'singers'",
+        "the board after the reload",
+    );
     run(&rt, find("#f-periods input[value=hour]").click());
     run(&rt, find("#f-periods input[value=day]").click());
     set("#f-ties", "dense");
     fill("#f-keep_hour", "86400");
-    for (id, name) in [("alice", "Alice A."), ("bob", "Bob B."), ("carol", "Carol C.")] {
+    for (id, name) in [
+        ("alice", "Alice A."),
+        ("bob", "Bob B."),
+        ("carol", "Carol C."),
+    ] {
         fill("#new-option", id);
         keys(ENTER);
-        wait(&format!("document.activeElement.matches('fieldset.option[data-option=\"{id}\"] .opt-name')"),
-            "the new option's display name, focused");
+        wait(
+            &format!(
+                "document.activeElement.matches('fieldset.option[data-option=\"{id}\"] .opt-name')"
+            ),
+            "the new option's display name, focused",
+        );
         keys(name);
     }
-    fill("fieldset.option[data-option=alice] .opt-image", "https://example.com/alice.jpg");
+    fill(
+        "fieldset.option[data-option=alice] .opt-image",
+        "https://example.com/alice.jpg",
+    );
     fill("fieldset.option[data-option=alice] .opt-other", "team: red");
     click("#save-board");
     wait("document.querySelector('#status').textContent === 'board singers saved' \
@@ -926,12 +992,25 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     assert_eq!(b["ties"], "dense");
     assert_eq!(b["retention"]["hour"], 86400);
     // rename what people see; remove carol (and her votes)
-    fill("fieldset.option[data-option=alice] .opt-name", "Alice Anders");
-    run(&rt, find("fieldset.option[data-option=carol] .opt-remove").click());
+    fill(
+        "fieldset.option[data-option=alice] .opt-name",
+        "Alice Anders",
+    );
+    run(
+        &rt,
+        find("fieldset.option[data-option=carol] .opt-remove").click(),
+    );
     click("#save-board");
-    wait("document.querySelector('#status').textContent === 'board singers saved (removed: carol)'", "the removal");
+    wait(
+        "document.querySelector('#status').textContent === 'board singers saved (removed: carol)'",
+        "the removal",
+    );
     let opts = svc
-        .request(Method::GET, "/v1/campaigns/gala/boards/singers/options", Some(ADMIN))
+        .request(
+            Method::GET,
+            "/v1/campaigns/gala/boards/singers/options",
+            Some(ADMIN),
+        )
         .send()
         .ok(200);
     assert_eq!(
@@ -944,33 +1023,67 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     // the second board, typed and added
     fill("#new-board", "bands");
     click("#add-board");
-    wait("document.querySelector('#board').value === 'bands'", "the second board");
+    wait(
+        "document.querySelector('#board').value === 'bands'",
+        "the second board",
+    );
     fill("#new-option", "metal");
     click("#add-option");
     fill("fieldset.option[data-option=metal] .opt-name", "Metal Band");
     click("#save-board");
-    wait("document.querySelector('#status').textContent === 'board bands saved'", "the second board saved");
+    wait(
+        "document.querySelector('#status').textContent === 'board bands saved'",
+        "the second board saved",
+    );
     let got = settings().ok(200);
-    assert_eq!(got["boards"]["bands"]["options"]["metal"]["weight"], 1, "{got}");
+    assert_eq!(
+        got["boards"]["bands"]["options"]["metal"]["weight"], 1,
+        "{got}"
+    );
 
     // import into singers: a bad file shows its rows and applies nothing
     set("#board", "singers");
-    wait("document.querySelector('#board-name').textContent === 'singers' \
-          && document.querySelector('fieldset.option[data-option=bob]')", "singers again");
+    wait(
+        "document.querySelector('#board-name').textContent === 'singers' \
+          && document.querySelector('fieldset.option[data-option=bob]')",
+        "singers again",
+    );
     let bad = files.join("bad.csv");
     std::fs::write(&bad, "option,votes\nalice,10\nbob,-3\nzed,5\n").unwrap();
     run(&rt, find("#import-file").send_keys(bad.to_str().unwrap()));
-    wait("document.querySelectorAll('#import-preview tbody tr').length === 3 \
+    wait(
+        "document.querySelectorAll('#import-preview tbody tr').length === 3 \
           && document.querySelector('#import-file-error').textContent.includes('Line(s) 3, 4')",
-        "the bad file's preview");
-    assert_eq!(text("#import-preview tbody tr:nth-child(2) td:nth-child(4)"), "votes must be a number, 0 or more");
-    assert!(text("#import-preview tbody tr:nth-child(3) td:nth-child(4)").contains("no option zed"));
-    assert_eq!(js(&rt, &c, "return document.querySelector('#import-apply').disabled;"), true);
+        "the bad file's preview",
+    );
+    assert_eq!(
+        text("#import-preview tbody tr:nth-child(2) td:nth-child(4)"),
+        "votes must be a number, 0 or more"
+    );
+    assert!(
+        text("#import-preview tbody tr:nth-child(3) td:nth-child(4)").contains("no option zed")
+    );
+    assert_eq!(
+        js(
+            &rt,
+            &c,
+            "return document.querySelector('#import-apply').disabled;"
+        ),
+        true
+    );
     let tied = run(&rt, c.execute(TIED, vec![json!("#import-file")]));
     assert_eq!(tied[0], "true", "{tied}");
-    std::fs::write(shots.join("backoffice-import.png"), run(&rt, c.screenshot())).unwrap();
+    std::fs::write(
+        shots.join("backoffice-import.png"),
+        run(&rt, c.screenshot()),
+    )
+    .unwrap();
     let short = js(&rt, &c, CONTRAST);
-    assert_eq!(short, json!([]), "under 4.5:1 with the import's errors: {short:#}");
+    assert_eq!(
+        short,
+        json!([]),
+        "under 4.5:1 with the import's errors: {short:#}"
+    );
     let top = |board: &str| {
         svc.request(
             Method::GET,
@@ -980,12 +1093,19 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         .send()
         .ok(200)
     };
-    assert_eq!(top("singers")["boards"][0]["entries"], json!([]), "nothing imported");
+    assert_eq!(
+        top("singers")["boards"][0]["entries"],
+        json!([]),
+        "nothing imported"
+    );
     let good = files.join("good.csv");
     std::fs::write(&good, "option,votes\nalice,100\nbob,50\n").unwrap();
     run(&rt, find("#import-file").send_keys(good.to_str().unwrap()));
-    wait("document.querySelectorAll('#import-preview tbody tr').length === 2 \
-          && !document.querySelector('#import-apply').disabled", "the good file's preview");
+    wait(
+        "document.querySelectorAll('#import-preview tbody tr').length === 2 \
+          && !document.querySelector('#import-apply').disabled",
+        "the good file's preview",
+    );
     assert!(text("#import-counts").starts_with("2 row(s) into board singers, 0 with a problem"));
     click("#import-apply");
     wait("document.querySelector('#import-counts').textContent === 'Imported 2 row(s) into board singers.'", "the import");
@@ -1013,7 +1133,10 @@ fn the_back_office_runs_a_campaign_from_nothing() {
 
     // a tie switch after votes is pending until the page reindexes
     run(&rt, c.refresh());
-    wait("document.querySelector('#board option[value=singers]')", "the boards after a reload");
+    wait(
+        "document.querySelector('#board option[value=singers]')",
+        "the boards after a reload",
+    );
     set("#board", "singers");
     wait("document.querySelector('#board-name').textContent === 'singers' && document.querySelector('#f-ties').value === 'dense'",
         "singers after a reload");
@@ -1022,10 +1145,16 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     wait("document.querySelector('#status').textContent === 'board singers saved' \
           && document.querySelector('#f-ties-hint').textContent.startsWith('The switch to first is pending') \
           && !document.querySelector('#reindex').hidden", "the pending switch");
-    assert_eq!(settings().ok(200)["boards"]["singers"]["ties_pending"], true);
+    assert_eq!(
+        settings().ok(200)["boards"]["singers"]["ties_pending"],
+        true
+    );
     click("#reindex");
-    wait("document.querySelector('#status').textContent.startsWith('board singers reindexed') \
-          && document.querySelector('#reindex').hidden", "the reindex");
+    wait(
+        "document.querySelector('#status').textContent.startsWith('board singers reindexed') \
+          && document.querySelector('#reindex').hidden",
+        "the reindex",
+    );
     let got = settings().ok(200);
     let b = &got["boards"]["singers"];
     assert_eq!(b["ties"], "first");
@@ -1043,7 +1172,11 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     assert_eq!(missing, json!([]), "{missing:#}");
     let short = js(&rt, &c, CONTRAST);
     assert_eq!(short, json!([]), "under 4.5:1: {short:#}");
-    js(&rt, &c, "document.activeElement.blur(); window.scrollTo(0, 0); return 1;");
+    js(
+        &rt,
+        &c,
+        "document.activeElement.blur(); window.scrollTo(0, 0); return 1;",
+    );
     // the whole page in one picture
     let height = js(&rt, &c, "return document.documentElement.scrollHeight;")
         .as_u64()
@@ -1073,10 +1206,22 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         "return [...document.querySelectorAll('section')].filter((s) => s.scrollWidth > s.clientWidth + 1).map((s) => s.id);",
     );
     assert_eq!(wide, json!([]), "sections scrolling sideways at 390 px");
-    js(&rt, &c, "window.scrollTo(0, document.querySelector('#settings').offsetTop); return 1;");
+    js(
+        &rt,
+        &c,
+        "window.scrollTo(0, document.querySelector('#settings').offsetTop); return 1;",
+    );
     std::fs::write(shots.join("backoffice-phone.png"), run(&rt, c.screenshot())).unwrap();
-    js(&rt, &c, "window.scrollTo(0, document.querySelector('#options').offsetTop - 40); return 1;");
-    std::fs::write(shots.join("backoffice-phone-options.png"), run(&rt, c.screenshot())).unwrap();
+    js(
+        &rt,
+        &c,
+        "window.scrollTo(0, document.querySelector('#options').offsetTop - 40); return 1;",
+    );
+    std::fs::write(
+        shots.join("backoffice-phone-options.png"),
+        run(&rt, c.screenshot()),
+    )
+    .unwrap();
 
     let _ = rt.block_on(c.close());
     assert!(
