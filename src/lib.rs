@@ -125,6 +125,11 @@ pub struct RustChapterDoctests;
 #[doc = include_str!("../docs/campaigns.md")]
 pub struct CampaignsChapterDoctests;
 
+/// The statistics chapter's example as a doctest (`tests/suite` runs it).
+#[cfg(all(doctest, feature = "async"))]
+#[doc = include_str!("../docs/statistics.md")]
+pub struct StatisticsChapterDoctests;
+
 /// The cluster chapter's examples as doctests.
 #[cfg(all(doctest, feature = "async"))]
 #[doc = include_str!("../docs/cluster.md")]

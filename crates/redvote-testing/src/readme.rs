@@ -54,6 +54,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("docs/rust.md", include_str!("../../../docs/rust.md")),
     ("docs/service.md", include_str!("../../../docs/service.md")),
     ("docs/site.md", include_str!("../../../docs/site.md")),
+    (
+        "docs/statistics.md",
+        include_str!("../../../docs/statistics.md"),
+    ),
 ];
 
 /// The text of the document at `path` (`"docs/cli.md"`, `"README.md"`).

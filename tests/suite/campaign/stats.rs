@@ -234,3 +234,44 @@ fn buckets_expire_with_the_boards_longest_retention() {
     assert_eq!(expiretime(&mut con, &format!("{ns2}sp:{day}")) as u64, day_end + 3600);
     assert_eq!(expiretime(&mut con, &format!("{ns2}sn:{hour}")) as u64, hour_end + 3600);
 }
+
+/// docs/statistics.md's Rust example, as the chapter shows it.
+mod example {
+    #![allow(dead_code)]
+    include!("../../readme_examples/statistics.rs");
+}
+
+#[test]
+fn the_statistics_chapter_example_runs() {
+    support::readme::assert_shows_example("statistics.rs");
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = Campaign::new("spring2026");
+    let spring: CampaignSettings =
+        serde_json::from_str(include_str!("../../../docs/spring2026.json")).unwrap();
+    let settings = spring.with_vote_log(1000);
+    c.configure(&settings).run(&mut con).unwrap();
+    for _ in 0..3 {
+        let voter = Voter::new("user:666").channel("app");
+        c.vote_by(&voter, &[("male-stars", "yyqx")]).run(&mut con).unwrap();
+    }
+    let csv = example::back_office(&mut con, &c).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 25, "{csv}");
+    assert!(
+        lines[0].starts_with("period,start,votes,amount,voided,voided_amount,participants,ch:app"),
+        "{csv}"
+    );
+    let now = support::server_time(&mut con) as u64;
+    let s = c
+        .stats("male-stars", Granularity::Day, now, now + 1)
+        .run(&mut con)
+        .unwrap();
+    assert_eq!((s.votes(), s.voided()), (4, 4), "{s:?}");
+    // every vote taken back: the boards are empty again
+    let top = c
+        .top(&["male-stars"], &redvote::View::real("total"), redvote::Paging::top(10))
+        .run(&mut con)
+        .unwrap();
+    assert!(top[0].entries.is_empty(), "{top:?}");
+}
