@@ -254,6 +254,26 @@ fn on_stable_slot(
 /// a user not granted `CONFIG`), every value seen (a cluster connection
 /// may answer for several nodes); `None` when neither may be read.
 fn maxmemory_policies(con: &mut dyn ConnectionLike) -> Option<Vec<String>> {
+    let config = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("maxmemory-policy")
+        .query::<Value>(con)
+        .ok();
+    let policies = maxmemory_policies_in(config.as_ref(), None);
+    if policies.is_some() {
+        return policies;
+    }
+    let info = redis::cmd("INFO").arg("memory").query::<Value>(con).ok();
+    maxmemory_policies_in(None, info.as_ref())
+}
+
+/// The `maxmemory-policy` values in a reply of `CONFIG GET
+/// maxmemory-policy` (`config`) or, when it names none, of `INFO memory`
+/// (`info`): every value seen, as a cluster connection may answer for
+/// several nodes; `None` when neither names one. The parsing half of
+/// [`eviction_warning`], for a caller that sends the commands itself (the
+/// service's `/readyz`, on an async connection).
+pub fn maxmemory_policies_in(config: Option<&Value>, info: Option<&Value>) -> Option<Vec<String>> {
     fn strings(v: &Value, out: &mut Vec<String>) {
         match v {
             Value::BulkString(b) => out.push(String::from_utf8_lossy(b).into_owned()),
@@ -267,13 +287,9 @@ fn maxmemory_policies(con: &mut dyn ConnectionLike) -> Option<Vec<String>> {
         }
     }
     let mut seen = Vec::new();
-    if let Ok(v) = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("maxmemory-policy")
-        .query::<Value>(con)
-    {
+    if let Some(v) = config {
         let mut words = Vec::new();
-        strings(&v, &mut words);
+        strings(v, &mut words);
         for pair in words.windows(2) {
             if pair[0].eq_ignore_ascii_case("maxmemory-policy") {
                 seen.push(pair[1].clone());
@@ -281,9 +297,9 @@ fn maxmemory_policies(con: &mut dyn ConnectionLike) -> Option<Vec<String>> {
         }
     }
     if seen.is_empty() {
-        if let Ok(v) = redis::cmd("INFO").arg("memory").query::<Value>(con) {
+        if let Some(v) = info {
             let mut texts = Vec::new();
-            strings(&v, &mut texts);
+            strings(v, &mut texts);
             for line in texts.iter().flat_map(|t| t.lines()) {
                 if let Some(p) = line.trim().strip_prefix("maxmemory_policy:") {
                     seen.push(p.to_string());
@@ -302,7 +318,13 @@ fn maxmemory_policies(con: &mut dyn ConnectionLike) -> Option<Vec<String>> {
 /// twice. Also a warning when the policy cannot be read (no `CONFIG GET`
 /// nor `INFO` for this user).
 pub fn eviction_warning(con: &mut dyn ConnectionLike) -> Option<String> {
-    let Some(mut policies) = maxmemory_policies(con) else {
+    eviction_advice(maxmemory_policies(con))
+}
+
+/// [`eviction_warning`]'s words for the policies read
+/// ([`maxmemory_policies_in`]; `None`: they could not be read).
+pub fn eviction_advice(policies: Option<Vec<String>>) -> Option<String> {
+    let Some(mut policies) = policies else {
         return Some(
             "maxmemory-policy unknown (CONFIG GET and INFO refused): it must be noeviction, \
              check it as an administrator (docs/errors.md, \"Memory and eviction\")"

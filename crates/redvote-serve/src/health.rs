@@ -1,6 +1,7 @@
 //! `GET /healthz` (the process answers), `GET /readyz` (Redis answers
 //! PING and holds every script: `SCRIPT EXISTS`, then `SCRIPT LOAD` of the
-//! missing ones) and `GET /openapi.json`.
+//! missing ones; its `warnings` say when a node's `maxmemory-policy` is not
+//! `noeviction`) and `GET /openapi.json`.
 //!
 //! The readiness probe goes through the shared connection and the
 //! client's retry policy and deadline, like every `/v1` call: a connection
@@ -47,6 +48,11 @@ pub struct Ready {
     /// How many of them this probe had to load (after a restart or a
     /// `SCRIPT FLUSH`).
     pub loaded: usize,
+    /// What does not stop the service but breaks its promises: a
+    /// `maxmemory-policy` other than `noeviction` on some node (evictions
+    /// lose votes and vote-id records silently), or a policy this user
+    /// may not read; the words of `redvote check`. Empty when all is well.
+    pub warnings: Vec<String>,
 }
 
 /// Redis answers PING and holds every script (the missing ones are loaded).
@@ -87,7 +93,7 @@ async fn check(state: &AppState) -> Result<Ready, String> {
         .map_err(|e| e.to_string())
 }
 
-async fn check_on(mut con: redvote::AsyncRedis) -> redis::RedisResult<Ready> {
+async fn check_on(mut con: redvote::AsyncRedis) -> redvote::Result<Ready> {
     redis::cmd("PING").query_async::<()>(&mut con).await?;
     let scripts = redvote::scripts::all();
     let mut exists = redis::cmd("SCRIPT");
@@ -107,7 +113,53 @@ async fn check_on(mut con: redvote::AsyncRedis) -> redis::RedisResult<Ready> {
         status: "ready".to_string(),
         scripts: scripts.len(),
         loaded,
+        warnings: eviction_warning(&mut con).await?.into_iter().collect(),
     })
+}
+
+/// `redvote check`'s eviction warning ([`redvote_check::eviction_advice`])
+/// for the policies of every primary (a single server: its own): `CONFIG
+/// GET maxmemory-policy`, else `INFO memory` for a user not granted
+/// `CONFIG`. One or two commands a node, each under the probe's deadline.
+async fn eviction_warning(con: &mut redvote::AsyncRedis) -> redvote::Result<Option<String>> {
+    let nodes: Vec<Option<(String, u16)>> = match con.primaries().await? {
+        Some(primaries) => primaries.into_iter().map(Some).collect(),
+        None => vec![None],
+    };
+    let mut policies = Some(Vec::new());
+    for node in &nodes {
+        let config = ask(con, node, &["CONFIG", "GET", "maxmemory-policy"]).await;
+        let found = match redvote_check::maxmemory_policies_in(config.as_ref(), None) {
+            Some(found) => Some(found),
+            None => {
+                let info = ask(con, node, &["INFO", "memory"]).await;
+                redvote_check::maxmemory_policies_in(None, info.as_ref())
+            }
+        };
+        // one node whose policy cannot be read makes the whole unknown
+        policies = policies.zip(found).map(|(mut all, found)| {
+            all.extend(found);
+            all
+        });
+    }
+    Ok(redvote_check::eviction_advice(policies))
+}
+
+/// `words` sent to `node` (`None`: the connection's own server); its
+/// reply, or `None` when refused (a user not granted the command).
+async fn ask(
+    con: &mut redvote::AsyncRedis,
+    node: &Option<(String, u16)>,
+    words: &[&str],
+) -> Option<redis::Value> {
+    let mut cmd = redis::cmd(words[0]);
+    for w in &words[1..] {
+        cmd.arg(*w);
+    }
+    match node {
+        Some(address) => con.on_node(&cmd, address).await.ok(),
+        None => cmd.query_async(con).await.ok(),
+    }
 }
 
 /// The OpenAPI 3.1 document of this service.

@@ -14,6 +14,7 @@ mod admin;
 mod app;
 mod auth;
 mod campaign;
+mod eviction;
 mod metrics_labels;
 mod openapi;
 mod ops;
@@ -49,6 +50,9 @@ pub struct Setup {
     pub timeout: Duration,
     /// Retries after the first attempt (`--retries`, 3).
     pub retries: u32,
+    /// The Redis URL the service connects with; default: the server's own
+    /// (another user, say).
+    pub url: Option<String>,
 }
 
 impl Default for Setup {
@@ -58,6 +62,7 @@ impl Default for Setup {
             sites: BTreeMap::from([("default".to_string(), Site::default())]),
             timeout: Duration::from_secs(5),
             retries: 3,
+            url: None,
         }
     }
 }
@@ -94,8 +99,9 @@ impl Service {
             sites,
             timeout,
             retries,
+            url,
         } = setup;
-        let client = redvote::Client::open(&server.url())
+        let client = redvote::Client::open(&url.unwrap_or_else(|| server.url()))
             .unwrap_or_else(|e| panic!("the service did not start: {e:#}"))
             .timeouts(timeout, timeout)
             .retry(redvote::Retry::new(retries + 1, Duration::from_millis(100)));

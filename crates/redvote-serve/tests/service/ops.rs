@@ -24,7 +24,7 @@ fn healthz_and_readyz_answer() {
     let ready = svc.get("/readyz").ok(200);
     assert_eq!(
         ready,
-        json!({"status": "ready", "scripts": n, "loaded": n}),
+        json!({"status": "ready", "scripts": n, "loaded": n, "warnings": []}),
         "loads what is missing"
     );
     let ready = svc.get("/readyz").ok(200);
