@@ -621,10 +621,10 @@ local function stats_write(plan, user)
   end
   for _, p in ipairs(plan.people) do
     if rcall('PFADD', p.hll, user) == 1 then
-      local count_new = rcall('EXISTS', p.count) == 0
+      -- the count is new with its HyperLogLog (both expire together)
       rcall('SET', p.count, rcall('PFCOUNT', p.hll), 'KEEPTTL')
       stats_extend(p.hll, p.expiry, p.new)
-      stats_extend(p.count, p.expiry, count_new)
+      stats_extend(p.count, p.expiry, p.new)
     end
   end
 end

@@ -189,6 +189,11 @@ fn ranges_are_capped_and_bad_arguments_refused_unchanged() {
     for (what, code, call) in cases {
         refused_unchanged(&mut con, what, code, call);
     }
+    // the read is flagged no-writes (it runs on a replica); voids write
+    assert!(!c.stats("B", Granularity::Day, T0, T0 + 1).writes());
+    assert!(c.void("v").writes());
+    let range = c.void_range(redvote::VoidBy::User, "u", 0, 1, "0", 1);
+    assert!(range.writes());
     let bad = support::raw(&mut con, "campaign_stats", c.root_key(), &["B", "week", "0", "1"]);
     assert!(matches!(bad, Err(redvote::Error::Script { code: Code::InvalidPeriod, .. })), "{bad:?}");
 }
