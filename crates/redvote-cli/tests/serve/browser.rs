@@ -1114,6 +1114,23 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     wait("document.querySelector('#live-state').textContent === 'live' \
           && Number((document.querySelector('tr[data-member=alice] td.score') || {}).textContent) === 100",
         "the live top of singers");
+    // a JSON file sets alice's starting votes to 120: 20 more on the board
+    let json_file = files.join("start.json");
+    std::fs::write(&json_file, r#"{"alice": 120, "bob": "50"}"#).unwrap();
+    run(
+        &rt,
+        find("#import-file").send_keys(json_file.to_str().unwrap()),
+    );
+    wait(
+        "document.querySelectorAll('#import-preview tbody tr').length === 2 \
+          && !document.querySelector('#import-apply').disabled",
+        "the JSON file's preview",
+    );
+    click("#import-apply");
+    wait(
+        "Number((document.querySelector('tr[data-member=alice] td.score') || {}).textContent) === 120",
+        "alice's new starting votes on the live top",
+    );
     let vote = |user: &str, option: &str| {
         svc.request(Method::POST, "/v1/campaigns/gala/votes", Some(API))
             .json(json!({"user": user, "votes": [{"board": "singers", "option": option}]}))
