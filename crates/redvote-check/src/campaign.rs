@@ -108,6 +108,7 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         order_keys: Vec::new(),
         counters: Vec::new(),
         voters: Vec::new(),
+        stats: Vec::new(),
         pending: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, ns, |con, keys| {
@@ -124,6 +125,11 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
                 scan.voters(con, page, &mut r)?;
             }
         }
+        if scan.stats.len() >= PAGE {
+            for page in std::mem::take(&mut scan.stats).chunks(PAGE) {
+                crate::stats::check_stats(con, ns, page, &mut r)?;
+            }
+        }
         Ok(())
     })?;
     for page in std::mem::take(&mut scan.counters).chunks(PAGE) {
@@ -131,6 +137,9 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
     }
     for page in std::mem::take(&mut scan.voters).chunks(PAGE) {
         scan.voters(con, page, &mut r)?;
+    }
+    for page in std::mem::take(&mut scan.stats).chunks(PAGE) {
+        crate::stats::check_stats(con, ns, page, &mut r)?;
     }
     let keys = std::mem::take(&mut scan.board_keys);
     let mut pending = std::mem::take(&mut scan.pending);
@@ -984,6 +993,9 @@ struct Scan<'a> {
     counters: Vec<(String, String, String)>,
     /// Voters' counter hashes (`<ns>rlu:USER`) not checked yet.
     voters: Vec<String>,
+    /// Statistics keys and the vote log (`<ns>st:`, `sp:`, `sn:`, `log`)
+    /// not checked yet ([`crate::stats`]).
+    stats: Vec<String>,
     /// Keys that name a board or option missing from the settings read at
     /// the start: read again before they are reported (configure may have
     /// added it since).
@@ -1052,6 +1064,13 @@ impl Scan<'_> {
                 }
             }
             "rlu" => self.voters.push(key),
+            "st" | "sp" | "sn" | "log" => {
+                if crate::stats::is_stats_key(rest) {
+                    self.stats.push(key);
+                } else {
+                    r.violation(&key, "is not a statistics key (st:BOARD:P, sp:P, sn:P; P an hour or a day) nor the vote log");
+                }
+            }
             "rl" => match tail.split_once(':') {
                 Some((rule, rest)) if self.c.rules.contains_key(rule) => {
                     let (rule, rest) = (rule.to_string(), rest.to_string());

@@ -20,6 +20,7 @@
 pub mod calendar;
 mod campaign;
 mod site;
+mod stats;
 
 use std::collections::BTreeMap;
 

@@ -280,3 +280,34 @@ fn the_statistics_chapter_example_runs() {
         .unwrap();
     assert!(top[0].entries.is_empty(), "{top:?}");
 }
+
+#[test]
+fn the_checker_reads_the_statistics_and_finds_a_planted_fault() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = campaign(&mut con);
+    c.configure(&CampaignSettings::new().with_vote_log(10)).run(&mut con).unwrap();
+    for i in 0..5 {
+        let (user, ch) = (format!("u{i}"), format!("ch{i}"));
+        let voter = Voter::new(&user).channel(&ch).device("pc");
+        c.at(T0).vote_by(&voter, &[("B", "x"), ("T", "z")]).run(&mut con).unwrap();
+    }
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+    // st:B and st:T for an hour and a day, sp and sn for both, the log
+    assert_eq!(report.checked.get("stats_keys"), Some(&9), "{report:?}");
+    let ns = c.namespace();
+    let bucket = format!("{ns}st:B:{}", hour_name(T0));
+    let people = format!("{ns}sp:{}", day_name(T0));
+    let _: () = redis::cmd("HSET").arg(&bucket).arg("voided").arg(99).query(&mut con).unwrap();
+    let _: () = redis::cmd("HSET").arg(&bucket).arg("bogus").arg(1).query(&mut con).unwrap();
+    let _: () = redis::cmd("SET").arg(&people).arg("x").query(&mut con).unwrap();
+    let _: () = redis::cmd("SET").arg(format!("{ns}st:B:week:2026-W12")).arg(1).query(&mut con).unwrap();
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    let on = |key: &str| report.violations_of(key).map(|v| v.what.clone()).collect::<Vec<_>>();
+    let faults = on(&bucket);
+    assert!(faults.iter().any(|w| w.contains("voided exceed votes")), "{faults:?}");
+    assert!(faults.iter().any(|w| w.contains("unknown field bogus")), "{faults:?}");
+    assert_eq!(on(&people).len(), 1, "{report:?}");
+    assert_eq!(on(&format!("{ns}st:B:week:2026-W12")).len(), 1, "{report:?}");
+}
