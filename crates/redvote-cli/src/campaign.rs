@@ -195,6 +195,10 @@ enum CampaignCommand {
         #[arg(long, default_value_t = 10)]
         per_page: u32,
     },
+    /// Write a board's period as CSV or JSON lines, ranked, in batches (docs/export.md)
+    Export(crate::export::ExportArgs),
+    /// A board's votes per hour or per day, as lines, --json or --csv (docs/export.md)
+    Stats(crate::stats::StatsArgs),
     /// Unique participants of the campaign and of options
     Participants {
         /// Board
@@ -266,6 +270,8 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             Neighbourhood::new(*window, *per_page),
         ),
         CampaignCommand::Participants { board, options } => participants(g, c, board, options),
+        CampaignCommand::Export(export) => crate::export::run(g, c, &args.name, export),
+        CampaignCommand::Stats(stats) => crate::stats::run(g, c, stats),
         CampaignCommand::Reindex { board, batch } => reindex(g, c, board, *batch),
         CampaignCommand::Check => {
             let report = redvote_check::check_campaign(g.connect_for(c.root_key())?.redis()?, c)?;

@@ -7,7 +7,9 @@
 mod campaign;
 mod campaigns;
 mod demo;
+mod export;
 mod serve;
+mod stats;
 
 use std::process::ExitCode;
 use std::time::Duration;

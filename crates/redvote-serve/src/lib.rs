@@ -36,6 +36,8 @@
 //! - `extract.rs`: JSON, query and path extractors answering problems, the
 //!   `Idempotency-Key` header;
 //! - `admin.rs` (and `admin/`): the admin page, the live top over SSE;
+//! - `export.rs`, `stats.rs`: a board's period as CSV or JSON lines,
+//!   streamed in batches, and its vote statistics (JSON or CSV);
 //! - `campaigns.rs`: the campaign list (the campaign registry) and the
 //!   settings read-back for the admin page;
 //! - `auth.rs`: the admin and API bearer tokens;
@@ -53,12 +55,14 @@ mod auth;
 mod background;
 mod campaign;
 pub mod campaigns;
+pub mod export;
 mod extract;
 mod health;
 mod metrics;
 mod openapi;
 mod problem;
 mod site;
+mod stats;
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
@@ -147,6 +151,9 @@ pub struct AppState {
     con: redvote::AsyncConnection,
     /// How long `/readyz` waits for Redis (the client's response timeout).
     timeout: Duration,
+    /// How long a request may take ([`Options::request_timeout`]): the
+    /// deadline of each batch of a streamed export too.
+    request_timeout: Duration,
     /// Site name -> site.
     sites: Arc<BTreeMap<String, Site>>,
     tokens: Arc<Tokens>,
@@ -185,6 +192,7 @@ impl AppState {
         Ok(AppState {
             con,
             timeout: client.response_timeout(),
+            request_timeout: options.request_timeout,
             sites: Arc::new(sites),
             tokens: Arc::new(tokens),
             metrics: Arc::new(Metrics::new()),
@@ -250,6 +258,8 @@ fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(metrics::metrics))
         .merge(site::routes())
         .merge(campaign::routes())
+        .merge(export::routes())
+        .merge(stats::routes())
         .merge(admin::routes())
 }
 
