@@ -71,7 +71,8 @@
     REDVOTE_USAGE), and every write of a list goes in chunks of at most 1000
     items (hset_chunks), so no write can reach Lua's unpack limit.
 
-  Writes: HSET <ns>campaign offset start end vote_id_ttl vote_log; SADD <ns>boards; HSET
+  Writes: HSET <ns>campaign offset start end vote_id_ttl vote_log
+    stats_keep (the longest statistics retention of its boards, lib/stats); SADD <ns>boards; HSET
     <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
     <ns>deny:channels; EXPIREAT of the campaign-window counters
     <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
@@ -777,6 +778,30 @@ local function write_board(ns, b)
   end
 end
 
+-- The campaign's statistics retention (lib/stats), after the boards of
+-- this call are written: root field stats_keep, the longest stats_keep of
+-- every board written so far (-1: one is kept forever); it only grows, so
+-- it needs no read of the boards this call does not name.
+local function write_stats_keep(root, ns, boards)
+  local keep = tonumber(rcall('HGET', root, 'stats_keep') or '0') or 0
+  for _, b in ipairs(boards) do
+    if keep == -1 then break end
+    local s = rcall('HMGET', ns .. 'board:' .. b.board, 'periods', 'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+    local k = { hour = s[2], day = s[3], week = s[4], month = s[5] }
+    local longest = 0
+    for p in (s[1] or ''):gmatch('[^,]+') do
+      if p ~= 'total' then
+        local n = tonumber(k[p] or '0') or 0
+        if n == 0 then longest = -1; break end
+        if n > longest then longest = n end
+      end
+    end
+    if longest == 0 then longest = -1 end -- a board of its total only: kept
+    if longest == -1 or longest > keep then keep = longest end
+  end
+  rcall('HSET', root, 'stats_keep', keep)
+end
+
 local function main()
   -- validation, in order: the document, the campaign's settings, its
   -- rules and what they change, the deny lists, the boards
@@ -792,6 +817,7 @@ local function main()
   -- validated: the writes start here
   write_campaign(root, ns, campaign, counters, deny)
   for _, b in ipairs(boards) do write_board(ns, b) end
+  if #boards > 0 then write_stats_keep(root, ns, boards) end
   return { 'boards', count.boards, 'options', count.options }
 end
 

@@ -1043,8 +1043,9 @@ end
 --                Redis, and runs no-writes on a replica)
 -- A board's buckets expire at their end plus the longest retention of the
 -- board's hour/day/week/month boards (never, when one of them is kept
--- forever or the board keeps only its total); a campaign bucket at the
--- latest of the voted boards' (as of the votes that add a participant).
+-- forever or the board keeps only its total); a campaign bucket at its end
+-- plus the longest of its boards' (the root's stats_keep, written by
+-- campaign_configure; -1: kept), as of its first vote.
 -- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
 -- (lib/periods).
 
@@ -1105,8 +1106,13 @@ local function stats_plan(v, boards, pairs_)
   local by_key = {}
   local longest, forever = 0, false
   for _, kind in ipairs(STATS_KINDS) do
-    local name, _, finish = period(kind, v.now, v.offset)
-    names[kind] = { name, finish }
+    local known = v.periods_at and v.periods_at[kind]
+    if known then
+      names[kind] = { known[1], known[2] }
+    else
+      local name, _, finish = period(kind, v.now, v.offset)
+      names[kind] = { name, finish }
+    end
   end
   for _, pair in ipairs(pairs_) do
     local b = boards[pair.board]
@@ -1143,6 +1149,11 @@ local function stats_plan(v, boards, pairs_)
     if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
     s.set = set
   end
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  if v.stats_keep then
+    forever, longest = v.stats_keep == -1, v.stats_keep
+  end
   for _, kind in ipairs(STATS_KINDS) do
     local name, finish = names[kind][1], names[kind][2]
     local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
@@ -1155,17 +1166,6 @@ local function stats_plan(v, boards, pairs_)
   return plan, { hour = names.hour[1], day = names.day[1] }
 end
 
--- An expiry for a key that may hold a longer one: a new key gets `expiry`
--- (nil: none), an existing one only a later one (GT: never shortened, and
--- a key kept forever stays so) or, with `expiry` nil, none.
-local function stats_extend(key, expiry, new)
-  if expiry then
-    if new then rcall('EXPIREAT', key, expiry) else rcall('EXPIREAT', key, expiry, 'GT') end
-  elseif not new then
-    rcall('PERSIST', key)
-  end
-end
-
 -- The writes of a plan from stats_plan (validated: nothing here refuses).
 local function stats_write(plan, user)
   for _, s in ipairs(plan.buckets) do
@@ -1174,10 +1174,16 @@ local function stats_write(plan, user)
   end
   for _, p in ipairs(plan.people) do
     if rcall('PFADD', p.hll, user) == 1 then
-      -- the count is new with its HyperLogLog (both expire together)
-      rcall('SET', p.count, rcall('PFCOUNT', p.hll), 'KEEPTTL')
-      stats_extend(p.hll, p.expiry, p.new)
-      stats_extend(p.count, p.expiry, p.new)
+      -- the count is new with its HyperLogLog, and expires with it
+      local n = rcall('PFCOUNT', p.hll)
+      if not p.new then
+        rcall('SET', p.count, n, 'KEEPTTL')
+      elseif p.expiry then
+        rcall('EXPIREAT', p.hll, p.expiry)
+        rcall('SET', p.count, n, 'EXAT', p.expiry)
+      else
+        rcall('SET', p.count, n)
+      end
     end
   end
 end
@@ -1212,7 +1218,8 @@ end
 -- v.id_ttl (a vote with an id only); returns whether deny lists are on.
 local function read_campaign(v)
   local root, now = v.root, v.now
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
+    'stats_keep')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
@@ -1223,6 +1230,7 @@ local function read_campaign(v)
   v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
+  v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
   return c[5] == '1'
@@ -1322,6 +1330,7 @@ local function plan_writes(v, boards, pairs_)
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
   local periods_at = {}
+  v.periods_at = periods_at -- (lib/stats reuses the hour's and the day's)
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]

@@ -139,7 +139,8 @@ end
 -- v.id_ttl (a vote with an id only); returns whether deny lists are on.
 local function read_campaign(v)
   local root, now = v.root, v.now
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
+    'stats_keep')
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
@@ -150,6 +151,7 @@ local function read_campaign(v)
   v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
+  v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
   return c[5] == '1'
@@ -249,6 +251,7 @@ local function plan_writes(v, boards, pairs_)
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
   local periods_at = {}
+  v.periods_at = periods_at -- (lib/stats reuses the hour's and the day's)
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]

@@ -220,7 +220,7 @@ fn buckets_expire_with_the_boards_longest_retention() {
     assert_eq!(b_hour as u64, hour_end + 30 * DAY);
     assert_eq!(b_day as u64, day_end + 30 * DAY);
     // T keeps its total forever: so do its statistics, and the campaign's
-    // participants of a bucket a T vote is in
+    // participants (the longest retention of any of its boards)
     assert_eq!(expiretime(&mut con, &format!("{ns}st:T:{hour}")), -1);
     assert_eq!(expiretime(&mut con, &format!("{ns}sp:{hour}")), -1);
     assert_eq!(expiretime(&mut con, &format!("{ns}sn:{day}")), -1);
@@ -235,9 +235,22 @@ fn buckets_expire_with_the_boards_longest_retention() {
     c2.configure(&settings).run(&mut con).unwrap();
     c2.vote("u", &[("B", "x")]).run(&mut con).unwrap();
     let ns2 = c2.namespace();
+    // configure keeps the campaign's longest statistics retention in its root
+    let keep = |con: &mut redis::Connection| support::hget(con, c2.root_key(), "stats_keep");
+    assert_eq!(keep(&mut con).as_deref(), Some("3600"));
     assert_eq!(expiretime(&mut con, &format!("{ns2}st:B:{hour}")) as u64, hour_end + 3600);
     assert_eq!(expiretime(&mut con, &format!("{ns2}sp:{day}")) as u64, day_end + 3600);
     assert_eq!(expiretime(&mut con, &format!("{ns2}sn:{hour}")) as u64, hour_end + 3600);
+    // it only grows: a longer board raises it, a board kept forever makes it -1
+    let longer = BoardSettings::new(&[Period::Day]).with_retention(Period::Day, 7 * DAY);
+    c2.configure(&CampaignSettings::new().with_board("L", longer)).run(&mut con).unwrap();
+    assert_eq!(keep(&mut con), Some((7 * DAY).to_string()));
+    let shorter = BoardSettings::new(&[Period::Day]).with_retention(Period::Day, 60);
+    c2.configure(&CampaignSettings::new().with_board("S", shorter)).run(&mut con).unwrap();
+    assert_eq!(keep(&mut con), Some((7 * DAY).to_string()));
+    let kept = BoardSettings::new(&[Period::Total]);
+    c2.configure(&CampaignSettings::new().with_board("K", kept)).run(&mut con).unwrap();
+    assert_eq!(keep(&mut con).as_deref(), Some("-1"));
 }
 
 /// docs/statistics.md's Rust example, as the chapter shows it.
