@@ -97,8 +97,8 @@ pub use campaign::{
     Dimension, Entry, Imported, Kind, LimitLeft, LimitRule, Neighbourhood, OptionSettings, Paging,
     Participants, Period, PeriodScore, Reindexed, Rolling, Standing, Ties, View, Voter, Window,
 };
-pub use campaign::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 pub use campaign::{CampaignRegistry, RegistryPage};
+pub use campaign::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 #[cfg(feature = "async")]
 pub use client::{AsyncConnection, AsyncRedis};
 pub use client::{Client, Connection, Retry, Tls};

@@ -35,11 +35,11 @@ pub use model::{
     Participants, Period, PeriodScore, Reindexed, Standing, Ties, View, Voter,
 };
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
-pub use stats::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 pub use settings::{
     BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
     Window,
 };
+pub use stats::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 
 use crate::call::Call;
 

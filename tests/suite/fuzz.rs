@@ -38,8 +38,8 @@ use redis::{Connection, Value};
 use redvote::campaign::Voter;
 use redvote::{
     BoardSettings, Campaign, CampaignRegistry, CampaignSettings, Code, ConfigUpdate, DenyLists,
-    Dimension, Kind, LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period, Ranking,
-    Rolling, Site, Ties, View, Vote, Window, Granularity, VoidBy,
+    Dimension, Granularity, Kind, LimitRule, Neighbourhood, OptionSettings, Order, Paging, Period,
+    Ranking, Rolling, Site, Ties, View, VoidBy, Vote, Window,
 };
 use serde_json::{json, Value as Json};
 
@@ -1009,9 +1009,12 @@ fn campaign_fixture(script: &str) -> Fixture {
             c.void("nope").into(),
         ],
         "campaign_void_range" => vec![
-            c.void_range(VoidBy::User, "alice", 0, 4_102_444_800, "0", 10).into(),
-            c.void_range(VoidBy::Channel, "partner", 0, 4_102_444_800, "0", 2).into(),
-            c.void_range(VoidBy::User, "dan", 1, 4_102_444_800, "1-0", 1).into(),
+            c.void_range(VoidBy::User, "alice", 0, 4_102_444_800, "0", 10)
+                .into(),
+            c.void_range(VoidBy::Channel, "partner", 0, 4_102_444_800, "0", 2)
+                .into(),
+            c.void_range(VoidBy::User, "dan", 1, 4_102_444_800, "1-0", 1)
+                .into(),
         ],
         other => panic!("no campaign templates for {other}"),
     };

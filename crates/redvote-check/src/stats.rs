@@ -15,9 +15,8 @@ const FIELDS: u64 = 32;
 /// What a statistics key is, from its name after `<ns>`: `st`, `sp`, `sn`
 /// or `log` (and whether its period name is an hour's or a day's).
 pub(crate) fn is_stats_key(rest: &str) -> bool {
-    let bucket = |p: &str| {
-        (p.starts_with("hour:") || p.starts_with("day:")) && parse_period(p, 0).is_some()
-    };
+    let bucket =
+        |p: &str| (p.starts_with("hour:") || p.starts_with("day:")) && parse_period(p, 0).is_some();
     match rest.split_once(':') {
         Some(("st", tail)) => tail.split_once(':').is_some_and(|(_, p)| bucket(p)),
         Some(("sp" | "sn", p)) => bucket(p),
@@ -112,7 +111,9 @@ fn bucket(key: &str, v: &Value, r: &mut Report) {
         } else if let Some(name) = field.strip_prefix("dev:") {
             dev += count;
             named_dev += u64::from(name != "*");
-        } else if ["votes", "amount", "voided", "voided_amount", "nch", "ndev"].contains(&field.as_str()) {
+        } else if ["votes", "amount", "voided", "voided_amount", "nch", "ndev"]
+            .contains(&field.as_str())
+        {
             n.insert(field.as_str(), count);
         } else {
             r.violation(key, format!("has the unknown field {field}"));
@@ -122,7 +123,11 @@ fn bucket(key: &str, v: &Value, r: &mut Report) {
     let votes = get("votes");
     let checks = [
         (get("voided") <= votes, "voided", "votes"),
-        (get("voided_amount") <= get("amount"), "voided_amount", "amount"),
+        (
+            get("voided_amount") <= get("amount"),
+            "voided_amount",
+            "amount",
+        ),
         (get("amount") >= votes, "votes", "amount"),
         (ch <= votes, "the channels' counts", "votes"),
         (dev <= votes, "the devices' counts", "votes"),
@@ -136,7 +141,10 @@ fn bucket(key: &str, v: &Value, r: &mut Report) {
         if get(field) != named || named > FIELDS {
             r.violation(
                 key,
-                format!("{field} is {} for {named} named fields (at most {FIELDS})", get(field)),
+                format!(
+                    "{field} is {} for {named} named fields (at most {FIELDS})",
+                    get(field)
+                ),
             );
         }
     }

@@ -51,8 +51,14 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
     fn v<'a>(u: &'a str, ch: &'a str, dev: &'a str) -> Voter<'a> {
         Voter::new(u).channel(ch).device(dev)
     }
-    c.at(T0).vote_by(&v("u1", "app", "pc"), &[("B", "x")]).run(&mut con).unwrap();
-    c.at(T0 + 1).vote_by(&v("u2", "app", "mobile"), &[("B", "y")]).run(&mut con).unwrap();
+    c.at(T0)
+        .vote_by(&v("u1", "app", "pc"), &[("B", "x")])
+        .run(&mut con)
+        .unwrap();
+    c.at(T0 + 1)
+        .vote_by(&v("u2", "app", "mobile"), &[("B", "y")])
+        .run(&mut con)
+        .unwrap();
     c.at(T0 + 2)
         .vote_by(&Voter::new("u3").channel("web"), &[("B", "x"), ("T", "z")])
         .run(&mut con)
@@ -71,7 +77,10 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
     let [h0, h1, h2] = [&s.buckets[0], &s.buckets[1], &s.buckets[2]];
     assert_eq!(h0.period, hour_name(T0));
     assert_eq!(h0.start, hour0());
-    assert_eq!((h0.votes, h0.amount, h0.voided, h0.participants), (3, 5, 0, 3));
+    assert_eq!(
+        (h0.votes, h0.amount, h0.voided, h0.participants),
+        (3, 5, 0, 3)
+    );
     assert_eq!(h0.channels, [("app".into(), 2), ("web".into(), 1)].into());
     assert_eq!(h0.devices, [("mobile".into(), 1), ("pc".into(), 1)].into());
     // the empty hour reads as zeros
@@ -82,7 +91,10 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
     assert_eq!(h2.channels, [("app".into(), 2)].into());
 
     // the day: everything, participants counted once (u1..u3)
-    let d = c.stats("B", Granularity::Day, T0, T0 + 1).run(&mut con).unwrap();
+    let d = c
+        .stats("B", Granularity::Day, T0, T0 + 1)
+        .run(&mut con)
+        .unwrap();
     assert_eq!(d.buckets.len(), 1);
     let d0 = &d.buckets[0];
     assert_eq!(d0.period, day_name(T0));
@@ -90,7 +102,10 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
     assert_eq!((d0.votes, d0.amount, d0.participants), (5, 8, 3));
     assert_eq!(d0.channels, [("app".into(), 4), ("web".into(), 1)].into());
     // board T counts its own pair only
-    let t = c.stats("T", Granularity::Day, T0, T0 + 1).run(&mut con).unwrap();
+    let t = c
+        .stats("T", Granularity::Day, T0, T0 + 1)
+        .run(&mut con)
+        .unwrap();
     assert_eq!((t.buckets[0].votes, t.buckets[0].amount), (1, 1));
 
     // CSV: a column per channel and device, a line per bucket
@@ -100,8 +115,18 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
         lines[0],
         "period,start,votes,amount,voided,voided_amount,participants,ch:app,ch:web,dev:mobile,dev:pc"
     );
-    assert_eq!(lines[1], format!("{},{},3,5,0,0,3,2,1,1,1", hour_name(T0), hour0()));
-    assert_eq!(lines[2], format!("{},{},0,0,0,0,0,0,0,0,0", hour_name(T0 + HOUR), hour0() + HOUR));
+    assert_eq!(
+        lines[1],
+        format!("{},{},3,5,0,0,3,2,1,1,1", hour_name(T0), hour0())
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "{},{},0,0,0,0,0,0,0,0,0",
+            hour_name(T0 + HOUR),
+            hour0() + HOUR
+        )
+    );
     assert_eq!(lines.len(), 4);
 }
 
@@ -112,9 +137,15 @@ fn participants_are_counted_within_the_hyperloglog_error() {
     let c = campaign(&mut con);
     let n = 3000;
     for i in 0..n {
-        c.at(T0).vote(&format!("user:{i}"), &[("B", "y")]).run(&mut con).unwrap();
+        c.at(T0)
+            .vote(&format!("user:{i}"), &[("B", "y")])
+            .run(&mut con)
+            .unwrap();
     }
-    let s = c.stats("B", Granularity::Hour, T0, T0 + 1).run(&mut con).unwrap();
+    let s = c
+        .stats("B", Granularity::Hour, T0, T0 + 1)
+        .run(&mut con)
+        .unwrap();
     let b = &s.buckets[0];
     assert_eq!(b.votes, n);
     let err = (b.participants as f64 - n as f64).abs() / n as f64;
@@ -135,12 +166,21 @@ fn a_bucket_keeps_32_channels_and_counts_the_others_together() {
     for i in 0..40 {
         let (ch, dev) = (format!("ch{i}"), format!("d{i}"));
         let voter = Voter::new("u").channel(&ch).device(&dev);
-        c.at(T0).vote_by(&voter, &[("B", "y")]).run(&mut con).unwrap();
+        c.at(T0)
+            .vote_by(&voter, &[("B", "y")])
+            .run(&mut con)
+            .unwrap();
     }
     // a channel already kept still counts under its name
     let voter = Voter::new("u").channel("ch0");
-    c.at(T0).vote_by(&voter, &[("B", "y")]).run(&mut con).unwrap();
-    let s = c.stats("B", Granularity::Hour, T0, T0 + 1).run(&mut con).unwrap();
+    c.at(T0)
+        .vote_by(&voter, &[("B", "y")])
+        .run(&mut con)
+        .unwrap();
+    let s = c
+        .stats("B", Granularity::Hour, T0, T0 + 1)
+        .run(&mut con)
+        .unwrap();
     let b = &s.buckets[0];
     assert_eq!(b.votes, 41);
     assert_eq!(b.channels.len(), 33, "{:?}", b.channels);
@@ -169,22 +209,46 @@ fn ranges_are_capped_and_bad_arguments_refused_unchanged() {
         .run(&mut con)
         .unwrap();
     assert_eq!(d.buckets.len(), 366);
-    let cases: Vec<(&str, Code, Box<dyn Fn(&mut redis::Connection) -> redvote::Result<_>>)> = vec![
-        ("745 hours", Code::InvalidNumber, Box::new(|con| {
-            c.stats("B", Granularity::Hour, hour0(), hour0() + 745 * HOUR).run(con)
-        })),
-        ("367 days", Code::InvalidNumber, Box::new(|con| {
-            c.stats("B", Granularity::Day, day0(), day0() + 367 * DAY).run(con)
-        })),
-        ("to before from", Code::InvalidNumber, Box::new(|con| {
-            c.stats("B", Granularity::Day, T0, T0).run(con)
-        })),
-        ("unknown board", Code::UnknownBoard, Box::new(|con| {
-            c.stats("nope", Granularity::Day, T0, T0 + 1).run(con)
-        })),
-        ("unknown campaign", Code::UnknownCampaign, Box::new(|con| {
-            Campaign::new("nope").stats("B", Granularity::Day, T0, T0 + 1).run(con)
-        })),
+    let cases: Vec<(
+        &str,
+        Code,
+        Box<dyn Fn(&mut redis::Connection) -> redvote::Result<_>>,
+    )> = vec![
+        (
+            "745 hours",
+            Code::InvalidNumber,
+            Box::new(|con| {
+                c.stats("B", Granularity::Hour, hour0(), hour0() + 745 * HOUR)
+                    .run(con)
+            }),
+        ),
+        (
+            "367 days",
+            Code::InvalidNumber,
+            Box::new(|con| {
+                c.stats("B", Granularity::Day, day0(), day0() + 367 * DAY)
+                    .run(con)
+            }),
+        ),
+        (
+            "to before from",
+            Code::InvalidNumber,
+            Box::new(|con| c.stats("B", Granularity::Day, T0, T0).run(con)),
+        ),
+        (
+            "unknown board",
+            Code::UnknownBoard,
+            Box::new(|con| c.stats("nope", Granularity::Day, T0, T0 + 1).run(con)),
+        ),
+        (
+            "unknown campaign",
+            Code::UnknownCampaign,
+            Box::new(|con| {
+                Campaign::new("nope")
+                    .stats("B", Granularity::Day, T0, T0 + 1)
+                    .run(con)
+            }),
+        ),
     ];
     for (what, code, call) in cases {
         refused_unchanged(&mut con, what, code, call);
@@ -194,8 +258,22 @@ fn ranges_are_capped_and_bad_arguments_refused_unchanged() {
     assert!(c.void("v").writes());
     let range = c.void_range(redvote::VoidBy::User, "u", 0, 1, "0", 1);
     assert!(range.writes());
-    let bad = support::raw(&mut con, "campaign_stats", c.root_key(), &["B", "week", "0", "1"]);
-    assert!(matches!(bad, Err(redvote::Error::Script { code: Code::InvalidPeriod, .. })), "{bad:?}");
+    let bad = support::raw(
+        &mut con,
+        "campaign_stats",
+        c.root_key(),
+        &["B", "week", "0", "1"],
+    );
+    assert!(
+        matches!(
+            bad,
+            Err(redvote::Error::Script {
+                code: Code::InvalidPeriod,
+                ..
+            })
+        ),
+        "{bad:?}"
+    );
 }
 
 #[test]
@@ -209,7 +287,9 @@ fn buckets_expire_with_the_boards_longest_retention() {
     let settings = CampaignSettings::new().with_board("B", retained);
     c.configure(&settings).run(&mut con).unwrap();
     let now = support::server_time(&mut con) as u64;
-    c.vote_by(&Voter::new("u"), &[("B", "x"), ("T", "z")]).run(&mut con).unwrap();
+    c.vote_by(&Voter::new("u"), &[("B", "x"), ("T", "z")])
+        .run(&mut con)
+        .unwrap();
     let ns = c.namespace();
     let (hour, day) = (hour_name(now), day_name(now));
     let hour_end = now - now % HOUR + HOUR;
@@ -238,18 +318,33 @@ fn buckets_expire_with_the_boards_longest_retention() {
     // configure keeps the campaign's longest statistics retention in its root
     let keep = |con: &mut redis::Connection| support::hget(con, c2.root_key(), "stats_keep");
     assert_eq!(keep(&mut con).as_deref(), Some("3600"));
-    assert_eq!(expiretime(&mut con, &format!("{ns2}st:B:{hour}")) as u64, hour_end + 3600);
-    assert_eq!(expiretime(&mut con, &format!("{ns2}sp:{day}")) as u64, day_end + 3600);
-    assert_eq!(expiretime(&mut con, &format!("{ns2}sn:{hour}")) as u64, hour_end + 3600);
+    assert_eq!(
+        expiretime(&mut con, &format!("{ns2}st:B:{hour}")) as u64,
+        hour_end + 3600
+    );
+    assert_eq!(
+        expiretime(&mut con, &format!("{ns2}sp:{day}")) as u64,
+        day_end + 3600
+    );
+    assert_eq!(
+        expiretime(&mut con, &format!("{ns2}sn:{hour}")) as u64,
+        hour_end + 3600
+    );
     // it only grows: a longer board raises it, a board kept forever makes it -1
     let longer = BoardSettings::new(&[Period::Day]).with_retention(Period::Day, 7 * DAY);
-    c2.configure(&CampaignSettings::new().with_board("L", longer)).run(&mut con).unwrap();
+    c2.configure(&CampaignSettings::new().with_board("L", longer))
+        .run(&mut con)
+        .unwrap();
     assert_eq!(keep(&mut con), Some((7 * DAY).to_string()));
     let shorter = BoardSettings::new(&[Period::Day]).with_retention(Period::Day, 60);
-    c2.configure(&CampaignSettings::new().with_board("S", shorter)).run(&mut con).unwrap();
+    c2.configure(&CampaignSettings::new().with_board("S", shorter))
+        .run(&mut con)
+        .unwrap();
     assert_eq!(keep(&mut con), Some((7 * DAY).to_string()));
     let kept = BoardSettings::new(&[Period::Total]);
-    c2.configure(&CampaignSettings::new().with_board("K", kept)).run(&mut con).unwrap();
+    c2.configure(&CampaignSettings::new().with_board("K", kept))
+        .run(&mut con)
+        .unwrap();
     assert_eq!(keep(&mut con).as_deref(), Some("-1"));
 }
 
@@ -271,7 +366,9 @@ fn the_statistics_chapter_example_runs() {
     c.configure(&settings).run(&mut con).unwrap();
     for _ in 0..3 {
         let voter = Voter::new("user:666").channel("app");
-        c.vote_by(&voter, &[("male-stars", "yyqx")]).run(&mut con).unwrap();
+        c.vote_by(&voter, &[("male-stars", "yyqx")])
+            .run(&mut con)
+            .unwrap();
     }
     let csv = example::back_office(&mut con, &c).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
@@ -288,7 +385,11 @@ fn the_statistics_chapter_example_runs() {
     assert_eq!((s.votes(), s.voided()), (4, 4), "{s:?}");
     // every vote taken back: the boards are empty again
     let top = c
-        .top(&["male-stars"], &redvote::View::real("total"), redvote::Paging::top(10))
+        .top(
+            &["male-stars"],
+            &redvote::View::real("total"),
+            redvote::Paging::top(10),
+        )
         .run(&mut con)
         .unwrap();
     assert!(top[0].entries.is_empty(), "{top:?}");
@@ -299,11 +400,16 @@ fn the_checker_reads_the_statistics_and_finds_a_planted_fault() {
     let server = support::server();
     let mut con = support::con(&server);
     let c = campaign(&mut con);
-    c.configure(&CampaignSettings::new().with_vote_log(10)).run(&mut con).unwrap();
+    c.configure(&CampaignSettings::new().with_vote_log(10))
+        .run(&mut con)
+        .unwrap();
     for i in 0..5 {
         let (user, ch) = (format!("u{i}"), format!("ch{i}"));
         let voter = Voter::new(&user).channel(&ch).device("pc");
-        c.at(T0).vote_by(&voter, &[("B", "x"), ("T", "z")]).run(&mut con).unwrap();
+        c.at(T0)
+            .vote_by(&voter, &[("B", "x"), ("T", "z")])
+            .run(&mut con)
+            .unwrap();
     }
     let report = redvote_check::check_campaign(&mut con, &c).unwrap();
     assert!(report.is_clean(), "{report:?}");
@@ -312,15 +418,48 @@ fn the_checker_reads_the_statistics_and_finds_a_planted_fault() {
     let ns = c.namespace();
     let bucket = format!("{ns}st:B:{}", hour_name(T0));
     let people = format!("{ns}sp:{}", day_name(T0));
-    let _: () = redis::cmd("HSET").arg(&bucket).arg("voided").arg(99).query(&mut con).unwrap();
-    let _: () = redis::cmd("HSET").arg(&bucket).arg("bogus").arg(1).query(&mut con).unwrap();
-    let _: () = redis::cmd("SET").arg(&people).arg("x").query(&mut con).unwrap();
-    let _: () = redis::cmd("SET").arg(format!("{ns}st:B:week:2026-W12")).arg(1).query(&mut con).unwrap();
+    let _: () = redis::cmd("HSET")
+        .arg(&bucket)
+        .arg("voided")
+        .arg(99)
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("HSET")
+        .arg(&bucket)
+        .arg("bogus")
+        .arg(1)
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(&people)
+        .arg("x")
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(format!("{ns}st:B:week:2026-W12"))
+        .arg(1)
+        .query(&mut con)
+        .unwrap();
     let report = redvote_check::check_campaign(&mut con, &c).unwrap();
-    let on = |key: &str| report.violations_of(key).map(|v| v.what.clone()).collect::<Vec<_>>();
+    let on = |key: &str| {
+        report
+            .violations_of(key)
+            .map(|v| v.what.clone())
+            .collect::<Vec<_>>()
+    };
     let faults = on(&bucket);
-    assert!(faults.iter().any(|w| w.contains("voided exceed votes")), "{faults:?}");
-    assert!(faults.iter().any(|w| w.contains("unknown field bogus")), "{faults:?}");
+    assert!(
+        faults.iter().any(|w| w.contains("voided exceed votes")),
+        "{faults:?}"
+    );
+    assert!(
+        faults.iter().any(|w| w.contains("unknown field bogus")),
+        "{faults:?}"
+    );
     assert_eq!(on(&people).len(), 1, "{report:?}");
-    assert_eq!(on(&format!("{ns}st:B:week:2026-W12")).len(), 1, "{report:?}");
+    assert_eq!(
+        on(&format!("{ns}st:B:week:2026-W12")).len(),
+        1,
+        "{report:?}"
+    );
 }

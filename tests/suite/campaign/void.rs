@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 use redis::Connection;
 use redvote::campaign::{BoardSettings, Voter};
 use redvote::{
-    Campaign, CampaignSettings, Code, Granularity, Kind, OptionSettings, Period, Ties, View,
-    VoidBy,
+    Campaign, CampaignSettings, Code, Granularity, Kind, OptionSettings, Period, Ties, View, VoidBy,
 };
 use redvote_check::check_campaign;
 
@@ -67,7 +66,13 @@ fn boards_of(con: &mut Connection, c: &Campaign) -> BTreeMap<String, Vec<(String
 }
 
 /// One vote of the script: (user, channel, time offset, pairs, voided?).
-type Step = (&'static str, &'static str, u64, &'static [(&'static str, &'static str)], bool);
+type Step = (
+    &'static str,
+    &'static str,
+    u64,
+    &'static [(&'static str, &'static str)],
+    bool,
+);
 
 /// Votes over two days and three hours (so that carry reaches the next
 /// day), batches included; the ones marked true are voided.
@@ -105,7 +110,17 @@ fn assert_ranks(con: &mut Connection, c: &Campaign, ties: Ties) {
     ] {
         let view = View::new(kind, &period);
         let decimals = if kind == Kind::Real { 0 } else { 2 };
-        assert_reads_match(con, c, "B", &view, ties, decimals, 2, &["x", "y", "z", "w"], &["x", "w"]);
+        assert_reads_match(
+            con,
+            c,
+            "B",
+            &view,
+            ties,
+            decimals,
+            2,
+            &["x", "y", "z", "w"],
+            &["x", "w"],
+        );
     }
 }
 
@@ -132,17 +147,27 @@ fn a_void_takes_back_exactly_what_the_vote_added_under_every_tie_rule() {
         }
         // exactly the twin's boards: scores, members (a member brought to 0
         // left its board), and the carry into the next day
-        assert_eq!(boards_of(&mut con, &c), boards_of(&mut con, &twin), "{ties}");
+        assert_eq!(
+            boards_of(&mut con, &c),
+            boards_of(&mut con, &twin),
+            "{ties}"
+        );
         assert_ranks(&mut con, &c, ties);
         let report = check_campaign(&mut con, &c).unwrap();
         assert!(report.is_clean(), "{ties}: {report:?}");
         // the statistics count the voided votes in their buckets
-        let s = c.stats("B", Granularity::Day, T0, T0 + 2 * DAY).run(&mut con).unwrap();
+        let s = c
+            .stats("B", Granularity::Day, T0, T0 + 2 * DAY)
+            .run(&mut con)
+            .unwrap();
         assert_eq!(s.voided(), voided, "{ties}: {s:?}");
         assert_eq!(s.votes(), 12);
         let amount: u64 = s.buckets.iter().map(|b| b.voided_amount).sum();
         assert_eq!(amount, 1 + 3 + 2 + 1 + 1 + 1, "{ties}");
-        let t = twin.stats("B", Granularity::Day, T0, T0 + 2 * DAY).run(&mut con).unwrap();
+        let t = twin
+            .stats("B", Granularity::Day, T0, T0 + 2 * DAY)
+            .run(&mut con)
+            .unwrap();
         assert_eq!(s.votes() - s.voided(), t.votes());
 
         // a second void answers "already voided" and writes nothing
@@ -192,14 +217,21 @@ fn voids_of_unknown_old_or_corrupt_records_are_refused_unchanged() {
     refused_unchanged(&mut con, "corrupt record", Code::InvalidConfig, |con| {
         c.void("corrupt").run(con)
     });
-    refused_unchanged(&mut con, "empty id", Code::InvalidVoteId, |con| c.void("").run(con));
+    refused_unchanged(&mut con, "empty id", Code::InvalidVoteId, |con| {
+        c.void("").run(con)
+    });
     let long = "x".repeat(129);
-    refused_unchanged(&mut con, "long id", Code::InvalidVoteId, |con| c.void(&long).run(con));
+    refused_unchanged(&mut con, "long id", Code::InvalidVoteId, |con| {
+        c.void(&long).run(con)
+    });
     refused_unchanged(&mut con, "unknown campaign", Code::UnknownCampaign, |con| {
         Campaign::new("nope").void("kept").run(con)
     });
     // an expired record is an unknown one
-    let _: () = redis::cmd("DEL").arg(format!("{ns}vid:kept")).query(&mut con).unwrap();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("{ns}vid:kept"))
+        .query(&mut con)
+        .unwrap();
     refused_unchanged(&mut con, "expired id", Code::UnknownVote, |con| {
         c.void("kept").run(con)
     });
@@ -236,9 +268,15 @@ fn a_void_range_voids_a_users_or_channels_logged_votes_in_steps() {
         let id = format!("id-{i}");
         let voter = Voter::new(user).channel(channel);
         let voter = if i % 4 == 0 { voter.id(&id) } else { voter };
-        c.at(T0 + i * 600).vote_by(&voter, &[("B", option)]).run(&mut con).unwrap();
+        c.at(T0 + i * 600)
+            .vote_by(&voter, &[("B", option)])
+            .run(&mut con)
+            .unwrap();
         if user != "u1" {
-            twin.at(T0 + i * 600).vote_by(&voter, &[("B", option)]).run(&mut con).unwrap();
+            twin.at(T0 + i * 600)
+                .vote_by(&voter, &[("B", option)])
+                .run(&mut con)
+                .unwrap();
         } else {
             n += 1;
         }
@@ -280,7 +318,10 @@ fn a_void_range_voids_a_users_or_channels_logged_votes_in_steps() {
         .unwrap();
     assert_eq!((again.voided, again.next.as_str()), (0, "0"));
     assert_eq!(digest(&mut con), before);
-    let s = c.stats("B", Granularity::Day, T0, T0 + DAY).run(&mut con).unwrap();
+    let s = c
+        .stats("B", Granularity::Day, T0, T0 + DAY)
+        .run(&mut con)
+        .unwrap();
     assert_eq!(s.voided(), n);
     let report = check_campaign(&mut con, &c).unwrap();
     assert!(report.is_clean(), "{report:?}");
