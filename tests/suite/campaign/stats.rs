@@ -209,49 +209,36 @@ fn ranges_are_capped_and_bad_arguments_refused_unchanged() {
         .run(&mut con)
         .unwrap();
     assert_eq!(d.buckets.len(), 366);
-    let cases: Vec<(
-        &str,
-        Code,
-        Box<dyn Fn(&mut redis::Connection) -> redvote::Result<_>>,
-    )> = vec![
+    let nope = Campaign::new("nope");
+    let cases = [
         (
             "745 hours",
             Code::InvalidNumber,
-            Box::new(|con| {
-                c.stats("B", Granularity::Hour, hour0(), hour0() + 745 * HOUR)
-                    .run(con)
-            }),
+            c.stats("B", Granularity::Hour, hour0(), hour0() + 745 * HOUR),
         ),
         (
             "367 days",
             Code::InvalidNumber,
-            Box::new(|con| {
-                c.stats("B", Granularity::Day, day0(), day0() + 367 * DAY)
-                    .run(con)
-            }),
+            c.stats("B", Granularity::Day, day0(), day0() + 367 * DAY),
         ),
         (
             "to before from",
             Code::InvalidNumber,
-            Box::new(|con| c.stats("B", Granularity::Day, T0, T0).run(con)),
+            c.stats("B", Granularity::Day, T0, T0),
         ),
         (
             "unknown board",
             Code::UnknownBoard,
-            Box::new(|con| c.stats("nope", Granularity::Day, T0, T0 + 1).run(con)),
+            c.stats("nope", Granularity::Day, T0, T0 + 1),
         ),
         (
             "unknown campaign",
             Code::UnknownCampaign,
-            Box::new(|con| {
-                Campaign::new("nope")
-                    .stats("B", Granularity::Day, T0, T0 + 1)
-                    .run(con)
-            }),
+            nope.stats("B", Granularity::Day, T0, T0 + 1),
         ),
     ];
     for (what, code, call) in cases {
-        refused_unchanged(&mut con, what, code, call);
+        refused_unchanged(&mut con, what, code, |con| call.run(con));
     }
     // the read is flagged no-writes (it runs on a replica); voids write
     assert!(!c.stats("B", Granularity::Day, T0, T0 + 1).writes());
