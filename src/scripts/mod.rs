@@ -98,6 +98,8 @@ fn reads_are_flagged_no_writes() {
     assert!(writes("configure") && writes("campaign_limits_reset") && writes("campaign_configure"));
     // issue 20: the campaign registry's page is a read, its register a writer
     assert!(!writes("campaign_registry") && writes("campaign_register"));
+    // issue 21: the statistics are a read, the voids writers
+    assert!(!writes("campaign_stats") && writes("campaign_void") && writes("campaign_void_range"));
 }
 
 /// Every embedded script, sorted by name.
@@ -157,7 +159,10 @@ mod tests {
         "campaign_reindex",
         "campaign_settings",
         "campaign_standing",
+        "campaign_stats",
         "campaign_top",
+        "campaign_void",
+        "campaign_void_range",
         "campaign_vote",
         "config",
         "configure",
