@@ -146,7 +146,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 22] = [
+    const OPERATIONS: [&str; 25] = [
         "article",
         "campaign_around",
         "campaign_configure",
