@@ -329,6 +329,28 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         ("campaign_reindex", vec!["B", "0|real:total", "10"], Code::Usage),
         ("campaign_reindex", vec!["B", "0|real:total|99999999999999999999999", "10"], Code::Usage),
         ("campaign_reindex", vec!["Z", "0", "10"], Code::UnknownBoard),
+        // stats: board, granularity, from, to (issue 21)
+        ("campaign_stats", vec!["B", "day", "0"], Code::Usage),
+        ("campaign_stats", vec!["B", "week", "0", "1"], Code::InvalidPeriod),
+        ("campaign_stats", vec!["B", "hour", "-1", "1"], Code::InvalidNumber),
+        ("campaign_stats", vec!["B", "hour", "0", "1e3"], Code::InvalidNumber),
+        ("campaign_stats", vec!["B", "hour", "0", "2682000"], Code::InvalidNumber),
+        ("campaign_stats", vec!["{B}", "hour", "0", "1"], Code::InvalidName),
+        ("campaign_stats", vec!["Z", "hour", "0", "1"], Code::UnknownBoard),
+        // void: the vote id
+        ("campaign_void", vec![], Code::Usage),
+        ("campaign_void", vec!["a", "b"], Code::Usage),
+        ("campaign_void", vec!["a\nb"], Code::InvalidVoteId),
+        ("campaign_void", vec!["a\x01b"], Code::InvalidVoteId),
+        ("campaign_void", vec!["nope"], Code::UnknownVote),
+        // void_range: by, value, from, to, cursor, count
+        ("campaign_void_range", vec!["user", "u", "0", "1", "0"], Code::Usage),
+        ("campaign_void_range", vec!["option", "u", "0", "1", "0", "1"], Code::Usage),
+        ("campaign_void_range", vec!["user", "", "0", "1", "0", "1"], Code::InvalidUser),
+        ("campaign_void_range", vec!["channel", "a b", "0", "1", "0", "1"], Code::InvalidName),
+        ("campaign_void_range", vec!["user", "u", "1", "1", "0", "1"], Code::InvalidNumber),
+        ("campaign_void_range", vec!["user", "u", "0", "1", "1", "1"], Code::InvalidNumber),
+        ("campaign_void_range", vec!["user", "u", "0", "1", "0", "1001"], Code::InvalidNumber),
     ];
     for (op, args, code) in &cases {
         let what = format!("{op} {args:?}");
@@ -343,6 +365,9 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         "campaign_around",
         "campaign_participants",
         "campaign_reindex",
+        "campaign_stats",
+        "campaign_void",
+        "campaign_void_range",
     ] {
         refused_unchanged(&mut con, op, Code::Usage, |con| {
             raw(
