@@ -720,6 +720,9 @@ const CAMPAIGN_POISON: &[(&str, bool, &str)] = &[
     ("seq", true, "hash"), ("seq", true, "string"), ("deny:users", true, "string"),
     ("deny:channels", true, "hash"), ("b:C:shown:total", true, "string"),
     ("log", true, "hash"), ("vid:v1", true, "set"), ("vid:v2", true, "string"),
+    ("st:B:hour:2040-03-13T12", true, "string"), ("st:B:day:2040-03-13", true, "votes"),
+    ("sp:hour:2040-03-13T12", true, "string"), ("sp:day:2040-03-13", true, "hash"),
+    ("sn:day:2040-03-13", true, "hash"),
 ];
 
 /// Replace `key` by a value of type `kind`, or (kind `votes` or
