@@ -51,7 +51,13 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///   theoretical arrival time (TAT) and expires one second after it; a
 ///   voter's hash `<ns>rlu:USER` holds `END:COUNT:WINDOW` fields whose END ends a
 ///   window of their rule, or TATs, and expires exactly at its `@` field,
-///   no earlier than its latest counter.
+///   no earlier than its latest counter;
+/// - the statistics (docs/statistics.md): each `<ns>st:B:P` (P an hour or
+///   a day) a hash of known fields and whole counts, `voided` <= `votes`
+///   <= `amount`, `voided_amount` <= `amount`, the channels' and devices'
+///   counts within `votes`, `nch` / `ndev` the number of named fields (at
+///   most 32); `<ns>sp:P` a HyperLogLog, `<ns>sn:P` a count, `<ns>log` a
+///   stream.
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
