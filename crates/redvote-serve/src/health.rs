@@ -88,7 +88,7 @@ async fn probe(state: &AppState) -> Result<Ready, String> {
 async fn check(state: &AppState) -> Result<Ready, String> {
     state
         .con
-        .with_redis(true, |con| async move { Ok(check_on(con).await?) })
+        .with_redis(true, check_on)
         .await
         .map_err(|e| e.to_string())
 }
