@@ -1,6 +1,10 @@
 //! Bearer tokens: the admin token (configure, import, reset limits,
-//! reindex, rerank, site settings) and the optional API token (every other
-//! `/v1` route), as extractors a handler takes.
+//! reindex, rerank, site settings, key management) and the optional API
+//! token (every other `/v1` route), the operator's; and the team keys
+//! (`rvk_...`, docs/teams.md), scoped to campaigns and a role: as
+//! extractors a handler takes ([`Admin`], [`Api`], [`Operator`]). An
+//! extractor runs before the handler reads its body: a refusal writes
+//! nothing.
 //!
 //! A token is kept as its SHA-256 digest and a presented token is hashed
 //! and compared with `subtle`'s constant-time equality, so neither the
@@ -19,12 +23,13 @@
 //! tickets of the others (behind a load balancer), and changing the admin
 //! token voids them all.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, RawPathParams};
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::keys::{self, Role};
 use super::problem::{codes, Problem};
 use super::AppState;
 
@@ -78,13 +83,95 @@ fn unauthorized(what: &str) -> Problem {
     )
 }
 
-/// Proof that the request carries the admin token.
-pub struct Admin;
+/// Proof that the request may administer what it addresses: the admin
+/// token (`who` is `operator`), or a team key of role admin whose pattern
+/// matches the route's campaign (`who` is the key's name).
+pub struct Admin {
+    /// Who asks, for the audit log.
+    pub who: String,
+}
+
+/// The route's `{campaign}`, if it has one.
+async fn route_campaign(parts: &mut Parts, state: &AppState) -> Option<String> {
+    let params = RawPathParams::from_request_parts(parts, state).await.ok()?;
+    params
+        .iter()
+        .find(|(name, _)| *name == "campaign")
+        .map(|(_, value)| value.to_string())
+}
+
+/// The team key whose token `given` is (a [`keys::PREFIX`] token), checked
+/// against the route's campaign and the role `need`: its name, 401 when
+/// no key has this token (unknown or revoked: the lookup is made on every
+/// request, nothing is cached), 403 outside its pattern or role.
+async fn team_key(
+    parts: &mut Parts,
+    state: &AppState,
+    given: &str,
+    need: Role,
+) -> Result<String, Problem> {
+    let token = given.to_string();
+    let found = state
+        .con
+        .with_redis(true, |mut con| {
+            let token = token.clone();
+            async move {
+                keys::lookup_async(&mut con, &token)
+                    .await
+                    .map_err(|e| match e {
+                        keys::KeyError::Redis(e) => e,
+                        other => redvote::Error::Config(other.to_string()),
+                    })
+            }
+        })
+        .await?;
+    let Some((key, _)) = found else {
+        return Err(unauthorized("an unknown or revoked team key"));
+    };
+    let forbidden = |detail: String| Problem::new(StatusCode::FORBIDDEN, codes::FORBIDDEN, detail);
+    let Some(campaign) = route_campaign(parts, state).await else {
+        return Err(forbidden(format!(
+            "key {:?} ({} on campaigns {}) may only use campaign routes: site routes, the campaign list and key management take the operator's tokens",
+            key.name,
+            key.role.as_str(),
+            key.pattern
+        )));
+    };
+    if !keys::pattern_matches(&key.pattern, &campaign) {
+        return Err(forbidden(format!(
+            "key {:?} may only touch campaigns matching {}, not {:?}",
+            key.name,
+            key.pattern,
+            super::site::clip(&campaign)
+        )));
+    }
+    if key.role < need {
+        return Err(forbidden(format!(
+            "key {:?} may only {} on campaigns matching {}: this route needs the {} role",
+            key.name,
+            key.role.may(),
+            key.pattern,
+            need.as_str()
+        )));
+    }
+    Ok(key.name)
+}
+
+/// Whether `given` is a team key's token (by its prefix: no operator
+/// token is looked up in Redis).
+fn is_team(given: &str) -> bool {
+    given.starts_with(keys::PREFIX)
+}
 
 impl FromRequestParts<AppState> for Admin {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
+            let given = given.to_string();
+            let who = team_key(parts, state, &given, Role::Admin).await?;
+            return Ok(Admin { who });
+        }
         let Some(token) = &state.tokens.admin else {
             return Err(Problem::new(
                 StatusCode::FORBIDDEN,
@@ -93,7 +180,9 @@ impl FromRequestParts<AppState> for Admin {
             ));
         };
         match bearer(parts) {
-            Some(given) if token.matches(given) => Ok(Admin),
+            Some(given) if token.matches(given) => Ok(Admin {
+                who: keys::OPERATOR.to_string(),
+            }),
             Some(_) => Err(unauthorized("not the admin token")),
             None => Err(unauthorized("this route needs the admin token")),
         }
@@ -101,13 +190,25 @@ impl FromRequestParts<AppState> for Admin {
 }
 
 /// Proof that the request may use the API: the API token when one is set
-/// (the admin token is accepted too), anything otherwise.
+/// (the admin token is accepted too), anything otherwise; a team key
+/// whose pattern matches the route's campaign, of role read for a GET and
+/// vote for a write.
 pub struct Api;
 
 impl FromRequestParts<AppState> for Api {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
+            let given = given.to_string();
+            let need = if parts.method == Method::GET || parts.method == Method::HEAD {
+                Role::Read
+            } else {
+                Role::Vote
+            };
+            team_key(parts, state, &given, need).await?;
+            return Ok(Api);
+        }
         let Some(token) = &state.tokens.api else {
             return Ok(Api);
         };
@@ -119,6 +220,25 @@ impl FromRequestParts<AppState> for Api {
             Some(_) => Err(unauthorized("not the API token")),
             None => Err(unauthorized("this service needs the API token")),
         }
+    }
+}
+
+/// Proof that the request carries the operator's admin token itself: key
+/// management. A team key, whatever its role, is 403.
+pub struct Operator;
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
+            let given = given.to_string();
+            // 401 when unknown; a known key has no campaign here: 403
+            team_key(parts, state, &given, Role::Admin).await?;
+        }
+        Admin::from_request_parts(parts, state)
+            .await
+            .map(|_| Operator)
     }
 }
 

@@ -24,6 +24,7 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::audit::{self, Action, Change};
 use super::auth::{Admin, Api};
 use super::extract::{IdempotencyKey, Json, NoQuery, Path, Query};
 use super::metrics::System;
@@ -101,14 +102,25 @@ const CAMPAIGN: &str = "Campaign name (the board name rule)";
     security(("admin_token" = []))
 )]
 async fn configure(
-    _: Admin,
+    admin: Admin,
     _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(settings): Json<CampaignSettings>,
 ) -> Result<Json<Configured>, Problem> {
     let c = campaign(&name)?;
+    // the audit log's before and after: the stored settings (null: none)
+    let before = stored(&state, &c).await;
     let configured = state.run(&c.configure(&settings)).await?;
+    let after = stored(&state, &c).await;
+    let change = Change {
+        who: &admin.who,
+        action: Action::Configure,
+        what: serde_json::to_value(&settings).unwrap_or_default(),
+        before,
+        after,
+    };
+    audit::note(&state, &c, change).await;
     // The campaign list (GET /v1/campaigns) reads the campaign registry,
     // which the configure script cannot write (another cluster slot): one
     // more call, idempotent, after every successful configure.
@@ -128,6 +140,16 @@ async fn configure(
         })?;
     }
     Ok(Json(configured))
+}
+
+/// The campaign's stored settings as JSON, for the audit log (null when
+/// it has none or the read fails: the audit entry says so rather than
+/// failing the change).
+async fn stored(state: &AppState, c: &Campaign) -> serde_json::Value {
+    match state.run(&c.settings()).await {
+        Ok(s) => serde_json::to_value(s).unwrap_or_default(),
+        Err(_) => serde_json::Value::Null,
+    }
 }
 
 /// One (board, option) pair.
@@ -296,7 +318,7 @@ impl ToSchema for Amount {}
     security(("admin_token" = []))
 )]
 async fn import(
-    _: Admin,
+    admin: Admin,
     _: NoQuery,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
@@ -308,7 +330,17 @@ async fn import(
         .map(|(o, a)| (o.as_str(), a.as_text()))
         .collect();
     let pairs: Vec<(&str, &str)> = amounts.iter().map(|(o, a)| (*o, a.as_str())).collect();
-    Ok(Json(state.run(&c.import(&board, &pairs)).await?))
+    let imported = state.run(&c.import(&board, &pairs)).await?;
+    let what: BTreeMap<&str, &str> = pairs.iter().copied().collect();
+    let change = Change {
+        who: &admin.who,
+        action: Action::Import,
+        what: serde_json::json!({ "board": board, "votes": what }),
+        before: serde_json::Value::Null,
+        after: serde_json::to_value(&imported).unwrap_or_default(),
+    };
+    audit::note(&state, &c, change).await;
+    Ok(Json(imported))
 }
 
 /// Which boards (or board) to read, and how.
@@ -703,7 +735,7 @@ pub struct Reset {
     security(("admin_token" = []))
 )]
 async fn reset_limits(
-    _: Admin,
+    admin: Admin,
     _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -721,6 +753,19 @@ async fn reset_limits(
         .map(|p| (p.board.as_str(), p.option.as_str()))
         .collect();
     let reset = state.run(&c.reset_limits(&voter, &pairs)).await?;
+    let change = Change {
+        who: &admin.who,
+        action: Action::LimitsReset,
+        what: serde_json::json!({
+            "user": body.user,
+            "channel": body.channel,
+            "device": body.device,
+            "pairs": pairs,
+        }),
+        before: serde_json::Value::Null,
+        after: serde_json::json!({ "reset": reset }),
+    };
+    audit::note(&state, &c, change).await;
     Ok(Json(Reset { reset }))
 }
 
@@ -765,16 +810,23 @@ fn hundred() -> u32 {
     security(("admin_token" = []))
 )]
 async fn reindex(
-    _: Admin,
+    admin: Admin,
     _: NoQuery,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
     Json(body): Json<ReindexRequest>,
 ) -> Result<Json<Reindexed>, Problem> {
     let c = campaign(&name)?;
-    Ok(Json(
-        state
-            .run(&c.reindex(&board, &body.cursor, body.count))
-            .await?,
-    ))
+    let step = state
+        .run(&c.reindex(&board, &body.cursor, body.count))
+        .await?;
+    let change = Change {
+        who: &admin.who,
+        action: Action::Reindex,
+        what: serde_json::json!({ "board": board, "cursor": body.cursor, "count": body.count }),
+        before: serde_json::Value::Null,
+        after: serde_json::to_value(&step).unwrap_or_default(),
+    };
+    audit::note(&state, &c, change).await;
+    Ok(Json(step))
 }

@@ -40,7 +40,9 @@
 //!   streamed in batches, and its vote statistics (JSON or CSV);
 //! - `campaigns.rs`: the campaign list (the campaign registry) and the
 //!   settings read-back for the admin page;
-//! - `auth.rs`: the admin and API bearer tokens;
+//! - `auth.rs`: the admin and API bearer tokens, the team keys' scopes;
+//! - `keys.rs`: the team keys' store and `/v1/keys`; `audit.rs`: the audit
+//!   log's writer and read; `void.rs`: voiding votes (docs/teams.md);
 //! - `health.rs`: `/healthz`, `/readyz`, `/openapi.json`;
 //! - `metrics.rs`: `/metrics` and the request metrics middleware;
 //! - `openapi.rs`: the OpenAPI document's shared parts and rules.
@@ -51,6 +53,7 @@
 #![allow(clippy::result_large_err)]
 
 mod admin;
+pub mod audit;
 mod auth;
 mod background;
 mod campaign;
@@ -58,11 +61,13 @@ pub mod campaigns;
 pub mod export;
 mod extract;
 mod health;
+pub mod keys;
 mod metrics;
 mod openapi;
 mod problem;
 mod site;
 mod stats;
+mod void;
 
 use std::collections::BTreeMap;
 use std::future::IntoFuture;
@@ -261,6 +266,8 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(export::routes())
         .merge(stats::routes())
         .merge(admin::routes())
+        .merge(keys::routes())
+        .merge(void::routes())
 }
 
 /// The OpenAPI document the service serves (`/openapi.json`).

@@ -45,6 +45,7 @@ use super::problem::{Problem, PROBLEM_JSON};
         (name = "site", description = "The article site (Redis in Action, chapter 1)"),
         (name = "campaign", description = "Campaign leaderboards (seed 002)"),
         (name = "operations", description = "Health, readiness, metrics and this document"),
+        (name = "keys", description = "Team keys: API keys scoped to campaigns and a role (the operator's admin token only; docs/teams.md)"),
     ),
     components(schemas(Problem)),
     modifiers(&Security)
@@ -156,7 +157,12 @@ fn shared_errors(op: &mut Operation) {
     if admin {
         add.push((
             "403",
-            "Admin routes are off: no --admin-token (REDVOTE_ADMIN_DISABLED)",
+            "Admin routes are off: no --admin-token (REDVOTE_ADMIN_DISABLED); or a team key outside its campaigns or role (REDVOTE_FORBIDDEN)",
+        ));
+    } else {
+        add.push((
+            "403",
+            "A team key outside its campaigns or role (REDVOTE_FORBIDDEN)",
         ));
     }
     if body {
@@ -293,6 +299,16 @@ fn parameter_rule(path: &str, location: &str, param: &str) -> Option<Value> {
     use redvote::caps;
     Some(match (location, param) {
         ("path", "site" | "campaign" | "board" | "member" | "group") => name(),
+        ("path", "name") if path.starts_with("/v1/keys/") => name(),
+        // a vote id: 1..128 bytes of visible ASCII (inner spaces allowed)
+        ("path", "vote_id") => json!({
+            "pattern": "^[!-~]([ -~]{0,126}[!-~])?$",
+            "minLength": 1,
+            "maxLength": 128,
+        }),
+        ("query", "before") => {
+            json!({"pattern": "^[0-9]{1,20}-[0-9]{1,20}$", "minLength": 3, "maxLength": 41})
+        }
         ("path", "id") => {
             json!({"pattern": "^(article:)?[1-9][0-9]{0,14}$", "minLength": 1, "maxLength": 23})
         }
@@ -346,6 +362,15 @@ fn property_rule(schema: &str, property: &str) -> Option<Value> {
             json!({"pattern": r"^(0|[0-9]{1,15}\|[^|]+\|[0-9]{1,19})$", "minLength": 1})
         }
         ("ReindexRequest", "count") => range(1, 5000),
+        ("NewKeyRequest", "name") => name(),
+        ("NewKeyRequest", "pattern") => {
+            json!({"pattern": r"^[^\x00-\x20\x7f:{}?\[\]\\,]{1,64}$", "minLength": 1, "maxLength": 64})
+        }
+        ("VoidRangeRequest", "from" | "to") => range(0, 253_402_300_799),
+        ("VoidRangeRequest", "count") => range(1, 1000),
+        ("VoidRangeRequest", "cursor") => {
+            json!({"pattern": "^(0|[0-9]{1,20}-[0-9]{1,20})$", "minLength": 1, "maxLength": 41})
+        }
         _ => return None,
     })
 }

@@ -32,6 +32,15 @@ pub mod codes {
     pub const UNAUTHORIZED: &str = "REDVOTE_UNAUTHORIZED";
     /// 403: an admin endpoint while the service has no admin token.
     pub const ADMIN_DISABLED: &str = "REDVOTE_ADMIN_DISABLED";
+    /// 403: a team key outside its campaign pattern or role, or on a
+    /// route only the operator's tokens take (docs/teams.md).
+    pub const FORBIDDEN: &str = "REDVOTE_FORBIDDEN";
+    /// 409: a team key of this name exists.
+    pub const KEY_EXISTS: &str = "REDVOTE_KEY_EXISTS";
+    /// 409: the most team keys there may be exist already.
+    pub const TOO_MANY_KEYS: &str = "REDVOTE_TOO_MANY_KEYS";
+    /// 404: no team key of this name.
+    pub const UNKNOWN_KEY: &str = "REDVOTE_UNKNOWN_KEY";
     /// 404: a site name the service was not started with.
     pub const UNKNOWN_SITE: &str = "REDVOTE_UNKNOWN_SITE";
     /// 404: no such route.

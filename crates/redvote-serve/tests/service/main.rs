@@ -12,6 +12,7 @@
 
 mod admin;
 mod app;
+mod audit;
 mod auth;
 mod campaign;
 mod eviction;
@@ -21,6 +22,7 @@ mod ops;
 mod recovery;
 mod registry;
 mod site;
+mod teams;
 mod unavailable;
 
 use std::collections::BTreeMap;
