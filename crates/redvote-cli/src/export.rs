@@ -66,9 +66,11 @@ pub fn period_arg(s: &str) -> Result<String, String> {
     if current || redvote_check::calendar::parse_period(s, 0).is_some() {
         Ok(s.to_string())
     } else {
-        Err("a period is hour, day, week, month, total, or a name such as \
+        Err(
+            "a period is hour, day, week, month, total, or a name such as \
              hour:2026-03-17T10, day:2026-03-17, week:2026-W12, month:2026-03"
-            .to_string())
+                .to_string(),
+        )
     }
 }
 
@@ -158,8 +160,9 @@ pub fn run(g: &Global, c: &Campaign, name: &str, a: &ExportArgs) -> Result<()> {
             .and_then(|f| f.sync_all().map(|()| f))
             .with_context(|| format!("cannot write {}", partial.display()))?;
         drop(file);
-        std::fs::rename(&partial, &path)
-            .with_context(|| format!("cannot rename {} to {}", partial.display(), path.display()))?;
+        std::fs::rename(&partial, &path).with_context(|| {
+            format!("cannot rename {} to {}", partial.display(), path.display())
+        })?;
         let summary = json!({
             "campaign": name,
             "board": a.board,

@@ -47,9 +47,11 @@ fn moment_arg(s: &str) -> Result<String, String> {
     if seconds || redvote_check::calendar::parse_period(s, 0).is_some() {
         Ok(s.to_string())
     } else {
-        Err("a moment is Unix seconds or a period name such as hour:2026-03-17T10, \
+        Err(
+            "a moment is Unix seconds or a period name such as hour:2026-03-17T10, \
              day:2026-03-17, week:2026-W12, month:2026-03"
-            .to_string())
+                .to_string(),
+        )
     }
 }
 

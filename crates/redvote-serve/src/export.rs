@@ -267,7 +267,13 @@ pub fn name_keys(c: &Campaign, board: &str, members: &[&str]) -> Vec<String> {
 
 /// A download's file name: `CAMPAIGN-BOARD-KIND-PERIOD.EXT`, the period's
 /// colons as dashes (`spring2026-stars-shown-month-2026-10.csv`).
-pub fn filename(campaign: &str, board: &str, kind: ExportKind, period: &str, format: ExportFormat) -> String {
+pub fn filename(
+    campaign: &str,
+    board: &str,
+    kind: ExportKind,
+    period: &str,
+    format: ExportFormat,
+) -> String {
     format!(
         "{}-{}-{}-{}.{}",
         safe(campaign),
@@ -526,13 +532,19 @@ async fn export(
     let kind = ExportKind::parse(&q.kind).ok_or_else(|| {
         Problem::invalid(
             Code::Usage,
-            format!("kind must be shown, real or both, got {:?}", super::site::clip(&q.kind)),
+            format!(
+                "kind must be shown, real or both, got {:?}",
+                super::site::clip(&q.kind)
+            ),
         )
     })?;
     let format = ExportFormat::parse(&q.format).ok_or_else(|| {
         Problem::invalid(
             Code::Usage,
-            format!("format must be csv or jsonl, got {:?}", super::site::clip(&q.format)),
+            format!(
+                "format must be csv or jsonl, got {:?}",
+                super::site::clip(&q.format)
+            ),
         )
     })?;
     let deadline = state.request_timeout;
@@ -568,12 +580,18 @@ async fn export(
                 Some((Err(std::io::Error::other(p.detail)), None))
             }
             Err(_) => {
-                tracing::warn!("export: a batch ran past its deadline; the transfer ends abnormally");
-                Some((Err(std::io::Error::other("a batch ran past its deadline")), None))
+                tracing::warn!(
+                    "export: a batch ran past its deadline; the transfer ends abnormally"
+                );
+                Some((
+                    Err(std::io::Error::other("a batch ran past its deadline")),
+                    None,
+                ))
             }
         }
     });
-    let first = futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(first)) });
+    let first =
+        futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(first)) });
     let body = Body::from_stream(futures_util::StreamExt::chain(first, rest));
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
@@ -636,8 +654,10 @@ mod tests {
         let full: Vec<(String, String, u64)> = (0..100)
             .map(|i| (format!("m{i}"), format!("{}", 1000 - i), i + 1))
             .collect();
-        let entries: Vec<(&str, &str, u64)> =
-            full.iter().map(|(m, s, r)| (m.as_str(), s.as_str(), *r)).collect();
+        let entries: Vec<(&str, &str, u64)> = full
+            .iter()
+            .map(|(m, s, r)| (m.as_str(), s.as_str(), *r))
+            .collect();
         let mut p = Progress::new("day");
         assert!(!p.advance(&page(150, &entries)));
         assert_eq!(p.period, "day:2026-03-17");
@@ -647,13 +667,22 @@ mod tests {
         assert!(p.shifted && p.done);
         let mut p = Progress::new("total");
         p.advance(&page(150, &entries));
-        assert!(p.advance(&page(151, &[("y", "1", 101)])), "the size changed");
+        assert!(
+            p.advance(&page(151, &[("y", "1", 101)])),
+            "the size changed"
+        );
     }
 
     #[test]
     fn file_names_hold_no_colon() {
         assert_eq!(
-            filename("spring", "stars", ExportKind::Both, "month:2026-10", ExportFormat::Jsonl),
+            filename(
+                "spring",
+                "stars",
+                ExportKind::Both,
+                "month:2026-10",
+                ExportFormat::Jsonl
+            ),
             "spring-stars-both-month-2026-10.jsonl"
         );
     }

@@ -279,6 +279,17 @@ fn period() -> Value {
     )})
 }
 
+/// A moment of the statistics' range: Unix seconds, or a period's name
+/// (as [`period`] spells them) read in the campaign's offset.
+fn moment() -> Value {
+    let names = period()["pattern"]
+        .as_str()
+        .unwrap_or_default()
+        .replace("hour|day|week|month|total|", "");
+    let names = names.trim_start_matches('^').trim_end_matches('$');
+    json!({"pattern": format!("^([0-9]{{1,12}}|{names})$"), "minLength": 1})
+}
+
 /// An integer range.
 fn range(lo: u64, hi: u64) -> Value {
     json!({"minimum": lo, "maximum": hi})
@@ -313,6 +324,14 @@ fn parameter_rule(path: &str, location: &str, param: &str) -> Option<Value> {
             json!({"pattern": "^(article:)?[1-9][0-9]{0,14}$", "minLength": 1, "maxLength": 23})
         }
         ("query", "period") => period(),
+        // the export's and the statistics' own values (422 otherwise)
+        ("query", "kind") if path.ends_with("/export") => {
+            json!({"enum": ["shown", "real", "both"]})
+        }
+        ("query", "format") if path.ends_with("/export") => json!({"enum": ["csv", "jsonl"]}),
+        ("query", "format") if path.ends_with("/stats") => json!({"enum": ["json", "csv"]}),
+        ("query", "by") if path.ends_with("/stats") => json!({"enum": ["hour", "day"]}),
+        ("query", "from" | "to") if path.ends_with("/stats") => moment(),
         ("query", "boards") => names(1, caps::TOP_BOARDS),
         ("query", "members") => names(1, caps::STANDING_MEMBERS),
         ("query", "options") => names(0, caps::PARTICIPANT_OPTIONS),

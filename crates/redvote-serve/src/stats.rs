@@ -109,8 +109,8 @@ async fn moment(
             .await?;
         *offset = Some(stored.and_then(|o| o.parse().ok()).unwrap_or(0));
     }
-    let (_, start, stop) =
-        redvote_check::calendar::parse_period(s, offset.unwrap_or(0)).ok_or_else(|| bad(what, s))?;
+    let (_, start, stop) = redvote_check::calendar::parse_period(s, offset.unwrap_or(0))
+        .ok_or_else(|| bad(what, s))?;
     let t = if end { stop } else { start };
     u64::try_from(t).map_err(|_| bad(what, s))
 }

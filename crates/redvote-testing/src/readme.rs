@@ -42,6 +42,7 @@ pub const DOCS: &[(&str, &str)] = &[
         include_str!("../../../docs/contributing.md"),
     ),
     ("docs/errors.md", include_str!("../../../docs/errors.md")),
+    ("docs/export.md", include_str!("../../../docs/export.md")),
     ("docs/layout.md", include_str!("../../../docs/layout.md")),
     (
         "docs/rate-limits.md",

@@ -11,6 +11,7 @@ mod cli;
 mod cluster_check;
 mod cluster_readme;
 mod deadlines;
+mod export;
 mod faults;
 mod help;
 mod import_input;

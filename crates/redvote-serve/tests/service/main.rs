@@ -16,6 +16,7 @@ mod audit;
 mod auth;
 mod campaign;
 mod eviction;
+mod export;
 mod metrics_labels;
 mod openapi;
 mod ops;
