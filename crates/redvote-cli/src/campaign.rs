@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry, Voter};
 use redvote::{Campaign, Kind, Neighbourhood, Paging, View};
+use redvote_serve::audit::Action;
 use serde_json::json;
 
 use crate::{print, Global};
@@ -216,6 +217,14 @@ enum CampaignCommand {
         #[arg(long, default_value_t = 100)]
         batch: u32,
     },
+    /// Admin: void a vote by its id, or a user's or channel's logged votes in a time range (docs/teams.md)
+    Void(crate::void::VoidArgs),
+    /// The campaign's audit log, newest first: who changed what, when (docs/teams.md)
+    Audit {
+        /// Entries to print (1..100)
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100))]
+        count: u32,
+    },
     /// Remove options from a board, with their scores on every period board
     RemoveOptions {
         /// Board
@@ -279,6 +288,8 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             crate::report(g, &report)
         }
         CampaignCommand::RemoveOptions { board, options } => remove_options(g, c, board, options),
+        CampaignCommand::Void(void) => crate::void::run(g, c, void),
+        CampaignCommand::Audit { count } => crate::audit::read(g, c, *count),
     }
 }
 
@@ -291,7 +302,17 @@ fn configure(g: &Global, campaign: &Campaign, file: &str) -> Result<()> {
     };
     let settings: CampaignSettings =
         serde_json::from_str(&text).with_context(|| format!("{file}: not campaign settings"))?;
+    let before = crate::audit::settings(g, campaign);
     let done = g.run(&campaign.configure(&settings))?;
+    let after = crate::audit::settings(g, campaign);
+    crate::audit::note(
+        g,
+        campaign,
+        Action::Configure,
+        serde_json::to_value(&settings)?,
+        before,
+        after,
+    );
     // the campaign lists read the registry, which configure cannot write
     crate::campaigns::register_configured(g, campaign)?;
     print(g, &done, |d| {
@@ -386,6 +407,14 @@ fn reset_limits(
 ) -> Result<()> {
     let pairs = split_pairs(pairs)?;
     let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
+    crate::audit::note(
+        g,
+        campaign,
+        Action::LimitsReset,
+        json!({ "user": voter.user, "channel": voter.channel, "device": voter.device, "pairs": pairs }),
+        serde_json::Value::Null,
+        json!({ "reset": n }),
+    );
     print(g, &json!({ "reset": n }), |_| {
         format!("reset {n} counter(s)")
     })
@@ -508,6 +537,14 @@ fn reindex(g: &Global, campaign: &Campaign, board: &str, batch: u32) -> Result<(
         }
         cursor = step.next;
     }
+    crate::audit::note(
+        g,
+        campaign,
+        Action::Reindex,
+        json!({ "board": board, "batch": batch }),
+        serde_json::Value::Null,
+        serde_json::to_value(&done)?,
+    );
     print(g, &done, |d| {
         format!(
             "board {} indexed: {} member(s) of {} period board(s) in {} call(s)",
@@ -529,7 +566,17 @@ fn remove_options(g: &Global, campaign: &Campaign, board: &str, options: &[Strin
         )]),
         ..Default::default()
     };
+    let before = crate::audit::settings(g, campaign);
     let done = g.run(&campaign.configure(&settings))?;
+    let after = crate::audit::settings(g, campaign);
+    crate::audit::note(
+        g,
+        campaign,
+        Action::Configure,
+        serde_json::to_value(&settings)?,
+        before,
+        after,
+    );
     print(g, &done, |_| {
         format!("removed {} option(s) from {board}", options.len())
     })
@@ -766,6 +813,14 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
     }
     bar.finish_and_clear();
     let summary = redvote::campaign::Imported { changed, unchanged };
+    crate::audit::note(
+        g,
+        campaign,
+        Action::Import,
+        json!({ "board": board, "file": file, "options": rows.len() }),
+        serde_json::Value::Null,
+        serde_json::to_value(&summary)?,
+    );
     print(g, &summary, |s| {
         format!(
             "imported {} option(s), {} unchanged",

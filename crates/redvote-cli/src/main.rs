@@ -4,12 +4,15 @@
 //! one-line message on stderr naming the problem), 2 on a command line clap
 //! rejects (one line too: clap's message, then where to look).
 
+mod audit;
 mod campaign;
 mod campaigns;
 mod demo;
 mod export;
+mod keys;
 mod serve;
 mod stats;
+mod void;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -354,6 +357,8 @@ enum Command {
     Campaign(campaign::CampaignArgs),
     /// List the registered campaigns, or register them (NAME..., or --scan for those made before the registry)
     Campaigns(campaigns::CampaignsArgs),
+    /// Team keys of the service: add NAME --campaigns PATTERN --role read|vote|admin, list, revoke NAME (docs/teams.md)
+    Keys(keys::KeysArgs),
     /// Serve the article site and the campaigns as a JSON API over HTTP (docs/service.md)
     Serve(serve::ServeArgs),
 }
@@ -600,6 +605,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Check => check(g, &site),
         Command::Campaign(args) => campaign::run(g, &args),
         Command::Campaigns(args) => campaigns::run(g, &args),
+        Command::Keys(args) => keys::run(g, &args),
         Command::Serve(args) => serve::run(g, &args),
     }
 }

@@ -22,5 +22,6 @@ mod readme;
 mod registry;
 mod seed_compat;
 mod sentinel_readme;
+mod teams;
 mod tls;
 mod vote_ids;
