@@ -622,6 +622,11 @@ function limitsInWords(rules) {
 }
 
 function previewLimits() {
+  // each rule's legend says which it is
+  [...$("#rules").querySelectorAll("fieldset.rule")].forEach((row, n) => {
+    const name = row.querySelector(".r-name").value.trim();
+    row.querySelector("legend").textContent = "Rule " + (n + 1) + (name ? ": " + name : "");
+  });
   const got = readRules();
   $("#limits-preview").textContent = got.error ? "Preview: " + got.error[1] : limitsInWords(got.rules);
 }
@@ -748,7 +753,9 @@ async function addBoard(ev) {
   state.board = name;
   await loadCampaigns();
   status("board " + name + " added (periods: total): set it up below");
+  // on to the new board's first setting
   $("#board-name").scrollIntoView({ block: "start" });
+  $('#f-periods input[value="hour"]').focus();
 }
 
 // The fields of display data the table shows apart; the rest is "other".
@@ -764,7 +771,10 @@ function optionRow(o, i, weight, isNew) {
     input.dataset.option = o;
     return labelled(label, input);
   };
-  const w = el("input", { id: "w-" + i, className: "weight", size: 5, inputMode: "decimal", value: weight ?? 1, "aria-describedby": err });
+  const w = el("input", {
+    id: "w-" + i, className: "weight", size: 5, inputMode: "decimal", value: weight ?? 1,
+    "aria-describedby": err + " f-future-hint",
+  });
   w.dataset.option = o;
   const other = el("textarea", { id: "o-" + i + "-other", className: "opt-other", rows: 1, "aria-describedby": derr });
   other.dataset.option = o;
@@ -832,7 +842,8 @@ function fillBoardForm() {
   }
   tiesHint(b);
   const rows = Object.keys(b.options || {}).sort().map((o) => optionRow(o, optionSeq++, b.options[o].weight, false));
-  $("#options").replaceChildren(...rows);
+  $("#options").replaceChildren(...(rows.length ? rows
+    : [el("p", { class: "muted", id: "no-options" }, state.board ? "No options yet: add one below." : "No board is open.")]));
   loadOptionData();
 }
 
@@ -875,6 +886,8 @@ function addOption() {
   }
   const row = optionRow(o, optionSeq++, 1, true);
   row.dataset.loaded = "1";
+  const none = $("#no-options");
+  if (none) none.remove();
   $("#options").append(row);
   $("#new-option").value = "";
   row.querySelector(".opt-name").focus();
