@@ -59,6 +59,7 @@ pub const DOCS: &[(&str, &str)] = &[
         "docs/statistics.md",
         include_str!("../../../docs/statistics.md"),
     ),
+    ("docs/teams.md", include_str!("../../../docs/teams.md")),
 ];
 
 /// The text of the document at `path` (`"docs/cli.md"`, `"README.md"`).

@@ -141,3 +141,33 @@ fn campaign_void_voids_once_and_says_so_and_the_audit_shows_it() {
     assert_eq!(code, 2);
     assert_eq!(ok(&url, &["campaign", "other", "audit"]), "no audit entries\n");
 }
+
+/// docs/teams.md's examples run as written, in order, against a server of
+/// the test's own, and print what the chapter says they print.
+#[test]
+fn the_teams_chapter_examples_run() {
+    use crate::support::readme::{doc, sh, sh_commands, WORKSPACE};
+    let server = support::server();
+    let lines = sh_commands(doc("docs/teams.md"), &["redvote "]);
+    assert_eq!(lines.len(), 9, "{lines:?}");
+    let mut outs = Vec::new();
+    for line in &lines {
+        let out = sh(line, WORKSPACE.as_ref())
+            .env("REDVOTE_URL", server.url())
+            .env("USER", "docs")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{line}: {out:?}");
+        outs.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    assert!(outs[1].contains("token: rvk_"), "{}", outs[1]);
+    assert!(outs[3].starts_with("backend-spring vote spring* "), "{}", outs[3]);
+    assert!(!outs[3].contains("rvk_"));
+    assert!(outs[5].starts_with("voided vote order-1: "), "{}", outs[5]);
+    assert!(outs[6].starts_with("vote order-1 was already voided (at "), "{}", outs[6]);
+    let audit: Vec<&str> = outs[7].lines().collect();
+    assert_eq!(audit.len(), 2, "{}", outs[7]);
+    assert!(audit[0].contains(" cli:docs void "), "{}", outs[7]);
+    assert!(audit[1].contains(" cli:docs configure "), "{}", outs[7]);
+    assert_eq!(outs[8], "revoked key backend-spring\n");
+}
