@@ -41,9 +41,7 @@ pub fn note(g: &Global, c: &Campaign, action: Action, what: Value, before: Value
         .connect()
         .and_then(|mut con| Ok(audit::record(con.redis()?, c, &change)?));
     if let Err(err) = result {
-        eprintln!(
-            "warning: the change was applied but its audit entry was not written: {err:#}"
-        );
+        eprintln!("warning: the change was applied but its audit entry was not written: {err:#}");
     }
 }
 
@@ -57,12 +55,7 @@ pub fn read(g: &Global, c: &Campaign, count: u32) -> Result<()> {
         }
         entries
             .iter()
-            .map(|e| {
-                format!(
-                    "{} {} {} {} {}",
-                    e.id, e.when, e.who, e.action, e.what
-                )
-            })
+            .map(|e| format!("{} {} {} {} {}", e.id, e.when, e.who, e.action, e.what))
             .collect::<Vec<_>>()
             .join("\n")
     })

@@ -819,7 +819,7 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
         Action::Import,
         json!({ "board": board, "file": file, "options": rows.len() }),
         serde_json::Value::Null,
-        serde_json::to_value(&summary)?,
+        serde_json::to_value(summary)?,
     );
     print(g, &summary, |s| {
         format!(

@@ -72,7 +72,10 @@ pub fn run(g: &Global, c: &Campaign, args: &VoidArgs) -> Result<()> {
     // each call reads at most --batch entries of the capped log: the loop
     // ends within the log's length / batch calls
     loop {
-        let step = g.run_on(&mut con, &c.void_range(by, value, from, to, &cursor, args.batch))?;
+        let step = g.run_on(
+            &mut con,
+            &c.void_range(by, value, from, to, &cursor, args.batch),
+        )?;
         calls += 1;
         if step.voided > 0 {
             crate::audit::note(

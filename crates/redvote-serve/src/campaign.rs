@@ -337,7 +337,7 @@ async fn import(
         action: Action::Import,
         what: serde_json::json!({ "board": board, "votes": what }),
         before: serde_json::Value::Null,
-        after: serde_json::to_value(&imported).unwrap_or_default(),
+        after: serde_json::to_value(imported).unwrap_or_default(),
     };
     audit::note(&state, &c, change).await;
     Ok(Json(imported))

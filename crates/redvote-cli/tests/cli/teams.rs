@@ -34,8 +34,22 @@ fn fails(url: &str, args: &[&str]) -> (i32, String) {
 fn keys_add_prints_the_token_once_and_list_never() {
     let server = support::server();
     let url = server.url();
-    let out = ok(&url, &["keys", "add", "team1", "--campaigns", "spring-*", "--role", "vote"]);
-    assert!(out.starts_with("key team1 (vote on campaigns spring-*)\ntoken: rvk_"), "{out}");
+    let out = ok(
+        &url,
+        &[
+            "keys",
+            "add",
+            "team1",
+            "--campaigns",
+            "spring-*",
+            "--role",
+            "vote",
+        ],
+    );
+    assert!(
+        out.starts_with("key team1 (vote on campaigns spring-*)\ntoken: rvk_"),
+        "{out}"
+    );
     let token = out
         .lines()
         .find_map(|l| l.strip_prefix("token: "))
@@ -44,7 +58,16 @@ fn keys_add_prints_the_token_once_and_list_never() {
     assert_eq!(token.len(), 47);
     let json: Value = serde_json::from_str(&ok(
         &url,
-        &["keys", "add", "team2", "--campaigns", "*", "--role", "admin", "--json"],
+        &[
+            "keys",
+            "add",
+            "team2",
+            "--campaigns",
+            "*",
+            "--role",
+            "admin",
+            "--json",
+        ],
     ))
     .unwrap();
     assert_eq!(json["name"], "team2");
@@ -61,17 +84,40 @@ fn keys_add_prints_the_token_once_and_list_never() {
     assert!(json["keys"][0].get("token").is_none());
     assert!(!json.to_string().contains("rvk_"));
     // refusals: the name exists, a bad pattern or name, a bad role
-    let (code, err) = fails(&url, &["keys", "add", "team1", "--campaigns", "*", "--role", "read"]);
+    let (code, err) = fails(
+        &url,
+        &["keys", "add", "team1", "--campaigns", "*", "--role", "read"],
+    );
     assert_eq!(code, 1);
     assert!(err.contains("team1") && err.contains("exists"), "{err}");
-    let (_, err) = fails(&url, &["keys", "add", "t3", "--campaigns", "a b", "--role", "read"]);
+    let (_, err) = fails(
+        &url,
+        &["keys", "add", "t3", "--campaigns", "a b", "--role", "read"],
+    );
     assert!(err.contains("pattern"), "{err}");
-    let (_, err) = fails(&url, &["keys", "add", "operator", "--campaigns", "*", "--role", "read"]);
+    let (_, err) = fails(
+        &url,
+        &[
+            "keys",
+            "add",
+            "operator",
+            "--campaigns",
+            "*",
+            "--role",
+            "read",
+        ],
+    );
     assert!(err.contains("operator"), "{err}");
-    let (code, err) = fails(&url, &["keys", "add", "t3", "--campaigns", "*", "--role", "owner"]);
+    let (code, err) = fails(
+        &url,
+        &["keys", "add", "t3", "--campaigns", "*", "--role", "owner"],
+    );
     assert_eq!(code, 2, "{err}");
     // revoke
-    assert_eq!(ok(&url, &["keys", "revoke", "team1"]), "revoked key team1\n");
+    assert_eq!(
+        ok(&url, &["keys", "revoke", "team1"]),
+        "revoked key team1\n"
+    );
     let (code, err) = fails(&url, &["keys", "revoke", "team1"]);
     assert_eq!(code, 1);
     assert!(err.contains("no key of this name"), "{err}");
@@ -87,7 +133,10 @@ fn configure(url: &str, name: &str) {
         r#"{"vote_log": 100, "boards": {"b": {"options": {"o": {}, "p": {}}}}}"#,
     )
     .unwrap();
-    ok(url, &["campaign", name, "configure", file.to_str().unwrap()]);
+    ok(
+        url,
+        &["campaign", name, "configure", file.to_str().unwrap()],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -96,26 +145,58 @@ fn campaign_void_voids_once_and_says_so_and_the_audit_shows_it() {
     let server = support::server();
     let url = server.url();
     configure(&url, "spr");
-    ok(&url, &["campaign", "spr", "vote", "--user", "u1", "--vote-id", "v1", "b:o"]);
+    ok(
+        &url,
+        &[
+            "campaign",
+            "spr",
+            "vote",
+            "--user",
+            "u1",
+            "--vote-id",
+            "v1",
+            "b:o",
+        ],
+    );
     let out = ok(&url, &["campaign", "spr", "void", "v1"]);
     assert!(out.starts_with("voided vote v1: "), "{out}");
     let out = ok(&url, &["campaign", "spr", "void", "v1"]);
     assert!(out.starts_with("vote v1 was already voided (at "), "{out}");
-    let json: Value = serde_json::from_str(&ok(&url, &["campaign", "spr", "void", "v1", "--json"])).unwrap();
+    let json: Value =
+        serde_json::from_str(&ok(&url, &["campaign", "spr", "void", "v1", "--json"])).unwrap();
     assert_eq!(json["already"], true);
     let (code, err) = fails(&url, &["campaign", "spr", "void", "nope"]);
     assert_eq!(code, 1);
-    assert!(err.contains("REDVOTE_UNKNOWN_VOTE") || err.contains("unknown"), "{err}");
+    assert!(
+        err.contains("REDVOTE_UNKNOWN_VOTE") || err.contains("unknown"),
+        "{err}"
+    );
     // a user's votes in a range, through the log
     for _ in 0..3 {
         ok(&url, &["campaign", "spr", "vote", "--user", "u2", "b:p"]);
     }
     let out = ok(
         &url,
-        &["campaign", "spr", "void", "--user", "u2", "--from", "0", "--to", "253402300799", "--batch", "2"],
+        &[
+            "campaign",
+            "spr",
+            "void",
+            "--user",
+            "u2",
+            "--from",
+            "0",
+            "--to",
+            "253402300799",
+            "--batch",
+            "2",
+        ],
     );
-    assert!(out.starts_with("voided 3 vote(s) of user u2 in [0, 253402300799) in "), "{out}");
-    let top: Value = serde_json::from_str(&ok(&url, &["campaign", "spr", "top", "b", "--json"])).unwrap();
+    assert!(
+        out.starts_with("voided 3 vote(s) of user u2 in [0, 253402300799) in "),
+        "{out}"
+    );
+    let top: Value =
+        serde_json::from_str(&ok(&url, &["campaign", "spr", "top", "b", "--json"])).unwrap();
     assert!(!top.to_string().contains("\"p\""), "{top}");
     // neither an id nor a user: clap's usage error
     let (code, _) = fails(&url, &["campaign", "spr", "void"]);
@@ -124,10 +205,18 @@ fn campaign_void_voids_once_and_says_so_and_the_audit_shows_it() {
     assert_eq!(code, 2);
 
     // the audit: configure, void, void_range, newest first, by cli:USER
-    let json: Value = serde_json::from_str(&ok(&url, &["campaign", "spr", "audit", "--json"])).unwrap();
+    let json: Value =
+        serde_json::from_str(&ok(&url, &["campaign", "spr", "audit", "--json"])).unwrap();
     let entries = json["entries"].as_array().unwrap();
-    let actions: Vec<&str> = entries.iter().map(|e| e["action"].as_str().unwrap()).collect();
-    assert_eq!(actions, ["void_range", "void_range", "void", "configure"], "{json}");
+    let actions: Vec<&str> = entries
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        ["void_range", "void_range", "void", "configure"],
+        "{json}"
+    );
     for e in entries {
         assert!(e["who"].as_str().unwrap().starts_with("cli:"), "{e}");
     }
@@ -136,10 +225,16 @@ fn campaign_void_voids_once_and_says_so_and_the_audit_shows_it() {
     assert_eq!(entries[3]["after"]["vote_log"], 100, "{}", entries[3]);
     let out = ok(&url, &["campaign", "spr", "audit", "--count", "1"]);
     assert_eq!(out.lines().count(), 1);
-    assert!(out.contains(" cli:") && out.contains(" void_range "), "{out}");
+    assert!(
+        out.contains(" cli:") && out.contains(" void_range "),
+        "{out}"
+    );
     let (code, _) = fails(&url, &["campaign", "spr", "audit", "--count", "0"]);
     assert_eq!(code, 2);
-    assert_eq!(ok(&url, &["campaign", "other", "audit"]), "no audit entries\n");
+    assert_eq!(
+        ok(&url, &["campaign", "other", "audit"]),
+        "no audit entries\n"
+    );
 }
 
 /// docs/teams.md's examples run as written, in order, against a server of
@@ -161,10 +256,18 @@ fn the_teams_chapter_examples_run() {
         outs.push(String::from_utf8_lossy(&out.stdout).into_owned());
     }
     assert!(outs[1].contains("token: rvk_"), "{}", outs[1]);
-    assert!(outs[3].starts_with("backend-spring vote spring* "), "{}", outs[3]);
+    assert!(
+        outs[3].starts_with("backend-spring vote spring* "),
+        "{}",
+        outs[3]
+    );
     assert!(!outs[3].contains("rvk_"));
     assert!(outs[5].starts_with("voided vote order-1: "), "{}", outs[5]);
-    assert!(outs[6].starts_with("vote order-1 was already voided (at "), "{}", outs[6]);
+    assert!(
+        outs[6].starts_with("vote order-1 was already voided (at "),
+        "{}",
+        outs[6]
+    );
     let audit: Vec<&str> = outs[7].lines().collect();
     assert_eq!(audit.len(), 2, "{}", outs[7]);
     assert!(audit[0].contains(" cli:docs void "), "{}", outs[7]);
