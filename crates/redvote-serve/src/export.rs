@@ -592,7 +592,10 @@ async fn export(
     });
     let first =
         futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(first)) });
-    let body = Body::from_stream(futures_util::StreamExt::chain(first, rest));
+    let body = Body::from_stream(
+        // fused: the compression layer polls the body again after its end
+        futures_util::StreamExt::fuse(futures_util::StreamExt::chain(first, rest)),
+    );
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
     headers.insert(

@@ -138,7 +138,7 @@ fn big_board(server: &support::TempServer, n: usize) -> PathBuf {
         );
         assert!(out.status.success(), "{out:?}");
     }
-    let csv: String = (0..n).map(|i| format!("o{i:05},{}\n", i * 3)).collect();
+    let csv: String = (0..n).map(|i| format!("o{i:05},{}\n", (i + 1) * 3)).collect();
     let file = dir.join("big.csv");
     std::fs::write(&file, csv).unwrap();
     let out = redvote(
@@ -152,7 +152,7 @@ fn big_board(server: &support::TempServer, n: usize) -> PathBuf {
 #[test]
 fn exports_to_stdout_and_files_and_a_pipe_closed_early() {
     let server = support::server();
-    let n = 3000;
+    let n = 6000;
     let dir = big_board(&server, n);
     let url = server.url();
     for (format, header) in [("csv", Some("rank,option,name,shown")), ("jsonl", None)] {
@@ -162,7 +162,7 @@ fn exports_to_stdout_and_files_and_a_pipe_closed_early() {
         let mut lines: Vec<&str> = text.lines().collect();
         if let Some(h) = header {
             assert_eq!(lines.remove(0), h);
-            assert_eq!(lines[0], format!("1,o{:05},,{}.00", n - 1, (n - 1) * 3));
+            assert_eq!(lines[0], format!("1,o{:05},,{}.00", n - 1, n * 3));
         } else {
             let v: Value = serde_json::from_str(lines[0]).unwrap();
             assert_eq!(v["option"], format!("o{:05}", n - 1));

@@ -76,6 +76,12 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "404", "409", "422"]
 [[operations]]
 include-path = "/v1/sites/{site}/articles/{id}/groups"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "404", "409", "422"]
+
+# a statistics range that is empty (to before from) or longer than 744
+# hours or 366 days: a rule between two parameters
+[[operations]]
+include-path = "/v1/campaigns/{campaign}/boards/{board}/stats"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "404", "422"]
 "#;
 
 /// The whole run's limit: the run (about 2,500 cases, one worker) takes

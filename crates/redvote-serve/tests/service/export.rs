@@ -192,6 +192,19 @@ fn both_kinds_display_names_and_a_named_period() {
         "{\"rank\":1,\"option\":\"b\",\"name\":\"Bo\",\"real\":\"2\"}\n\
          {\"rank\":2,\"option\":\"a\",\"name\":\"Ann, \\\"the first\\\"\",\"real\":\"1\"}\n"
     );
+    // gzip-compressed when asked: the whole stream, to its end
+    for format in ["csv", "jsonl"] {
+        let r = svc
+            .request(
+                Method::GET,
+                &format!("/v1/campaigns/both/boards/stars/export?format={format}"),
+                None,
+            )
+            .header("accept-encoding", "gzip")
+            .send();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.header("content-encoding"), Some("gzip"));
+    }
     // `day` is resolved once, and named in the file name
     let r = svc.get("/v1/campaigns/both/boards/stars/export?period=day&kind=real");
     let file = r.header("content-disposition").unwrap().to_string();
