@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/limits_reset.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_limits_reset (admin): delete one voter's counters of every rule
   that counts per user (current windows and rolling state; the fields of
@@ -10,11 +11,11 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  user
-    ARGV[2]  time     "" for the server's clock; Unix seconds on the test path
-    ARGV[3]  channel  "" none
-    ARGV[4]  device   "" none
-    ARGV[5..] board, option pairs (at most 50): for per-user rules that also
+    ARGV[1]  user  <user>
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  channel  <name, "" = none>  "" none
+    ARGV[4]  device  <name, "" = none>  "" none
+    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most 50): for per-user rules that also
              count per option, the options whose counters go
 
   Writes: HDEL of the voter's fields in <ns>rlu:USER (DEL when only "@" is
@@ -22,6 +23,9 @@
     <ns>rl:RULE:rolling:SUBJECT.
 
   Output: the number of counters deleted
+
+  Reply: integer
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.

@@ -1,5 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/registry.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_registry: one page of the campaign registry (campaign_register),
   oldest registration first: the campaigns of a namespace family listed in
@@ -16,15 +17,18 @@
 
   Input:
     KEYS[1]  the registry "<family>campaigns" ("{c}:campaigns")
-    ARGV[1]  cursor  "0" first, then the previous page's next
+    ARGV[1]  cursor  <cursor>  "0" first, then the previous page's next
              (0..999999999999)
-    ARGV[2]  count  names a page, 1..1000
+    ARGV[2]  count  <integer 1..1000>  names a page, 1..1000
 
   Output: { next, total, name, ... }: next the cursor of the next page (0:
     this page is the last), total the number of names registered, then the
     page's names in registration order.
 
   Cost: O(log N + count): ZCARD, ZRANGE by rank.
+
+  Reply: {next: integer, total: integer, string...}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG
     (a registry of the wrong type).

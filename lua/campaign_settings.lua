@@ -1,5 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/settings.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_settings: a campaign's stored settings as the JSON document
   campaign_configure takes (sent back to it, it configures the same
@@ -37,6 +38,9 @@
     O(boards + options): HMGET of the campaign hash, SMEMBERS <ns>boards,
     and per board HGETALL + HMGET of <ns>board:B and HGETALL of
     <ns>weights:B.
+
+  Reply: json
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG (a
     corrupt stored setting or board or option name, a key of the wrong

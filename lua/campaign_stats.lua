@@ -1,5 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/stats.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_stats: a board's vote statistics over a time range, one entry a
   bucket (hour or day, in the campaign's offset), empty buckets included
@@ -10,10 +11,10 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2]  granularity  hour or day
-    ARGV[3]  from  Unix seconds: the first bucket is the one holding it
-    ARGV[4]  to    Unix seconds, after from (exclusive): the buckets that start
+    ARGV[1]  board  <name>
+    ARGV[2]  granularity  <enum(hour|day)>  hour or day
+    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: the first bucket is the one holding it
+    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from (exclusive): the buckets that start
                    before it; at most 744 hours or 366 days a call
 
   Keys read: <ns>board:B, <ns>st:B:P (lib/stats), <ns>sn:P.
@@ -23,6 +24,9 @@
     voided_amount, participants, { channel, votes, ... }, { device, votes,
     ... } }; a channel or device "*" counts those past the first 32 of the
     bucket; votes without a channel (device) are in neither list.
+
+  Reply: list({bucket: string, start: integer, votes: integer, amount: string, voided: integer, voided_amount: string, participants: integer, channels: pairs(string, integer), devices: pairs(string, integer)})
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,

@@ -1,5 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/top.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_top: one page of several boards of a campaign, for the current
   period or a named one, real or shown, ranked by each board's tie rule, in
@@ -7,17 +8,20 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  kind      "real" | "shown"
-    ARGV[2]  period    "hour" | "day" | "week" | "month" (the current one),
+    ARGV[1]  kind  <enum(real|shown)>  "real" | "shown"
+    ARGV[2]  period  <period>  "hour" | "day" | "week" | "month" (the current one),
                        "total", or a name: hour:2026-03-17T12, day:2026-03-17,
                        week:2026-W12, month:2026-03
-    ARGV[3]  page      1-based page number, 1..1000000
-    ARGV[4]  per_page  1..100
-    ARGV[5]  time      "" for the server's clock; Unix seconds on the test path
-    ARGV[6..] boards   1..20 board names
+    ARGV[3]  page  <integer 1..1000000>  1-based page number, 1..1000000
+    ARGV[4]  per_page  <integer 1..100>  1..100
+    ARGV[5]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[6..]  boards  <name, repeat 1..20>  1..20 board names
 
   Output: per board, in order: { board, period name, size (members),
     { { member, score (string, the board's decimals), rank }, ... } }
+
+  Reply: list({board: string, period: string, size: integer, members: list({member: string, score: string, rank: integer})})
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,

@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/void.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   campaign_void: an admin voids the vote applied with vote id ID, while its
   record <ns>vid:ID lives (the campaign's vote_id_ttl): what the vote added
@@ -15,7 +16,7 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  id  the vote id, 1..128 bytes without control characters
+    ARGV[1]  id  <vote_id>  the vote id, 1..128 bytes without control characters
 
   Keys written: the period boards of the vote's entries and their side keys
     (<ns>f:, <ns>o:, <ns>d:), <ns>seq (ties "first"), <ns>st:B:P (voided,
@@ -25,6 +26,9 @@
   Output: { "voided" or "already_voided", the time it was voided (Unix
     seconds, server clock), board entries changed, entries skipped (their
     board or member gone) }; an "already_voided" reply has 0, 0.
+
+  Reply: {status: enum(voided|already_voided), at: integer, changed: integer, skipped: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_VOTE_ID, REDVOTE_UNKNOWN_CAMPAIGN,
     REDVOTE_UNKNOWN_VOTE, REDVOTE_NOT_VOIDABLE, REDVOTE_INVALID_CONFIG.

@@ -1,5 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/site/config.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   config: read a site's settings (configure.lua documents them and changes
   them). Read-only (flagged no-writes: it runs on a replica, and a client
@@ -14,6 +15,9 @@
           (effective values, defaults filled in), as configure answers
 
   Cost: O(1): one HMGET of the 4 settings.
+
+  Reply: pairs(string, integer|string)
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG (the settings hash is of the
     wrong type).

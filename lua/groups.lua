@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/groups.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   groups: add an article to some groups and remove it from others, in one
   atomic call (the seeds' add_remove_groups). Each group whose membership
@@ -8,13 +9,16 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  article  "7" or "article:7" (must exist)
-    ARGV[2..] one token per group, at most 100: "+NAME" adds the article to
+    ARGV[1]  article  <article_id>  "7" or "article:7" (must exist)
+    ARGV[2..]  tokens  <group_token, repeat 0..100>  one token per group, at most 100: "+NAME" adds the article to
              <prefix>group:NAME, "-NAME" removes it. NAME: 1..64 bytes, none
              of : { } * ? [ ] \ , spaces or control characters. A group may
              not be both added and removed in one call.
 
   Output: { added (groups the article newly joined), removed (groups it left) }
+
+  Reply: {added: list(string), removed: list(string)}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
     REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).

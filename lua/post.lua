@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/post.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   post: publish an article (the seeds' post_article, in one atomic call).
 
@@ -7,10 +8,10 @@
     KEYS[1]  site root: "<prefix>article:" (the id counter). Every other key
              is derived from <prefix>, so a hash-tagged prefix such as
              "{site1}:" keeps the whole call in one cluster slot.
-    ARGV[1]  user    poster, an opaque string (1..256 bytes, no control chars)
-    ARGV[2]  title   1..512 bytes, no control chars
-    ARGV[3]  link    1..2048 bytes, no control chars or spaces
-    ARGV[4]  time    optional, import/backfill path only: the publish time as
+    ARGV[1]  user  <user>  poster, an opaque string (1..256 bytes, no control chars)
+    ARGV[2]  title  <text 1..512>  1..512 bytes, no control chars
+    ARGV[3]  link  <text 1..2048>  1..2048 bytes, no control chars or spaces
+    ARGV[4]  time  <time, optional>  import/backfill path only: the publish time as
                      integer Unix seconds (default: the server's TIME)
 
   Writes: INCR <prefix>article:; HSET <prefix>article:ID title link poster
@@ -20,6 +21,9 @@
     ZADD <prefix>hot: / <prefix>best: when those rankings are switched on.
 
   Output: the new article id (integer).
+
+  Reply: integer
+  Idempotent: no
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a corrupt setting or id

@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/rerank.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   rerank: (re)write the hot: and best: entries of a batch of articles from
   their counts, for a site that switched those rankings on after articles
@@ -9,13 +10,16 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  start  0-based position in time: (oldest first)
-    ARGV[2]  count  1..1000
+    ARGV[1]  start  <integer 0..999999999999>  0-based position in time: (oldest first)
+    ARGV[2]  count  <integer 1..1000>  1..1000
 
   Writes: ZADD <prefix>hot: / <prefix>best: (those the site keeps) for each
     article of the batch.
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
+
+  Reply: {ranked: integer, next: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
     key of the wrong type).

@@ -1,5 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/vote.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
 --[[
   vote: set one user's vote on one article to up, down or none, atomically.
 
@@ -12,9 +13,9 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  user     1..256 bytes, no control characters
-    ARGV[2]  article  "7" or "article:7"
-    ARGV[3]  vote     "up" | "down" | "none" (optional, default "up")
+    ARGV[1]  user  <user>  1..256 bytes, no control characters
+    ARGV[2]  article  <article_id>  "7" or "article:7"
+    ARGV[3]  vote  <enum(up|down|none), optional, default up>  "up" | "down" | "none" (optional, default "up")
 
   Reads: the article hash's time, votes and downvotes (HMGET: the article
     exists when its hash has a publish time), the settings, TIME, and the
@@ -32,6 +33,9 @@
 
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }
+
+  Reply: {changed: integer, previous: string, vote: string, score: string, votes: integer, downvotes: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_ID,
     REDVOTE_INVALID_VOTE, REDVOTE_UNKNOWN_ARTICLE, REDVOTE_VOTING_CLOSED,

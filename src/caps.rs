@@ -49,22 +49,22 @@ mod tests {
         for (script, text) in [
             ("page", per_page.clone()),
             ("group_page", per_page.clone()),
-            ("campaign_top", format!("per_page  {per_page}")),
+            ("campaign_top", format!("per_page  <integer {per_page}>")),
             ("campaign_top", format!("1..{TOP_BOARDS} board")),
             ("campaign_top", format!("'page', 1, {PAGE})")),
             ("page", format!("page must be an integer in 1..{PAGE}")),
             (
                 "campaign_around",
-                format!("window    K, 1..{AROUND_WINDOW}"),
+                format!("window  <integer 1..{AROUND_WINDOW}>"),
             ),
             ("campaign_around", format!("'per_page', 1, {PER_PAGE})")),
             (
                 "campaign_standing",
-                format!("members 1..{STANDING_MEMBERS}"),
+                format!("members  <name, repeat 1..{STANDING_MEMBERS}>"),
             ),
             (
                 "campaign_participants",
-                format!("options (0..{PARTICIPANT_OPTIONS})"),
+                format!("options  <name, repeat 0..{PARTICIPANT_OPTIONS}>"),
             ),
             ("campaign_vote", format!("1..{VOTE_PAIRS} pairs")),
             ("campaign_vote", format!("'cost', 1, {VOTE_COST})")),

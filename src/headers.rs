@@ -10,37 +10,22 @@ use crate::{
 };
 
 /// A header's ARGV as `"name name? tail.."`: `?` marks an optional
-/// argument (its description starts with "optional" or says "(optional"),
-/// `..` the variadic tail; and its number of KEYS.
+/// argument (`optional` in its `<spec>`), `..` the variadic tail; and its
+/// number of KEYS. The header is read by the manifest's parser
+/// (`scripts::manifest::parse`), so what the manifest says of ARGV is what
+/// this test checks against the driver's calls.
 fn signature(source: &str) -> (usize, String) {
-    let header = &source[..source.find("]]").expect("header")];
-    let keys = header.matches("KEYS[").count();
-    let mut words = Vec::new();
-    for line in header.lines().map(str::trim) {
-        let Some(rest) = line.strip_prefix("ARGV[") else {
-            continue;
-        };
-        let (index, rest) = rest.split_once(']').unwrap();
-        let name = rest
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .trim_end_matches(',');
-        let about = rest.trim_start()[name.len()..].trim_start();
-        let optional = about.starts_with("optional") || about.contains("(optional");
-        let word = match index.strip_suffix("..") {
-            Some(_) => format!("{name}.."),
-            None if optional => format!("{name}?"),
-            None => name.to_string(),
-        };
-        assert_eq!(
-            index.trim_end_matches('.').parse::<usize>().unwrap(),
-            words.len() + 1,
-            "ARGV numbering in {line:?}"
-        );
-        words.push(word);
-    }
-    (keys, words.join(" "))
+    let header = crate::scripts::manifest::parse(source).unwrap_or_else(|e| panic!("{e}"));
+    let words: Vec<String> = header
+        .args
+        .iter()
+        .map(|a| match (a.variadic, a.optional) {
+            (true, _) => format!("{}..", a.name),
+            (false, true) => format!("{}?", a.name),
+            (false, false) => a.name.clone(),
+        })
+        .collect();
+    (header.keys, words.join(" "))
 }
 
 /// `call` runs a script whose header reads `expected`, with an argument
@@ -93,7 +78,7 @@ fn calls_match_the_script_headers() {
     );
     let group = site.group_page("g", Order::Hot, 2, Some(5)).ids().clone();
     check(group, "group order page per_page?", s);
-    check(site.groups("1", &["a", "b"], &["c"]), "article one..", s);
+    check(site.groups("1", &["a", "b"], &["c"]), "article tokens..", s);
     check(site.rerank(0, 10), "start count", s);
     check(site.config(), "", s);
     let update = ConfigUpdate {
@@ -102,7 +87,7 @@ fn calls_match_the_script_headers() {
         page_size: Some(1),
         rankings: Some(vec![Ranking::Hot]),
     };
-    check(site.configure(&update), "field..", s);
+    check(site.configure(&update), "pairs..", s);
 
     let c = Campaign::new("t").at(5);
     let pairs = [("b", "o"), ("b", "p")];
@@ -111,15 +96,15 @@ fn calls_match_the_script_headers() {
     check(c.configure(&CampaignSettings::new()), "settings", s);
     check(
         c.vote("u", &pairs),
-        "user time channel device cost id board..",
+        "user time channel device cost id pairs..",
         s,
     );
     check(
         c.vote_by(&voter, &pairs),
-        "user time channel device cost id board..",
+        "user time channel device cost id pairs..",
         s,
     );
-    check(c.import("b", &[("o", "1")]), "board time option..", s);
+    check(c.import("b", &[("o", "1")]), "board time pairs..", s);
     let top = c.top(&["b", "c"], &view, Paging::new(2, 10));
     check(top, "kind period page per_page time boards..", s);
     let standing = c.standing("b", &view, &["o"]);
@@ -128,12 +113,12 @@ fn calls_match_the_script_headers() {
     check(around, "board kind period time member window per_page", s);
     check(
         c.limits(&voter, &pairs),
-        "user time channel device board..",
+        "user time channel device pairs..",
         s,
     );
     check(
         c.reset_limits(&voter, &[]),
-        "user time channel device board..",
+        "user time channel device pairs..",
         s,
     );
     check(c.settings(), "", s);

@@ -10,7 +10,9 @@
 //! `site/vote.lua` is `vote`, `campaign/vote.lua` is `campaign_vote`.
 //!
 //! The assembled file keeps the source's first line (`#!lua ...` must stay
-//! first) and says on its second which source to edit. It is committed; the
+//! first), says on its second which source to edit and on its third the
+//! redvote version (`-- redvote 0.5.0`: the bytes, so the SHA1, change with
+//! the version; `lua/manifest.json` names it too). It is committed; the
 //! test `lua_sources::assembled_scripts_are_current` fails when it is stale,
 //! and `REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources` rewrites it.
 
@@ -57,7 +59,8 @@ pub(crate) fn assemble(src: &Path, rel: &str) -> Result<String, String> {
     }
     let mut out = format!(
         "{first}\n-- GENERATED from lua/src/{rel}: edit that file, then run \
-         REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources\n"
+         REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources\n-- redvote {}\n",
+        env!("CARGO_PKG_VERSION")
     );
     let mut emitted = BTreeSet::new();
     let mut stack = vec![rel.to_string()];
@@ -204,8 +207,11 @@ mod lua_sources {
         let out = assemble(&dir, "site/op.lua").unwrap();
         assert_eq!(
             out,
-            "#!lua\n-- GENERATED from lua/src/site/op.lua: edit that file, then run \
-             REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources\na\nb\nmain\n"
+            format!(
+                "#!lua\n-- GENERATED from lua/src/site/op.lua: edit that file, then run \
+             REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources\n-- redvote {}\na\nb\nmain\n",
+                env!("CARGO_PKG_VERSION")
+            )
         );
         assert_eq!(sources(&dir), vec![("op".into(), "site/op.lua".into())]);
     }

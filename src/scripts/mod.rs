@@ -15,6 +15,14 @@ use std::sync::LazyLock;
 
 #[cfg(test)]
 mod assemble;
+#[cfg(test)]
+pub(crate) mod manifest;
+
+/// `lua/manifest.json`: every script's name, file, SHA1, flags, key, ARGV
+/// (types, bounds, defaults), reply shape, error codes and idempotency, and
+/// the redvote version, generated from the script headers (see
+/// `docs/manifest.md`; its JSON Schema is `lua/manifest.schema.json`).
+pub const MANIFEST: &str = include_str!("../../lua/manifest.json");
 
 include!(concat!(env!("OUT_DIR"), "/scripts.rs"));
 

@@ -7,19 +7,22 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2]  kind      "real" | "shown"
-    ARGV[3]  period    "hour" | "day" | "week" | "month" (current), "total" or a name
-    ARGV[4]  time      "" for the server's clock; Unix seconds on the test path
-    ARGV[5]  member
-    ARGV[6]  window    K, 1..101 members
-    ARGV[7]  per_page  page size for the page count and the member's page, 1..100
+    ARGV[1]  board  <name>
+    ARGV[2]  kind  <enum(real|shown)>  "real" | "shown"
+    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (current), "total" or a name
+    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[5]  member  <name>
+    ARGV[6]  window  <integer 1..101>  K, 1..101 members
+    ARGV[7]  per_page  <integer 1..100>  page size for the page count and the member's page, 1..100
 
   Output: { size, pages, rank, percentile, page,
             { { member, score, rank }, ... } }
     percentile: the share of the board that scores strictly below the
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
+
+  Reply: {size: integer, pages: integer, rank: integer|nil, percentile: string|nil, page: integer|nil, window: list({member: string, score: string, rank: integer})}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,

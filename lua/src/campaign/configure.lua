@@ -7,7 +7,7 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
              key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
-    ARGV[1]  settings  JSON object of at most 4 MiB (4194304 bytes), every
+    ARGV[1]  settings  <json 1..4194304>  JSON object of at most 4 MiB (4194304 bytes), every
              member optional:
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
@@ -86,6 +86,9 @@
     (display data); for removed options HDEL/ZREM/DEL of all of the above.
 
   Output: { "boards", n, "options", n } (how many were created or updated)
+
+  Reply: pairs(string, integer)
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).

@@ -12,10 +12,10 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2]  time    "" for the server's clock; Unix seconds on the test path,
+    ARGV[1]  board  <name>
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path,
              at most 9999-12-31T23:59:59 in the campaign's UTC offset
-    ARGV[3..] option, votes, option, votes, ...: 1..500 pairs; votes a
+    ARGV[3..]  pairs  <name/decimal, repeat 1..500>  option, votes, option, votes, ...: 1..500 pairs; votes a
              non-negative decimal with at most the board's decimals
 
   Writes: ZADD on those shown boards (and their side keys: the "first"
@@ -32,6 +32,9 @@
     <ns>seq, <ns>periods:B.
 
   Output: { options whose imported amount changed, options unchanged }
+
+  Reply: {changed: list(string), unchanged: list(string)}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
     REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION,

@@ -8,11 +8,11 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  user
-    ARGV[2]  time     "" for the server's clock; Unix seconds on the test path
-    ARGV[3]  channel  "" none
-    ARGV[4]  device   "" none
-    ARGV[5..] board, option pairs (at most 50): the options to look at for
+    ARGV[1]  user  <user>
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  channel  <name, "" = none>  "" none
+    ARGV[4]  device  <name, "" = none>  "" none
+    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most 50): the options to look at for
              rules that count per option (without pairs those rules are
              left out)
 
@@ -21,6 +21,9 @@
 
   Cost: O(rules x pairs) counters, read in one MGET, one HMGET and one
     HGET per campaign-window counter (at most 32 rules, 50 pairs).
+
+  Reply: list({rule: string, remaining: integer, reset_in: integer})
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.

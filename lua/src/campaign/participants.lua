@@ -7,10 +7,13 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2..] options (0..100)
+    ARGV[1]  board  <name>
+    ARGV[2..]  options  <name, repeat 0..100>  (0..100)
 
   Output: { campaign participants, { option, participants }, ... }
+
+  Reply: {campaign: integer, {option: string, participants: integer}...}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN,
     REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION, REDVOTE_INVALID_CONFIG.

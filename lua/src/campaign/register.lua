@@ -7,14 +7,14 @@
   registry is in another slot than the campaign): the service and the CLI
   call this script after a successful configure; `redvote campaigns
   register --scan` registers the campaigns made before the registry.
-  Idempotent: a name already registered keeps its score (ZADD NX). It does
-  not check that the campaign exists.
+  Idempotent: yes. A name already registered keeps its score (ZADD NX). It
+  does not check that the campaign exists.
 
   Input:
     KEYS[1]  the registry "<family>campaigns": "{c}:campaigns" for the
              campaigns of the namespaces {c:NAME}: (its hash tag, c,
              is no campaign's)
-    ARGV[1..] names  1..1000 campaign names, each 1..64 bytes, none of
+    ARGV[1..]  names  <name, repeat 1..1000>  1..1000 campaign names, each 1..64 bytes, none of
              : { } * ? [ ] \ , spaces or control characters
 
   Writes: ZADD NX on the registry: member the name, score the time of its first
@@ -23,6 +23,8 @@
   Output: the number of names newly registered (0: all were already).
 
   Cost: O(k log N) for k names and N registered.
+
+  Reply: integer
 
   Errors: REDVOTE_USAGE (another key, no name or more than 1000),
     REDVOTE_INVALID_NAME, REDVOTE_INVALID_CONFIG (a registry of the wrong

@@ -30,9 +30,9 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2]  cursor  "0" to start; else the cursor the previous call returned
-    ARGV[3]  count   members to index in this call, 1..5000
+    ARGV[1]  board  <name>
+    ARGV[2]  cursor  <cursor>  "0" to start; else the cursor the previous call returned
+    ARGV[3]  count  <integer 1..5000>  members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
     its board's expiry (as is <ns>f:B:KIND:P, for first); when done, HSET
@@ -41,6 +41,9 @@
 
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
+
+  Reply: {indexed: integer, finished: integer, next: string}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG.

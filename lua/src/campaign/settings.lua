@@ -37,6 +37,9 @@
     and per board HGETALL + HMGET of <ns>board:B and HGETALL of
     <ns>weights:B.
 
+  Reply: json
+  Idempotent: yes
+
   Errors: REDVOTE_USAGE, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG (a
     corrupt stored setting or board or option name, a key of the wrong
     type, or a campaign over 64 boards or 1000 options).

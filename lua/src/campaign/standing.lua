@@ -7,17 +7,20 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board
-    ARGV[2]  kind     "real" | "shown"
-    ARGV[3]  period   "hour" | "day" | "week" | "month" (the current one),
+    ARGV[1]  board  <name>
+    ARGV[2]  kind  <enum(real|shown)>  "real" | "shown"
+    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (the current one),
                       "total", or a name such as day:2026-03-17
-    ARGV[4]  time     "" for the server's clock; Unix seconds on the test path
-    ARGV[5..] members 1..100
+    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[5..]  members  <name, repeat 1..100>  1..100
 
   Output: per member: { member, rank, score, ahead, gap, previous rank,
     previous score }; scores and gaps are strings with the board's decimals;
     nil where there is none (not on the board, the leader has no one ahead,
     "total" has no previous period).
+
+  Reply: list({member: string, rank: integer|nil, score: string|nil, ahead: string|nil, gap: string|nil, previous_rank: integer|nil, previous_score: string|nil})
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,

@@ -5,12 +5,15 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  article  "7" or "article:7"
-    ARGV[2]  user     optional: whose vote to report
+    ARGV[1]  article  <article_id>  "7" or "article:7"
+    ARGV[2]  user  <user, optional>  whose vote to report
 
   Output: { id, score (string or nil), rank (1-based by score, or nil),
             vote ("up" | "down" | "none", or "" without a user),
             { field, value, ... } (the article hash) }
+
+  Reply: {id: integer, score: string|nil, rank: integer|nil, vote: string, fields: pairs(string, string)}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
     REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).

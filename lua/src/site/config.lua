@@ -14,6 +14,9 @@
 
   Cost: O(1): one HMGET of the 4 settings.
 
+  Reply: pairs(string, integer|string)
+  Idempotent: yes
+
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG (the settings hash is of the
     wrong type).
 ]]

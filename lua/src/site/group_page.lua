@@ -13,11 +13,11 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  group     group name: 1..64 bytes, none of : { } * ? [ ] \ ,
+    ARGV[1]  group  <group>  group name: 1..64 bytes, none of : { } * ? [ ] \ ,
                        spaces or control characters
-    ARGV[2]  order     "score" | "time" | "hot" | "best"
-    ARGV[3]  page      1-based page number, 1..1000000
-    ARGV[4]  per_page  optional, 1..100 (default: the site's page_size, 25)
+    ARGV[2]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" | "best"
+    ARGV[3]  page  <integer 1..1000000>  1-based page number, 1..1000000
+    ARGV[4]  per_page  <integer 1..100, optional, default page_size>  1..100 (default: the site's page_size, 25)
 
   Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
 
@@ -25,6 +25,9 @@
           { total, per_page, members, n, built (1 or 0) }
           (the driver deletes an ordering it built when the page is then
           refused: an article hash of the wrong type).
+
+  Reply: {total: integer, per_page: integer, members: string, n: integer, built: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG.

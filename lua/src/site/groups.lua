@@ -7,13 +7,16 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  article  "7" or "article:7" (must exist)
-    ARGV[2..] one token per group, at most 100: "+NAME" adds the article to
+    ARGV[1]  article  <article_id>  "7" or "article:7" (must exist)
+    ARGV[2..]  tokens  <group_token, repeat 0..100>  one token per group, at most 100: "+NAME" adds the article to
              <prefix>group:NAME, "-NAME" removes it. NAME: 1..64 bytes, none
              of : { } * ? [ ] \ , spaces or control characters. A group may
              not be both added and removed in one call.
 
   Output: { added (groups the article newly joined), removed (groups it left) }
+
+  Reply: {added: list(string), removed: list(string)}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
     REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).

@@ -10,15 +10,18 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  order     "score" | "time" | "hot" | "best": the sorted set
+    ARGV[1]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" | "best": the sorted set
                        <prefix><order>: to page through, highest first
-    ARGV[2]  page      1-based page number, 1..1000000
-    ARGV[3]  per_page  optional, 1..100 (default: the site's page_size, 25)
+    ARGV[2]  page  <integer 1..1000000>  1-based page number, 1..1000000
+    ARGV[3]  per_page  <integer 1..100, optional, default page_size>  1..100 (default: the site's page_size, 25)
 
   Output: { total (members of the order set), per_page, members, n }
           members: the page's n members, highest first, joined by spaces
           in one string ("article:9 article:4 ...", no prefix; "" past the
           end). One string, not n: cheaper for Redis and the client.
+
+  Reply: {total: integer, per_page: integer, members: string, n: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ORDER, REDVOTE_INVALID_NUMBER,
     REDVOTE_INVALID_CONFIG.

@@ -8,13 +8,16 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  start  0-based position in time: (oldest first)
-    ARGV[2]  count  1..1000
+    ARGV[1]  start  <integer 0..999999999999>  0-based position in time: (oldest first)
+    ARGV[2]  count  <integer 1..1000>  1..1000
 
   Writes: ZADD <prefix>hot: / <prefix>best: (those the site keeps) for each
     article of the batch.
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
+
+  Reply: {ranked: integer, next: integer}
+  Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
     key of the wrong type).
