@@ -39,7 +39,10 @@ fn the_export_chapter_runs_in_order() {
     let dir = workdir(&server);
     let text = doc("docs/export.md");
     let lines = sh_commands(text, &["redvote "]);
-    assert!(lines.len() >= 8, "docs/export.md lost its CLI lines: {lines:?}");
+    assert!(
+        lines.len() >= 8,
+        "docs/export.md lost its CLI lines: {lines:?}"
+    );
     let mut outputs = BTreeMap::new();
     for line in &lines {
         let out = run(line, &dir, &server.url());
@@ -115,7 +118,10 @@ fn the_export_chapter_runs_in_order() {
         }
     }
     let csv = std::fs::read_to_string(dir.join("male-stars.csv")).unwrap();
-    assert!(csv.starts_with("rank,option,name,shown,real,real_rank\n"), "{csv}");
+    assert!(
+        csv.starts_with("rank,option,name,shown,real,real_rank\n"),
+        "{csv}"
+    );
     service.stop().unwrap();
 }
 
@@ -138,7 +144,9 @@ fn big_board(server: &support::TempServer, n: usize) -> PathBuf {
         );
         assert!(out.status.success(), "{out:?}");
     }
-    let csv: String = (0..n).map(|i| format!("o{i:05},{}\n", (i + 1) * 3)).collect();
+    let csv: String = (0..n)
+        .map(|i| format!("o{i:05},{}\n", (i + 1) * 3))
+        .collect();
     let file = dir.join("big.csv");
     std::fs::write(&file, csv).unwrap();
     let out = redvote(
@@ -156,7 +164,10 @@ fn exports_to_stdout_and_files_and_a_pipe_closed_early() {
     let dir = big_board(&server, n);
     let url = server.url();
     for (format, header) in [("csv", Some("rank,option,name,shown")), ("jsonl", None)] {
-        let out = redvote(Some(&url), &["campaign", "big", "export", "b", "--format", format]);
+        let out = redvote(
+            Some(&url),
+            &["campaign", "big", "export", "b", "--format", format],
+        );
         assert!(out.status.success(), "{out:?}");
         let text = String::from_utf8(out.stdout).unwrap();
         let mut lines: Vec<&str> = text.lines().collect();
@@ -172,7 +183,14 @@ fn exports_to_stdout_and_files_and_a_pipe_closed_early() {
         let out = redvote(
             Some(&url),
             &[
-                "--json", "campaign", "big", "export", "b", "--format", format, "--output",
+                "--json",
+                "campaign",
+                "big",
+                "export",
+                "b",
+                "--format",
+                format,
+                "--output",
                 file.to_str().unwrap(),
             ],
         );
@@ -194,7 +212,10 @@ fn exports_to_stdout_and_files_and_a_pipe_closed_early() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "rank,option,name,shown\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "rank,option,name,shown\n"
+    );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
@@ -216,7 +237,16 @@ fn stats_as_csv_json_and_lines() {
     };
     ok(&["campaign", "st", "configure", settings.to_str().unwrap()]);
     for user in ["u1", "u2", "u3"] {
-        ok(&["campaign", "st", "vote", "--user", user, "--channel", "web", "b:x"]);
+        ok(&[
+            "campaign",
+            "st",
+            "vote",
+            "--user",
+            user,
+            "--channel",
+            "web",
+            "b:x",
+        ]);
     }
     let csv = ok(&["campaign", "st", "stats", "b", "--csv"]);
     let mut lines = csv.lines();
@@ -229,15 +259,18 @@ fn stats_as_csv_json_and_lines() {
         (v + f[0], a + f[1])
     });
     assert_eq!(sums, (3, 6));
-    let json: Value =
-        serde_json::from_str(&ok(&["--json", "campaign", "st", "stats", "b", "--by", "day"]))
-            .unwrap();
+    let json: Value = serde_json::from_str(&ok(&[
+        "--json", "campaign", "st", "stats", "b", "--by", "day",
+    ]))
+    .unwrap();
     assert_eq!(json["by"], "day");
     let buckets = json["buckets"].as_array().unwrap();
     assert_eq!(buckets.len(), 31, "30 days before now, and today");
     assert_eq!(buckets.last().unwrap()["votes"], 3);
     assert_eq!(buckets.last().unwrap()["channels"]["web"], 3);
-    let human = ok(&["campaign", "st", "stats", "b", "--from", "0", "--to", "7200"]);
+    let human = ok(&[
+        "campaign", "st", "stats", "b", "--from", "0", "--to", "7200",
+    ]);
     assert_eq!(
         human,
         "hour:1970-01-01T00  votes 0  amount 0  voided 0  participants 0\n\
@@ -278,7 +311,10 @@ fn bad_command_lines_exit_2_and_an_unreachable_redis_1() {
         let out = redvote(Some("redis://127.0.0.1:1"), args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains("cannot connect to Redis at redis://127.0.0.1:1"), "{stderr}");
+        assert!(
+            stderr.contains("cannot connect to Redis at redis://127.0.0.1:1"),
+            "{stderr}"
+        );
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
     // nothing left behind by a failed export to a file
@@ -286,7 +322,14 @@ fn bad_command_lines_exit_2_and_an_unreachable_redis_1() {
     let file = dir.join("never.csv");
     let out = redvote(
         Some(&url),
-        &["campaign", "nope", "export", "b", "--output", file.to_str().unwrap()],
+        &[
+            "campaign",
+            "nope",
+            "export",
+            "b",
+            "--output",
+            file.to_str().unwrap(),
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(!file.exists() && !dir.join("never.csv.partial").exists());
