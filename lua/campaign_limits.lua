@@ -24,6 +24,9 @@
   Cost: O(rules x pairs) counters, read in one MGET, one HMGET and one
     HGET per campaign-window counter (at most 32 rules, 50 pairs).
 
+  Keys: <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+
   Reply: list({rule: string, remaining: integer, reset_in: integer})
   Idempotent: yes
 

@@ -14,6 +14,8 @@
 
   Output: { campaign participants, { option, participants }, ... }
 
+  Keys: <ns>board:B, <ns>weights:B, <ns>hll:B:O, <ns>hll
+
   Reply: {campaign: integer, {option: string, participants: integer}...}
   Idempotent: yes
 

@@ -21,7 +21,12 @@
     nil where there is none (not on the board, the leader has no one ahead,
     "total" has no previous period).
 
-  Reply: list({member: string, rank: integer|nil, score: string|nil, ahead: string|nil, gap: string|nil, previous_rank: integer|nil, previous_score: string|nil})
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+
+  Reply: list({member: string, rank: integer|nil, score: string|nil, ahead:
+    string|nil, gap: string|nil, previous_rank: integer|nil, previous_score:
+    string|nil})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,

@@ -20,7 +20,11 @@
   Output: per board, in order: { board, period name, size (members),
     { { member, score (string, the board's decimals), rank }, ... } }
 
-  Reply: list({board: string, period: string, size: integer, members: list({member: string, score: string, rank: integer})})
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+
+  Reply: list({board: string, period: string, size: integer, members:
+    list({member: string, score: string, rank: integer})})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,

@@ -90,7 +90,14 @@
     (string, fixed decimals), ... } } for every period the board keeps; on a
     replay each entry has a fourth element, "replay".
 
-  Reply: list({board: string, option: string, scores: pairs(string, string), replay: string|nil})
+  Keys: <ns>board:B, <ns>weights:B, <ns>deny:users, <ns>deny:channels,
+    <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P, <ns>o:B:KIND:P,
+    <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+
+  Reply: list({board: string, option: string, scores: pairs(string, string),
+    replay: string|nil})
   Idempotent: with vote id
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,

@@ -16,6 +16,8 @@
 
   Cost: O(1): one HMGET of the 4 settings.
 
+  Keys: <prefix>redvote:config
+
   Reply: pairs(string, integer|string)
   Idempotent: yes
 

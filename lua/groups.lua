@@ -17,6 +17,9 @@
 
   Output: { added (groups the article newly joined), removed (groups it left) }
 
+  Keys: <prefix>article:ID, <prefix>group:NAME, <prefix>score:NAME,
+    <prefix>time:NAME, <prefix>hot:NAME, <prefix>best:NAME
+
   Reply: {added: list(string), removed: list(string)}
   Idempotent: yes
 

@@ -22,6 +22,9 @@
 
   Output: the new article id (integer).
 
+  Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>time:,
+    <prefix>score:, <prefix>voted:ID, <prefix>hot:, <prefix>best:
+
   Reply: integer
   Idempotent: no
 

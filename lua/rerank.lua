@@ -18,6 +18,9 @@
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
+  Keys: <prefix>redvote:config, <prefix>time:, <prefix>article:ID,
+    <prefix>hot:, <prefix>best:
+
   Reply: {ranked: integer, next: integer}
   Idempotent: yes
 

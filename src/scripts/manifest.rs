@@ -11,16 +11,17 @@
 //!     KEYS[1]  site root "<prefix>article:"; ...        the quoted key is the root
 //!     ARGV[3]  vote  <enum(up|down|none), optional, default up>  prose
 //!     ARGV[7..]  pairs  <name/name, repeat 1..50>  prose  (a variadic tail)
-//!   Reply: [changed: integer, previous: string, ...]
+//!   Keys: <prefix>article:ID, <prefix>score:, ...        (or "none (why)")
+//!   Reply: {changed: integer, previous: string, ...}
 //!   Idempotent: yes | no | with vote id
 //!   Errors: REDVOTE_USAGE, ...                           (up to a blank line)
 //! ```
 //!
 //! The `<...>` spec: a type (with bounds after a space: `integer 1..5000`,
 //! `text 1..512`), then any of `optional`, `default X`, `"" = X` (the empty
-//! string is accepted and means X), `repeat N..M` (a tail's count). Every
-//! `<ns>...`, `<prefix>...` or `<family>...` word of the header other than
-//! the root is a key the script derives.
+//! string is accepted and means X), `repeat N..M` (a tail's count).
+//! `Keys:`, `Reply:` and `Errors:` may wrap onto indented lines, up to a
+//! blank line or the next `Section:`.
 
 use super::assemble::{assemble, dirs, sources};
 use serde_json::{json, Map, Value};
@@ -172,7 +173,12 @@ pub(crate) fn parse(source: &str) -> Result<Header, String> {
             parse_spec(spec, &mut arg)?;
             header.args.push(arg);
         } else if let Some(rest) = line.strip_prefix("Reply: ") {
-            header.reply = rest.to_string();
+            header.reply = continued(rest, &lines[i + 1..]);
+        } else if let Some(rest) = line.strip_prefix("Keys: ") {
+            let keys = continued(rest, &lines[i + 1..]);
+            if !keys.starts_with("none") {
+                header.derives = keys.split(", ").map(str::to_string).collect();
+            }
         } else if let Some(rest) = line.strip_prefix("Idempotent: ") {
             if header.idempotent.is_empty() {
                 let value = ["yes", "no", "with vote id"]
@@ -184,25 +190,12 @@ pub(crate) fn parse(source: &str) -> Result<Header, String> {
                 header.idempotent = value.to_string();
             }
         } else if let Some(rest) = line.strip_prefix("Errors:") {
-            let mut section = rest.to_string();
-            for more in lines[i + 1..].iter().take_while(|l| !l.is_empty()) {
-                section.push(' ');
-                section.push_str(more);
-            }
-            header.errors = codes(&section);
-        }
-    }
-    for word in text.split(|c: char| c.is_whitespace() || ",;()\"".contains(c)) {
-        let word = word.trim_end_matches(['.', ':']);
-        let derived = ["<ns>", "<prefix>", "<family>"]
-            .iter()
-            .any(|p| word.starts_with(p) && word.len() > p.len());
-        if derived && word != header.root && !header.derives.iter().any(|d| d == word) {
-            header.derives.push(word.to_string());
+            header.errors = codes(&continued(rest, &lines[i + 1..]));
         }
     }
     for (what, empty) in [
         ("KEYS[1] \"root\"", header.root.is_empty()),
+        ("Keys:", !text.contains("\n  Keys: ")),
         ("Reply:", header.reply.is_empty()),
         ("Idempotent:", header.idempotent.is_empty()),
         ("Errors:", header.errors.is_empty()),
@@ -212,6 +205,24 @@ pub(crate) fn parse(source: &str) -> Result<Header, String> {
         }
     }
     Ok(header)
+}
+
+/// A section's first line and its continuation lines (up to a blank line
+/// or the next `Section:`), joined by spaces.
+fn continued(first: &str, rest: &[&str]) -> String {
+    let mut text = first.trim().to_string();
+    for line in rest {
+        let section = line.split_once(": ").is_some_and(|(w, _)| {
+            w.chars().all(|c| c.is_ascii_alphabetic())
+                && w.starts_with(|c: char| c.is_ascii_uppercase())
+        });
+        if line.is_empty() || section || line.starts_with("ARGV[") || line.starts_with("KEYS[") {
+            break;
+        }
+        text.push(' ');
+        text.push_str(line);
+    }
+    text
 }
 
 /// The `REDVOTE_*` words of a text, in order, once each.
@@ -475,6 +486,28 @@ mod tests {
         }
     }
 
+    /// Every code a header lists is raised by the script's code (a
+    /// `fail('CODE', ...)` or the epilogue's `REDVOTE_CODE`), comments aside.
+    #[test]
+    fn header_errors_are_raised_by_the_code() {
+        for e in crate::scripts::all() {
+            let source = e.source();
+            let code: String = source[source.find("]]").unwrap()..]
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for wire in parse(source).unwrap().errors {
+                let bare = &wire["REDVOTE_".len()..];
+                assert!(
+                    code.contains(&format!("'{bare}'")) || code.contains(&wire),
+                    "lua/{}.lua: its header lists {wire}, its code never raises it",
+                    e.name()
+                );
+            }
+        }
+    }
+
     /// The manifest names what the driver embeds: the same scripts, SHA1s
     /// and no-writes flags, and the crate's version in every script.
     #[test]
@@ -515,11 +548,11 @@ mod tests {
     #[test]
     fn headers_parse_and_refuse_malformed_lines() {
         let h = parse(
-            "#!lua\n--[[\n  KEYS[1]  root \"<ns>campaign\"; <ns>b:B:real:P\n    ARGV[1]  user  <user>  who\n    ARGV[2]  vote  <enum(up|down), optional, default up>  x\n    ARGV[3..]  pairs  <name/name, repeat 1..50>  board, option\n  Reply: integer\n  Idempotent: with vote id (see)\n  Errors: REDVOTE_USAGE,\n    REDVOTE_DENIED (why).\n\n  REDVOTE_NOT_AN_ERROR\n]]\n",
+            "#!lua\n--[[\n  KEYS[1]  root \"<ns>campaign\"; <ns>b:B:real:P\n  Keys: <ns>b:B:real:P,\n    <ns>seq\n    ARGV[1]  user  <user>  who\n    ARGV[2]  vote  <enum(up|down), optional, default up>  x\n    ARGV[3..]  pairs  <name/name, repeat 1..50>  board, option\n  Reply: integer\n  Idempotent: with vote id (see)\n  Errors: REDVOTE_USAGE,\n    REDVOTE_DENIED (why).\n\n  REDVOTE_NOT_AN_ERROR\n]]\n",
         )
         .unwrap();
         assert_eq!(h.root, "<ns>campaign");
-        assert_eq!(h.derives, ["<ns>b:B:real:P"]);
+        assert_eq!(h.derives, ["<ns>b:B:real:P", "<ns>seq"]);
         assert_eq!(h.errors, ["REDVOTE_USAGE", "REDVOTE_DENIED"]);
         assert_eq!(h.idempotent, "with vote id");
         assert_eq!(h.args[1].default.as_deref(), Some("up"));

@@ -21,7 +21,12 @@
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
 
-  Reply: {size: integer, pages: integer, rank: integer|nil, percentile: string|nil, page: integer|nil, window: list({member: string, score: string, rank: integer})}
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+
+  Reply: {size: integer, pages: integer, rank: integer|nil, percentile:
+    string|nil, page: integer|nil, window: list({member: string, score:
+    string, rank: integer})}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,

@@ -87,6 +87,12 @@
 
   Output: { "boards", n, "options", n } (how many were created or updated)
 
+  Keys: <ns>boards, <ns>board:B, <ns>weights:B, <ns>option:B:O,
+    <ns>deny:users, <ns>deny:channels, <ns>periods:B, <ns>b:B:KIND:P,
+    <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B,
+    <ns>hll:B:O, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>rl:RULE:campaign
+
   Reply: pairs(string, integer)
   Idempotent: yes
 

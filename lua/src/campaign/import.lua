@@ -33,6 +33,9 @@
 
   Output: { options whose imported amount changed, options unchanged }
 
+  Keys: <ns>board:B, <ns>weights:B, <ns>periods:B, <ns>b:B:KIND:P,
+    <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B, <ns>seq
+
   Reply: {changed: list(string), unchanged: list(string)}
   Idempotent: yes
 

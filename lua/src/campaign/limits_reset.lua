@@ -22,6 +22,9 @@
 
   Output: the number of counters deleted
 
+  Keys: <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+
   Reply: integer
   Idempotent: yes
 

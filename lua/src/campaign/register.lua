@@ -24,6 +24,8 @@
 
   Cost: O(k log N) for k names and N registered.
 
+  Keys: none (the registry is the only key)
+
   Reply: integer
 
   Errors: REDVOTE_USAGE (another key, no name or more than 1000),

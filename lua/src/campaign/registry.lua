@@ -25,6 +25,8 @@
 
   Cost: O(log N + count): ZCARD, ZRANGE by rank.
 
+  Keys: none (the registry is the only key)
+
   Reply: {next: integer, total: integer, string...}
   Idempotent: yes
 

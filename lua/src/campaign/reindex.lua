@@ -42,6 +42,9 @@
   Output: { members indexed by this call, period boards finished by this
     call, next cursor ("0": the board is indexed) }
 
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+
   Reply: {indexed: integer, finished: integer, next: string}
   Idempotent: yes
 

@@ -37,6 +37,8 @@
     and per board HGETALL + HMGET of <ns>board:B and HGETALL of
     <ns>weights:B.
 
+  Keys: <ns>boards, <ns>board:B, <ns>weights:B
+
   Reply: json
   Idempotent: yes
 

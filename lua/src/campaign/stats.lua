@@ -23,7 +23,11 @@
     ... } }; a channel or device "*" counts those past the first 32 of the
     bucket; votes without a channel (device) are in neither list.
 
-  Reply: list({bucket: string, start: integer, votes: integer, amount: string, voided: integer, voided_amount: string, participants: integer, channels: pairs(string, integer), devices: pairs(string, integer)})
+  Keys: <ns>board:B, <ns>st:B:P, <ns>sp:P, <ns>sn:P
+
+  Reply: list({bucket: string, start: integer, votes: integer, amount:
+    string, voided: integer, voided_amount: string, participants: integer,
+    channels: pairs(string, integer), devices: pairs(string, integer)})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,

@@ -25,7 +25,12 @@
     seconds, server clock), board entries changed, entries skipped (their
     board or member gone) }; an "already_voided" reply has 0, 0.
 
-  Reply: {status: enum(voided|already_voided), at: integer, changed: integer, skipped: integer}
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
+    <ns>sp:P, <ns>sn:P, <ns>log
+
+  Reply: {status: enum(voided|already_voided), at: integer, changed:
+    integer, skipped: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_VOTE_ID, REDVOTE_UNKNOWN_CAMPAIGN,

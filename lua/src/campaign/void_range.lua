@@ -28,6 +28,10 @@
   Output: { votes voided, entries read that were not the user's or
     channel's, the next cursor ("0": the range is done) }.
 
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
+    <ns>sp:P, <ns>sn:P, <ns>log
+
   Reply: {voided: integer, skipped: integer, next: string}
   Idempotent: yes
 

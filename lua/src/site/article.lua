@@ -12,7 +12,11 @@
             vote ("up" | "down" | "none", or "" without a user),
             { field, value, ... } (the article hash) }
 
-  Reply: {id: integer, score: string|nil, rank: integer|nil, vote: string, fields: pairs(string, string)}
+  Keys: <prefix>article:ID, <prefix>score:, <prefix>voted:ID,
+    <prefix>downvoted:ID
+
+  Reply: {id: integer, score: string|nil, rank: integer|nil, vote: string,
+    fields: pairs(string, string)}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,

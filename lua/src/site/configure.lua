@@ -26,6 +26,8 @@
   Output: { "vote_score", v, "window", v, "page_size", v, "rankings", v }
           (effective values, defaults filled in)
 
+  Keys: <prefix>redvote:config
+
   Reply: pairs(string, integer|string)
   Idempotent: yes
 

@@ -26,7 +26,11 @@
           (the driver deletes an ordering it built when the page is then
           refused: an article hash of the wrong type).
 
-  Reply: {total: integer, per_page: integer, members: string, n: integer, built: integer}
+  Keys: <prefix>redvote:config, <prefix>group:NAME, <prefix><order>:,
+    <prefix><order>:NAME, <prefix>article:ID
+
+  Reply: {total: integer, per_page: integer, members: string, n: integer,
+    built: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_GROUP, REDVOTE_INVALID_ORDER,

@@ -20,6 +20,8 @@
           in one string ("article:9 article:4 ...", no prefix; "" past the
           end). One string, not n: cheaper for Redis and the client.
 
+  Keys: <prefix>redvote:config, <prefix><order>:
+
   Reply: {total: integer, per_page: integer, members: string, n: integer}
   Idempotent: yes
 

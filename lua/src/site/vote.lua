@@ -32,7 +32,11 @@
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }
 
-  Reply: {changed: integer, previous: string, vote: string, score: string, votes: integer, downvotes: integer}
+  Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>score:,
+    <prefix>voted:ID, <prefix>downvoted:ID, <prefix>hot:, <prefix>best:
+
+  Reply: {changed: integer, previous: string, vote: string, score: string,
+    votes: integer, downvotes: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_ID,
