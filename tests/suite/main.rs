@@ -16,6 +16,7 @@ mod deadlines;
 mod faults;
 mod fuzz;
 mod limits;
+mod manifest;
 mod model;
 mod package;
 mod periods;

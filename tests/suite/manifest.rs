@@ -1,0 +1,54 @@
+//! `lua/manifest.json` against a real server: the SHA1 that
+//! `redis-cli -x SCRIPT LOAD < lua/<op>.lua` answers (the form README and
+//! docs/redis-cli.md show) is the manifest's and the driver's (`redvote
+//! scripts` prints the driver's), for every script; and the form that
+//! drops the file's last newline, `SCRIPT LOAD "$(cat lua/<op>.lua)"`,
+//! gets another SHA1, which is why the docs do not show it.
+
+use crate::support;
+use crate::support::readme::sh;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// `(name, file, sha1)` of every script of the committed manifest.
+fn manifest() -> Vec<(String, String, String)> {
+    let m: serde_json::Value = serde_json::from_str(redvote::scripts::MANIFEST).unwrap();
+    m["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let field = |k: &str| s[k].as_str().unwrap().to_string();
+            (field("name"), field("file"), field("sha1"))
+        })
+        .collect()
+}
+
+fn redis_cli(port: u16, line: &str) -> String {
+    let cmd = line.replace("redis-cli ", &format!("redis-cli -p {port} "));
+    let out = sh(&cmd, ROOT.as_ref()).output().expect("run sh");
+    assert!(out.status.success(), "{cmd}: {out:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn script_load_from_stdin_answers_the_manifest_sha1() {
+    let server = support::server();
+    let scripts = manifest();
+    assert_eq!(scripts.len(), redvote::scripts::all().len());
+    for (name, file, sha1) in &scripts {
+        let loaded = redis_cli(server.port(), &format!("redis-cli -x SCRIPT LOAD < {file}"));
+        assert_eq!(&loaded, sha1, "{file}: SCRIPT LOAD answers another SHA1");
+        let driver = redvote::scripts::get(name).unwrap().sha1();
+        assert_eq!(driver, sha1, "{name}: the driver embeds another script");
+    }
+    let (_, file, sha1) = &scripts[0];
+    let cat = redis_cli(
+        server.port(),
+        &format!("redis-cli SCRIPT LOAD \"$(cat {file})\""),
+    );
+    assert_ne!(
+        &cat, sha1,
+        "$(cat) drops the last newline, so its SHA1 differs"
+    );
+}
