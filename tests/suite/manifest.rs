@@ -6,7 +6,7 @@
 //! gets another SHA1, which is why the docs do not show it.
 
 use crate::support;
-use crate::support::readme::sh;
+use crate::support::readme::{doc, sh, sh_commands};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -50,5 +50,38 @@ fn script_load_from_stdin_answers_the_manifest_sha1() {
     assert_ne!(
         &cat, sha1,
         "$(cat) drops the last newline, so its SHA1 differs"
+    );
+}
+
+/// docs/manifest.md: its `redis-cli` lines answer the manifest's SHA1, and
+/// the entry it shows is the manifest's, as committed.
+#[test]
+fn the_manifest_chapter_is_current() {
+    let text = doc("docs/manifest.md");
+    let server = support::server();
+    let lines = sh_commands(text, &["redis-cli "]);
+    assert!(
+        !lines.is_empty(),
+        "docs/manifest.md shows no redis-cli line"
+    );
+    let scripts = manifest();
+    for line in &lines {
+        let file = line.rsplit(' ').next().unwrap();
+        let (_, _, sha1) = scripts.iter().find(|(_, f, _)| f == file).unwrap();
+        assert_eq!(&redis_cli(server.port(), line), sha1, "{line}");
+    }
+    let start = text.find("```json\n").expect("a json block") + 8;
+    let end = start + text[start..].find("```").unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&text[start..end]).unwrap();
+    let m: serde_json::Value = serde_json::from_str(redvote::scripts::MANIFEST).unwrap();
+    let entry = m["scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == shown["name"])
+        .expect("the entry shown is a script's");
+    assert_eq!(
+        &shown, entry,
+        "docs/manifest.md shows a stale entry: copy it from lua/manifest.json"
     );
 }
