@@ -508,6 +508,43 @@ mod tests {
         }
     }
 
+    /// Where the code checks an integer argument with
+    /// `integer_arg(ARGV[i], 'name', lo, hi, ...)`, the header's bounds are
+    /// `lo..hi`.
+    #[test]
+    fn integer_bounds_are_the_code_s() {
+        let mut checked = 0;
+        for e in crate::scripts::all() {
+            let source = e.source();
+            for arg in parse(source).unwrap().args {
+                let call = format!("integer_arg(ARGV[{}], '", arg.index);
+                let Some(at) = source.find(&call) else {
+                    continue;
+                };
+                let rest = &source[at + call.len()..];
+                let rest = &rest[rest.find('\'').unwrap() + 1..];
+                let bounds: Vec<&str> = rest
+                    .split([',', ')'])
+                    .skip(1)
+                    .take(2)
+                    .map(str::trim)
+                    .collect();
+                let code = format!("{}..{}", bounds[0], bounds[1]);
+                if arg.ty == "integer" {
+                    assert_eq!(
+                        arg.bounds.as_deref(),
+                        Some(code.as_str()),
+                        "{} ARGV[{}]",
+                        e.name(),
+                        arg.index
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 10, "only {checked} integer arguments checked");
+    }
+
     /// The manifest names what the driver embeds: the same scripts, SHA1s
     /// and no-writes flags, and the crate's version in every script.
     #[test]

@@ -170,3 +170,30 @@ fn readme_cli_synopsis_lists_every_subcommand() {
         );
     }
 }
+
+/// `redvote scripts` prints, for every script, the SHA1 that
+/// `lua/manifest.json` names (and `redis-cli -x SCRIPT LOAD < lua/<op>.lua`
+/// answers: the driver's suite loads every script so).
+#[test]
+fn redvote_scripts_prints_the_manifest_sha1s() {
+    let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
+        .arg("scripts")
+        .output()
+        .expect("run redvote scripts");
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(redvote::scripts::MANIFEST).unwrap();
+    for script in manifest["scripts"].as_array().unwrap() {
+        let (name, sha1) = (
+            script["name"].as_str().unwrap(),
+            script["sha1"].as_str().unwrap(),
+        );
+        assert!(
+            printed.lines().any(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                words.contains(&name) && words.contains(&sha1)
+            }),
+            "redvote scripts does not print {name} {sha1}:\n{printed}"
+        );
+    }
+}
