@@ -44,7 +44,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("docs/errors.md", include_str!("../../../docs/errors.md")),
     ("docs/export.md", include_str!("../../../docs/export.md")),
     ("docs/layout.md", include_str!("../../../docs/layout.md")),
-    ("docs/manifest.md", include_str!("../../../docs/manifest.md")),
+    (
+        "docs/manifest.md",
+        include_str!("../../../docs/manifest.md"),
+    ),
     (
         "docs/rate-limits.md",
         include_str!("../../../docs/rate-limits.md"),
