@@ -68,7 +68,8 @@
 //!   `redis::FromRedisValue` for them).
 //! - [`error`]: [`Code`], the one table of script error codes, and [`Error`].
 //! - [`scripts`]: the embedded Lua (`lua/<op>.lua`, assembled from
-//!   `lua/src/`), their SHA1s, `SCRIPT LOAD` of all.
+//!   `lua/src/`), their SHA1s, `SCRIPT LOAD` of all, and
+//!   [`scripts::MANIFEST`], every script's contract as JSON.
 //!
 //! Every public type of [`site`] and [`campaign`] is also re-exported at the
 //! crate root. The chapters in `docs/` of the repository (linked from the
