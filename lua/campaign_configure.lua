@@ -9,8 +9,8 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
              key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
-    ARGV[1]  settings  <json 1..4194304>  JSON object of at most 4 MiB (4194304 bytes), every
-             member optional:
+    ARGV[1]  settings  <json 1..4194304>  JSON object of at most 4 MiB (4194304
+             bytes), every member optional:
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
         "end": 1769904000,             Unix seconds; votes from then on are refused

@@ -15,10 +15,12 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board  <name>
-    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path,
-             at most 9999-12-31T23:59:59 in the campaign's UTC offset
-    ARGV[3..]  pairs  <name/decimal, repeat 1..500>  option, votes, option, votes, ...: 1..500 pairs; votes a
-             non-negative decimal with at most the board's decimals
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path, at most 9999-12-31T23:59:59 in the
+             campaign's UTC offset
+    ARGV[3..]  pairs  <name/decimal, repeat 1..500>  option, votes, option,
+             votes, ...: 1..500 pairs; votes a non-negative decimal with at
+             most the board's decimals
 
   Writes: ZADD on those shown boards (and their side keys: the "first"
     sequence, lib/order's dense and first order), HSET

@@ -11,12 +11,13 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  user  <user>
-    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path
     ARGV[3]  channel  <name, "" = none>  "" none
     ARGV[4]  device  <name, "" = none>  "" none
-    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most 50): the options to look at for
-             rules that count per option (without pairs those rules are
-             left out)
+    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most
+             50): the options to look at for rules that count per option
+             (without pairs those rules are left out)
 
   Output: { { rule, remaining, reset_in (seconds, -1: never) }, ... },
           one entry per counter, in rule order

@@ -12,11 +12,13 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  user  <user>
-    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path
     ARGV[3]  channel  <name, "" = none>  "" none
     ARGV[4]  device  <name, "" = none>  "" none
-    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most 50): for per-user rules that also
-             count per option, the options whose counters go
+    ARGV[5..]  pairs  <name/name, repeat 0..50>  board, option pairs (at most
+             50): for per-user rules that also count per option, the options
+             whose counters go
 
   Writes: HDEL of the voter's fields in <ns>rlu:USER (DEL when only "@" is
     left) and in <ns>rl:RULE:campaign; DEL of <ns>rl:RULE:WINDOW:SUBJECT and

@@ -11,9 +11,10 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board  <name>
     ARGV[2]  kind  <enum(real|shown)>  "real" | "shown"
-    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (the current one),
-                      "total", or a name such as day:2026-03-17
-    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (the current
+             one), "total", or a name such as day:2026-03-17
+    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path
     ARGV[5..]  members  <name, repeat 1..100>  1..100
 
   Output: per member: { member, rank, score, ahead, gap, previous rank,

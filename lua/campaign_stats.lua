@@ -13,9 +13,11 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board  <name>
     ARGV[2]  granularity  <enum(hour|day)>  hour or day
-    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: the first bucket is the one holding it
-    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from (exclusive): the buckets that start
-                   before it; at most 744 hours or 366 days a call
+    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: the first bucket is
+             the one holding it
+    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from
+             (exclusive): the buckets that start before it; at most 744 hours
+             or 366 days a call
 
   Keys read: <ns>board:B, <ns>st:B:P (lib/stats), <ns>sn:P.
 

@@ -9,12 +9,13 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  kind  <enum(real|shown)>  "real" | "shown"
-    ARGV[2]  period  <period>  "hour" | "day" | "week" | "month" (the current one),
-                       "total", or a name: hour:2026-03-17T12, day:2026-03-17,
-                       week:2026-W12, month:2026-03
+    ARGV[2]  period  <period>  "hour" | "day" | "week" | "month" (the current
+             one), "total", or a name: hour:2026-03-17T12, day:2026-03-17,
+             week:2026-W12, month:2026-03
     ARGV[3]  page  <integer 1..1000000>  1-based page number, 1..1000000
     ARGV[4]  per_page  <integer 1..100>  1..100
-    ARGV[5]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[5]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path
     ARGV[6..]  boards  <name, repeat 1..20>  1..20 board names
 
   Output: per board, in order: { board, period name, size (members),

@@ -16,7 +16,8 @@
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  id  <vote_id>  the vote id, 1..128 bytes without control characters
+    ARGV[1]  id  <vote_id>  the vote id, 1..128 bytes without control
+             characters
 
   Keys written: the period boards of the vote's entries and their side keys
     (<ns>f:, <ns>o:, <ns>d:), <ns>seq (ties "first"), <ns>st:B:P (voided,

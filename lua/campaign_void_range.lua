@@ -19,10 +19,14 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  by  <enum(user|channel)>  user or channel
-    ARGV[2]  value  <text 1..256>  the user (1..256 bytes) or the channel (a name)
-    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: entries logged from then on
-    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from: entries logged before then
-    ARGV[5]  cursor  <cursor>  "0" to start, then the cursor the last call answered
+    ARGV[2]  value  <text 1..256>  the user (1..256 bytes) or the channel (a
+             name)
+    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: entries logged from
+             then on
+    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from: entries
+             logged before then
+    ARGV[5]  cursor  <cursor>  "0" to start, then the cursor the last call
+             answered
     ARGV[6]  count  <integer 1..1000>  entries read a call, 1..1000
 
   Keys written: as campaign_void, for each vote voided; <ns>log (XDEL).

@@ -15,16 +15,21 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  user  <user>  1..256 bytes, no control characters
-    ARGV[2]  time  <time, "" = server clock>  "" for the server's TIME; integer Unix seconds only on the
-                    test/import path (the driver's Campaign::at), at most
-                    9999-12-31T23:59:59 in the campaign's UTC offset (later
-                    ones have no period names: REDVOTE_INVALID_NUMBER)
-    ARGV[3]  channel  <name, "" = none>  traffic source for rate limits ("" none), a name
-    ARGV[4]  device  <name, "" = none>  device type for rate limits ("" none), e.g. pc, mobile
-    ARGV[5]  cost  <integer 1..1000, "" = 1>  what the vote spends of each rate limit, 1..1000 ("" = 1)
-    ARGV[6]  id  <vote_id, "" = none>  "" none; else the vote id, 1..128 bytes without control
-                      characters: the call's idempotency key (see Exactly once)
-    ARGV[7..]  pairs  <name/name, repeat 1..50>  board, option, board, option, ...: 1..50 pairs
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's TIME; integer
+             Unix seconds only on the test/import path (the driver's
+             Campaign::at), at most 9999-12-31T23:59:59 in the campaign's UTC
+             offset (later ones have no period names: REDVOTE_INVALID_NUMBER)
+    ARGV[3]  channel  <name, "" = none>  traffic source for rate limits (""
+             none), a name
+    ARGV[4]  device  <name, "" = none>  device type for rate limits ("" none),
+             e.g. pc, mobile
+    ARGV[5]  cost  <integer 1..1000, "" = 1>  what the vote spends of each rate
+             limit, 1..1000 ("" = 1)
+    ARGV[6]  id  <vote_id, "" = none>  "" none; else the vote id, 1..128 bytes
+             without control characters: the call's idempotency key (see
+             Exactly once)
+    ARGV[7..]  pairs  <name/name, repeat 1..50>  board, option, board, option,
+             ...: 1..50 pairs
 
   Keys written (P = a period name such as day:2026-03-17, or total):
     <ns>b:B:real:P, <ns>b:B:shown:P   zsets, member O (EXPIREAT end of P +

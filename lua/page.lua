@@ -12,10 +12,12 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" | "best": the sorted set
-                       <prefix><order>: to page through, highest first
+    ARGV[1]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" |
+             "best": the sorted set <prefix><order>: to page through, highest
+             first
     ARGV[2]  page  <integer 1..1000000>  1-based page number, 1..1000000
-    ARGV[3]  per_page  <integer 1..100, optional, default page_size>  1..100 (default: the site's page_size, 25)
+    ARGV[3]  per_page  <integer 1..100, optional, default page_size>  1..100
+             (default: the site's page_size, 25)
 
   Output: { total (members of the order set), per_page, members, n }
           members: the page's n members, highest first, joined by spaces

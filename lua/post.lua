@@ -8,11 +8,12 @@
     KEYS[1]  site root: "<prefix>article:" (the id counter). Every other key
              is derived from <prefix>, so a hash-tagged prefix such as
              "{site1}:" keeps the whole call in one cluster slot.
-    ARGV[1]  user  <user>  poster, an opaque string (1..256 bytes, no control chars)
+    ARGV[1]  user  <user>  poster, an opaque string (1..256 bytes, no control
+             chars)
     ARGV[2]  title  <text 1..512>  1..512 bytes, no control chars
     ARGV[3]  link  <text 1..2048>  1..2048 bytes, no control chars or spaces
-    ARGV[4]  time  <time, optional>  import/backfill path only: the publish time as
-                     integer Unix seconds (default: the server's TIME)
+    ARGV[4]  time  <time, optional>  import/backfill path only: the publish
+             time as integer Unix seconds (default: the server's TIME)
 
   Writes: INCR <prefix>article:; HSET <prefix>article:ID title link poster
     time votes=1; ZADD <prefix>time: time; ZADD <prefix>score: time+vote_score;

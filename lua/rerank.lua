@@ -10,7 +10,8 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  start  <integer 0..999999999999>  0-based position in time: (oldest first)
+    ARGV[1]  start  <integer 0..999999999999>  0-based position in time:
+             (oldest first)
     ARGV[2]  count  <integer 1..1000>  1..1000
 
   Writes: ZADD <prefix>hot: / <prefix>best: (those the site keeps) for each

@@ -9,11 +9,14 @@
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board  <name>
     ARGV[2]  kind  <enum(real|shown)>  "real" | "shown"
-    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (current), "total" or a name
-    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix seconds on the test path
+    ARGV[3]  period  <period>  "hour" | "day" | "week" | "month" (current),
+             "total" or a name
+    ARGV[4]  time  <time, "" = server clock>  "" for the server's clock; Unix
+             seconds on the test path
     ARGV[5]  member  <name>
     ARGV[6]  window  <integer 1..101>  K, 1..101 members
-    ARGV[7]  per_page  <integer 1..100>  page size for the page count and the member's page, 1..100
+    ARGV[7]  per_page  <integer 1..100>  page size for the page count and the
+             member's page, 1..100
 
   Output: { size, pages, rank, percentile, page,
             { { member, score, rank }, ... } }

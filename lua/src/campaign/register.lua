@@ -14,8 +14,9 @@
     KEYS[1]  the registry "<family>campaigns": "{c}:campaigns" for the
              campaigns of the namespaces {c:NAME}: (its hash tag, c,
              is no campaign's)
-    ARGV[1..]  names  <name, repeat 1..1000>  1..1000 campaign names, each 1..64 bytes, none of
-             : { } * ? [ ] \ , spaces or control characters
+    ARGV[1..]  names  <name, repeat 1..1000>  1..1000 campaign names, each
+             1..64 bytes, none of : { } * ? [ ] \ , spaces or control
+             characters
 
   Writes: ZADD NX on the registry: member the name, score the time of its first
     registration (server TIME, Unix milliseconds).

@@ -31,7 +31,8 @@
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
     ARGV[1]  board  <name>
-    ARGV[2]  cursor  <cursor>  "0" to start; else the cursor the previous call returned
+    ARGV[2]  cursor  <cursor>  "0" to start; else the cursor the previous call
+             returned
     ARGV[3]  count  <integer 1..5000>  members to index in this call, 1..5000
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with

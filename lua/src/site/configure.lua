@@ -20,8 +20,9 @@
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1..]  pairs  <config_field/text, repeat 0..4>  field, value, field, value, ... (none: only read); at most
-             the 4 settings, 8 arguments (REDVOTE_USAGE beyond)
+    ARGV[1..]  pairs  <config_field/text, repeat 0..4>  field, value, field,
+             value, ... (none: only read); at most the 4 settings, 8 arguments
+             (REDVOTE_USAGE beyond)
 
   Output: { "vote_score", v, "window", v, "page_size", v, "rankings", v }
           (effective values, defaults filled in)

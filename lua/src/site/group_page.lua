@@ -14,10 +14,12 @@
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
     ARGV[1]  group  <group>  group name: 1..64 bytes, none of : { } * ? [ ] \ ,
-                       spaces or control characters
-    ARGV[2]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" | "best"
+             spaces or control characters
+    ARGV[2]  order  <enum(score|time|hot|best)>  "score" | "time" | "hot" |
+             "best"
     ARGV[3]  page  <integer 1..1000000>  1-based page number, 1..1000000
-    ARGV[4]  per_page  <integer 1..100, optional, default page_size>  1..100 (default: the site's page_size, 25)
+    ARGV[4]  per_page  <integer 1..100, optional, default page_size>  1..100
+             (default: the site's page_size, 25)
 
   Writes: ZINTERSTORE + EXPIRE 60 of <prefix><order>:NAME, when absent.
 

@@ -8,10 +8,11 @@
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
     ARGV[1]  article  <article_id>  "7" or "article:7" (must exist)
-    ARGV[2..]  tokens  <group_token, repeat 0..100>  one token per group, at most 100: "+NAME" adds the article to
-             <prefix>group:NAME, "-NAME" removes it. NAME: 1..64 bytes, none
-             of : { } * ? [ ] \ , spaces or control characters. A group may
-             not be both added and removed in one call.
+    ARGV[2..]  tokens  <group_token, repeat 0..100>  one token per group,
+             at most 100: "+NAME" adds the article to <prefix>group:NAME,
+             "-NAME" removes it. NAME: 1..64 bytes, none of : { } * ? [ ] \ , spaces or
+             control characters. A group may not be both added and removed in
+             one call.
 
   Output: { added (groups the article newly joined), removed (groups it left) }
 

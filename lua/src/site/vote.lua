@@ -13,7 +13,7 @@
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
     ARGV[1]  user  <user>  1..256 bytes, no control characters
     ARGV[2]  article  <article_id>  "7" or "article:7"
-    ARGV[3]  vote  <enum(up|down|none), optional, default up>  "up" | "down" | "none"
+    ARGV[3]  vote  <enum(up|down|none), optional, default up>  the vote
 
   Reads: the article hash's time, votes and downvotes (HMGET: the article
     exists when its hash has a publish time), the settings, TIME, and the
