@@ -370,6 +370,16 @@ pub(crate) async fn audit(
         }
     }
     let count = q.count;
+    // nothing is older than 0-0 (and XREVRANGE refuses "(0-0")
+    if q.before
+        .as_deref()
+        .is_some_and(|b| b.split('-').all(|p| p.bytes().all(|d| d == b'0')))
+    {
+        return Ok(Json(AuditPage {
+            entries: Vec::new(),
+            next: None,
+        }));
+    }
     let cmd = reading(&c, count, q.before.as_deref());
     let reply = state
         .con

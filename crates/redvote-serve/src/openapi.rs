@@ -136,7 +136,27 @@ pub fn finish(mut doc: OpenApi) -> OpenApi {
     component_caps(&mut doc);
     let mut json = serde_json::to_value(&doc).expect("the document serializes");
     constrain(&mut json);
+    exactly_one_of(&mut json, "VoidRangeRequest", "user", "channel");
     serde_json::from_value(json).expect("the constrained document reads back")
+}
+
+/// The body schema `schema` takes exactly one of the properties `a` and
+/// `b` (the other absent or null): `allOf` of the schema and a `oneOf` of
+/// the two cases, so that a document-valid body is never the 422 of
+/// "neither" or "both".
+fn exactly_one_of(doc: &mut Value, schema: &str, a: &str, b: &str) {
+    let Some(slot) = doc["components"]["schemas"].get_mut(schema) else {
+        return;
+    };
+    let case = |given: &str, other: &str| {
+        json!({
+            "type": "object",
+            "required": [given],
+            "properties": {given: {"type": "string"}, other: {"type": "null"}},
+        })
+    };
+    let whole = slot.take();
+    *slot = json!({"allOf": [whole, {"oneOf": [case(a, b), case(b, a)]}]});
 }
 
 /// The error statuses every `/v1` operation may answer, unless it states
@@ -355,6 +375,8 @@ fn parameter_rule(path: &str, location: &str, param: &str) -> Option<Value> {
 fn property_rule(schema: &str, property: &str) -> Option<Value> {
     use redvote::caps;
     Some(match (schema, property) {
+        // a void range's channel must be a channel: no empty "none"
+        ("VoidRangeRequest", "channel") => name(),
         (_, "user") => user(),
         ("NewArticle", "title") => {
             json!({"pattern": r"^[^\x00-\x1f\x7f]{1,512}$", "minLength": 1, "maxLength": 512})

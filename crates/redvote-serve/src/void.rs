@@ -107,7 +107,7 @@ fn hundred() -> u32 {
 /// settings; without one the step voids nothing and answers `next` "0");
 /// call again with `next` until it is "0". Each step reads at
 /// most `count` log entries; a voided vote leaves the log, so none is
-/// voided twice.
+/// voided twice. An empty range (`to` not after `from`) voids nothing.
 #[utoipa::path(
     post,
     path = "/v1/campaigns/{campaign}/votes/void",
@@ -118,7 +118,7 @@ fn hundred() -> u32 {
     responses(
         (status = 200, description = "What the step voided, and the next cursor (\"0\": done)", body = VoidedRange),
         (status = 404, description = "No such campaign"),
-        (status = 422, description = "Neither or both of user and channel, a malformed user, channel or cursor, to not after from, or a count out of range"),
+        (status = 422, description = "Neither or both of user and channel, a malformed user, channel or cursor, or a count out of range"),
     ),
     security(("admin_token" = []))
 )]
@@ -140,6 +140,60 @@ async fn void_range(
             ))
         }
     };
+    // what the script checks, checked here too: the empty range below
+    // answers without it
+    let value_ok = match by {
+        VoidBy::User => {
+            !value.is_empty()
+                && value.len() <= 256
+                && !value.chars().any(|ch| ch.is_ascii_control())
+        }
+        VoidBy::Channel => redvote::is_valid_name(value),
+    };
+    if !value_ok {
+        return Err(Problem::invalid(
+            if by == VoidBy::User {
+                Code::InvalidUser
+            } else {
+                Code::InvalidName
+            },
+            format!(
+                "{}: {}",
+                by.as_str(),
+                if by == VoidBy::User {
+                    "1..256 bytes without control characters"
+                } else {
+                    "a channel name (the board name rule)"
+                }
+            ),
+        ));
+    }
+    const LAST: u64 = 253_402_300_799;
+    if body.from > LAST || body.to > LAST {
+        return Err(Problem::invalid(
+            Code::InvalidNumber,
+            format!("from and to: Unix seconds in 0..{LAST}"),
+        ));
+    }
+    if !(1..=1000).contains(&body.count) {
+        return Err(Problem::invalid(Code::InvalidNumber, "count: 1..1000"));
+    }
+    let cursor_ok = body.cursor == "0" || super::audit::valid_id(&body.cursor);
+    if !cursor_ok {
+        return Err(Problem::invalid(
+            Code::InvalidNumber,
+            "cursor: \"0\" or the next of a previous step",
+        ));
+    }
+    if body.to <= body.from {
+        // an empty range voids nothing (the script would refuse it: the
+        // document cannot say "to after from")
+        return Ok(Json(VoidedRange {
+            voided: 0,
+            others: 0,
+            next: "0".to_string(),
+        }));
+    }
     let call = c.void_range(by, value, body.from, body.to, &body.cursor, body.count);
     let step = state.run(&call).await?;
     if step.voided > 0 {

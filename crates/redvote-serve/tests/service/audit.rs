@@ -217,3 +217,58 @@ fn the_stream_is_capped() {
     assert_eq!(read[0].what, json!({"truncated": 20_008}));
     assert_eq!(read[0].who, "cli:test");
 }
+
+#[test]
+fn a_void_range_takes_exactly_one_of_user_and_channel() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let (svc, _) = teams_service(&server);
+    let path = "/v1/campaigns/spring-a/votes/void";
+    let before = support::digest(&mut con);
+    for body in [
+        json!({"from": 0, "to": 10}),
+        json!({"user": "u", "channel": "c", "from": 0, "to": 10}),
+        json!({"user": null, "channel": null, "from": 0, "to": 10}),
+    ] {
+        svc.admin(Method::POST, path, body)
+            .problem(422, "REDVOTE_USAGE");
+    }
+    svc.admin(
+        Method::POST,
+        path,
+        json!({"channel": "", "from": 0, "to": 10}),
+    )
+    .problem(422, "REDVOTE_INVALID_NAME");
+    svc.admin(
+        Method::POST,
+        path,
+        json!({"user": "u", "from": 0, "to": 253402300800u64}),
+    )
+    .problem(422, "REDVOTE_INVALID_NUMBER");
+    svc.admin(
+        Method::POST,
+        path,
+        json!({"user": "u", "from": 0, "to": 10, "cursor": "x"}),
+    )
+    .problem(422, "REDVOTE_INVALID_NUMBER");
+    // an empty range voids nothing
+    let step = svc
+        .admin(
+            Method::POST,
+            path,
+            json!({"user": "u", "channel": null, "from": 10, "to": 10}),
+        )
+        .ok(200);
+    assert_eq!(step, json!({"voided": 0, "others": 0, "next": "0"}));
+    // nothing is older than 0-0
+    let page = svc
+        .request(
+            Method::GET,
+            "/v1/campaigns/spring-a/audit?before=0-0",
+            Some(ADMIN),
+        )
+        .send()
+        .ok(200);
+    assert_eq!(page, json!({"entries": [], "next": null}));
+    assert_eq!(support::digest(&mut con), before);
+}
