@@ -41,7 +41,7 @@ use utoipa_axum::routes;
 
 use super::auth::{Admin, Ticket, TICKET_SECONDS};
 use super::campaign::campaign;
-use super::extract::{Json, Path, Query};
+use super::extract::{Json, NoQuery, Path, Query};
 use super::problem::{codes, Problem};
 use super::AppState;
 
@@ -99,6 +99,7 @@ async fn style() -> impl IntoResponse {
 /// Which page of campaign names.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct CampaignsQuery {
     /// "0" first, then the previous answer's `next`.
     #[serde(default = "zero")]
@@ -211,6 +212,7 @@ async fn settings(
     _: Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
+    _: NoQuery,
 ) -> Result<Json<CampaignSettings>, Problem> {
     let c = campaign(&name)?;
     match read_settings(&state.con, &c).await? {
@@ -249,6 +251,7 @@ async fn deny(
     _: Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
+    _: NoQuery,
 ) -> Result<Json<DenyView>, Problem> {
     let c = campaign(&name)?;
     let ns = c.namespace().to_string();
@@ -323,6 +326,7 @@ async fn board_options(
     _: Admin,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
+    _: NoQuery,
 ) -> Result<Json<BoardOptions>, Problem> {
     let c = campaign(&name)?;
     if !redvote::is_valid_name(&board) {
@@ -390,6 +394,7 @@ fn unknown_campaign(name: &str) -> Problem {
 /// What a stream shows.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub struct StreamQuery {
     /// shown (default) or real.
     #[serde(default)]
@@ -569,6 +574,7 @@ async fn top_ticket(
     admin: Admin,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
+    _: NoQuery,
 ) -> Result<impl IntoResponse, Problem> {
     let _ = admin;
     campaign(&name)?;

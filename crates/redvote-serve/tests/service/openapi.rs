@@ -149,6 +149,30 @@ fn unknown_query_parameters_are_400_naming_them() {
         let detail = svc.get(path).problem(400, "REDVOTE_BAD_REQUEST");
         assert!(detail.contains("sort"), "{path}: {detail}");
     }
+    // the admin page's routes, with the admin token (and the stream, open)
+    for (method, path) in [
+        (Method::GET, "/v1/campaigns?sort=time"),
+        (Method::GET, "/v1/campaigns/spring/settings?sort=time"),
+        (Method::GET, "/v1/campaigns/spring/deny?sort=time"),
+        (
+            Method::GET,
+            "/v1/campaigns/spring/boards/male-stars/options?sort=time",
+        ),
+        (
+            Method::POST,
+            "/v1/campaigns/spring/boards/male-stars/top/ticket?sort=time",
+        ),
+        (
+            Method::GET,
+            "/v1/campaigns/spring/boards/male-stars/top/stream?seconds=1&sort=time",
+        ),
+    ] {
+        let detail = svc
+            .request(method, path, Some(ADMIN))
+            .send()
+            .problem(400, "REDVOTE_BAD_REQUEST");
+        assert!(detail.contains("sort"), "{path}: {detail}");
+    }
     let vote = json!({"user": "u", "votes": [{"board": "male-stars", "option": "yyqx"}]});
     for (method, path, body) in [
         (
