@@ -170,8 +170,7 @@ async fn campaigns(
     // replaced (the list is a read: resending it is safe)
     let count = q.count;
     let page = state
-        .con
-        .with_redis(true, |mut con| {
+        .read_with("campaign_registry", |mut con| {
             let cursor = q.cursor.clone();
             async move { list_all_campaigns(&mut con, &cursor, count).await }
         })
@@ -215,7 +214,7 @@ async fn settings(
     _: NoQuery,
 ) -> Result<Json<CampaignSettings>, Problem> {
     let c = campaign(&name)?;
-    match read_settings(&state.con, &c).await? {
+    match read_settings(&state, &c).await? {
         Some(s) => Ok(Json(s)),
         None => Err(unknown_campaign(&name)),
     }
@@ -257,8 +256,7 @@ async fn deny(
     let ns = c.namespace().to_string();
     let root = c.root_key().to_string();
     let (exists, mut users, mut channels): (bool, Vec<String>, Vec<String>) = state
-        .con
-        .with_redis(true, |mut con| {
+        .read_with("deny_lists", |mut con| {
             let (ns, root) = (ns.clone(), root.clone());
             async move {
                 Ok(redis::pipe()
@@ -338,7 +336,7 @@ async fn board_options(
             ),
         ));
     }
-    let Some(settings) = read_settings(&state.con, &c).await? else {
+    let Some(settings) = read_settings(&state, &c).await? else {
         return Err(unknown_campaign(&name));
     };
     let Some(spec) = settings.boards.get(&board) else {
@@ -357,8 +355,7 @@ async fn board_options(
             .map(|o| format!("{}option:{board}:{o}", c.namespace()))
             .collect();
         state
-            .con
-            .with_redis(true, |mut con| {
+            .read_with("board_options", |mut con| {
                 let keys = keys.clone();
                 async move {
                     let mut pipe = redis::pipe();
@@ -620,7 +617,7 @@ async fn read_top(
         .await?;
     let page = pages.pop().ok_or_else(|| Problem::bad_request("no page"))?;
     let members: Vec<&str> = page.entries.iter().map(|e| e.member.as_str()).collect();
-    let p = state.con.run(&c.participants(board, &members)).await?;
+    let p = state.run(&c.participants(board, &members)).await?;
     let entries = page
         .entries
         .into_iter()

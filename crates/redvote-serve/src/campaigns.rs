@@ -94,12 +94,13 @@ pub struct CampaignPage {
 /// data. One call of [`Campaign::settings`]: a read-only script, one
 /// atomic snapshot, O(boards + options), a campaign of more than 64
 /// boards or 1000 options refused (`Code::InvalidConfig`, one configure
-/// call's caps).
+/// call's caps). Through the service's connection, counted in its Redis
+/// metrics as every script call of the service.
 pub async fn read_settings(
-    con: &redvote::AsyncConnection,
+    state: &crate::AppState,
     campaign: &Campaign,
 ) -> Result<Option<CampaignSettings>> {
-    match con.run(&campaign.settings()).await {
+    match state.run(&campaign.settings()).await {
         Ok(settings) => Ok(Some(settings)),
         Err(Error::Script {
             code: Code::UnknownCampaign,

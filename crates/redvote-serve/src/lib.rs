@@ -230,6 +230,27 @@ impl AppState {
         result.map_err(|e| in_api_words(e, page.ids().key(), page.ids().script().name()))
     }
 
+    /// Commands of the service's own (`send`, as
+    /// [`redvote::AsyncConnection::with_redis`]: the retry policy, a broken
+    /// connection replaced), a read (resent after an unknown outcome),
+    /// counted and timed in the Redis metrics under `label`, a name from
+    /// the fixed set the metrics document (`deny_lists`, `board_options`,
+    /// `campaign_registry`, ...), never from the request.
+    pub(crate) async fn read_with<T, F>(
+        &self,
+        label: &'static str,
+        send: impl Fn(redvote::AsyncRedis) -> F,
+    ) -> redvote::Result<T>
+    where
+        F: std::future::Future<Output = redvote::Result<T>>,
+    {
+        let start = std::time::Instant::now();
+        let result = self.con.with_redis(true, send).await;
+        let seconds = start.elapsed().as_secs_f64();
+        self.metrics.call(label, seconds, &result);
+        result
+    }
+
     /// Tell long-lived responses (SSE streams) to end: shutdown started.
     pub fn begin_shutdown(&self) {
         let _ = self.stop.send(true);

@@ -8,7 +8,9 @@
 //!   (`accepted`, `replayed`, `refused` with the refusal's code);
 //! - `redvote_redis_calls_total{script, outcome}` and
 //!   `redvote_redis_call_duration_seconds{script}`: the script calls the
-//!   `/v1` routes make (retries included), `outcome` `ok`, `refused` (a
+//!   `/v1` routes make (retries included), and the admin page's reads of
+//!   plain commands under a name of their own (`campaign_registry`,
+//!   `deny_lists`, `board_options`), `outcome` `ok`, `refused` (a
 //!   script's refusal), `unavailable` (Redis unreachable, busy, out of
 //!   memory, timed out) or `error`;
 //! - `redvote_redis_errors_total{code}`: their failures by code (a
@@ -21,7 +23,8 @@
 //! as sent: `route` is the route's template
 //! (`/v1/campaigns/{campaign}/votes`, `unmatched` for a path no route
 //! takes), `method` one of [`METHODS`] or `other`, `status` the class
-//! (`2xx` .. `5xx`), `script` a built-in script's name, `code` a known
+//! (`2xx` .. `5xx`), `script` a built-in script's name or one of the admin
+//! reads', `code` a known
 //! code. prometheus-client needs no upkeep task.
 
 use std::time::Instant;

@@ -114,3 +114,36 @@ fn refused_calls_count_by_code() {
     );
     assert!(text.contains("outcome=\"refused\""), "{text}");
 }
+
+/// The admin page's Redis reads count in the Redis metrics too: its
+/// scripts (settings, participants) by script, its plain commands (the
+/// campaign list, the deny lists, a board's options) under their names.
+#[test]
+fn the_admin_pages_reads_are_in_the_redis_metrics() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    let spring: Value =
+        serde_json::from_str(include_str!("../../../../docs/spring2026.json")).unwrap();
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring)
+        .ok(200);
+    for path in [
+        "/v1/campaigns",
+        "/v1/campaigns/spring/settings",
+        "/v1/campaigns/spring/deny",
+        "/v1/campaigns/spring/boards/male-stars/options",
+    ] {
+        svc.request(Method::GET, path, Some(super::ADMIN))
+            .send()
+            .ok(200);
+    }
+    let text = svc.get("/metrics").text;
+    for script in [
+        "campaign_registry",
+        "campaign_settings",
+        "deny_lists",
+        "board_options",
+    ] {
+        let line = format!("redvote_redis_calls_total{{script=\"{script}\",outcome=\"ok\"}}");
+        assert!(text.contains(&line), "{line} missing:\n{text}");
+    }
+}
