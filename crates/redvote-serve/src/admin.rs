@@ -40,7 +40,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Ticket, TICKET_SECONDS};
-use super::campaign::campaign;
+use super::campaign::{campaign, zero};
 use super::extract::{Json, NoQuery, Path, Query};
 use super::problem::{codes, Problem};
 use super::AppState;
@@ -109,10 +109,6 @@ pub struct CampaignsQuery {
     #[serde(default = "two_hundred")]
     #[param(minimum = 1, maximum = 1000, default = 200)]
     pub count: u32,
-}
-
-fn zero() -> String {
-    "0".to_string()
 }
 
 fn two_hundred() -> u32 {
@@ -327,15 +323,7 @@ async fn board_options(
     _: NoQuery,
 ) -> Result<Json<BoardOptions>, Problem> {
     let c = campaign(&name)?;
-    if !redvote::is_valid_name(&board) {
-        return Err(Problem::invalid(
-            Code::InvalidName,
-            format!(
-                "board name {:?}: the campaign name rule",
-                super::site::clip(&board)
-            ),
-        ));
-    }
+    board_name(&board)?;
     let Some(settings) = read_settings(&state, &c).await? else {
         return Err(unknown_campaign(&name));
     };
@@ -541,6 +529,20 @@ pub struct StreamTicket {
     pub required: bool,
 }
 
+/// `board` is a well-formed board name, else the 422 that says so.
+fn board_name(board: &str) -> Result<(), Problem> {
+    if redvote::is_valid_name(board) {
+        return Ok(());
+    }
+    Err(Problem::invalid(
+        Code::InvalidName,
+        format!(
+            "board name {:?}: the campaign name rule",
+            super::site::clip(board)
+        ),
+    ))
+}
+
 fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -575,15 +577,7 @@ async fn top_ticket(
 ) -> Result<impl IntoResponse, Problem> {
     let _ = admin;
     campaign(&name)?;
-    if !redvote::is_valid_name(&board) {
-        return Err(Problem::invalid(
-            Code::InvalidName,
-            format!(
-                "board name {:?}: the campaign name rule",
-                super::site::clip(&board)
-            ),
-        ));
-    }
+    board_name(&board)?;
     let Some(key) = &state.tokens.admin else {
         // (the Admin extractor already refused)
         return Err(Problem::new(

@@ -783,11 +783,13 @@ pub struct ReindexRequest {
     pub count: u32,
 }
 
-fn zero() -> String {
+/// A cursor's first value, `"0"` (serde's default of the paged routes).
+pub(crate) fn zero() -> String {
     "0".to_string()
 }
 
-fn hundred() -> u32 {
+/// A step's default size, 100 (serde's default of the paged routes).
+pub(crate) fn hundred() -> u32 {
     100
 }
 

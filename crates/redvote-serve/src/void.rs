@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 
 use super::audit::{self, Action, Change};
 use super::auth::Admin;
-use super::campaign::campaign;
+use super::campaign::{campaign, hundred, zero};
 use super::extract::{Json, NoQuery, Path};
 use super::problem::Problem;
 use super::AppState;
@@ -92,14 +92,6 @@ pub struct VoidRangeRequest {
     #[serde(default = "hundred")]
     #[schema(default = 100)]
     pub count: u32,
-}
-
-fn zero() -> String {
-    "0".to_string()
-}
-
-fn hundred() -> u32 {
-    100
 }
 
 /// Admin: one step of voiding every vote of a user or a channel logged

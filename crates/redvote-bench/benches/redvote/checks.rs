@@ -494,11 +494,18 @@ pub(super) fn scan_keys(con: &mut redis::Connection, prefix: &str) -> Result<Vec
 /// A ballot as text: (board, option, [(period, shown score)]).
 type BallotText = (String, String, Vec<(String, String)>);
 
-/// The reply recorded in a vote id record (`[request, reply]`, JSON), one
-/// `BallotText` per ballot.
+/// The reply recorded in a vote id record (`[request, reply, added]`,
+/// JSON; `[request, reply]` before 0.6), one `BallotText` per ballot.
 fn recorded_reply(stored: &str) -> Result<Vec<BallotText>> {
-    let (_request, reply): (String, Vec<(String, String, Vec<String>)>) =
-        serde_json::from_str(stored).context("not a [request, reply] record")?;
+    let record: Vec<serde_json::Value> =
+        serde_json::from_str(stored).context("not a [request, reply, ...] record")?;
+    ensure!(
+        (2..=3).contains(&record.len()),
+        "a record of {} elements",
+        record.len()
+    );
+    let reply: Vec<(String, String, Vec<String>)> =
+        serde_json::from_value(record[1].clone()).context("not a recorded reply")?;
     reply
         .into_iter()
         .map(|(board, option, shown)| {
