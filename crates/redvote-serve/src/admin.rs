@@ -166,7 +166,7 @@ async fn campaigns(
     // replaced (the list is a read: resending it is safe)
     let count = q.count;
     let page = state
-        .read_with("campaign_registry", |mut con| {
+        .with_redis("campaign_registry", true, |mut con| {
             let cursor = q.cursor.clone();
             async move { list_all_campaigns(&mut con, &cursor, count).await }
         })
@@ -252,7 +252,7 @@ async fn deny(
     let ns = c.namespace().to_string();
     let root = c.root_key().to_string();
     let (exists, mut users, mut channels): (bool, Vec<String>, Vec<String>) = state
-        .read_with("deny_lists", |mut con| {
+        .with_redis("deny_lists", true, |mut con| {
             let (ns, root) = (ns.clone(), root.clone());
             async move {
                 Ok(redis::pipe()
@@ -343,7 +343,7 @@ async fn board_options(
             .map(|o| format!("{}option:{board}:{o}", c.namespace()))
             .collect();
         state
-            .read_with("board_options", |mut con| {
+            .with_redis("board_options", true, |mut con| {
                 let keys = keys.clone();
                 async move {
                     let mut pipe = redis::pipe();

@@ -297,8 +297,7 @@ mod tests {
 /// resent after an unknown outcome could write the entry twice).
 pub(crate) async fn note(state: &AppState, campaign: &redvote::Campaign, change: Change<'_>) {
     let result = state
-        .con
-        .with_redis(false, |mut con| {
+        .with_redis("audit_write", false, |mut con| {
             let change = change.clone();
             let campaign = campaign.clone();
             async move { Ok(record_async(&mut con, &campaign, &change).await?) }
@@ -382,8 +381,7 @@ pub(crate) async fn audit(
     }
     let cmd = reading(&c, count, q.before.as_deref());
     let reply = state
-        .con
-        .with_redis(true, |mut con| {
+        .with_redis("audit_read", true, |mut con| {
             let cmd = cmd.clone();
             async move { Ok(cmd.query_async::<redis::Value>(&mut con).await?) }
         })

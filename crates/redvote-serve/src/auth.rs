@@ -112,8 +112,7 @@ async fn team_key(
 ) -> Result<String, Problem> {
     let token = given.to_string();
     let found = state
-        .con
-        .with_redis(true, |mut con| {
+        .with_redis("key_lookup", true, |mut con| {
             let token = token.clone();
             async move {
                 keys::lookup_async(&mut con, &token)

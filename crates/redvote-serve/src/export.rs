@@ -474,8 +474,7 @@ impl Job {
         } else {
             let keys = name_keys(&self.campaign, &self.board, &members);
             self.state
-                .con
-                .with_redis(true, |mut con| {
+                .with_redis("display_names", true, |mut con| {
                     let keys = keys.clone();
                     async move {
                         let mut pipe = redis::pipe();

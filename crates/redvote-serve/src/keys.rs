@@ -567,8 +567,7 @@ where
     // a refusal (exists, unknown, ...) is carried through the retry policy
     // as Ok(Err(..)): only Redis errors are retried
     let outcome = state
-        .con
-        .with_redis(idempotent, |con| {
+        .with_redis("keys", idempotent, |con| {
             let fut = f(con);
             async move {
                 match fut.await {

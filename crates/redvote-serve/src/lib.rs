@@ -232,20 +232,23 @@ impl AppState {
 
     /// Commands of the service's own (`send`, as
     /// [`redvote::AsyncConnection::with_redis`]: the retry policy, a broken
-    /// connection replaced), a read (resent after an unknown outcome),
-    /// counted and timed in the Redis metrics under `label`, a name from
-    /// the fixed set the metrics document (`deny_lists`, `board_options`,
-    /// `campaign_registry`, ...), never from the request.
-    pub(crate) async fn read_with<T, F>(
+    /// connection replaced; `idempotent`: whether `send` may be resent
+    /// after an unknown outcome), counted and timed in the Redis metrics
+    /// under `label`, a name from the fixed set the metrics document
+    /// (`campaign_registry`, `deny_lists`, `board_options`, `key_lookup`,
+    /// `keys`, `audit_read`, `audit_write`, `display_names`,
+    /// `campaign_offset`), never from the request.
+    pub(crate) async fn with_redis<T, F>(
         &self,
         label: &'static str,
+        idempotent: bool,
         send: impl Fn(redvote::AsyncRedis) -> F,
     ) -> redvote::Result<T>
     where
         F: std::future::Future<Output = redvote::Result<T>>,
     {
         let start = std::time::Instant::now();
-        let result = self.con.with_redis(true, send).await;
+        let result = self.con.with_redis(idempotent, send).await;
         let seconds = start.elapsed().as_secs_f64();
         self.metrics.call(label, seconds, &result);
         result

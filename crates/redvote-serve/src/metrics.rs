@@ -10,7 +10,9 @@
 //!   `redvote_redis_call_duration_seconds{script}`: the script calls the
 //!   `/v1` routes make (retries included), and the admin page's reads of
 //!   plain commands under a name of their own (`campaign_registry`,
-//!   `deny_lists`, `board_options`), `outcome` `ok`, `refused` (a
+//!   `deny_lists`, `board_options`, `key_lookup`, `keys`, `audit_read`,
+//!   `audit_write`, `display_names`, `campaign_offset`: see
+//!   `AppState::with_redis`), `outcome` `ok`, `refused` (a
 //!   script's refusal), `unavailable` (Redis unreachable, busy, out of
 //!   memory, timed out) or `error`;
 //! - `redvote_redis_errors_total{code}`: their failures by code (a

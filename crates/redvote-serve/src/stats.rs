@@ -95,8 +95,7 @@ async fn moment(
     if offset.is_none() {
         let root = c.root_key().to_string();
         let stored: Option<String> = state
-            .con
-            .with_redis(true, |mut con| {
+            .with_redis("campaign_offset", true, |mut con| {
                 let root = root.clone();
                 async move {
                     Ok(redis::cmd("HGET")
