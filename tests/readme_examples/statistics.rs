@@ -3,7 +3,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use redvote::{Campaign, Granularity, VoidBy, Voter};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut con = redis::Client::open("redis://127.0.0.1:6379/")?.get_connection()?;
+    let url = std::env::var("REDVOTE_URL")?; // your server
+    let mut con = redis::Client::open(url)?.get_connection()?;
     let csv = back_office(&mut con, &Campaign::new("spring2026"))?;
     print!("{csv}");
     Ok(())
