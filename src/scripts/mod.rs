@@ -17,6 +17,8 @@ use std::sync::LazyLock;
 mod assemble;
 #[cfg(test)]
 pub(crate) mod manifest;
+#[cfg(test)]
+mod bindings;
 
 /// `lua/manifest.json`: every script's name, file, SHA1, flags, key, ARGV
 /// (types, bounds, defaults), reply shape, error codes and idempotency, and

@@ -1,0 +1,914 @@
+#!lua
+-- GENERATED from lua/src/campaign/configure.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  campaign_configure: create or update a campaign, its boards, options,
+  weights and settings from one JSON document, all validated before the
+  first write, in one atomic call.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
+             key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
+    ARGV[1]  settings  <json 1..4194304>  JSON object of at most 4 MiB (4194304
+             bytes), every member optional:
+      { "offset": "+08:00",            UTC offset of hour/day/week/month starts
+        "start": 1767225600,           Unix seconds; votes before are refused
+        "end": 1769904000,             Unix seconds; votes from then on are refused
+        "vote_id_ttl": 86400,          seconds a vote id is remembered (1..31536000;
+                                       default 86400)
+        "vote_log": 0,                 entries of the capped vote log <ns>log
+                                       (XADD MAXLEN ~ N, what campaign_void_range
+                                       voids by user or channel), 0..1000000; 0
+                                       (the default): no log
+        "limits": [                    rate limits checked by every vote (replaces
+                                       the list; [] removes them), at most 32:
+          { "name": "user-minute",     1..64 bytes, unique
+            "by": ["user"],            non-empty subset of user, option, channel, device
+            "window": "minute",        second, minute, hour, day, week, month, campaign
+            "limit": 5,                votes per window, 1..1000000000
+            "extra": { "partner": 5 } },   extra allowance per channel (optional),
+                                       at most 32 channels
+          { "name": "smooth", "by": ["user"],
+            "rolling": { "limit": 5, "per": 60, "burst": 5 } } ],  GCRA: limit per
+                                       `per` seconds, `burst` (default limit) at once
+        "deny": { "users": [...], "channels": [...] },   refused outright (replaces
+                                       each list given), at most 10000 entries
+                                       of 1..256 bytes each
+        "boards": { "<board>": {
+            "periods": ["hour", "day", "week", "month", "total"],   any subset
+                                       (a list of at most 5)
+            "ties": "name" | "competition" | "dense" | "first",
+                                       (dense or first on a board already
+                                       written is pending until
+                                       campaign_reindex.lua has run: see
+                                       Writes; "ties_pending" and
+                                       "ties_effective", which
+                                       campaign_settings.lua reports, are
+                                       read-only and ignored)
+            "carry": "0.1",            share of a vote's shown weight added to
+                                       the NEXT period's shown board, 0..1
+            "decimals": 2,             shown scores are kept and shown with this
+                                       many decimals (0..6)
+            "retention": { "hour": 172800, "day": 2678400, "week": 0, "month": 0 },
+                                       seconds a period board lives after its
+                                       period ends (0: forever)
+            "options": { "<option>": { "weight": 1, "data": { "name": "..." } } },
+                                       data: at most 100 fields, names 1..64
+                                       bytes, values strings or numbers of at
+                                       most 2048 bytes
+            "remove": ["<option>", ...]   options to delete: from the board's
+                                       settings, every period board it kept,
+                                       the "first" side keys, its display data,
+                                       imported votes and participant counter;
+                                       at most 1000 a board
+        } } }
+    Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
+    spaces or control characters. Defaults for a new board: periods
+    ["total"], ties "competition", carry 0, decimals 2, retention 0; an
+    option's weight defaults to 1. At most 64 boards and 1000 options a call.
+
+  Sizes: every list and map has the maximum given above, checked before the
+    first write (REDVOTE_INVALID_CONFIG; a document over 4 MiB:
+    REDVOTE_USAGE), and every write of a list goes in chunks of at most 1000
+    items (hset_chunks), so no write can reach Lua's unpack limit.
+
+  Writes: HSET <ns>campaign offset start end vote_id_ttl vote_log
+    stats_keep (the longest statistics retention of its boards, lib/stats); SADD <ns>boards; HSET
+    <ns>campaign limits (normalized JSON); DEL + SADD <ns>deny:users,
+    <ns>deny:channels; EXPIREAT of the campaign-window counters
+    <ns>rl:RULE:campaign when `end` changes, DEL of those of removed rules;
+    <ns>board:B (periods ties ties_next carry decimals keep_hour keep_day
+    keep_week keep_month indexed order_gen; a switch of the tie rule to
+    dense or first on a board already written is recorded as pending,
+    `ties_next`, and takes effect when campaign_reindex.lua has built its
+    side keys: reads rank by the old rule until then; any other switch
+    takes effect at once; the side keys o:/d: of lua/src/lib/order.lua of
+    a rule no longer kept are UNLINKed, one UNLINK a listed period board);
+    HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
+    (display data); for removed options HDEL/ZREM/DEL of all of the above.
+
+  Output: { "boards", n, "options", n } (how many were created or updated)
+
+  Keys: <ns>boards, <ns>board:B, <ns>weights:B, <ns>option:B:O,
+    <ns>deny:users, <ns>deny:channels, <ns>periods:B, <ns>b:B:KIND:P,
+    <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B,
+    <ns>hll:B:O, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>rl:RULE:campaign
+
+  Reply: pairs(string, integer)
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- option: whether a board has an option (a weight in <ns>weights:B). Needs
+-- rcall and fail (lib/prologue).
+
+-- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
+local function check_option(ns, board, option)
+  if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+  end
+end
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+-- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
+-- a vote writes two of these a board)
+local function order_member(seq, member)
+  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
+  end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
+    end
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
+  end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
+  end
+end
+
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
+  end
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
+
+-- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
+local function is_list(t)
+  if type(t) ~= 'table' then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
+local function integer(v, lo, hi, what)
+  local n = tonumber(v)
+  if type(v) ~= 'number' or n ~= math.floor(n) or n < lo or n > hi then
+    fail('INVALID_CONFIG', what .. ' must be an integer in ' .. lo .. '..' .. hi .. ', got ' .. tostring(v):sub(1, 40))
+  end
+  return n
+end
+
+-- Appends the pair k, v to `list`, a flat list of HSET's field, value pairs.
+local function push(list, k, v)
+  list[#list + 1] = k
+  list[#list + 1] = v
+end
+
+-- HSET of field, value pairs (`list`, flat) in chunks of 1000 items (500
+-- pairs): a single unpack of more than about 8000 items fails in Lua.
+local function hset_chunks(key, list)
+  for i = 1, #list, 1000 do rcall('HSET', key, unpack(list, i, math.min(i + 999, #list))) end
+end
+
+-- A board or option name, a key of the settings (`what`: "board", "option").
+local function check_config_name(what, s)
+  if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
+end
+
+-- The names of the campaign-window rules of `rules` (a decoded `limits`,
+-- read leniently: anything else is no rule).
+local function counters_of(rules)
+  local names = {}
+  for _, r in ipairs(type(rules) == 'table' and rules or {}) do
+    if type(r) == 'table' and r.window == 'campaign' and name_ok(r.name) then names[r.name] = true end
+  end
+  return names
+end
+
+---------------------------------------------------------------------------
+-- Validation: every argument and every stored value the writes depend on,
+-- in this order (the first refusal wins); nothing is written yet.
+---------------------------------------------------------------------------
+
+-- The call's key and its one argument, a JSON object of at most 4 MiB.
+-- Returns the campaign root, the namespace and the decoded document.
+local function parse_document()
+  local root, ns = campaign_key('campaign_configure')
+  argc('campaign_configure', 1, 1, 'one JSON argument')
+  if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
+  local ok, doc = pcall(cjson.decode, ARGV[1])
+  if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
+    fail('INVALID_CONFIG', 'settings are not a JSON object')
+  end
+  return root, ns, doc
+end
+
+-- The campaign's own settings the document gives (offset, start, end,
+-- vote_id_ttl, vote_log), validated: the root's fields to write, flat.
+local function campaign_fields(doc)
+  local campaign = {}
+  if doc.offset ~= nil then
+    local sign, hh, mm = tostring(doc.offset):match('^([%+%-])(%d%d):(%d%d)$')
+    if not sign or tonumber(mm) > 59 or tonumber(hh) * 60 + tonumber(mm) > 14 * 60 then
+      fail('INVALID_CONFIG', 'offset must be +HH:MM or -HH:MM within 14 hours, got ' .. tostring(doc.offset):sub(1, 40))
+    end
+    local seconds = tonumber(hh) * 3600 + tonumber(mm) * 60
+    push(campaign, 'offset', sign == '-' and -seconds or seconds)
+  end
+  for _, field in ipairs({ 'start', 'end' }) do
+    if doc[field] ~= nil then push(campaign, field, integer(doc[field], 0, 253402300799, field)) end
+  end
+  if doc.vote_id_ttl ~= nil then
+    push(campaign, 'vote_id_ttl', integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl'))
+  end
+  if doc.vote_log ~= nil then push(campaign, 'vote_log', integer(doc.vote_log, 0, 1000000, 'vote_log')) end
+  return campaign
+end
+
+-- The campaign's window after the call (the document's start and end, else
+-- the stored ones, which must parse) is not empty. Returns the stored
+-- { start, end } (HMGET's reply).
+local function check_window(root, doc)
+  local stored = rcall('HMGET', root, 'start', 'end')
+  local start_at = doc.start or (stored[1] and stored_int(stored[1], 0, 253402300799, root, 'start'))
+  local end_at = doc['end'] or (stored[2] and stored_int(stored[2], 0, 253402300799, root, 'end'))
+  if start_at and end_at and end_at <= start_at then fail('INVALID_CONFIG', 'end must be after start') end
+  return stored
+end
+
+-- The document's `i`th rate-limit rule `r` (`names`: the names of the rules
+-- before it), validated and normalized as lib/limits.lua reads it.
+local function parse_limit_rule(i, r, names)
+  local dims = { user = true, option = true, channel = true, device = true }
+  local windows = { second = true, minute = true, hour = true, day = true, week = true, month = true, campaign = true }
+  if type(r) ~= 'table' then fail('INVALID_CONFIG', 'limit rule ' .. i .. ' must be an object') end
+  for k, v in pairs(r) do
+    local known = { name = 'string', by = 'table', window = 'string', limit = 'number', rolling = 'table', extra = 'table' }
+    if not known[k] or type(v) ~= known[k] then
+      fail('INVALID_CONFIG', 'limit rule ' .. i .. ': unknown field or wrong type: ' .. tostring(k):sub(1, 40))
+    end
+  end
+  if r.rolling then
+    for k, v in pairs(r.rolling) do
+      if (k ~= 'limit' and k ~= 'per' and k ~= 'burst') or type(v) ~= 'number' then
+        fail('INVALID_CONFIG', 'limit rule ' .. i .. ': rolling takes numbers limit, per, burst; got ' .. tostring(k):sub(1, 40))
+      end
+    end
+  end
+  local name = r.name
+  if type(name) ~= 'string' or not name_ok(name) or names[name] or name == '@' then
+    fail('INVALID_CONFIG', 'limit rule ' .. i .. ': name must be a unique name (1..64 bytes, not key-like, not "@")')
+  end
+  names[name] = true
+  local what = 'limit rule ' .. name
+  if not is_list(r.by) or #r.by == 0 then fail('INVALID_CONFIG', what .. ': by must list user, option, channel or device') end
+  local by, seen = {}, {}
+  for _, d in ipairs(r.by) do
+    if not dims[d] or seen[d] then fail('INVALID_CONFIG', what .. ': unknown or repeated dimension ' .. tostring(d):sub(1, 40)) end
+    seen[d] = true
+    by[#by + 1] = d
+  end
+  local rule = { name = name, by = by }
+  if r.rolling ~= nil then
+    if type(r.rolling) ~= 'table' or r.window ~= nil or r.limit ~= nil then
+      fail('INVALID_CONFIG', what .. ': a rolling rule has rolling = { limit, per, burst } and no window or limit')
+    end
+    rule.rolling = true
+    rule.limit = integer(r.rolling.limit, 1, 1000000, what .. ': rolling.limit')
+    rule.per = integer(r.rolling.per, 1, 315360000, what .. ': rolling.per')
+    rule.burst = integer(r.rolling.burst or rule.limit, 1, 1000000, what .. ': rolling.burst')
+  else
+    if not windows[r.window] then
+      fail('INVALID_CONFIG', what .. ': window must be second, minute, hour, day, week, month or campaign, got ' .. tostring(r.window):sub(1, 40))
+    end
+    rule.window = r.window
+    rule.limit = integer(r.limit, 1, 1000000000, what .. ': limit')
+  end
+  if r.extra ~= nil then
+    if type(r.extra) ~= 'table' then fail('INVALID_CONFIG', what .. ': extra must map channels to numbers') end
+    rule.extra = {}
+    local nextra = 0
+    for channel, n in pairs(r.extra) do
+      nextra = nextra + 1
+      if nextra > 32 then fail('INVALID_CONFIG', what .. ': extra holds at most 32 channels') end
+      if type(channel) ~= 'string' or not name_ok(channel) then fail('INVALID_CONFIG', what .. ': extra channel names must be names') end
+      rule.extra[channel] = integer(n, 0, 1000000000, what .. ': extra.' .. channel)
+    end
+  end
+  return rule
+end
+
+-- The document's `limits`, a list of at most 32 rules: the normalized
+-- rules, or nil when the document does not give them.
+local function parse_limits(limits)
+  if limits == nil then return nil end
+  if not is_list(limits) or #limits > 32 then fail('INVALID_CONFIG', 'limits must be a list of at most 32 rules') end
+  local names, rules = {}, {}
+  for i, r in ipairs(limits) do rules[#rules + 1] = parse_limit_rule(i, r, names) end
+  return rules
+end
+
+-- Campaign-window counters live in one hash per rule, <ns>rl:RULE:campaign,
+-- expiring a week after the campaign's end (COUNTER_GRACE, lib/campaign):
+-- a new end moves their expiry (so moving
+-- `end` later never resets "once per campaign"), and a rule that is
+-- removed takes its counters along (they would never expire without an
+-- end). The stored rules are read leniently here (names only): this is
+-- also the call that repairs a corrupt `limits`. Returns the hashes to
+-- expire at the new end (`end_at`) and those to delete.
+local function counter_changes(root, ns, doc, rules, stored)
+  local stored_limits = rcall('HGET', root, 'limits')
+  local ok_old, old_rules = pcall(cjson.decode, stored_limits or '[]')
+  local old_counters = counters_of(ok_old and old_rules)
+  local new_counters = doc.limits ~= nil and counters_of(rules) or old_counters
+  local counters = { expire = {}, drop = {}, end_at = doc['end'] }
+  if doc['end'] ~= nil and doc['end'] ~= (stored[2] and tonumber(stored[2])) then
+    for name in pairs(new_counters) do counters.expire[#counters.expire + 1] = ns .. 'rl:' .. name .. ':campaign' end
+  end
+  for name in pairs(old_counters) do
+    if not new_counters[name] then counters.drop[#counters.drop + 1] = ns .. 'rl:' .. name .. ':campaign' end
+  end
+  return counters
+end
+
+-- The document's deny lists: { list name, entries } for each it gives.
+local function deny_lists(doc)
+  local deny = {}
+  if doc.deny == nil then return deny end
+  if type(doc.deny) ~= 'table' then fail('INVALID_CONFIG', 'deny must be { "users": [...], "channels": [...] }') end
+  for list, values in pairs(doc.deny) do
+    if (list ~= 'users' and list ~= 'channels') or not is_list(values) or #values > 10000 then
+      fail('INVALID_CONFIG', 'deny lists are users and channels, at most 10000 each')
+    end
+    for _, v in ipairs(values) do
+      if type(v) ~= 'string' or #v == 0 or #v > 256 or v:find('%c') then
+        fail('INVALID_CONFIG', 'deny.' .. list .. ' entries are 1..256 bytes without control characters')
+      end
+    end
+    deny[#deny + 1] = { list, values }
+  end
+  return deny
+end
+
+-- A board's `periods` (nil: the default, { 'total' }): the stored value.
+local function board_periods(board, periods)
+  local seen, list = {}, {}
+  if type(periods or {}) ~= 'table' then fail('INVALID_CONFIG', board .. ': periods must be a list') end
+  if #(periods or {}) > 5 then fail('INVALID_CONFIG', board .. ': periods must be a list of at most 5') end
+  for _, p in ipairs(periods or { 'total' }) do
+    if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total' then
+      fail('INVALID_CONFIG', board .. ': unknown period ' .. tostring(p):sub(1, 40) .. ' (hour, day, week, month, total)')
+    end
+    if not seen[p] then seen[p] = true; list[#list + 1] = p end
+  end
+  if #list == 0 then fail('INVALID_CONFIG', board .. ': periods must not be empty') end
+  return table.concat(list, ',')
+end
+
+-- The tie rules with side keys (lib/order).
+local ORDERED = { dense = true, first = true }
+
+-- The stored tie rules of a board as lib/board reads them, leniently (this
+-- call also repairs them): `was` is HMGET ties, ties_next, indexed,
+-- order_gen. Returns the rule in effect, the pending one (nil: none) and
+-- whether they were corrupt (then no side key is trusted).
+local function stored_rules(was)
+  local t, n = was[1] or 'competition', was[2]
+  local known = { name = true, competition = true, dense = true, first = true }
+  if not known[t] or (n and not known[n]) or n == t then return 'competition', nil, true end
+  if ORDERED[t] and was[3] ~= '1' and not n then return 'competition', t, false end
+  return t, n, false
+end
+
+-- A board's tie rule (`ties`, nil: competition) into its `fields` (HSET)
+-- and `hdel` (HDEL); `was`: see stored_rules. A new board takes it at once.
+-- On an existing board:
+--   * the rule pending already: nothing changes;
+--   * the rule in effect: a pending switch is cancelled (its side keys go);
+--   * dense or first on a board already written: it becomes the pending
+--     rule (`ties_next`), the one in effect stays until campaign_reindex.lua
+--     has built the new rule's side keys (its last call makes the switch),
+--     so that no read ever ranks without them;
+--   * otherwise (name or competition, or a board never written) at once.
+-- Every new pending rule counts in `order_gen` (a reindex cursor from
+-- before it restarts). Returns the rules whose side keys go (order_drop) and the
+-- rules a writer keeps after the call (the `sides` of lib/board).
+local function board_ties(ns, board, ties, exists, was, fields, hdel)
+  ties = ties or 'competition'
+  if not ORDERED[ties] and ties ~= 'name' and ties ~= 'competition' then
+    fail('INVALID_CONFIG', board .. ': ties must be name, competition, dense or first, got ' .. tostring(ties):sub(1, 40))
+  end
+  if not exists then
+    push(fields, 'ties', ties)
+    return {}, ORDERED[ties] and { ties } or {}
+  end
+  local key = ns .. 'board:' .. board
+  local written = rcall('ZCARD', ns .. 'periods:' .. board) > 0
+  local gen = was[4] and stored_int(was[4], 0, 999999999999999, key, 'order_gen') or 0
+  local effect, pending, corrupt = stored_rules(was)
+  local sides = function(e, p)
+    local list = {}
+    if ORDERED[e] then list[#list + 1] = e end
+    if p and ORDERED[p] then list[#list + 1] = p end
+    return list
+  end
+  if ties == pending and not corrupt then return {}, sides(effect, pending) end
+  if ties == effect and not pending and not corrupt then return {}, sides(effect) end
+  local drop = corrupt and { 'dense', 'first' } or {}
+  if not corrupt and pending and ORDERED[pending] then drop[#drop + 1] = pending end
+  if ties ~= effect and ORDERED[ties] and written then
+    -- pending: the rule in effect stays (its side keys complete), the
+    -- board is not indexed for the rule configured
+    push(fields, 'indexed', '0')
+    push(fields, 'order_gen', gen + 1)
+    push(fields, 'ties', effect)
+    push(fields, 'ties_next', ties)
+    if not corrupt and ties ~= pending then drop[#drop + 1] = ties end
+    return drop, sides(effect, ties)
+  end
+  push(fields, 'indexed', '1')
+  push(fields, 'ties', ties)
+  hdel[#hdel + 1] = 'ties_next'
+  if not corrupt and ties ~= effect and ORDERED[effect] then drop[#drop + 1] = effect end
+  return drop, sides(ties)
+end
+
+-- The fields of <ns>board:B the document sets (all of them for a new
+-- board, `exists` false, which also gets `indexed` 1): periods, ties,
+-- decimals, carry, retention. Returns them (flat), the fields to delete,
+-- the rules whose side keys go (board_ties) and the board's `sides` after
+-- the call. (`ties_pending` and `ties_effective`, which campaign_settings
+-- reports, are read-only: checked for their type, then ignored.)
+local function board_fields(ns, board, spec, exists, was)
+  local fields, hdel = {}, {}
+  if not exists then push(fields, 'indexed', '1') end
+  if spec.periods ~= nil or not exists then push(fields, 'periods', board_periods(board, spec.periods)) end
+  if spec.ties_pending ~= nil and type(spec.ties_pending) ~= 'boolean' then
+    fail('INVALID_CONFIG', board .. ': ties_pending (read-only) must be true or false')
+  end
+  if spec.ties_effective ~= nil and not (ORDERED[spec.ties_effective] or spec.ties_effective == 'name' or spec.ties_effective == 'competition') then
+    fail('INVALID_CONFIG', board .. ': ties_effective (read-only) must be name, competition, dense or first')
+  end
+  local drop, sides = {}, nil
+  if spec.ties ~= nil or not exists then
+    drop, sides = board_ties(ns, board, spec.ties, exists, was, fields, hdel)
+  else
+    local effect, pending = stored_rules(was)
+    sides = {}
+    if ORDERED[effect] then sides[#sides + 1] = effect end
+    if pending and ORDERED[pending] then sides[#sides + 1] = pending end
+  end
+  if spec.decimals ~= nil or not exists then push(fields, 'decimals', integer(spec.decimals or 2, 0, 6, board .. ': decimals')) end
+  if spec.carry ~= nil or not exists then
+    local carry = tostring(spec.carry or '0')
+    if not (carry:find('^0%.%d+$') or carry:find('^1%.0+$') or carry == '0' or carry == '1') or #carry > 8 then
+      fail('INVALID_CONFIG', board .. ': carry must be a decimal in [0, 1] with at most 6 decimals, got ' .. carry:sub(1, 40))
+    end
+    push(fields, 'carry', carry)
+  end
+  if spec.retention ~= nil and type(spec.retention) ~= 'table' then fail('INVALID_CONFIG', board .. ': retention must be an object') end
+  for p, seconds in pairs(spec.retention or {}) do
+    if p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' then
+      fail('INVALID_CONFIG', board .. ': retention is per hour, day, week or month, got ' .. tostring(p):sub(1, 40))
+    end
+    push(fields, 'keep_' .. p, integer(seconds, 0, 315360000, board .. ': retention.' .. p))
+  end
+  return fields, hdel, drop, sides
+end
+
+-- A board's `options`: the weights to write (given, or 1 for an option the
+-- board lacks; flat) and the display data ({ option, fields (flat) } each).
+-- `count.options` counts the options of the whole call (at most 1000).
+local function board_options(ns, board, options, count)
+  local weights, data = {}, {}
+  if options ~= nil and type(options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
+  for option, o in pairs(options or {}) do
+    check_config_name('option', option)
+    if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
+    count.options = count.options + 1
+    if count.options > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
+    if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
+      push(weights, option, integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight'))
+    end
+    if o.data ~= nil then
+      if type(o.data) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ': data must be an object') end
+      local flat = {}
+      for k, v in pairs(o.data) do
+        if #flat >= 200 then fail('INVALID_CONFIG', board .. '/' .. option .. ': data holds at most 100 fields') end
+        if type(k) ~= 'string' or #k == 0 or #k > 64 or (type(v) ~= 'string' and type(v) ~= 'number') or #tostring(v) > 2048 then
+          fail('INVALID_CONFIG', board .. '/' .. option .. ': data is string keys (1..64 bytes) to strings or numbers (<= 2048 bytes)')
+        end
+        push(flat, k, tostring(v))
+      end
+      data[#data + 1] = { option, flat }
+    end
+  end
+  return weights, data
+end
+
+-- A board's `remove`: at most 1000 options the board has, none of them
+-- also configured by the call.
+local function board_removals(ns, board, spec)
+  local remove = {}
+  if spec.remove ~= nil and (type(spec.remove) ~= 'table' or #spec.remove > 1000) then
+    fail('INVALID_CONFIG', board .. ': remove must be a list of at most 1000 options')
+  end
+  for _, option in ipairs(spec.remove or {}) do
+    check_config_name('option', option)
+    if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
+    check_option(ns, board, option)
+    remove[#remove + 1] = option
+  end
+  return remove
+end
+
+-- The board's period boards from its index, when options are removed:
+-- those not expired ("real:P" / "shown:P"), whose entries of the removed
+-- options go. The keys the removal writes are read here first.
+local function board_index(ns, board, remove)
+  local boards_of = {}
+  if #remove > 0 then
+    local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
+    local now = tonumber(rcall('TIME')[1])
+    for i = 1, #index, 2 do
+      local expiry = tonumber(index[i + 1])
+      if expiry == 0 or expiry > now then
+        boards_of[#boards_of + 1] = index[i]
+        for _, side in ipairs({ 'b:', 'f:', 'o:', 'd:' }) do rcall('ZCARD', ns .. side .. board .. ':' .. index[i]) end
+      end
+    end
+    rcall('HLEN', ns .. 'initial:' .. board)
+  end
+  return boards_of
+end
+
+-- One board of the document, validated against its stored state. Every
+-- key this call writes is read first (HLEN, SCARD, ZCARD): one of the wrong
+-- type is refused before the first write. Returns the plan of its writes.
+local function board_plan(ns, board, spec, count)
+  check_config_name('board', board)
+  if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
+  count.boards = count.boards + 1
+  if count.boards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
+  local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
+  rcall('HLEN', ns .. 'weights:' .. board)
+  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'ties_next', 'indexed', 'order_gen')
+  local plan = { board = board }
+  local sides
+  plan.fields, plan.hdel, plan.drop, sides = board_fields(ns, board, spec, exists, was)
+  plan.after = { sides = sides }
+  plan.weights, plan.data = board_options(ns, board, spec.options, count)
+  plan.remove = board_removals(ns, board, spec)
+  plan.boards_of = board_index(ns, board, plan.remove)
+  return plan
+end
+
+-- The document's `boards` (at most 64, with at most 1000 options in all):
+-- a plan for each, and the counts of boards and options.
+local function board_plans(ns, doc)
+  local plans, count = {}, { boards = 0, options = 0 }
+  if doc.boards ~= nil and type(doc.boards) ~= 'table' then fail('INVALID_CONFIG', 'boards must be an object') end
+  for board, spec in pairs(doc.boards or {}) do plans[#plans + 1] = board_plan(ns, board, spec, count) end
+  if count.boards > 0 then rcall('SCARD', ns .. 'boards') end
+  return plans, count
+end
+
+---------------------------------------------------------------------------
+-- Writes: only after all of the above.
+---------------------------------------------------------------------------
+
+-- The campaign's settings (with `updated`, the time of this call), the
+-- campaign-window counters' expiries, the deny lists and `denying`.
+local function write_campaign(root, ns, campaign, counters, deny)
+  push(campaign, 'updated', rcall('TIME')[1])
+  hset_chunks(root, campaign)
+  for _, key in ipairs(counters.expire) do rcall('EXPIREAT', key, counters.end_at + COUNTER_GRACE) end
+  for _, key in ipairs(counters.drop) do rcall('DEL', key) end
+  for _, d in ipairs(deny) do
+    rcall('DEL', ns .. 'deny:' .. d[1])
+    for i = 1, #d[2], 1000 do rcall('SADD', ns .. 'deny:' .. d[1], unpack(d[2], i, math.min(i + 999, #d[2]))) end
+  end
+  if #deny > 0 then
+    -- The vote looks at the deny lists only when one is non-empty.
+    local any = rcall('EXISTS', ns .. 'deny:users', ns .. 'deny:channels') > 0
+    rcall('HSET', root, 'denying', any and '1' or '0')
+  end
+end
+
+-- One board's plan (board_plan): its settings, weights, display data, the
+-- side keys of rules no longer kept, and the removed options everywhere
+-- they are.
+local function write_board(ns, b)
+  local board = b.board
+  rcall('SADD', ns .. 'boards', board)
+  hset_chunks(ns .. 'board:' .. board, b.fields)
+  if #b.hdel > 0 then rcall('HDEL', ns .. 'board:' .. board, unpack(b.hdel)) end
+  hset_chunks(ns .. 'weights:' .. board, b.weights)
+  for _, d in ipairs(b.data) do
+    local key = ns .. 'option:' .. board .. ':' .. d[1]
+    rcall('DEL', key)
+    hset_chunks(key, d[2])
+  end
+  for _, rule in ipairs(b.drop) do order_drop(ns, board, rule) end
+  if #b.remove == 0 then return end
+  -- Period boards that have expired leave the index first (0: kept forever).
+  local index = ns .. 'periods:' .. board
+  rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])
+  for _, option in ipairs(b.remove) do
+    for _, p in ipairs(b.boards_of) do order_remove(ns, b.after, ns .. 'b:' .. board .. ':' .. p, option) end
+    rcall('HDEL', ns .. 'weights:' .. board, option)
+    rcall('HDEL', ns .. 'initial:' .. board, option)
+    rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+  end
+  -- A board emptied by the removal is gone: forget it, so that a later
+  -- vote re-creating it sets its expiry again.
+  for _, p in ipairs(b.boards_of) do
+    if rcall('EXISTS', ns .. 'b:' .. board .. ':' .. p) == 0 then rcall('ZREM', index, p) end
+  end
+end
+
+-- The campaign's statistics retention (lib/stats), after the boards of
+-- this call are written: root field stats_keep, the longest stats_keep of
+-- every board written so far (-1: one is kept forever); it only grows, so
+-- it needs no read of the boards this call does not name.
+local function write_stats_keep(root, ns, boards)
+  local keep = tonumber(rcall('HGET', root, 'stats_keep') or '0') or 0
+  for _, b in ipairs(boards) do
+    if keep == -1 then break end
+    local s = rcall('HMGET', ns .. 'board:' .. b.board, 'periods', 'keep_hour', 'keep_day', 'keep_week', 'keep_month')
+    local k = { hour = s[2], day = s[3], week = s[4], month = s[5] }
+    local longest = 0
+    for p in (s[1] or ''):gmatch('[^,]+') do
+      if p ~= 'total' then
+        local n = tonumber(k[p] or '0') or 0
+        if n == 0 then longest = -1; break end
+        if n > longest then longest = n end
+      end
+    end
+    if longest == 0 then longest = -1 end -- a board of its total only: kept
+    if longest == -1 or longest > keep then keep = longest end
+  end
+  rcall('HSET', root, 'stats_keep', keep)
+end
+
+local function main()
+  -- validation, in order: the document, the campaign's settings, its
+  -- rules and what they change, the deny lists, the boards
+  local root, ns, doc = parse_document()
+  local campaign = campaign_fields(doc)
+  local stored = check_window(root, doc)
+  local rules = parse_limits(doc.limits)
+  if rules then push(campaign, 'limits', #rules > 0 and cjson.encode(rules) or '[]') end
+  local counters = counter_changes(root, ns, doc, rules, stored)
+  local deny = deny_lists(doc)
+  local boards, count = board_plans(ns, doc)
+
+  -- validated: the writes start here
+  write_campaign(root, ns, campaign, counters, deny)
+  for _, b in ipairs(boards) do write_board(ns, b) end
+  if #boards > 0 then write_stats_keep(root, ns, boards) end
+  return { 'boards', count.boards, 'options', count.options }
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

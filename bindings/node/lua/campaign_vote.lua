@@ -1,0 +1,1571 @@
+#!lua
+-- GENERATED from lua/src/campaign/vote.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  campaign_vote: user U votes for option O on board B, and in the same call
+  for any number of further (board, option) pairs of the campaign (the
+  seed's batch vote). All or nothing: one bad pair refuses the whole call.
+
+  For each pair and each period the board keeps (from the server's clock in
+  the campaign's UTC offset): +1 on the REAL board, +weight on the SHOWN
+  board, +weight x carry on the NEXT period's shown board; then PFADD U to
+  the option's and the campaign's participant HyperLogLogs (counters only:
+  their replies are never used as a duplicate check).
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  user  <user>  1..256 bytes, no control characters
+    ARGV[2]  time  <time, "" = server clock>  "" for the server's TIME; integer
+             Unix seconds only on the test/import path (the driver's
+             Campaign::at), at most 9999-12-31T23:59:59 in the campaign's UTC
+             offset (later ones have no period names: REDVOTE_INVALID_NUMBER)
+    ARGV[3]  channel  <name, "" = none>  traffic source for rate limits (""
+             none), a name
+    ARGV[4]  device  <name, "" = none>  device type for rate limits ("" none),
+             e.g. pc, mobile
+    ARGV[5]  cost  <integer 1..1000, "" = 1>  what the vote spends of each rate
+             limit, 1..1000 ("" = 1)
+    ARGV[6]  id  <vote_id, "" = none>  "" none; else the vote id, 1..128 bytes
+             without control characters: the call's idempotency key (see
+             Exactly once)
+    ARGV[7..]  pairs  <name/name, repeat 1..50>  board, option, board, option,
+             ...: 1..50 pairs
+
+  Keys written (P = a period name such as day:2026-03-17, or total):
+    <ns>b:B:real:P, <ns>b:B:shown:P   zsets, member O (EXPIREAT end of P +
+                                      the board's retention for P, if any);
+                                      real: ZINCRBY, shown: ZADD of the exact
+                                      decimal
+    <ns>f:B:real:P, <ns>f:B:shown:P   zsets, boards with ties "first" only:
+                                      O -> the sequence number of the vote that
+                                      brought O to its current score (same TTL)
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P    zsets, boards with ties "first" / "dense"
+                                      in effect or pending (a switch not yet
+                                      reindexed): the order kept for O(log N)
+                                      ranks (see lua/src/lib/order.lua; same TTL)
+    <ns>periods:B                     zset: every board written, as "real:P" /
+                                      "shown:P" -> its expiry (0: kept forever);
+                                      a board gets its EXPIREAT when first seen
+    <ns>seq                           the vote sequence counter ("first" ties)
+    <ns>hll:B:O, <ns>hll              participant HyperLogLogs
+    <ns>vid:ID                        string: the applied vote with id ID, its
+                                      arguments, reply and what it added
+                                      (lib/void) as JSON (EX the campaign's
+                                      vote_id_ttl, default 86400)
+    <ns>st:B:P, <ns>sp:P, <ns>sn:P    statistics of the hour and day buckets P
+                                      (hour:2026-03-17T12, day:2026-03-17):
+                                      the board's counters (hash), the
+                                      campaign's participants (HyperLogLog)
+                                      and their count (lib/stats)
+    <ns>log                           stream, campaigns with vote_log N > 0
+                                      only: XADD MAXLEN ~ N of u (user), c
+                                      (channel), d (device), i (vote id), a
+                                      (what it added, lib/void)
+    <ns>rlu:USER                      hash: the user's rate-limit counters of
+                                      rules that count by user, field RULE or
+                                      RULE|SUBJECT, value END:COUNT:WINDOW or a
+                                      rolling TAT, "@" its expiry (the latest
+                                      END; see lua/src/lib/limits.lua)
+    <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with
+                                      their window)
+    <ns>rl:RULE:campaign              hash: campaign-window counters, field
+                                      SUBJECT (expires a week after the
+                                      campaign's end)
+
+  Precision: shown scores are kept as exact decimals with the board's
+  `decimals` (a carried share is rounded half up to them), so 0.1 + 0.2 is
+  stored as 0.3. The exact range is 2^53 units (of 10^-decimals) for
+  decimals 0 and 2^51 units otherwise; a write beyond it is refused.
+
+  Rate limits: the campaign's rules (see campaign_configure.lua and
+  lua/src/lib/limits.lua) and deny lists are checked after every argument and
+  before the first write; a refusal spends nothing and answers
+  REDVOTE_RATE_LIMITED {"rule": ..., "retry_after": seconds (-1: not in this
+  campaign), "remaining": {rule: votes left, ...}} or REDVOTE_DENIED. Batch
+  pairs count against the limits pair by pair, all or nothing.
+
+  Exactly once: a vote with an id is recorded with its reply, in the same
+  call as its writes, for the campaign's vote_id_ttl seconds (server clock).
+  A call with an id already recorded writes nothing and answers the recorded
+  reply, each entry marked "replay"; with the same id but other arguments it
+  is refused (REDVOTE_VOTE_ID_REUSED). A refused vote records nothing: its
+  retry is judged afresh.
+
+  Output: one entry per pair, in order: { board, option, { P, shown score
+    (string, fixed decimals), ... } } for every period the board keeps; on a
+    replay each entry has a fourth element, "replay".
+
+  Keys: <ns>board:B, <ns>weights:B, <ns>deny:users, <ns>deny:channels,
+    <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P, <ns>o:B:KIND:P,
+    <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+
+  Reply: list({board: string, option: string, scores: pairs(string, string),
+    replay: string|nil})
+  Idempotent: with vote id
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,
+    REDVOTE_VOTE_ID_REUSED, REDVOTE_INVALID_NUMBER,
+    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
+    REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
+    REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED.
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- pair_args: the argument count of a script that takes a few fixed
+-- arguments, then pairs (board, option / option, votes). Needs fail
+-- (lib/prologue).
+
+-- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
+-- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
+local function pair_argc(op, fixed, lo, hi, usage, too_many)
+  local n = #ARGV - fixed
+  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
+  if n > 2 * hi then fail('USAGE', too_many) end
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the microsecond within it (the server's; 0 on the explicit clock), for
+-- rolling rate limits.
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    return tonumber(t[1]), tonumber(t[2])
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, 0
+end
+-- last_second: the last moment a campaign write may take (a vote's or an
+-- import's explicit time). Needs fail (lib/prologue).
+
+-- The last second whose calendar names four-digit years (9999-12-31T23:59:59
+-- UTC): the bound of every stored time (a campaign's start and end).
+local LAST_SECOND = 253402300799
+
+-- A moment a write may take (`now`, from `at`, in the campaign's UTC
+-- `offset`): at most LAST_SECOND, in UTC and in the offset, since no
+-- period name addresses a later one (REDVOTE_INVALID_NUMBER otherwise).
+local function check_last_second(now, offset, at)
+  if now > LAST_SECOND or now + offset > LAST_SECOND then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
+  end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
+
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
+local function board_settings(ns, board)
+  check_name(board)
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
+  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
+  return {
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
+  }
+end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local floor, format = math.floor, string.format
+local civil_memo = {}
+local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
+  local z = days + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = floor(lt / 3600) * 3600
+    return format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    -- the ISO year is the year of the week's Thursday, 3 days at most from
+    -- `days`: the same year but in the first or last 3 days of a year
+    local monday = days - (days + 3) % 7
+    local iso_year = y
+    if (m == 1 and d <= 3) or (m == 12 and d >= 29) then iso_year = civil(monday + 3) end
+    local week = floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    -- the month's first day, and its length (February: the leap-year rule)
+    local first = days - d + 1
+    local length = 31 - (m - 1) % 7 % 2
+    if m == 2 then length = ((y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0) and 29 or 28 end
+    return format('month:%04d-%02d', y, m), first * 86400 - offset, (first + length) * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- limits: rate limits, checked inside the vote before its first write
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- check_user (lib/args), check_name (lib/name_arg) and period
+-- (lib/periods).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--                  a refusal by it, or by a window that ends after the
+--                  campaign does, has retry_after -1 (not within the campaign);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time (TAT), exactly: the emission
+--                  interval per * 10^6 / limit microseconds is kept as the
+--                  rational iq + ir / limit (integer microseconds and a
+--                  remainder), so burst and remaining are exact for every
+--                  limit and per (7 per 60 s: 8571428 + 4/7 us). Stored as
+--                  "SECONDS.MICROSECONDS", followed by "+R/L" when the TAT
+--                  lies R/L of a microsecond later (L: the rule's limit),
+--                  e.g. "2215484417.142857+1/7"; the key expires one second
+--                  after the TAT has passed.
+-- Where the counters live (issue 10: one key with an expiry costs ~150 B
+-- in Redis 7, so a key per rule, window and user cost 484 B a user with
+-- the bench's 4 rules; this layout 245 B, README "Server cost"):
+--   per voter      a rule that counts by user (fixed or rolling, not the
+--                  campaign window): one hash per user and campaign,
+--                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
+--                  by more than the user: REST is the subject of its other
+--                  dimensions), value "END:COUNT:WINDOW" (END: the first
+--                  second after the counter's window, WINDOW its kind:
+--                  a value of another kind, after the rule changed under
+--                  its name, counts as 0) or a rolling rule's TAT; the
+--                  field "@" holds the hash's expiry, the latest END (or
+--                  TAT expiry) written, raised only. A field of an earlier
+--                  window counts as 0 and is overwritten; one vote reads
+--                  every field in one HMGET and writes them in one HSET.
+--                  A vote dated in a window before the one a field holds
+--                  (explicit clock, or a server clock that went back) is
+--                  refused with retry_after -1: that count is gone, and
+--                  the limit fails closed.
+--   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
+--                  it expires with the campaign (configure moves it).
+--   other          (option, channel, device rules) a string key per rule,
+--                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
+--                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
+
+-- The rules, from the campaign's `limits` field (JSON), checked to be
+-- exactly what campaign_configure writes: a list of at most 32 rules, each
+-- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
+-- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
+-- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
+-- and field otherwise.
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
+  local n = 0
+  for _ in pairs(bad and {} or rules) do n = n + 1 end
+  bad = bad or n ~= #rules
+  for i = 1, bad and 0 or #rules do
+    local r = rules[i]
+    local what = 'limits rule ' .. i
+    -- "@" is the voter hash's expiry field: no rule has that name
+    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
+    if not bad then
+      local seen = {}
+      for j, d in pairs(r.by) do
+        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
+        seen[d] = true
+      end
+      for channel, x in pairs(r.extra or {}) do
+        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
+      end
+      if r.rolling == true then
+        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
+        stored_int(r.per, 1, 315360000, root, what .. ' per')
+        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
+      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
+          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
+        bad = true
+      else
+        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
+      end
+    end
+    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+    -- counted in the voter's hash (see above)
+    for _, d in ipairs(r.by) do
+      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
+    end
+  end
+  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
+  return rules
+end
+
+-- Whom a rule counts a vote for one option against: the values of its
+-- dimensions `by`, each prefixed by its length (the user left out of a
+-- rule counted in the voter's hash).
+local function limit_subject(rule, ctx, board, option)
+  local parts = {}
+  for _, dim in ipairs(rule.by) do
+    if dim == 'user' and rule.voter then
+      -- the hash is the user's
+    elseif dim == 'option' then
+      parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
+    else
+      parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
+    end
+  end
+  return table.concat(parts, '|')
+end
+
+-- The window holding `now`: id and end (first second after; nil: none).
+local function limit_window(rule, now, offset, campaign_end)
+  local w = rule.window
+  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'minute' then
+    local m = math.floor(now / 60)
+    return 'm' .. m, (m + 1) * 60
+  end
+  if w == 'campaign' then return 'campaign', campaign_end end
+  local name, _, finish = period(w, now, offset)
+  return name, finish
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused).
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local checks, by_key = {}, {}
+  for _, rule in ipairs(rules) do
+    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
+    for _, pair in ipairs(pairs) do
+      local id, finish = 'rolling', nil
+      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
+      local subject = limit_subject(rule, ctx, pair.board, pair.option)
+      local key, field
+      if rule.voter then
+        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.window == 'campaign' then
+        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      else
+        key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject
+      end
+      local id_of = field and (key .. '\0' .. field) or key
+      local check = by_key[id_of]
+      if not check then
+        -- A window that outlives the campaign never resets within it.
+        local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
+          voter = rule.voter }
+        by_key[id_of] = check
+        checks[#checks + 1] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- n emission intervals (iq + ir / l microseconds each) as whole
+-- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
+local function intervals(n, iq, ir, l)
+  local r = n * ir
+  return n * iq + math.floor(r / l), r % l
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `usec` is the microsecond within second `now` (rolling rules; 0 on the
+-- explicit clock). All rolling arithmetic is on integers: durations from
+-- now as (whole microseconds, remainder / limit).
+local function limit_evaluate(checks, now, usec)
+  local remaining, refused, retry = {}, nil, 0
+  local keys, at, fields, voter = {}, {}, {}, nil
+  for i, c in ipairs(checks) do
+    if c.voter then
+      voter = c.key
+      fields[#fields + 1] = c.field
+      at[i] = #fields
+    elseif not c.field then
+      keys[#keys + 1] = c.key
+      at[i] = #keys
+    end
+  end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  local mine = {}
+  if voter then
+    -- one read for every counter in the voter's hash, and its expiry
+    fields[#fields + 1] = '@'
+    mine = rcall('HMGET', voter, unpack(fields))
+    local at_ = mine[#fields]
+    checks.voter_key = voter
+    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
+  end
+  for i, c in ipairs(checks) do
+    local value -- false when absent
+    if c.voter then
+      value = mine[at[i]]
+      if value and not c.rule.rolling then
+        -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
+        -- (0); of another WINDOW (the rule changed under its name) or a
+        -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
+        -- is of this window.
+        local finish, count, kind = value:match('^(%d+):(%d+):?(%a*)$')
+        if not finish and value:match('^%d+%.%d') then
+          value = false
+        else
+          if not finish or #finish > 12 or #count > 16 or #kind > 8 then
+            fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+          end
+          finish = tonumber(finish)
+          local same = kind == '' or kind == c.rule.window
+          value = same and finish == c.finish and count or false
+          -- a vote dated before the window its counter holds (the
+          -- explicit clock, or a server clock that went back): that
+          -- window's count is gone, so the vote is refused rather than
+          -- counted afresh
+          c.behind = same and finish > c.finish
+        end
+      end
+    elseif c.field then
+      value = rcall('HGET', c.key, c.field)
+    else
+      value = values[at[i]]
+    end
+    c.existed = value and true or false
+    local left, wait
+    if c.rule.rolling then
+      local l, need, allowance = c.rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(c.rule.per * 1000000 / l), (c.rule.per * 1000000) % l
+      -- d = TAT - now (dq us + dr / l us), from the stored TAT
+      local dq, dr = 0, 0
+      if value then
+        local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
+        if not s then s, u = value:match('^(%d+)%.(%d+)$') end
+        -- a TAT, or (in the voter's hash) a fixed window's count of a rule
+        -- that was fixed under this name: no state; anything else is corrupt
+        if (not s and not (c.voter and value:match('^%d+:%d+:?%a*$'))) or (s and (#s > 12
+            or (r and (#r > 16 or #den > 16)))) then
+          fail('INVALID_CONFIG', c.key .. ' ' .. (c.field or 'value') .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
+        if s then
+          dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
+          -- a remainder stored under another limit: rounded down to 1/l
+          if r and tonumber(den) > 0 then dr = math.floor(tonumber(r) * l / tonumber(den)) % l end
+        end
+      end
+      c.reset_in = 0
+      if dq > 0 or (dq == 0 and dr > 0) then
+        c.reset_in = math.ceil((dq + (dr > 0 and 1 or 0)) / 1000000)
+      else
+        dq, dr = 0, 0 -- max(TAT, now)
+      end
+      -- remaining: allowance - ceil(d / interval)
+      local k = math.ceil((dq + dr / l) / (iq + ir / l))
+      local kq, kr = intervals(k, iq, ir, l)
+      while kq < dq or (kq == dq and kr < dr) do
+        k = k + 1
+        kq, kr = intervals(k, iq, ir, l)
+      end
+      while k > 0 do
+        kq, kr = intervals(k - 1, iq, ir, l)
+        if kq < dq or (kq == dq and kr < dr) then break end
+        k = k - 1
+      end
+      left = allowance - k
+      -- passes when d + need * interval <= allowance * interval
+      if need > allowance then
+        wait = -1
+      else
+        local mq, mr = intervals(allowance - need, iq, ir, l)
+        if dq > mq or (dq == mq and dr > mr) then
+          local wq, wr = dq - mq, dr - mr -- how long until it would pass
+          if wr < 0 then wq, wr = wq - 1, wr + l end
+          wait = math.ceil((wq + (wr > 0 and 1 or 0)) / 1000000)
+        end
+      end
+      -- the new TAT: now + d + need * interval
+      local nq, nr = intervals(need, iq, ir, l)
+      nq, nr = dq + nq, dr + nr
+      if nr >= l then nq, nr = nq + 1, nr - l end
+      local total = usec + nq
+      local secs = now + math.floor(total / 1000000)
+      local micros = total % 1000000
+      c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
+      c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
+    else
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      c.used = used
+      left = c.allowance - used
+      if c.behind then
+        left, wait = 0, -1
+      elseif used + c.need > c.allowance then
+        -- More than a whole window allows can never pass: -1 as well.
+        wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
+      end
+      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
+    end
+    c.left = math.max(0, left)
+    local name = c.rule.name
+    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+-- limit_spend: spending what limit_plan (lib/limits) planned and
+-- limit_evaluate passed, in campaign_vote after its other writes. Needs
+-- rcall (lib/prologue) and COUNTER_GRACE (lib/campaign).
+
+-- Spend: only after every check passed; one write a counter (a new counter
+-- is created with its expiry, an existing one already has it; a
+-- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
+-- when a subject is new), and one HSET for every counter of the voter's
+-- hash (lib/limits), with an EXPIREAT when its expiry grows.
+local function limit_spend(checks)
+  local mine, expiry = {}, checks.voter_expiry
+  for _, c in ipairs(checks) do
+    if c.voter then
+      -- the voter's hash: every field in one HSET below
+      mine[#mine + 1] = c.field
+      if c.rule.rolling then
+        mine[#mine + 1] = c.new_tat
+        if c.expire_at > expiry then expiry = c.expire_at end
+      else
+        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need) .. ':' .. c.rule.window
+        if c.finish > expiry then expiry = c.finish end
+      end
+    elseif c.field then
+      -- a campaign-window hash: a new subject (re)sets the hash's expiry
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
+        rcall('EXPIREAT', c.key, c.finish + COUNTER_GRACE)
+      end
+    elseif c.rule.rolling then
+      rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
+    elseif c.existed then
+      rcall('INCRBY', c.key, c.need)
+    elseif c.finish then
+      rcall('SET', c.key, c.need, 'EXAT', c.finish)
+    else
+      rcall('SET', c.key, c.need)
+    end
+  end
+  if #mine > 0 then
+    -- The hash lives as long as its latest counter: its expiry is only
+    -- raised (recorded in "@", read with the counters: no TTL call).
+    local raise = expiry > checks.voter_expiry
+    if raise then
+      mine[#mine + 1] = '@'
+      mine[#mine + 1] = string.format('%d', expiry)
+    end
+    rcall('HSET', checks.voter_key, unpack(mine))
+    if raise then rcall('EXPIREAT', checks.voter_key, string.format('%d', expiry)) end
+  end
+end
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
+
+-- When a period board of `kind` whose period ends at `finish` expires:
+-- `finish` plus the board's retention for the kind; nil when it is kept
+-- forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
+
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (an index of the
+-- wrong type is refused here; campaign_vote asks only about the boards it
+-- did not see to exist). `touched` is a list of { member, expire_at or
+-- false }; returns the list of the new ones.
+local function new_periods(ns, board, touched)
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
+  local fresh = {}
+  for i, t in ipairs(touched) do
+    if not known[i] then fresh[#fresh + 1] = t end
+  end
+  return fresh
+end
+
+-- Record the new period boards (from new_periods) in <ns>periods:B, so that
+-- removing an option can find every board; a board seen for the first time
+-- gets its expiry (its side keys get theirs when order_write creates them,
+-- lib/order).
+local function track_periods(ns, board, fresh)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
+  end
+end
+-- exact: shown scores kept as exact decimals, in integer units of
+-- 10^-decimals. Needs nothing.
+
+-- The exact range of such a score: a double holds every integer below
+-- 2^53, but a decimal fraction stays exact (its nearest double rounds back
+-- to it with a step below one unit) only below 2^51 units.
+local function exact_limit(decimals)
+  return decimals == 0 and 9007199254740992 or 2251799813685248
+end
+
+-- A stored decimal (a score, an imported amount; nil: 0) in units.
+local function units_of(text, decimals)
+  return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
+end
+
+-- The format of each `decimals` (0..6): no number to text on the vote's path.
+local DECIMAL_FORMATS = { [0] = '%.0f', '%.1f', '%.2f', '%.3f', '%.4f', '%.5f', '%.6f' }
+
+-- Units back to the decimal that is stored and shown.
+local function decimal_text(units, decimals)
+  return string.format(DECIMAL_FORMATS[decimals] or ('%.' .. decimals .. 'f'), units / 10 ^ decimals)
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+-- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
+-- a vote writes two of these a board)
+local function order_member(seq, member)
+  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
+  end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
+    end
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
+  end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
+  end
+end
+
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
+  end
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
+-- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
+-- at <ns>vid:ID, in the same call as its writes, as the JSON text
+-- [request, reply, added]: request is itself JSON text, the list of every ARGV of
+-- the call but the id (ARGV[6]), the time argument as sent ("" for the
+-- server's clock, so a retry matches whenever it is sent); reply is the
+-- vote's reply; added is what the vote added (lib/void's object, which
+-- campaign_void takes back, marked there once voided; records of redvote
+-- 0.5 and before have none). Needs rcall and fail (lib/prologue).
+
+-- The id's record. The caller passes a non-empty `id` only (campaign_vote
+-- reads "" as "no id" and never looks it up; the driver refuses an empty
+-- id before sending). Returns the recorded reply, each entry marked
+-- "replay" as its fourth element, when `id` was applied with the same
+-- arguments (the caller answers it and writes nothing: the record keeps
+-- its expiry); otherwise nil and the request to record. Refuses with
+-- REDVOTE_INVALID_VOTE_ID an id longer than 128 bytes or holding control
+-- characters (before any read), REDVOTE_VOTE_ID_REUSED an id recorded with
+-- other arguments, REDVOTE_INVALID_CONFIG a record that is not such JSON
+-- (and, through lib/epilogue, a key of another type).
+local function vote_id_lookup(ns, id)
+  if #id > 128 or id:find('%c') then
+    fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')
+  end
+  local args = {}
+  for i = 1, #ARGV do
+    if i ~= 6 then args[#args + 1] = ARGV[i] end
+  end
+  local request = cjson.encode(args)
+  local key = ns .. 'vid:' .. id
+  local stored = rcall('GET', key)
+  if not stored then return nil, request end
+  local ok, record = pcall(cjson.decode, stored)
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+    fail('INVALID_CONFIG', key .. ' is not a vote record')
+  end
+  if record[1] ~= request then
+    fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
+  end
+  for _, entry in ipairs(record[2]) do
+    if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end
+    entry[4] = 'replay'
+  end
+  return record[2]
+end
+
+-- Record an applied vote: its request and reply, and what it added
+-- (lib/void: what campaign_void takes back), for `ttl` seconds.
+local function vote_id_record(ns, id, request, reply, ttl, info)
+  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply, info }), 'EX', ttl)
+end
+-- stats: the statistics counters the vote writes in O(1) a pair, and
+-- campaign_stats reads (docs/statistics.md). Per board B and per hour and
+-- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
+-- offset):
+--   <ns>st:B:P   hash: votes (pairs voted on B), amount (their weights
+--                summed), ch:C / dev:D (pairs by channel / device, the
+--                first 32 distinct values a bucket; later ones count in
+--                ch:* / dev:*, a field no name can take), nch / ndev (how
+--                many ch: / dev: fields there are), voided / voided_amount
+--                (pairs voided later, by campaign_void*, counted in the
+--                bucket of the vote)
+--   <ns>sp:P     HyperLogLog: the campaign's participants of the bucket
+--   <ns>sn:P     string: its PFCOUNT, cached by the vote that changed it
+--                (so that campaign_stats needs no PFCOUNT, a write for
+--                Redis, and runs no-writes on a replica)
+-- A board's buckets expire at their end plus the longest retention of the
+-- board's hour/day/week/month boards (never, when one of them is kept
+-- forever or the board keeps only its total); a campaign bucket at its end
+-- plus the longest of its boards' (the root's stats_keep, written by
+-- campaign_configure; -1: kept), as of its first vote.
+-- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
+-- (lib/periods).
+
+-- Distinct channel (and device) fields a bucket keeps; later values count
+-- in ch:* (dev:*).
+local STATS_FIELDS = 32
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The retention of board `b`'s statistics: seconds after a bucket's end;
+-- false: kept (cached in b).
+local function stats_keep(b)
+  if b.stats_keep ~= nil then return b.stats_keep end
+  local longest = false
+  for _, kind in ipairs(b.periods) do
+    if kind ~= 'total' then
+      local k = b.keep[kind] or 0
+      if k == 0 then longest = false; break end
+      if not longest or k > longest then longest = k end
+    end
+  end
+  b.stats_keep = longest
+  return longest
+end
+
+-- A stored counter of a statistics hash (nil: 0).
+local function stats_int(v, key, field)
+  return v and stored_int(v, 0, 9007199254740991, key, field) or 0
+end
+
+-- A count as the text HSET stores (a Lua number would go as %.14g).
+local function stats_text(n)
+  return string.format('%.0f', n)
+end
+
+-- Add to `set` (HSET's field, value list) the new count of a channel (or
+-- device) field `field` of bucket `key`: its own while it is kept (`have`,
+-- its stored count) or while the bucket has fewer than STATS_FIELDS of
+-- them (`n`, stored in `nfield`), else the field `other` (`other_have`).
+local function stats_count(set, key, votes, field, have, n, nfield, other, other_have)
+  if have then
+    set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
+  elseif n < STATS_FIELDS then
+    set[#set + 1] = field; set[#set + 1] = stats_text(votes)
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n + 1)
+  else
+    set[#set + 1] = other; set[#set + 1] = stats_text(stats_int(other_have, key, other) + votes)
+  end
+end
+
+-- Before the first write: the statistics a vote (v: ns, now, offset,
+-- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
+-- every key read and checked (a wrong type, a corrupt counter). Returns
+-- the plan stats_write takes, and the bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, pairs_)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local names = {}
+  local by_key = {}
+  local longest, forever = 0, false
+  for _, kind in ipairs(STATS_KINDS) do
+    local known = v.periods_at and v.periods_at[kind]
+    if known then
+      names[kind] = { known[1], known[2] }
+    else
+      local name, _, finish = period(kind, v.now, v.offset)
+      names[kind] = { name, finish }
+    end
+  end
+  for _, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local keep = stats_keep(b)
+    if keep then
+      if keep > longest then longest = keep end
+    else
+      forever = true
+    end
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = names[kind][1], names[kind][2]
+      local key = ns .. 'st:' .. b.name .. ':' .. name
+      local s = by_key[key]
+      if not s then
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        by_key[key] = s
+        plan.buckets[#plan.buckets + 1] = s
+      end
+      s.votes = s.votes + 1
+      s.amount = s.amount + pair.weight
+    end
+  end
+  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
+  local devf = v.device ~= '' and 'dev:' .. v.device or nil
+  for _, s in ipairs(plan.buckets) do
+    -- every field the vote changes is read (and checked) here, and
+    -- written at once by one HSET of the new values (stats_write)
+    local key = s.key
+    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    s.new = not h[1]
+    local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
+      'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
+    if chf then stats_count(set, key, s.votes, chf, h[5], stats_int(h[3], key, 'nch'), 'nch', 'ch:*', h[7]) end
+    if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
+    s.set = set
+  end
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  if v.stats_keep then
+    forever, longest = v.stats_keep == -1, v.stats_keep
+  end
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, finish = names[kind][1], names[kind][2]
+    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
+      expiry = (not forever) and finish + longest or nil }
+    local magic = rcall('GETRANGE', p.hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+    p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
+    plan.people[#plan.people + 1] = p
+  end
+  return plan, { hour = names.hour[1], day = names.day[1] }
+end
+
+-- The writes of a plan from stats_plan (validated: nothing here refuses).
+local function stats_write(plan, user)
+  for _, s in ipairs(plan.buckets) do
+    rcall('HSET', s.key, unpack(s.set))
+    if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
+  end
+  for _, p in ipairs(plan.people) do
+    if rcall('PFADD', p.hll, user) == 1 then
+      -- the count is new with its HyperLogLog, and expires with it
+      local n = rcall('PFCOUNT', p.hll)
+      if not p.new then
+        rcall('SET', p.count, n, 'KEEPTTL')
+      elseif p.expiry then
+        rcall('EXPIREAT', p.hll, p.expiry)
+        rcall('SET', p.count, n, 'EXAT', p.expiry)
+      else
+        rcall('SET', p.count, n)
+      end
+    end
+  end
+end
+
+-- Phase 1, the arguments: the campaign's key, the argument count, the
+-- voter (user, channel, device), the cost, the clock and the vote id (all
+-- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
+-- INVALID_VOTE_ID). Returns the vote `v` (root, ns, user, channel, device,
+-- id, cost, now, usec, request) and, when the vote id is already recorded,
+-- the recorded reply to answer at once (nothing else read or written).
+local function vote_args()
+  local root, ns = campaign_key('campaign_vote')
+  pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
+    'at most 50 (board, option) pairs a call')
+  local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
+  check_voter(user, channel, device)
+  local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
+  local now, usec = clock(ARGV[2])
+  local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
+    usec = usec }
+  if id ~= '' then
+    local record
+    record, v.request = vote_id_lookup(ns, id)
+    if record then return v, record end
+  end
+  return v
+end
+
+-- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
+-- strictly by lib/stored: INVALID_CONFIG naming the key and field) and its
+-- window (CAMPAIGN_CLOSED). Sets v.offset, v.end_at, v.rules (false: none),
+-- v.id_ttl (a vote with an id only); returns whether deny lists are on.
+local function read_campaign(v)
+  local root, now = v.root, v.now
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
+    'stats_keep')
+  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
+  local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
+  if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
+  check_last_second(now, offset, ARGV[2])
+  local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
+  local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
+  v.offset, v.end_at = offset, end_at
+  v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
+  v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
+  if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
+  if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
+  return c[5] == '1'
+end
+
+-- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
+-- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
+-- Returns board name -> settings, and the pairs { board, option, weight }
+-- in argument order.
+local function read_pairs(ns)
+  local boards, pairs_ = {}, {}
+  for i = 7, #ARGV, 2 do
+    local board, option = ARGV[i], ARGV[i + 1]
+    check_name(option)
+    boards[board] = boards[board] or board_settings(ns, board)
+    local weight = rcall('HGET', ns .. 'weights:' .. board, option)
+    if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
+    pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
+  end
+  return boards, pairs_
+end
+
+-- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
+-- first write, so a refused vote changes nothing and two concurrent votes
+-- cannot both take the last slot. Returns the limit checks to spend (nil
+-- without rules).
+local function check_limits(v, denying, pairs_)
+  local ns, user, channel = v.ns, v.user, v.channel
+  if denying then
+    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
+    if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
+      fail('DENIED', 'channel ' .. channel .. ' may not vote')
+    end
+  end
+  local checks
+  if v.rules then
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device }, pairs_, v.cost, v.now,
+      v.offset, v.end_at)
+    local refusal = limit_evaluate(checks, v.now, v.usec)
+    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
+  end
+  return checks
+end
+
+-- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are exact
+-- integer units of 10^-decimals, read first so the range is checked before
+-- any write; real boards only ever grow by 1 a vote (2^53 votes are out of
+-- reach) and use ZINCRBY. Every key written is read first (ZCARD, ZSCORE):
+-- a wrong type is refused here. A board key that exists is listed in
+-- <ns>periods:B (every writer lists a board when it creates it, and option
+-- removal unlists a board only once it is gone; campaign check verifies
+-- it), so only the boards not seen to exist are looked up in that index
+-- (ZMSCORE); in the steady state none is, and a ZCARD checks the index's
+-- type. Returns the entries in write order, the unseen boards' index
+-- members by board, and each pair's shown list (period name, entry, ...).
+local function plan_writes(v, boards, pairs_)
+  local ns, now, offset = v.ns, v.now, v.offset
+  local plan, order, unseen = {}, {}, {}
+  -- a key and an option meet twice only in a batch: one pair needs no join
+  local batch = #pairs_ > 1
+  local limit -- the exact range of the current pair's board (exact_limit)
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = batch and key .. '\0' .. option
+    local e = id and plan[id]
+    if not e then
+      local old, known
+      if scale then
+        old = rcall('ZSCORE', key, option)
+        known = old
+      else
+        known = rcall('ZCARD', key) > 0
+      end
+      e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
+        expiry = expiry, old = old, which = which .. name, add = 0 }
+      if b.sides[1] then e.st = order_read(ns, b, key, option) end
+      if id then plan[id] = e end
+      order[#order + 1] = e
+      if not known then
+        local t = unseen[b.name]
+        if not t then t = { seen = {} }; unseen[b.name] = t end
+        local member_of_index = which .. name
+        if not t.seen[member_of_index] then
+          t.seen[member_of_index] = true
+          t[#t + 1] = { member_of_index, expiry or false }
+        end
+      end
+    end
+    local u = e.units + units
+    e.units = u
+    e.add = e.add + units
+    if scale and (u >= limit or -u >= limit) then
+      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
+    end
+    return e
+  end
+  -- Each period kind's current period (and the next one, for the carry)
+  -- once a call: every pair votes at the same second.
+  local periods_at = {}
+  v.periods_at = periods_at -- (lib/stats reuses the hour's and the day's)
+  local shown_at = {}
+  for n, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local scale, unit = b.decimals, 10 ^ b.decimals
+    limit = exact_limit(scale)
+    local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+    local board_keys = ns .. 'b:' .. b.name
+    local shown = {}
+    shown_at[n] = shown
+    for _, kind in ipairs(b.periods) do
+      local p = periods_at[kind]
+      if not p then
+        local name, _, finish = period(kind, now, offset)
+        p = { name, finish }
+        periods_at[kind] = p
+      end
+      local name, finish = p[1], p[2]
+      local expiry = expire_at(b, kind, finish)
+      add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+      shown[#shown + 1] = name
+      shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+      if finish and carried > 0 then
+        if not p[3] then
+          local next_name, _, next_finish = period(kind, finish, offset)
+          p[3], p[4] = next_name, next_finish
+        end
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
+      end
+    end
+  end
+  return order, unseen, shown_at
+end
+
+-- Phase 4b, the other keys written, read (and checked: a wrong type, a
+-- corrupt sequence counter, a key that is not a HyperLogLog) before the
+-- first write: the period index (for boards not seen to exist), the
+-- sequence counter, the participant HyperLogLogs. Returns the index
+-- members to add by board, whether a board has ties "first", and the
+-- HyperLogLogs to add the user to.
+local function read_other_keys(ns, boards, pairs_, unseen)
+  local fresh = {}
+  for board in pairs(boards) do
+    local t = unseen[board]
+    if t then
+      fresh[board] = new_periods(ns, board, t)
+    else
+      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+    end
+  end
+  local first_ties = false
+  for _, b in pairs(boards) do first_ties = first_ties or b.first end
+  if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  local hlls, seen = { ns .. 'hll' }, {}
+  for _, pair in ipairs(pairs_) do
+    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
+    if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
+  end
+  for _, hll in ipairs(hlls) do
+    local magic = rcall('GETRANGE', hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
+  end
+  return fresh, first_ties, hlls
+end
+
+-- Phase 5, the writes (everything is validated): the sequence numbers, the
+-- boards and their order keys, the rate-limit counters, the period index,
+-- the participant HyperLogLogs. Sets each entry's score text.
+local function write_vote(v, order, checks, fresh, first_ties, hlls)
+  local ns = v.ns
+  local seq = 0
+  if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
+  for i, e in ipairs(order) do
+    local ordered = e.st
+    local old = e.old
+    if not e.scale then
+      e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
+      -- the count before (none: the member is new to this real board,
+      -- whose counts are 1 and more)
+      if ordered and tonumber(e.text) ~= e.units then old = string.format('%.0f', tonumber(e.text) - e.units) end
+    else
+      e.text = decimal_text(e.units, e.scale)
+      rcall('ZADD', e.key, e.text, e.option)
+    end
+    if ordered then
+      order_write(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
+    end
+  end
+  if checks then limit_spend(checks) end
+  for board, f in pairs(fresh) do track_periods(ns, board, f) end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
+end
+
+-- What the vote added (lib/void's object), for its vote-id record and the
+-- vote log: every board entry written with its amount, the pairs with
+-- their weights, the statistics buckets.
+local function vote_info(v, order, pairs_, buckets)
+  local e, s = {}, {}
+  for i, w in ipairs(order) do
+    e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+  end
+  for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+  return { t = tostring(v.now), u = v.user, c = v.channel, d = v.device, h = buckets.hour, dy = buckets.day, e = e,
+    s = s }
+end
+
+-- The vote, phase by phase: every check (phases 1-4) before the first write
+-- (phase 5), then the reply (and, with a vote id, its record).
+local function main()
+  local v, record = vote_args()
+  if record then return record end
+  local denying = read_campaign(v)
+  local boards, pairs_ = read_pairs(v.ns)
+  local checks = check_limits(v, denying, pairs_)
+  local order, unseen, shown_at = plan_writes(v, boards, pairs_)
+  local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
+  local stats, buckets = stats_plan(v, boards, pairs_)
+  local log = v.ns .. 'log'
+  if v.vote_log > 0 then
+    local t = rcall('TYPE', log).ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  end
+
+  -- validated: the writes start here
+  write_vote(v, order, checks, fresh, first_ties, hlls)
+  stats_write(stats, v.user)
+  local info
+  if v.request or v.vote_log > 0 then info = vote_info(v, order, pairs_, buckets) end
+  if v.vote_log > 0 then
+    info.l = rcall('XADD', log, 'MAXLEN', '~', v.vote_log, '*', 'u', v.user, 'c', v.channel, 'd', v.device,
+      'i', v.id, 'a', cjson.encode(info))
+  end
+  local reply = {}
+  for n, pair in ipairs(pairs_) do
+    local shown = shown_at[n] -- period name, entry, ...: the entries' scores
+    for i = 2, #shown, 2 do shown[i] = shown[i].text end
+    reply[n] = { pair.board, pair.option, shown }
+  end
+  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl, info) end
+  return reply
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

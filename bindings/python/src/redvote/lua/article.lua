@@ -1,0 +1,169 @@
+#!lua flags=no-writes
+-- GENERATED from lua/src/site/article.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  article: one article with its score, its rank and, given a user, that
+  user's vote. Read-only (also runs as EVALSHA_RO on a replica).
+
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  article  <article_id>  "7" or "article:7"
+    ARGV[2]  user  <user, optional>  whose vote to report
+
+  Output: { id, score (string or nil), rank (1-based by score, or nil),
+            vote ("up" | "down" | "none", or "" without a user),
+            { field, value, ... } (the article hash) }
+
+  Keys: <prefix>article:ID, <prefix>score:, <prefix>voted:ID,
+    <prefix>downvoted:ID
+
+  Reply: {id: integer, score: string|nil, rank: integer|nil, vote: string,
+    fields: pairs(string, string)}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_USER,
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
+end
+-- site_id: an article reference argument (vote, article, groups).
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+
+local function main()
+  local _, prefix = site_root('article', 1, 2, 'article [, user]')
+  local id, user = article_id(ARGV[1]), ARGV[2]
+  if user ~= nil then check_user(user) end
+
+  local member = 'article:' .. id
+  local article = prefix .. member
+  local fields = rcall('HGETALL', article)
+  if #fields == 0 then fail('UNKNOWN_ARTICLE', article) end
+  local score = rcall('ZSCORE', prefix .. 'score:', member)
+  local rank = rcall('ZREVRANK', prefix .. 'score:', member)
+  if rank then rank = rank + 1 end
+  local vote = ''
+  if user then
+    vote = 'none'
+    if rcall('SISMEMBER', prefix .. 'voted:' .. id, user) == 1 then
+      vote = 'up'
+    elseif rcall('SISMEMBER', prefix .. 'downvoted:' .. id, user) == 1 then
+      vote = 'down'
+    end
+  end
+  return { id, score, rank, vote, fields }
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

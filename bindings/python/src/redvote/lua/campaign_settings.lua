@@ -1,0 +1,848 @@
+#!lua flags=no-writes
+-- GENERATED from lua/src/campaign/settings.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  campaign_settings: a campaign's stored settings as the JSON document
+  campaign_configure takes (sent back to it, it configures the same
+  campaign): offset, start, end, vote_id_ttl, vote_log, limits, and every board's
+  periods, ties, carry, decimals, retention and options with their
+  weights. Left out, as they can be large: the deny lists and the options'
+  display data. Read-only (flagged no-writes: it runs on a replica, and a
+  client that WAITs for replicas after writes does not wait for it); one
+  atomic snapshot of the campaign.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    (no ARGV)
+
+  Output: the JSON text of the settings document (a bulk string), e.g.
+    {"offset":"+08:00","start":1767225600,"end":1769904000,
+     "limits":[{"name":"user-day","by":["user"],"window":"day","limit":10}],
+     "boards":{"stars":{"periods":["day","total"],"ties":"competition",
+       "carry":"0","decimals":2,"retention":{"day":2678400},
+       "options":{"wy":{"weight":1}}}}}
+    A member is there when it is stored (campaign_configure stores a new
+    board's periods, ties, carry and decimals, and a retention only when
+    given). `ties` is the rule configured; while a switch to it is pending
+    (lua/src/lib/board.lua: campaign_reindex.lua has not finished building
+    its side keys) the board also reads "ties_pending": true and
+    "ties_effective": the rule reads rank by until then (campaign_configure
+    takes both back and ignores them); a rolling rule reads "rolling": {"limit", "per", "burst"};
+    "boards" is left out when the campaign has none. Boards are sorted by
+    name; a board listed in <ns>boards whose settings hash has no periods
+    is left out.
+
+  Cost: bounded by the caps of one campaign_configure call, 64 boards and
+    1000 options: a campaign holding more is refused (REDVOTE_INVALID_CONFIG,
+    found with SCARD and one HLEN a board before any board is read). Then
+    O(boards + options): HMGET of the campaign hash, SMEMBERS <ns>boards,
+    and per board HGETALL + HMGET of <ns>board:B and HGETALL of
+    <ns>weights:B.
+
+  Keys: <ns>boards, <ns>board:B, <ns>weights:B
+
+  Reply: json
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG (a
+    corrupt stored setting or board or option name, a key of the wrong
+    type, or a campaign over 64 boards or 1000 options).
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue) and stored_int (lib/stored).
+
+-- The offset in seconds (whole minutes within 14 hours);
+-- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,
+-- REDVOTE_INVALID_CONFIG when the stored offset is corrupt.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset then
+    if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+    return 0
+  end
+  local n = stored_int(offset, -50400, 50400, root, 'offset')
+  if n % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. offset:sub(1, 40) .. '"') end
+  return n
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
+
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
+local function board_settings(ns, board)
+  check_name(board)
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
+  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
+  return {
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
+  }
+end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local floor, format = math.floor, string.format
+local civil_memo = {}
+local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
+  local z = days + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = floor(lt / 3600) * 3600
+    return format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    -- the ISO year is the year of the week's Thursday, 3 days at most from
+    -- `days`: the same year but in the first or last 3 days of a year
+    local monday = days - (days + 3) % 7
+    local iso_year = y
+    if (m == 1 and d <= 3) or (m == 12 and d >= 29) then iso_year = civil(monday + 3) end
+    local week = floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    -- the month's first day, and its length (February: the leap-year rule)
+    local first = days - d + 1
+    local length = 31 - (m - 1) % 7 % 2
+    if m == 2 then length = ((y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0) and 29 or 28 end
+    return format('month:%04d-%02d', y, m), first * 86400 - offset, (first + length) * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- limits: rate limits, checked inside the vote before its first write
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- check_user (lib/args), check_name (lib/name_arg) and period
+-- (lib/periods).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--                  a refusal by it, or by a window that ends after the
+--                  campaign does, has retry_after -1 (not within the campaign);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time (TAT), exactly: the emission
+--                  interval per * 10^6 / limit microseconds is kept as the
+--                  rational iq + ir / limit (integer microseconds and a
+--                  remainder), so burst and remaining are exact for every
+--                  limit and per (7 per 60 s: 8571428 + 4/7 us). Stored as
+--                  "SECONDS.MICROSECONDS", followed by "+R/L" when the TAT
+--                  lies R/L of a microsecond later (L: the rule's limit),
+--                  e.g. "2215484417.142857+1/7"; the key expires one second
+--                  after the TAT has passed.
+-- Where the counters live (issue 10: one key with an expiry costs ~150 B
+-- in Redis 7, so a key per rule, window and user cost 484 B a user with
+-- the bench's 4 rules; this layout 245 B, README "Server cost"):
+--   per voter      a rule that counts by user (fixed or rolling, not the
+--                  campaign window): one hash per user and campaign,
+--                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
+--                  by more than the user: REST is the subject of its other
+--                  dimensions), value "END:COUNT:WINDOW" (END: the first
+--                  second after the counter's window, WINDOW its kind:
+--                  a value of another kind, after the rule changed under
+--                  its name, counts as 0) or a rolling rule's TAT; the
+--                  field "@" holds the hash's expiry, the latest END (or
+--                  TAT expiry) written, raised only. A field of an earlier
+--                  window counts as 0 and is overwritten; one vote reads
+--                  every field in one HMGET and writes them in one HSET.
+--                  A vote dated in a window before the one a field holds
+--                  (explicit clock, or a server clock that went back) is
+--                  refused with retry_after -1: that count is gone, and
+--                  the limit fails closed.
+--   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
+--                  it expires with the campaign (configure moves it).
+--   other          (option, channel, device rules) a string key per rule,
+--                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
+--                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
+
+-- The rules, from the campaign's `limits` field (JSON), checked to be
+-- exactly what campaign_configure writes: a list of at most 32 rules, each
+-- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
+-- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
+-- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
+-- and field otherwise.
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
+  local n = 0
+  for _ in pairs(bad and {} or rules) do n = n + 1 end
+  bad = bad or n ~= #rules
+  for i = 1, bad and 0 or #rules do
+    local r = rules[i]
+    local what = 'limits rule ' .. i
+    -- "@" is the voter hash's expiry field: no rule has that name
+    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
+    if not bad then
+      local seen = {}
+      for j, d in pairs(r.by) do
+        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
+        seen[d] = true
+      end
+      for channel, x in pairs(r.extra or {}) do
+        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
+      end
+      if r.rolling == true then
+        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
+        stored_int(r.per, 1, 315360000, root, what .. ' per')
+        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
+      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
+          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
+        bad = true
+      else
+        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
+      end
+    end
+    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+    -- counted in the voter's hash (see above)
+    for _, d in ipairs(r.by) do
+      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
+    end
+  end
+  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
+  return rules
+end
+
+-- Whom a rule counts a vote for one option against: the values of its
+-- dimensions `by`, each prefixed by its length (the user left out of a
+-- rule counted in the voter's hash).
+local function limit_subject(rule, ctx, board, option)
+  local parts = {}
+  for _, dim in ipairs(rule.by) do
+    if dim == 'user' and rule.voter then
+      -- the hash is the user's
+    elseif dim == 'option' then
+      parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
+    else
+      parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
+    end
+  end
+  return table.concat(parts, '|')
+end
+
+-- The window holding `now`: id and end (first second after; nil: none).
+local function limit_window(rule, now, offset, campaign_end)
+  local w = rule.window
+  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'minute' then
+    local m = math.floor(now / 60)
+    return 'm' .. m, (m + 1) * 60
+  end
+  if w == 'campaign' then return 'campaign', campaign_end end
+  local name, _, finish = period(w, now, offset)
+  return name, finish
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused).
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local checks, by_key = {}, {}
+  for _, rule in ipairs(rules) do
+    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
+    for _, pair in ipairs(pairs) do
+      local id, finish = 'rolling', nil
+      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
+      local subject = limit_subject(rule, ctx, pair.board, pair.option)
+      local key, field
+      if rule.voter then
+        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.window == 'campaign' then
+        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      else
+        key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject
+      end
+      local id_of = field and (key .. '\0' .. field) or key
+      local check = by_key[id_of]
+      if not check then
+        -- A window that outlives the campaign never resets within it.
+        local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
+          voter = rule.voter }
+        by_key[id_of] = check
+        checks[#checks + 1] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- n emission intervals (iq + ir / l microseconds each) as whole
+-- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
+local function intervals(n, iq, ir, l)
+  local r = n * ir
+  return n * iq + math.floor(r / l), r % l
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `usec` is the microsecond within second `now` (rolling rules; 0 on the
+-- explicit clock). All rolling arithmetic is on integers: durations from
+-- now as (whole microseconds, remainder / limit).
+local function limit_evaluate(checks, now, usec)
+  local remaining, refused, retry = {}, nil, 0
+  local keys, at, fields, voter = {}, {}, {}, nil
+  for i, c in ipairs(checks) do
+    if c.voter then
+      voter = c.key
+      fields[#fields + 1] = c.field
+      at[i] = #fields
+    elseif not c.field then
+      keys[#keys + 1] = c.key
+      at[i] = #keys
+    end
+  end
+  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
+  local mine = {}
+  if voter then
+    -- one read for every counter in the voter's hash, and its expiry
+    fields[#fields + 1] = '@'
+    mine = rcall('HMGET', voter, unpack(fields))
+    local at_ = mine[#fields]
+    checks.voter_key = voter
+    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
+  end
+  for i, c in ipairs(checks) do
+    local value -- false when absent
+    if c.voter then
+      value = mine[at[i]]
+      if value and not c.rule.rolling then
+        -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
+        -- (0); of another WINDOW (the rule changed under its name) or a
+        -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
+        -- is of this window.
+        local finish, count, kind = value:match('^(%d+):(%d+):?(%a*)$')
+        if not finish and value:match('^%d+%.%d') then
+          value = false
+        else
+          if not finish or #finish > 12 or #count > 16 or #kind > 8 then
+            fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+          end
+          finish = tonumber(finish)
+          local same = kind == '' or kind == c.rule.window
+          value = same and finish == c.finish and count or false
+          -- a vote dated before the window its counter holds (the
+          -- explicit clock, or a server clock that went back): that
+          -- window's count is gone, so the vote is refused rather than
+          -- counted afresh
+          c.behind = same and finish > c.finish
+        end
+      end
+    elseif c.field then
+      value = rcall('HGET', c.key, c.field)
+    else
+      value = values[at[i]]
+    end
+    c.existed = value and true or false
+    local left, wait
+    if c.rule.rolling then
+      local l, need, allowance = c.rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(c.rule.per * 1000000 / l), (c.rule.per * 1000000) % l
+      -- d = TAT - now (dq us + dr / l us), from the stored TAT
+      local dq, dr = 0, 0
+      if value then
+        local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
+        if not s then s, u = value:match('^(%d+)%.(%d+)$') end
+        -- a TAT, or (in the voter's hash) a fixed window's count of a rule
+        -- that was fixed under this name: no state; anything else is corrupt
+        if (not s and not (c.voter and value:match('^%d+:%d+:?%a*$'))) or (s and (#s > 12
+            or (r and (#r > 16 or #den > 16)))) then
+          fail('INVALID_CONFIG', c.key .. ' ' .. (c.field or 'value') .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
+        if s then
+          dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
+          -- a remainder stored under another limit: rounded down to 1/l
+          if r and tonumber(den) > 0 then dr = math.floor(tonumber(r) * l / tonumber(den)) % l end
+        end
+      end
+      c.reset_in = 0
+      if dq > 0 or (dq == 0 and dr > 0) then
+        c.reset_in = math.ceil((dq + (dr > 0 and 1 or 0)) / 1000000)
+      else
+        dq, dr = 0, 0 -- max(TAT, now)
+      end
+      -- remaining: allowance - ceil(d / interval)
+      local k = math.ceil((dq + dr / l) / (iq + ir / l))
+      local kq, kr = intervals(k, iq, ir, l)
+      while kq < dq or (kq == dq and kr < dr) do
+        k = k + 1
+        kq, kr = intervals(k, iq, ir, l)
+      end
+      while k > 0 do
+        kq, kr = intervals(k - 1, iq, ir, l)
+        if kq < dq or (kq == dq and kr < dr) then break end
+        k = k - 1
+      end
+      left = allowance - k
+      -- passes when d + need * interval <= allowance * interval
+      if need > allowance then
+        wait = -1
+      else
+        local mq, mr = intervals(allowance - need, iq, ir, l)
+        if dq > mq or (dq == mq and dr > mr) then
+          local wq, wr = dq - mq, dr - mr -- how long until it would pass
+          if wr < 0 then wq, wr = wq - 1, wr + l end
+          wait = math.ceil((wq + (wr > 0 and 1 or 0)) / 1000000)
+        end
+      end
+      -- the new TAT: now + d + need * interval
+      local nq, nr = intervals(need, iq, ir, l)
+      nq, nr = dq + nq, dr + nr
+      if nr >= l then nq, nr = nq + 1, nr - l end
+      local total = usec + nq
+      local secs = now + math.floor(total / 1000000)
+      local micros = total % 1000000
+      c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
+      c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
+    else
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      c.used = used
+      left = c.allowance - used
+      if c.behind then
+        left, wait = 0, -1
+      elseif used + c.need > c.allowance then
+        -- More than a whole window allows can never pass: -1 as well.
+        wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
+      end
+      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
+    end
+    c.left = math.max(0, left)
+    local name = c.rule.name
+    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+
+-- The caps of one campaign_configure call: what one read returns.
+local MAX_BOARDS, MAX_OPTIONS = 64, 1000
+
+-- A JSON object from `members`, a list of { name, JSON text } in order
+-- (cjson encodes an empty table as {}, so lists and objects that may be
+-- empty are joined here).
+local function json_object(members)
+  local out = {}
+  for _, m in ipairs(members) do out[#out + 1] = cjson.encode(m[1]) .. ':' .. m[2] end
+  return '{' .. table.concat(out, ',') .. '}'
+end
+
+-- A stored rule (validated by lib/limits' limit_rules) as the document's.
+local function rule_json(r)
+  local rule = { name = r.name, by = r.by, extra = r.extra }
+  if r.rolling then
+    rule.rolling = { limit = r.limit, per = r.per, burst = r.burst }
+  else
+    rule.window, rule.limit = r.window, r.limit
+  end
+  return cjson.encode(rule)
+end
+
+-- Board `board`'s members of the document (nil: no settings stored).
+local function board_json(ns, board)
+  local key = ns .. 'board:' .. board
+  local flat = rcall('HGETALL', key)
+  local raw = {}
+  for i = 1, #flat, 2 do raw[flat[i]] = flat[i + 1] end
+  if not raw.periods then return nil end
+  local s = board_settings(ns, board) -- validated as every board read does
+  local members = { { 'periods', cjson.encode(s.periods) } }
+  if s.pending then
+    -- the rule configured, not in effect yet: reads rank by the one in
+    -- effect until campaign_reindex.lua has run to the end
+    members[#members + 1] = { 'ties', cjson.encode(s.pending) }
+    members[#members + 1] = { 'ties_pending', 'true' }
+    members[#members + 1] = { 'ties_effective', cjson.encode(s.ties) }
+  elseif raw.ties then
+    members[#members + 1] = { 'ties', cjson.encode(s.ties) }
+  end
+  if raw.carry then members[#members + 1] = { 'carry', cjson.encode(raw.carry) } end
+  if raw.decimals then members[#members + 1] = { 'decimals', tostring(s.decimals) } end
+  local retention = {}
+  for _, p in ipairs({ 'hour', 'day', 'week', 'month' }) do
+    if raw['keep_' .. p] then retention[#retention + 1] = { p, tostring(s.keep[p]) } end
+  end
+  if #retention > 0 then members[#members + 1] = { 'retention', json_object(retention) } end
+  local wkey = ns .. 'weights:' .. board
+  local weights = rcall('HGETALL', wkey)
+  local options = {}
+  for i = 1, #weights, 2 do
+    local option = weights[i]
+    if not name_ok(option) then fail('INVALID_CONFIG', wkey .. ' holds "' .. option:sub(1, 40) .. '", not an option name') end
+    local weight = stored_int(weights[i + 1], 1, 1000000, wkey, option)
+    options[#options + 1] = { option, '{"weight":' .. weight .. '}' }
+  end
+  table.sort(options, function(a, b) return a[1] < b[1] end)
+  members[#members + 1] = { 'options', json_object(options) }
+  return json_object(members)
+end
+
+local function main()
+  local root, ns = campaign_key('campaign_settings')
+  argc('campaign_settings', 0, 0, 'no arguments')
+  local offset = campaign_offset(root) -- REDVOTE_UNKNOWN_CAMPAIGN, or a corrupt offset
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits', 'vote_log')
+  -- the bound, before any board is read
+  local set = ns .. 'boards'
+  local nboards = rcall('SCARD', set)
+  if nboards > MAX_BOARDS then
+    fail('INVALID_CONFIG', set .. ' holds ' .. nboards .. ' boards: campaign_settings reads at most ' .. MAX_BOARDS)
+  end
+  local boards = rcall('SMEMBERS', set)
+  table.sort(boards)
+  local noptions = 0
+  for _, board in ipairs(boards) do
+    if not name_ok(board) then fail('INVALID_CONFIG', set .. ' holds "' .. board:sub(1, 40) .. '", not a board name') end
+    noptions = noptions + rcall('HLEN', ns .. 'weights:' .. board)
+    if noptions > MAX_OPTIONS then
+      fail('INVALID_CONFIG', ns .. ' holds more than ' .. MAX_OPTIONS .. ' options: campaign_settings reads at most ' .. MAX_OPTIONS)
+    end
+  end
+
+  local doc = {}
+  if c[1] then
+    local a = math.abs(offset)
+    doc[#doc + 1] = { 'offset', cjson.encode(string.format('%s%02d:%02d', offset < 0 and '-' or '+', math.floor(a / 3600), math.floor(a % 3600 / 60))) }
+  end
+  if c[2] then doc[#doc + 1] = { 'start', tostring(stored_int(c[2], 0, 253402300799, root, 'start')) } end
+  if c[3] then doc[#doc + 1] = { 'end', tostring(stored_int(c[3], 0, 253402300799, root, 'end')) } end
+  if c[4] then doc[#doc + 1] = { 'vote_id_ttl', tostring(stored_int(c[4], 1, 31536000, root, 'vote_id_ttl')) } end
+  if c[6] then doc[#doc + 1] = { 'vote_log', tostring(stored_int(c[6], 0, 1000000, root, 'vote_log')) } end
+  if c[5] then
+    local rules = {}
+    for _, r in ipairs(limit_rules(root, c[5])) do rules[#rules + 1] = rule_json(r) end
+    doc[#doc + 1] = { 'limits', '[' .. table.concat(rules, ',') .. ']' }
+  end
+  local members = {}
+  for _, board in ipairs(boards) do
+    local b = board_json(ns, board)
+    if b then members[#members + 1] = { board, b } end
+  end
+  if #members > 0 then doc[#doc + 1] = { 'boards', json_object(members) } end
+  return json_object(doc)
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

@@ -1,0 +1,944 @@
+#!lua
+-- GENERATED from lua/src/campaign/void_range.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  campaign_void_range: an admin voids the votes of one user or one channel
+  logged in a time range, in bounded steps: each call reads at most `count`
+  entries of the capped vote log <ns>log (campaigns with vote_log > 0;
+  see campaign_configure) from the cursor on, voids those of the user or
+  channel, and answers the cursor to call again with ("0": done). Voiding
+  is campaign_void's (lib/void): what each vote added is subtracted from
+  every period board it wrote, atomically per call, and counted as voided
+  in the statistics. A voided vote's entry leaves the log (XDEL), so no
+  vote is voided twice: a vote voided by its id (campaign_void) left it
+  then, and one voided here marks its vote-id record voided when the
+  record still lives. The range is the time each vote was logged, the
+  entry's id (the server's clock, milliseconds): a vote's own time but on
+  the test/import path (an explicit time). Rate limits are not given back.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  by  <enum(user|channel)>  user or channel
+    ARGV[2]  value  <text 1..256>  the user (1..256 bytes) or the channel (a
+             name)
+    ARGV[3]  from  <integer 0..253402300799>  Unix seconds: entries logged from
+             then on
+    ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from: entries
+             logged before then
+    ARGV[5]  cursor  <cursor>  "0" to start, then the cursor the last call
+             answered
+    ARGV[6]  count  <integer 1..1000>  entries read a call, 1..1000
+
+  Keys written: as campaign_void, for each vote voided; <ns>log (XDEL).
+
+  Output: { votes voided, entries read that were not the user's or
+    channel's, the next cursor ("0": the range is done) }.
+
+  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
+    <ns>sp:P, <ns>sn:P, <ns>log
+
+  Reply: {voided: integer, skipped: integer, next: string}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG.
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args).
+
+-- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
+-- after the campaign's end, not at it: a campaign extended after it ended
+-- (configure moves `end` later) keeps "once per campaign" for a week.
+local COUNTER_GRACE = 604800
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise). Returns it and <ns>, from which every other key derives.
+local function campaign_key(op)
+  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- offset: the campaign's UTC offset, read from its root hash. Needs rcall
+-- and fail (lib/prologue) and stored_int (lib/stored).
+
+-- The offset in seconds (whole minutes within 14 hours);
+-- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,
+-- REDVOTE_INVALID_CONFIG when the stored offset is corrupt.
+local function campaign_offset(root)
+  local offset = rcall('HGET', root, 'offset')
+  if not offset then
+    if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+    return 0
+  end
+  local n = stored_int(offset, -50400, 50400, root, 'offset')
+  if n % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. offset:sub(1, 40) .. '"') end
+  return n
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
+
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
+local function board_settings(ns, board)
+  check_name(board)
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
+  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
+  return {
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
+  }
+end
+-- exact: shown scores kept as exact decimals, in integer units of
+-- 10^-decimals. Needs nothing.
+
+-- The exact range of such a score: a double holds every integer below
+-- 2^53, but a decimal fraction stays exact (its nearest double rounds back
+-- to it with a step below one unit) only below 2^51 units.
+local function exact_limit(decimals)
+  return decimals == 0 and 9007199254740992 or 2251799813685248
+end
+
+-- A stored decimal (a score, an imported amount; nil: 0) in units.
+local function units_of(text, decimals)
+  return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
+end
+
+-- The format of each `decimals` (0..6): no number to text on the vote's path.
+local DECIMAL_FORMATS = { [0] = '%.0f', '%.1f', '%.2f', '%.3f', '%.4f', '%.5f', '%.6f' }
+
+-- Units back to the decimal that is stored and shown.
+local function decimal_text(units, decimals)
+  return string.format(DECIMAL_FORMATS[decimals] or ('%.' .. decimals .. 'f'), units / 10 ^ decimals)
+end
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+-- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
+-- a vote writes two of these a board)
+local function order_member(seq, member)
+  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
+  end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
+    end
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
+  end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
+  end
+end
+
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
+  end
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local floor, format = math.floor, string.format
+local civil_memo = {}
+local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
+  local z = days + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy - 719468
+end
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = floor(lt / 3600) * 3600
+    return format('hour:%04d-%02d-%02dT%02d', y, m, d, (start - days * 86400) / 3600),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return format('day:%04d-%02d-%02d', y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    -- the ISO year is the year of the week's Thursday, 3 days at most from
+    -- `days`: the same year but in the first or last 3 days of a year
+    local monday = days - (days + 3) % 7
+    local iso_year = y
+    if (m == 1 and d <= 3) or (m == 12 and d >= 29) then iso_year = civil(monday + 3) end
+    local week = floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    -- the month's first day, and its length (February: the leap-year rule)
+    local first = days - d + 1
+    local length = 31 - (m - 1) % 7 % 2
+    if m == 2 then length = ((y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0) and 29 or 28 end
+    return format('month:%04d-%02d', y, m), first * 86400 - offset, (first + length) * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- stats: the statistics counters the vote writes in O(1) a pair, and
+-- campaign_stats reads (docs/statistics.md). Per board B and per hour and
+-- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
+-- offset):
+--   <ns>st:B:P   hash: votes (pairs voted on B), amount (their weights
+--                summed), ch:C / dev:D (pairs by channel / device, the
+--                first 32 distinct values a bucket; later ones count in
+--                ch:* / dev:*, a field no name can take), nch / ndev (how
+--                many ch: / dev: fields there are), voided / voided_amount
+--                (pairs voided later, by campaign_void*, counted in the
+--                bucket of the vote)
+--   <ns>sp:P     HyperLogLog: the campaign's participants of the bucket
+--   <ns>sn:P     string: its PFCOUNT, cached by the vote that changed it
+--                (so that campaign_stats needs no PFCOUNT, a write for
+--                Redis, and runs no-writes on a replica)
+-- A board's buckets expire at their end plus the longest retention of the
+-- board's hour/day/week/month boards (never, when one of them is kept
+-- forever or the board keeps only its total); a campaign bucket at its end
+-- plus the longest of its boards' (the root's stats_keep, written by
+-- campaign_configure; -1: kept), as of its first vote.
+-- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
+-- (lib/periods).
+
+-- Distinct channel (and device) fields a bucket keeps; later values count
+-- in ch:* (dev:*).
+local STATS_FIELDS = 32
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The retention of board `b`'s statistics: seconds after a bucket's end;
+-- false: kept (cached in b).
+local function stats_keep(b)
+  if b.stats_keep ~= nil then return b.stats_keep end
+  local longest = false
+  for _, kind in ipairs(b.periods) do
+    if kind ~= 'total' then
+      local k = b.keep[kind] or 0
+      if k == 0 then longest = false; break end
+      if not longest or k > longest then longest = k end
+    end
+  end
+  b.stats_keep = longest
+  return longest
+end
+
+-- A stored counter of a statistics hash (nil: 0).
+local function stats_int(v, key, field)
+  return v and stored_int(v, 0, 9007199254740991, key, field) or 0
+end
+
+-- A count as the text HSET stores (a Lua number would go as %.14g).
+local function stats_text(n)
+  return string.format('%.0f', n)
+end
+
+-- Add to `set` (HSET's field, value list) the new count of a channel (or
+-- device) field `field` of bucket `key`: its own while it is kept (`have`,
+-- its stored count) or while the bucket has fewer than STATS_FIELDS of
+-- them (`n`, stored in `nfield`), else the field `other` (`other_have`).
+local function stats_count(set, key, votes, field, have, n, nfield, other, other_have)
+  if have then
+    set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
+  elseif n < STATS_FIELDS then
+    set[#set + 1] = field; set[#set + 1] = stats_text(votes)
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n + 1)
+  else
+    set[#set + 1] = other; set[#set + 1] = stats_text(stats_int(other_have, key, other) + votes)
+  end
+end
+
+-- Before the first write: the statistics a vote (v: ns, now, offset,
+-- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
+-- every key read and checked (a wrong type, a corrupt counter). Returns
+-- the plan stats_write takes, and the bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, pairs_)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local names = {}
+  local by_key = {}
+  local longest, forever = 0, false
+  for _, kind in ipairs(STATS_KINDS) do
+    local known = v.periods_at and v.periods_at[kind]
+    if known then
+      names[kind] = { known[1], known[2] }
+    else
+      local name, _, finish = period(kind, v.now, v.offset)
+      names[kind] = { name, finish }
+    end
+  end
+  for _, pair in ipairs(pairs_) do
+    local b = boards[pair.board]
+    local keep = stats_keep(b)
+    if keep then
+      if keep > longest then longest = keep end
+    else
+      forever = true
+    end
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = names[kind][1], names[kind][2]
+      local key = ns .. 'st:' .. b.name .. ':' .. name
+      local s = by_key[key]
+      if not s then
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        by_key[key] = s
+        plan.buckets[#plan.buckets + 1] = s
+      end
+      s.votes = s.votes + 1
+      s.amount = s.amount + pair.weight
+    end
+  end
+  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
+  local devf = v.device ~= '' and 'dev:' .. v.device or nil
+  for _, s in ipairs(plan.buckets) do
+    -- every field the vote changes is read (and checked) here, and
+    -- written at once by one HSET of the new values (stats_write)
+    local key = s.key
+    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    s.new = not h[1]
+    local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
+      'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
+    if chf then stats_count(set, key, s.votes, chf, h[5], stats_int(h[3], key, 'nch'), 'nch', 'ch:*', h[7]) end
+    if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
+    s.set = set
+  end
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  if v.stats_keep then
+    forever, longest = v.stats_keep == -1, v.stats_keep
+  end
+  for _, kind in ipairs(STATS_KINDS) do
+    local name, finish = names[kind][1], names[kind][2]
+    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
+      expiry = (not forever) and finish + longest or nil }
+    local magic = rcall('GETRANGE', p.hll, 0, 3)
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+    p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
+    plan.people[#plan.people + 1] = p
+  end
+  return plan, { hour = names.hour[1], day = names.day[1] }
+end
+
+-- The writes of a plan from stats_plan (validated: nothing here refuses).
+local function stats_write(plan, user)
+  for _, s in ipairs(plan.buckets) do
+    rcall('HSET', s.key, unpack(s.set))
+    if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
+  end
+  for _, p in ipairs(plan.people) do
+    if rcall('PFADD', p.hll, user) == 1 then
+      -- the count is new with its HyperLogLog, and expires with it
+      local n = rcall('PFCOUNT', p.hll)
+      if not p.new then
+        rcall('SET', p.count, n, 'KEEPTTL')
+      elseif p.expiry then
+        rcall('EXPIREAT', p.hll, p.expiry)
+        rcall('SET', p.count, n, 'EXAT', p.expiry)
+      else
+        rcall('SET', p.count, n)
+      end
+    end
+  end
+end
+-- void: taking back what votes added (campaign_void, campaign_void_range).
+-- A vote with an id (in <ns>vid:ID, as the record's third element) and a
+-- vote in the capped vote log (<ns>log, field a) keep what they added, as
+-- the JSON object
+--   { t = time, u = user, c = channel, d = device,
+--     h = its hour bucket, dy = its day bucket (lib/stats),
+--     e = { { board, "real:P" / "shown:P", option, amount }, ... }: every
+--         period board entry the vote wrote (carry included), the amount
+--         a decimal text ("1" on real boards, the board's decimals on
+--         shown ones),
+--     s = { { board, weight }, ... }: its pairs, for the statistics,
+--     l = its entry in <ns>log (a vote logged), i = its vote id (in the
+--         log), v = when it was voided (set by the void) }
+-- every number as text. Voiding subtracts each amount from its board
+-- (a member brought to 0 or below leaves the board, and its side keys,
+-- as option removal does; a board so emptied leaves <ns>periods:B), keeps the tie rules' side keys (lib/order: the
+-- member's new score counts as reached at the void's sequence number, as
+-- a vote's would), and counts the pairs in their buckets' `voided` and
+-- `voided_amount` (lib/stats). Boards, members and buckets gone since
+-- (expired, removed) are skipped. Participants (HyperLogLogs) and rate
+-- limits are not taken back. Needs rcall, fail (lib/prologue), name_ok
+-- (lib/names), board_settings (lib/board), units_of, decimal_text
+-- (lib/exact), order_read, order_write, order_remove (lib/order),
+-- stats_int (lib/stats).
+
+local function void_text(v, pattern)
+  return type(v) == 'string' and #v <= 64 and v:find(pattern) ~= nil
+end
+
+-- Whether `info` is such an object (what the vote wrote: no entry can
+-- address a key outside the board's keys).
+local function void_info_ok(info)
+  if type(info) ~= 'table' or type(info.e) ~= 'table' or type(info.s) ~= 'table' or #info.e == 0 or #info.e > 1000
+    or #info.s == 0 or #info.s > 50 then
+    return false
+  end
+  if not (void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$') and void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$')
+    and void_text(info.t, '^%d+$') and type(info.u) == 'string' and type(info.c) == 'string'
+    and type(info.d) == 'string' and (info.l == nil or void_text(info.l, '^%d+%-%d+$'))) then
+    return false
+  end
+  for _, e in ipairs(info.e) do
+    if type(e) ~= 'table' or not name_ok(e[1]) or not name_ok(e[3])
+      or not (void_text(e[2], '^real:[%w:%-]+$') or void_text(e[2], '^shown:[%w:%-]+$'))
+      or not (void_text(e[4], '^%d+$') or void_text(e[4], '^%d+%.%d+$')) then
+      return false
+    end
+  end
+  for _, s in ipairs(info.s) do
+    if type(s) ~= 'table' or not name_ok(s[1]) or not void_text(s[2], '^%d+$') then return false end
+  end
+  return true
+end
+
+-- Before the first write: what voiding the votes `infos` (checked by
+-- void_info_ok) changes, merged (two votes on one member are one
+-- subtraction), every key read and checked. Returns the plan void_write
+-- takes.
+local function void_plan(ns, infos)
+  local boards, plan, order, stats, stats_order = {}, {}, {}, {}, {}
+  local skipped = 0
+  for _, info in ipairs(infos) do
+    for _, e in ipairs(info.e) do
+      local board, which, option = e[1], e[2], e[3]
+      local b = boards[board]
+      if b == nil then
+        b = rcall('EXISTS', ns .. 'board:' .. board) == 1 and board_settings(ns, board) or false
+        boards[board] = b
+      end
+      local p
+      if b then
+        local key = ns .. 'b:' .. board .. ':' .. which
+        local id = key .. '\0' .. option
+        p = plan[id]
+        if not p then
+          local scale = which:sub(1, 6) == 'shown:' and b.decimals or 0
+          local old = rcall('ZSCORE', key, option)
+          p = { key = key, b = b, option = option, old = old, scale = scale, sub = 0,
+            real = which:sub(1, 5) == 'real:', which = which }
+          if old then
+            p.units = units_of(old, scale)
+            if b.sides[1] then
+              p.st = order_read(ns, b, key, option)
+              local expiry = tonumber(rcall('ZSCORE', ns .. 'periods:' .. board, which))
+              p.expiry = expiry and expiry > 0 and expiry or nil
+            end
+            order[#order + 1] = p
+          end
+          plan[id] = p
+        end
+        if p.old then p.sub = p.sub + units_of(e[4], p.scale) end
+      end
+      if not (p and p.old) then skipped = skipped + 1 end
+    end
+    for _, s in ipairs(info.s) do
+      for _, bucket in ipairs({ info.h, info.dy }) do
+        local key = ns .. 'st:' .. s[1] .. ':' .. bucket
+        local t = stats[key]
+        if not t then
+          local h = rcall('HMGET', key, 'votes', 'voided', 'voided_amount')
+          t = { key = key, live = h[1] ~= false and h[1] ~= nil, n = 0, amount = 0 }
+          stats_int(h[2], key, 'voided'); stats_int(h[3], key, 'voided_amount')
+          stats[key] = t
+          stats_order[#stats_order + 1] = t
+        end
+        t.n = t.n + 1
+        t.amount = t.amount + tonumber(s[2])
+      end
+    end
+  end
+  local first = false
+  for _, p in ipairs(order) do first = first or p.b.first end
+  if first then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  return { order = order, stats = stats_order, first = first, skipped = skipped }
+end
+
+-- The writes of a plan from void_plan. Returns how many board entries
+-- changed.
+local function void_write(ns, plan)
+  local seq = 0
+  local n = #plan.order
+  if plan.first then seq = rcall('INCRBY', ns .. 'seq', n) - n end
+  for i, p in ipairs(plan.order) do
+    local left = p.units - p.sub
+    if left <= 0 then
+      order_remove(ns, p.b, p.key, p.option)
+      -- a board emptied is gone: unlisted, as option removal does (a
+      -- board that exists stays listed)
+      if rcall('EXISTS', p.key) == 0 then rcall('ZREM', ns .. 'periods:' .. p.b.name, p.which) end
+    else
+      local text = p.real and string.format('%.0f', left) or decimal_text(left, p.scale)
+      rcall('ZADD', p.key, text, p.option)
+      if p.st then order_write(ns, p.b, p.key, p.option, p.old, text, p.st, seq + i, p.expiry) end
+    end
+  end
+  for _, t in ipairs(plan.stats) do
+    if t.live then
+      rcall('HINCRBY', t.key, 'voided', t.n)
+      rcall('HINCRBY', t.key, 'voided_amount', t.amount)
+    end
+  end
+  return n
+end
+
+local function main()
+  local root, ns = campaign_key('campaign_void_range')
+  argc('campaign_void_range', 6, 6, 'by (user or channel), value, from, to, cursor, count')
+  local by, value, cursor = ARGV[1], ARGV[2], ARGV[5]
+  local field
+  if by == 'user' then
+    check_user(value)
+    field = 'u'
+  elseif by == 'channel' then
+    check_name(value)
+    field = 'c'
+  else
+    fail('USAGE', 'campaign_void_range voids by user or channel, got "' .. by:sub(1, 40) .. '"')
+  end
+  local from = integer_arg(ARGV[3], 'from', 0, 253402300799)
+  local to = integer_arg(ARGV[4], 'to', 0, 253402300799)
+  if to <= from then fail('INVALID_NUMBER', 'to must be after from') end
+  if cursor ~= '0' and not (#cursor <= 41 and cursor:find('^%d+%-%d+$')) then
+    fail('INVALID_NUMBER', 'cursor must be "0" or the cursor a call answered, got "' .. cursor:sub(1, 80) .. '"')
+  end
+  local count = integer_arg(ARGV[6], 'count', 1, 1000)
+  campaign_offset(root)
+  local log = ns .. 'log'
+  local t = rcall('TYPE', log).ok
+  if t == 'none' then return { 0, 0, '0' } end
+  if t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  local start = cursor == '0' and string.format('%.0f', from * 1000) or '(' .. cursor
+  local entries = rcall('XRANGE', log, start, string.format('%.0f', to * 1000 - 1), 'COUNT', count)
+
+  local infos, ids, records, others = {}, {}, {}, 0
+  for _, entry in ipairs(entries) do
+    local f = {}
+    local fields = entry[2]
+    for j = 1, #fields, 2 do f[fields[j]] = fields[j + 1] end
+    if f[field] ~= value then
+      others = others + 1
+    else
+      local ok, info = pcall(cjson.decode, f.a or '')
+      if not ok or not void_info_ok(info) then fail('INVALID_CONFIG', log .. ' entry ' .. entry[1] .. ' is not a vote') end
+      info.l = entry[1]
+      local voided = false
+      local vid = f.i
+      if vid and vid ~= '' and #vid <= 128 and not vid:find('%c') then
+        -- the vote's id record, if it still lives and is this vote's (an id
+        -- may be used again once its record expired)
+        local key = ns .. 'vid:' .. vid
+        local stored = rcall('GET', key)
+        local rok, record = pcall(cjson.decode, stored or '')
+        if rok and type(record) == 'table' and type(record[3]) == 'table' and record[3].l == entry[1] then
+          voided = record[3].v ~= nil
+          if not voided then records[#records + 1] = { key, record } end
+        end
+      end
+      ids[#ids + 1] = entry[1]
+      if not voided then infos[#infos + 1] = info end
+    end
+  end
+  local plan = void_plan(ns, infos)
+
+  -- validated: the writes start here
+  local now = rcall('TIME')[1]
+  if #infos > 0 then void_write(ns, plan) end
+  for _, r in ipairs(records) do
+    r[2][3].v = now
+    rcall('SET', r[1], cjson.encode(r[2]), 'KEEPTTL')
+  end
+  for i = 1, #ids, 500 do rcall('XDEL', log, unpack(ids, i, math.min(i + 499, #ids))) end
+  local next_cursor = #entries == count and entries[#entries][1] or '0'
+  return { #infos, others, next_cursor }
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

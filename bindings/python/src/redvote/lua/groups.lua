@@ -1,0 +1,196 @@
+#!lua
+-- GENERATED from lua/src/site/groups.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  groups: add an article to some groups and remove it from others, in one
+  atomic call (the seeds' add_remove_groups). Each group whose membership
+  changes loses its cached orderings (<prefix>score:NAME, time:NAME, hot:NAME,
+  best:NAME), so the next group page shows the change at once.
+
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  article  <article_id>  "7" or "article:7" (must exist)
+    ARGV[2..]  tokens  <group_token, repeat 0..100>  one token per group,
+             at most 100: "+NAME" adds the article to <prefix>group:NAME,
+             "-NAME" removes it. NAME: 1..64 bytes, none of : { } * ? [ ] \ , spaces or
+             control characters. A group may not be both added and removed in
+             one call.
+
+  Output: { added (groups the article newly joined), removed (groups it left) }
+
+  Keys: <prefix>article:ID, <prefix>group:NAME, <prefix>score:NAME,
+    <prefix>time:NAME, <prefix>hot:NAME, <prefix>best:NAME
+
+  Reply: {added: list(string), removed: list(string)}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
+end
+-- site_id: an article reference argument (vote, article, groups).
+
+-- An article reference, "N" or "article:N" (N 1..15 digits, no leading
+-- zero): returns the id N, or refuses with INVALID_ID.
+local function article_id(ref)
+  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
+  return id
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64 and not s:find('[%c%s:{}%*%?%[%]\\,]')
+end
+-- site_group: a group name must follow lib/names' rule (INVALID_GROUP otherwise).
+local function check_group(group)
+  if not name_ok(group) then
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+  end
+end
+
+local function main()
+  local _, prefix = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local id = article_id(ARGV[1])
+  local changes, seen = {}, {}
+  for i = 2, #ARGV do
+    local sign, group = ARGV[i]:sub(1, 1), ARGV[i]:sub(2)
+    if sign ~= '+' and sign ~= '-' then
+      fail('INVALID_GROUP', 'each group must be +NAME or -NAME, got "' .. ARGV[i]:sub(1, 80) .. '"')
+    end
+    check_group(group)
+    if seen[group] and seen[group] ~= sign then
+      fail('INVALID_GROUP', 'group "' .. group .. '" is both added and removed')
+    end
+    seen[group] = sign
+    changes[#changes + 1] = { sign, group }
+  end
+  local member = 'article:' .. id
+  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+  -- every group's set is read first: one of the wrong type is refused
+  -- before the first write
+  for _, change in ipairs(changes) do rcall('SCARD', prefix .. 'group:' .. change[2]) end
+
+  -- validated: the writes start here
+  local added, removed = 0, 0
+  for _, change in ipairs(changes) do
+    local sign, group = change[1], change[2]
+    local n
+    if sign == '+' then
+      n = rcall('SADD', prefix .. 'group:' .. group, member)
+      added = added + n
+    else
+      n = rcall('SREM', prefix .. 'group:' .. group, member)
+      removed = removed + n
+    end
+    if n == 1 then
+      rcall('DEL', prefix .. 'score:' .. group, prefix .. 'time:' .. group,
+        prefix .. 'hot:' .. group, prefix .. 'best:' .. group)
+    end
+  end
+  return { added, removed }
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)

@@ -1,0 +1,288 @@
+#!lua
+-- GENERATED from lua/src/site/post.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
+-- redvote 0.5.0
+--[[
+  post: publish an article (the seeds' post_article, in one atomic call).
+
+  Input:
+    KEYS[1]  site root: "<prefix>article:" (the id counter). Every other key
+             is derived from <prefix>, so a hash-tagged prefix such as
+             "{site1}:" keeps the whole call in one cluster slot.
+    ARGV[1]  user  <user>  poster, an opaque string (1..256 bytes, no control
+             chars)
+    ARGV[2]  title  <text 1..512>  1..512 bytes, no control chars
+    ARGV[3]  link  <text 1..2048>  1..2048 bytes, no control chars or spaces
+    ARGV[4]  time  <time, optional>  import/backfill path only: the publish
+             time as integer Unix seconds (default: the server's TIME)
+
+  Writes: INCR <prefix>article:; HSET <prefix>article:ID title link poster
+    time votes=1; ZADD <prefix>time: time; ZADD <prefix>score: time+vote_score;
+    (members are "article:ID", without the prefix, as in the seeds);
+    SADD <prefix>voted:ID poster + EXPIREAT end of the voting window;
+    ZADD <prefix>hot: / <prefix>best: when those rankings are switched on.
+
+  Output: the new article id (integer).
+
+  Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>time:,
+    <prefix>score:, <prefix>voted:ID, <prefix>hot:, <prefix>best:
+
+  Reply: integer
+  Idempotent: no
+
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
+    REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a corrupt setting or id
+    counter, a key of the wrong type).
+]]
+-- prologue: what every script opens with. `rcall` is redis.call; `fail`
+-- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
+-- epilogue (lib/epilogue) turns it into the error reply.
+local rcall = redis.call
+local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+-- site_args: the article site's root key and argument count (every site
+-- script); an article reference is lib/site_id.
+
+-- The site root "<prefix>article:" (the article id counter), every site
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
+-- the key and <prefix>, from which every other key derives. The same checks
+-- as lib/args' one_key and argc, in one function: every site call runs it,
+-- and each helper a script defines costs a closure per call.
+local function site_root(op, lo, hi, usage)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
+    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+  end
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+  return key, key:sub(1, -9)
+end
+
+-- stored: the one parser of stored integer settings (a site's
+-- redvote:config, campaign, board and weight hashes, and the numbers of the
+-- stored `limits` JSON). Lua's
+-- tonumber takes nan, inf, 1e400, 0x10 and ' 5'; a stored setting is
+-- trusted only as written by campaign_configure. Needs fail (lib/prologue).
+-- One function on purpose: every helper a script defines is a closure per
+-- call, and the vote runs this on its hot path.
+
+-- `v` (a string of decimal digits with an optional minus sign, or a JSON
+-- number that is a whole number) as a number in lo..hi; otherwise refuses
+-- with REDVOTE_INVALID_CONFIG naming the key and the field.
+local function stored_int(v, lo, hi, key, field)
+  local n
+  if type(v) == 'string' then
+    if #v <= 16 and v:find('^%-?%d+$') then n = tonumber(v) end
+  elseif type(v) == 'number' and v == math.floor(v) then
+    n = v
+  end
+  if not n or n < lo or n > hi then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
+  end
+  return n
+end
+-- site_config: the site's settings, hash <prefix>redvote:config, where an
+-- absent field means its default (below, the one place they are written).
+-- configure.lua documents and changes them. Plain locals, no tables: post
+-- and vote read them on every call.
+
+local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
+-- The ranges configure.lua accepts, and the only stored values post and
+-- vote use (anything else in the hash is refused as corrupt).
+local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
+-- The settings hash is <prefix> .. CONFIG.
+local CONFIG = 'redvote:config'
+-- site_vote_settings: the settings a post or a vote applies, read and
+-- checked in one call (lib/site_config holds the defaults and ranges).
+
+-- What a post or a vote needs, in one HMGET: vote_score and window
+-- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;
+-- INVALID_CONFIG when a number is corrupt. A stored default is taken as
+-- it is (Lua strings are interned: the comparison is one pointer).
+-- Measured per vote (issue 10): HGETALL would save 5k instructions on a
+-- site without the hash but cost 7k more on one with it.
+local function vote_settings(prefix)
+  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+  local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
+  return vote_score == DEFAULT_VOTE_SCORE and 432
+      or stored_int(vote_score, 1, VOTE_SCORE_MAX, prefix .. CONFIG, 'vote_score'),
+    window == DEFAULT_WINDOW and 604800 or stored_int(window, WINDOW_MIN, WINDOW_MAX, prefix .. CONFIG, 'window'),
+    cfg[3] or '', vote_score
+end
+
+-- rankings: the extra rankings a site may keep beside score:, hot: and
+-- best:, and writing an article's entries in them (post, vote, rerank).
+-- Both are functions of the article's counts and time only, so they change
+-- only when a vote does. Two functions, the formulas inline: every function
+-- a script defines is a closure made on every call, rankings on or off.
+
+-- Read the rankings the site keeps (`rankings`: the config value), so that
+-- one of the wrong type is refused (WRONGTYPE) before a caller's first write.
+local function check_rankings(prefix, rankings)
+  if rankings:find('hot', 1, true) then rcall('ZCARD', prefix .. 'hot:') end
+  if rankings:find('best', 1, true) then rcall('ZCARD', prefix .. 'best:') end
+end
+
+-- Write an article's entries in the rankings the site keeps (`rankings`:
+-- the config value, e.g. "hot,best"); up, down and time are numbers.
+local function write_rankings(prefix, rankings, member, up, down, time)
+  if rankings:find('hot', 1, true) then
+    -- Reddit's "hot": sign(s) * log10(max(|s|, 1)) + (time - 1134028003) / 45000
+    local s = up - down
+    local sign = (s > 0 and 1) or (s < 0 and -1) or 0
+    local hot = sign * math.log10(math.max(math.abs(s), 1)) + (time - 1134028003) / 45000
+    rcall('ZADD', prefix .. 'hot:', string.format('%.17g', hot), member)
+  end
+  if rankings:find('best', 1, true) then
+    -- "best": lower bound of the Wilson score interval of up / (up + down), z = 1.281551565545
+    local n, best = up + down, 0
+    if n > 0 then
+      local z = 1.281551565545
+      local p = up / n
+      best = (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+    end
+    rcall('ZADD', prefix .. 'best:', string.format('%.17g', best), member)
+  end
+end
+
+local function main()
+  local root, prefix = site_root('post', 3, 4, 'user, title, link [, time]')
+  local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+  check_user(user)
+  if #title == 0 or #title > 512 or title:find('%c') then
+    fail('INVALID_TEXT', 'title must be 1..512 bytes without control characters')
+  end
+  if #link == 0 or #link > 2048 or link:find('[%c%s]') then
+    fail('INVALID_TEXT', 'link must be 1..2048 bytes without spaces or control characters')
+  end
+  local now
+  if at ~= nil then
+    now = integer_arg(at, 'time', 0, 999999999999, 'integer Unix seconds')
+  else
+    now = tonumber(rcall('TIME')[1])
+  end
+  local vote_score, window, rankings = vote_settings(prefix)
+  -- Every key the post writes is read first: a key of the wrong type, or an
+  -- id counter that is not one (ids have at most 15 digits), is refused
+  -- before the first write.
+  local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
+  rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
+  rcall('SCARD', prefix .. 'voted:' .. id)
+  rcall('ZCARD', prefix .. 'time:')
+  rcall('ZCARD', prefix .. 'score:')
+  check_rankings(prefix, rankings)
+
+  -- validated: the writes start here
+  local n = rcall('INCR', root)
+  local member = 'article:' .. id
+  local article = prefix .. member
+  local voted = prefix .. 'voted:' .. id
+  rcall('HSET', article, 'title', title, 'link', link, 'poster', user, 'time', now, 'votes', 1)
+  rcall('ZADD', prefix .. 'time:', now, member)
+  rcall('ZADD', prefix .. 'score:', now + vote_score, member)
+  rcall('SADD', voted, user)
+  rcall('EXPIREAT', voted, now + window + 1) -- outlives the window's last second
+  -- One upvote, no downvote (hot: the time term alone; best: 1/(1+z^2)).
+  write_rankings(prefix, rankings, member, 1, 0, now)
+  return n
+end
+
+-- epilogue: what every script closes with: run main() and answer its
+-- result, or its refusal as an error reply.
+-- Every refusal leaves through fail() before the first write; anything else
+-- is still answered as a stable code, never as a raw Lua error: a key of the
+-- wrong type (scripts read or first write every key they use before any
+-- other write) as REDVOTE_INVALID_CONFIG, a Redis error or a Lua bug as
+-- REDVOTE_INTERNAL.
+-- Redis Cluster, a slot being resharded (MIGRATING on the source node,
+-- IMPORTING on the target; Redis 7.0's key-by-key MIGRATE): a script's keys
+-- may be split between the two nodes, and Redis checks each command inside
+-- the script, so a call could fail after its first writes or create keys
+-- the source still holds. When KEYS[1] has a hash tag, the script first
+-- asks EXISTS of KEYS[1] and KEYS[1]..'#slot-probe', a key of the same slot
+-- (and the same ACL key pattern) that is never written: on a node where the
+-- slot is stable that is a plain count, and while the slot migrates Redis
+-- refuses it (a missing key there is "not local"). The call then answers
+-- TRYAGAIN before any read or write, and every client (redis-rs, redvote's
+-- Retry) sends it again until the migration ends. An untagged KEYS[1] is
+-- for a single Redis (the cluster rule).
+do
+  local key = KEYS[1] or ''
+  local open = key:find('{', 1, true)
+  local close = open and key:find('}', open + 1, true)
+  if close and close > open + 1 then
+    local probe = redis.pcall('EXISTS', key, key .. '#slot-probe')
+    if type(probe) == 'table' and probe.err then
+      local err = tostring(probe.err)
+      if err:find('non local key', 1, true) or err:find('cluster is down', 1, true) then
+        return redis.error_reply('TRYAGAIN redvote: the slot of ' .. key ..
+          ' is being migrated (or the cluster is down); nothing was written, send the call again')
+      end
+      return redis.error_reply('REDVOTE_INTERNAL the slot probe (EXISTS) failed: ' .. err)
+    end
+  end
+end
+local ok, res = pcall(main)
+if ok then return res end
+if type(res) == 'table' then res = res.err end
+res = tostring(res)
+if res:find('^WRONGTYPE') then
+  res = 'REDVOTE_INVALID_CONFIG a key of the wrong type: ' .. res
+elseif not res:find('^REDVOTE_') then
+  res = 'REDVOTE_INTERNAL ' .. res
+end
+-- An error reply is a line that clients read as UTF-8 (redis-rs cannot read
+-- one that is not, and loses the connection): a detail quoting an argument
+-- (binary, or cut at 80 bytes inside a character) keeps its valid UTF-8
+-- sequences, and every other byte becomes '?'.
+if res:find('[\128-\255]') then
+  local out, i, n = {}, 1, #res
+  while i <= n do
+    local j = res:find('[\128-\255]', i)
+    if not j then out[#out + 1] = res:sub(i); break end
+    out[#out + 1] = res:sub(i, j - 1)
+    -- the sequence starting at j: its length and the range of its second byte
+    local c, len, lo, hi = res:byte(j), 0, 0x80, 0xBF
+    if c >= 0xC2 and c <= 0xDF then
+      len = 2
+    elseif c >= 0xE0 and c <= 0xEF then
+      len = 3
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      len = 4
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    end
+    local valid = len > 0 and j + len - 1 <= n
+    for k = j + 1, valid and j + len - 1 or j do
+      local b = res:byte(k)
+      if b < (k == j + 1 and lo or 0x80) or b > (k == j + 1 and hi or 0xBF) then valid = false break end
+    end
+    if valid then
+      out[#out + 1] = res:sub(j, j + len - 1)
+      i = j + len
+    else
+      out[#out + 1] = '?'
+      i = j + 1
+    end
+  end
+  res = table.concat(out)
+end
+return redis.error_reply(res)
