@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/site/article.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   article: one article with its score, its rank and, given a user, that
   user's vote. Read-only (also runs as EVALSHA_RO on a replica).

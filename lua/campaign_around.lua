@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/around.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_around: where one member stands on one board: the members around
   it (a window of K centred on it, filled from the other side at the top or

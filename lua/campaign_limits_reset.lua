@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/limits_reset.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_limits_reset (admin): delete one voter's counters of every rule
   that counts per user (current windows and rolling state; the fields of

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/participants.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_participants: unique participants (HyperLogLog PFCOUNT, about
   0.81% standard error) of options of one board and of the whole campaign.

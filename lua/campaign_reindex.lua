@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/reindex.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_reindex: build the side keys that make the "dense" and "first"
   tie rules O(log N) (lua/src/lib/order.lua) for a board's pending tie

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/post.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   post: publish an article (the seeds' post_article, in one atomic call).
 

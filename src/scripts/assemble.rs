@@ -11,7 +11,7 @@
 //!
 //! The assembled file keeps the source's first line (`#!lua ...` must stay
 //! first), says on its second which source to edit and on its third the
-//! redvote version (`-- redvote 0.5.0`: the bytes, so the SHA1, change with
+//! redvote version (`-- redvote 0.6.0`: the bytes, so the SHA1, change with
 //! the version; `lua/manifest.json` names it too). It is committed; the
 //! test `lua_sources::assembled_scripts_are_current` fails when it is stale,
 //! and `REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources` rewrites it.

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/configure.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_configure: create or update a campaign, its boards, options,
   weights and settings from one JSON document, all validated before the

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/top.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_top: one page of several boards of a campaign, for the current
   period or a named one, real or shown, ranked by each board's tie rule, in

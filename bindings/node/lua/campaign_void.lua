@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/void.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_void: an admin voids the vote applied with vote id ID, while its
   record <ns>vid:ID lives (the campaign's vote_id_ttl): what the vote added

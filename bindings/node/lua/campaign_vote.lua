@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/vote.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_vote: user U votes for option O on board B, and in the same call
   for any number of further (board, option) pairs of the campaign (the

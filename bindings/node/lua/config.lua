@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/site/config.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   config: read a site's settings (configure.lua documents them and changes
   them). Read-only (flagged no-writes: it runs on a replica, and a client

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/group_page.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   group_page: the articles on page N of one group, ordered by score, time,
   hot or best: the first of a page's two round trips, as page.lua. The

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/groups.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   groups: add an article to some groups and remove it from others, in one
   atomic call (the seeds' add_remove_groups). Each group whose membership

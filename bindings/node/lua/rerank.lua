@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/rerank.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   rerank: (re)write the hot: and best: entries of a batch of articles from
   their counts, for a site that switched those rankings on after articles

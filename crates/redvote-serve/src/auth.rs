@@ -110,27 +110,11 @@ async fn team_key(
     given: &str,
     need: Role,
 ) -> Result<String, Problem> {
-    let token = given.to_string();
-    let found = state
-        .with_redis("key_lookup", true, |mut con| {
-            let token = token.clone();
-            async move {
-                keys::lookup_async(&mut con, &token)
-                    .await
-                    .map_err(|e| match e {
-                        keys::KeyError::Redis(e) => e,
-                        other => redvote::Error::Config(other.to_string()),
-                    })
-            }
-        })
-        .await?;
-    let Some((key, _)) = found else {
-        return Err(unauthorized("an unknown or revoked team key"));
-    };
+    let key = lookup(state, given).await?;
     let forbidden = |detail: String| Problem::new(StatusCode::FORBIDDEN, codes::FORBIDDEN, detail);
     let Some(campaign) = route_campaign(parts, state).await else {
         return Err(forbidden(format!(
-            "key {:?} ({} on campaigns {}) may only use campaign routes: site routes, the campaign list and key management take the operator's tokens",
+            "key {:?} ({} on campaigns {}) may only use campaign routes and the campaign list: site routes and key management take the operator's tokens",
             key.name,
             key.role.as_str(),
             key.pattern
@@ -154,6 +138,30 @@ async fn team_key(
         )));
     }
     Ok(key.name)
+}
+
+/// The team key whose token `given` is: 401 when no key has this token
+/// (unknown or revoked: the lookup is made on every request, nothing is
+/// cached).
+async fn lookup(state: &AppState, given: &str) -> Result<keys::Key, Problem> {
+    let token = given.to_string();
+    let found = state
+        .with_redis("key_lookup", true, |mut con| {
+            let token = token.clone();
+            async move {
+                keys::lookup_async(&mut con, &token)
+                    .await
+                    .map_err(|e| match e {
+                        keys::KeyError::Redis(e) => e,
+                        other => redvote::Error::Config(other.to_string()),
+                    })
+            }
+        })
+        .await?;
+    let Some((key, _)) = found else {
+        return Err(unauthorized("an unknown or revoked team key"));
+    };
+    Ok(key)
 }
 
 /// Whether `given` is a team key's token (by its prefix: no operator
@@ -219,6 +227,51 @@ impl FromRequestParts<AppState> for Api {
             Some(_) => Err(unauthorized("not the API token")),
             None => Err(unauthorized("this service needs the API token")),
         }
+    }
+}
+
+/// Proof that the request may read a campaign's live top through a
+/// stream ticket (`POST .../top/ticket`): the admin token, or a team key
+/// of any role (read is enough: the stream is a read) whose pattern
+/// matches the route's campaign.
+pub struct Reader;
+
+impl FromRequestParts<AppState> for Reader {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
+            let given = given.to_string();
+            team_key(parts, state, &given, Role::Read).await?;
+            return Ok(Reader);
+        }
+        Admin::from_request_parts(parts, state)
+            .await
+            .map(|_| Reader)
+    }
+}
+
+/// Who lists the campaigns (`GET /v1/campaigns`): the operator (the admin
+/// token: every campaign), or a team key of any role, which sees only the
+/// campaigns its pattern matches.
+pub enum Lister {
+    /// The admin token.
+    Operator,
+    /// A team key: its pattern.
+    Team(String),
+}
+
+impl FromRequestParts<AppState> for Lister {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
+            let key = lookup(state, given).await?;
+            return Ok(Lister::Team(key.pattern));
+        }
+        Admin::from_request_parts(parts, state)
+            .await
+            .map(|_| Lister::Operator)
     }
 }
 

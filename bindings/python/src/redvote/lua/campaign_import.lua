@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/import.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_import: set the starting (imported) shown votes of options of one
   board. Idempotent: the imported amount of each option is remembered in

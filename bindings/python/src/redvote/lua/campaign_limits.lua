@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/limits.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_limits: look at one voter's rate-limit counters, spending
   nothing: how many votes each rule leaves the voter now and when its

@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/register.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_register: add campaign names to the campaign registry, the
   sorted set that lists the campaigns of a namespace family, so that the

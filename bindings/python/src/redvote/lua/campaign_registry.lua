@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/registry.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_registry: one page of the campaign registry (campaign_register),
   oldest registration first: the campaigns of a namespace family listed in

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/campaign/stats.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_stats: a board's vote statistics over a time range, one entry a
   bucket (hour or day, in the campaign's offset), empty buckets included

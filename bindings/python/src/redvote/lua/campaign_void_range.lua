@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/campaign/void_range.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   campaign_void_range: an admin voids the votes of one user or one channel
   logged in a time range, in bounded steps: each call reads at most `count`

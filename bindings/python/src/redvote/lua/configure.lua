@@ -1,6 +1,6 @@
 #!lua
 -- GENERATED from lua/src/site/configure.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   configure: change a site's settings, stored in Redis under the site's
   prefix so that every client of the site applies the same ones, and answer

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 -- GENERATED from lua/src/site/page.lua: edit that file, then run REDVOTE_SYNC_LUA=1 cargo test --lib lua_sources
--- redvote 0.5.0
+-- redvote 0.6.0
 --[[
   page: the articles on page N of the site, best first: the first of a
   page's two round trips (the seeds pay 1 + 25). The driver then reads the
