@@ -1,0 +1,61 @@
+'use strict';
+// The scripts and their manifest, as shipped in ../lua (byte-identical copies
+// of the repository's lua/, written by the Rust lua_sources test). Every file
+// is checked against the manifest's SHA1 when this module loads: a package
+// whose scripts differ from its manifest refuses to load.
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+const LUA_DIR = path.join(__dirname, '..', 'lua');
+
+function sha1(bytes) {
+  return crypto.createHash('sha1').update(bytes).digest('hex');
+}
+
+/**
+ * Reads manifest.json and every script it names from `dir`; answers the
+ * manifest and the list of mismatches ({name, file, expected, actual}).
+ */
+function readScripts(dir = LUA_DIR) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+  const scripts = new Map();
+  const mismatches = [];
+  for (const entry of manifest.scripts) {
+    const file = path.join(dir, path.basename(entry.file));
+    const bytes = fs.readFileSync(file);
+    const actual = sha1(bytes);
+    const lua = bytes.toString('utf8');
+    if (actual !== entry.sha1 || !Buffer.from(lua, 'utf8').equals(bytes)) {
+      mismatches.push({ name: entry.name, file, expected: entry.sha1, actual });
+    }
+    scripts.set(entry.name, Object.freeze({ ...entry, lua }));
+  }
+  return { manifest, scripts, mismatches };
+}
+
+function verify(dir = LUA_DIR) {
+  const { mismatches } = readScripts(dir);
+  return mismatches;
+}
+
+const loaded = readScripts(LUA_DIR);
+if (loaded.mismatches.length) {
+  const m = loaded.mismatches[0];
+  throw new Error(
+    `redvote: ${m.file} has SHA1 ${m.actual}, the manifest says ${m.expected} ` +
+      `(${loaded.mismatches.length} script(s) differ from lua/manifest.json; ` +
+      'rewrite them with REDVOTE_SYNC_LUA=1 cargo test -p redvote --lib lua_sources)'
+  );
+}
+
+const MANIFEST = loaded.manifest;
+const SCRIPTS = loaded.scripts;
+
+/** Every REDVOTE_* code a script can answer: the manifest's, plus INTERNAL
+ * (any script, for a Redis error inside it or a bug: docs/errors.md). */
+const CODES = Object.freeze(
+  [...new Set([...MANIFEST.scripts.flatMap((s) => s.errors), 'REDVOTE_INTERNAL'])].sort()
+);
+
+module.exports = { LUA_DIR, MANIFEST, SCRIPTS, CODES, VERSION: MANIFEST.redvote, sha1, readScripts, verify };

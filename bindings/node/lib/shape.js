@@ -1,0 +1,148 @@
+'use strict';
+// Reads a script's reply by the shape its manifest entry declares
+// (docs/manifest.md): `{a: T, ...}` an array of fixed positions, `{..., T...}`
+// one whose tail repeats, `list(T)`, `pairs(K, V)` (a flat field, value list,
+// read as an object), `T|nil`, `enum(a|b)`, `json` (parsed), `integer`,
+// `string`. Field names become camelCase.
+
+function camel(name) {
+  return name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+}
+
+function parseShape(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && /\s/.test(text[i])) i++;
+  };
+  const word = () => {
+    ws();
+    const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i));
+    if (!m) throw new Error(`shape: a name expected at ${i} of ${text}`);
+    i += m[0].length;
+    return m[0];
+  };
+  const eat = (s) => {
+    ws();
+    if (text.slice(i, i + s.length) !== s) throw new Error(`shape: "${s}" expected at ${i} of ${text}`);
+    i += s.length;
+  };
+  const peek = (s) => {
+    ws();
+    return text.slice(i, i + s.length) === s;
+  };
+  function type() {
+    const alts = [atom()];
+    while (peek('|')) {
+      eat('|');
+      alts.push(atom());
+    }
+    if (alts.length === 1) return alts[0];
+    return { kind: 'union', alts };
+  }
+  function atom() {
+    if (peek('{')) {
+      eat('{');
+      const fields = [];
+      let tail = null;
+      for (;;) {
+        ws();
+        const save = i;
+        let field = null;
+        if (/^[A-Za-z_]/.test(text.slice(i))) {
+          const name = word();
+          if (peek(':')) {
+            eat(':');
+            field = { name, type: type() };
+          } else {
+            i = save;
+          }
+        }
+        if (!field) {
+          const t = type();
+          eat('...');
+          tail = t;
+        } else {
+          fields.push(field);
+        }
+        if (peek(',')) {
+          eat(',');
+          continue;
+        }
+        eat('}');
+        break;
+      }
+      return { kind: 'record', fields, tail };
+    }
+    const name = word();
+    if (name === 'list') {
+      eat('(');
+      const of = type();
+      eat(')');
+      return { kind: 'list', of };
+    }
+    if (name === 'pairs') {
+      eat('(');
+      const k = type();
+      eat(',');
+      const v = type();
+      eat(')');
+      return { kind: 'pairs', k, v };
+    }
+    if (name === 'enum') {
+      eat('(');
+      const start = i;
+      while (text[i] !== ')') i++;
+      const values = text.slice(start, i).split('|');
+      eat(')');
+      return { kind: 'enum', values };
+    }
+    if (['integer', 'string', 'nil', 'json'].includes(name)) return { kind: name };
+    throw new Error(`shape: unknown type ${name} in ${text}`);
+  }
+  const t = type();
+  ws();
+  if (i !== text.length) throw new Error(`shape: trailing text at ${i} of ${text}`);
+  return t;
+}
+
+function read(shape, value) {
+  switch (shape.kind) {
+    case 'union': {
+      if (value === null && shape.alts.some((a) => a.kind === 'nil')) return null;
+      const alts = shape.alts.filter((a) => a.kind !== 'nil');
+      return alts.length === 1 ? read(alts[0], value) : value;
+    }
+    case 'nil':
+      return null;
+    case 'integer':
+      return typeof value === 'string' ? Number(value) : value;
+    case 'string':
+    case 'enum':
+      // a number where the manifest declares a string is read as its text
+      return typeof value === 'number' ? String(value) : value;
+    case 'json':
+      return JSON.parse(value);
+    case 'list':
+      return Array.isArray(value) ? value.map((v) => read(shape.of, v)) : value;
+    case 'pairs': {
+      const out = {};
+      for (let j = 0; j + 1 < value.length; j += 2) out[value[j]] = read(shape.v, value[j + 1]);
+      return out;
+    }
+    case 'record': {
+      const out = {};
+      shape.fields.forEach((f, j) => {
+        out[camel(f.name)] = j < value.length ? read(f.type, value[j]) : f.type.kind === 'union' ? null : undefined;
+      });
+      if (shape.tail) {
+        const tail = value.slice(shape.fields.length);
+        out.rest = tail.map((v) => read(shape.tail, v));
+      }
+      return out;
+    }
+    default:
+      throw new Error(`shape: ${shape.kind}`);
+  }
+}
+
+module.exports = { parseShape, read, camel };
