@@ -39,7 +39,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Ticket, TICKET_SECONDS};
+use super::auth::{Admin, Lister, Reader, Ticket, TICKET_SECONDS};
 use super::campaign::{campaign, zero};
 use super::extract::{Json, NoQuery, Path, Query};
 use super::problem::{codes, Problem};
@@ -130,7 +130,8 @@ pub struct CampaignList {
 /// campaign configured through the service or registered by `redvote
 /// campaigns register --scan`), O(log N + count) whatever else the
 /// database holds. The cursor is the rank of the page's first name: "0"
-/// first, then the previous answer's `next`, until it is "0" again.
+/// first, then the previous answer's `next`, until it is "0" again. A
+/// team key (any role) gets only the names its pattern matches.
 #[utoipa::path(
     get,
     path = "/v1/campaigns",
@@ -143,7 +144,7 @@ pub struct CampaignList {
     security(("admin_token" = []))
 )]
 async fn campaigns(
-    _: Admin,
+    who: Lister,
     State(state): State<AppState>,
     Query(q): Query<CampaignsQuery>,
 ) -> Result<Json<CampaignList>, Problem> {
@@ -165,24 +166,51 @@ async fn campaigns(
     // through the retry policy: a connection that broke while idle is
     // replaced (the list is a read: resending it is safe)
     let count = q.count;
-    let page = state
-        .with_redis("campaign_registry", true, |mut con| {
-            let cursor = q.cursor.clone();
-            async move { list_all_campaigns(&mut con, &cursor, count).await }
-        })
-        .await
-        .map_err(|e| match e {
-            // a rank beyond any the registry answers
-            redvote::Error::Config(_) => {
-                Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next")
+    let mut cursor = q.cursor.clone();
+    let mut names = Vec::new();
+    // a team key sees the names its pattern matches: registry pages are
+    // read (at most TEAM_PAGES of them) until one name matches or the
+    // registry ends, so a page is not empty while next is not "0" unless
+    // that bound was reached
+    for _ in 0..TEAM_PAGES {
+        let page = state
+            .with_redis("campaign_registry", true, |mut con| {
+                let cursor = cursor.clone();
+                async move { list_all_campaigns(&mut con, &cursor, count).await }
+            })
+            .await
+            .map_err(|e| match e {
+                // a rank beyond any the registry answers
+                redvote::Error::Config(_) => {
+                    Problem::invalid(Code::Usage, "cursor: \"0\" or a previous answer's next")
+                }
+                other => other.into(),
+            })?;
+        cursor = page.next;
+        match &who {
+            Lister::Operator => {
+                names = page.names;
+                break;
             }
-            other => other.into(),
-        })?;
+            Lister::Team(pattern) => names.extend(
+                page.names
+                    .into_iter()
+                    .filter(|n| super::keys::pattern_matches(pattern, n)),
+            ),
+        }
+        if !names.is_empty() || cursor == "0" {
+            break;
+        }
+    }
     Ok(Json(CampaignList {
-        campaigns: page.names,
-        next: page.next,
+        campaigns: names,
+        next: cursor,
     }))
 }
+
+/// The registry pages one campaign-list request of a team key reads at
+/// most while none of their names matches its pattern.
+const TEAM_PAGES: usize = 20;
 
 /// Admin: the campaign's stored settings, in the shape the settings PUT
 /// takes: offset, start, end, vote_id_ttl, limits, and every board's
@@ -211,7 +239,16 @@ async fn settings(
 ) -> Result<Json<CampaignSettings>, Problem> {
     let c = campaign(&name)?;
     match read_settings(&state, &c).await? {
-        Some(s) => Ok(Json(s)),
+        Some(mut s) => {
+            // a cleared date (the PUT's null) is absent again
+            if s.start == Some(0) {
+                s.start = None;
+            }
+            if s.end == Some(super::campaign::NO_END) {
+                s.end = None;
+            }
+            Ok(Json(s))
+        }
         None => Err(unknown_campaign(&name)),
     }
 }
@@ -549,7 +586,8 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Admin: a ticket that opens this board's live top
+/// The admin token, or a team key of any role whose pattern matches the
+/// campaign: a ticket that opens this board's live top
 /// (`.../top/stream?ticket=`) for 60 s, so that a browser's EventSource,
 /// which cannot send headers, needs no token in its URL. HMAC-signed with
 /// a key derived from the admin token: nothing is stored, any instance
@@ -570,20 +608,20 @@ fn unix_now() -> u64 {
     security(("admin_token" = []))
 )]
 async fn top_ticket(
-    admin: Admin,
+    _: Reader,
     State(state): State<AppState>,
     Path((name, board)): Path<(String, String)>,
     _: NoQuery,
 ) -> Result<impl IntoResponse, Problem> {
-    let _ = admin;
     campaign(&name)?;
     board_name(&board)?;
     let Some(key) = &state.tokens.admin else {
-        // (the Admin extractor already refused)
+        // tickets are signed with the admin token: a team key gets none
+        // without one (the operator's token was refused by the extractor)
         return Err(Problem::new(
             StatusCode::FORBIDDEN,
             codes::ADMIN_DISABLED,
-            "admin routes are off",
+            "stream tickets are off: the service was started without --admin-token, which signs them",
         ));
     };
     let ticket = Ticket::mint(key, &name, &board, unix_now() + TICKET_SECONDS);

@@ -143,7 +143,7 @@ async fn team_key(
 /// The team key whose token `given` is: 401 when no key has this token
 /// (unknown or revoked: the lookup is made on every request, nothing is
 /// cached).
-async fn lookup(state: &AppState, given: &str) -> Result<keys::Key, Problem> {
+async fn lookup(state: &AppState, given: &str) -> Result<keys::KeyInfo, Problem> {
     let token = given.to_string();
     let found = state
         .with_redis("key_lookup", true, |mut con| {

@@ -26,7 +26,7 @@ use utoipa_axum::routes;
 
 use super::audit::{self, Action, Change};
 use super::auth::{Admin, Api};
-use super::extract::{IdempotencyKey, Json, NoQuery, Path, Query};
+use super::extract::{IdempotencyKey, Json, JsonNulls, NoQuery, Path, Query};
 use super::metrics::System;
 use super::problem::Problem;
 use super::site::clip;
@@ -83,6 +83,10 @@ fn pairs(s: Option<&str>) -> Result<Vec<(&str, &str)>, Problem> {
 
 const CAMPAIGN: &str = "Campaign name (the board name rule)";
 
+/// The end a cleared end is stored as (9999-12-31T23:59:59Z, the last
+/// time the configure script takes): no vote is ever at or after it.
+pub(crate) const NO_END: u64 = 253_402_300_799;
+
 /// Admin: create or update the campaign, its boards, options, limits and
 /// deny lists. The body is the JSON `redvote campaign NAME configure FILE`
 /// takes; absent fields stay as they are. Then registers the campaign in
@@ -106,9 +110,18 @@ async fn configure(
     _: NoQuery,
     State(state): State<AppState>,
     Path(name): Path<String>,
-    Json(settings): Json<CampaignSettings>,
+    JsonNulls(mut settings, nulls): JsonNulls<CampaignSettings>,
 ) -> Result<Json<Configured>, Problem> {
     let c = campaign(&name)?;
+    // "start": null / "end": null clear a date: stored as the bounds that
+    // refuse nothing (0, and the last second of year 9999), which the
+    // settings read answers as absent again
+    if nulls.iter().any(|n| n == "start") {
+        settings.start = Some(0);
+    }
+    if nulls.iter().any(|n| n == "end") {
+        settings.end = Some(NO_END);
+    }
     // the audit log's before and after: the stored settings (null: none)
     let before = stored(&state, &c).await;
     let configured = state.run(&c.configure(&settings)).await?;

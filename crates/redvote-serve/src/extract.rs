@@ -30,43 +30,78 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     type Rejection = Problem;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
-        if !json_content_type(&req) {
-            return Err(Problem::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                codes::UNSUPPORTED_MEDIA_TYPE,
-                "Expected request with `Content-Type: application/json`",
-            ));
-        }
-        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
-            let detail = r.body_text();
-            match r.status() {
-                StatusCode::PAYLOAD_TOO_LARGE => {
-                    Problem::new(StatusCode::PAYLOAD_TOO_LARGE, codes::TOO_LARGE, detail)
-                }
-                _ => Problem::bad_request(detail),
+        let bytes = body(req, state).await?;
+        parse(&bytes).map(Json)
+    }
+}
+
+/// A JSON body as [`Json`] reads it, and the names of its top-level
+/// members that are `null` (which serde reads as absent): the settings
+/// PUT tells "leave the start as it is" (absent) from "no start" (null).
+pub struct JsonNulls<T>(pub T, pub Vec<String>);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonNulls<T> {
+    type Rejection = Problem;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
+        let bytes = body(req, state).await?;
+        let value: T = parse(&bytes)?;
+        let nulls = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(serde_json::Value::Object(map)) => map
+                .into_iter()
+                .filter(|(_, v)| v.is_null())
+                .map(|(k, _)| k)
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(JsonNulls(value, nulls))
+    }
+}
+
+/// The body's bytes: `application/json`, within the body limit, not an
+/// array.
+async fn body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Problem> {
+    if !json_content_type(&req) {
+        return Err(Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            codes::UNSUPPORTED_MEDIA_TYPE,
+            "Expected request with `Content-Type: application/json`",
+        ));
+    }
+    let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+        let detail = r.body_text();
+        match r.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => {
+                Problem::new(StatusCode::PAYLOAD_TOO_LARGE, codes::TOO_LARGE, detail)
             }
-        })?;
-        // an object, not an array read as the fields in order: checked on
-        // the first byte, then one parse (its errors name the field path)
-        if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-            return Err(Problem::bad_request("the body must be a JSON object"));
+            _ => Problem::bad_request(detail),
         }
-        match axum::Json::<T>::from_bytes(&bytes) {
-            Ok(axum::Json(value)) => Ok(Json(value)),
-            Err(rejection) if float_for_integer(&rejection.body_text()).is_some() => {
-                // JSON Schema's integers include 58.0: read every number
-                // with a zero fraction as the integer, then once more
-                let mut value: serde_json::Value =
-                    serde_json::from_slice(&bytes).map_err(|_| json_problem(rejection))?;
-                integers(&mut value);
-                let bytes =
-                    serde_json::to_vec(&value).map_err(|e| Problem::bad_request(e.to_string()))?;
-                axum::Json::<T>::from_bytes(&bytes)
-                    .map(|axum::Json(value)| Json(value))
-                    .map_err(json_problem)
-            }
-            Err(rejection) => Err(json_problem(rejection)),
+    })?;
+    // an object, not an array read as the fields in order: checked on
+    // the first byte, then one parse (its errors name the field path)
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(Problem::bad_request("the body must be a JSON object"));
+    }
+    Ok(bytes)
+}
+
+/// The body read as `T` (its errors as problems naming the field).
+fn parse<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Problem> {
+    match axum::Json::<T>::from_bytes(bytes) {
+        Ok(axum::Json(value)) => Ok(value),
+        Err(rejection) if float_for_integer(&rejection.body_text()).is_some() => {
+            // JSON Schema's integers include 58.0: read every number
+            // with a zero fraction as the integer, then once more
+            let mut value: serde_json::Value =
+                serde_json::from_slice(bytes).map_err(|_| json_problem(rejection))?;
+            integers(&mut value);
+            let bytes =
+                serde_json::to_vec(&value).map_err(|e| Problem::bad_request(e.to_string()))?;
+            axum::Json::<T>::from_bytes(&bytes)
+                .map(|axum::Json(value)| value)
+                .map_err(json_problem)
         }
+        Err(rejection) => Err(json_problem(rejection)),
     }
 }
 

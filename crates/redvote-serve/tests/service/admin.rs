@@ -525,3 +525,53 @@ fn deny_lists_and_display_data_are_read_back() {
     .ok(200);
     assert_eq!(support::digest(&mut con), before);
 }
+
+/// Start and end are cleared with `null` (the page's empty date fields):
+/// the settings read leaves them out again and votes are taken at any
+/// time; an absent field leaves the stored date as it is.
+#[test]
+fn start_and_end_are_cleared_with_null() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    let path = "/v1/campaigns/gala/settings";
+    let board = json!({"b": {"options": {"o": {}}}});
+    // a window that closed long ago: votes refused
+    svc.admin(
+        Method::PUT,
+        path,
+        json!({"start": 1_000_000, "end": 2_000_000, "boards": board}),
+    )
+    .ok(200);
+    let vote = || {
+        svc.request(Method::POST, "/v1/campaigns/gala/votes", Some(ADMIN))
+            .json(json!({"user": "u1", "votes": [{"board": "b", "option": "o"}]}))
+            .send()
+    };
+    assert_eq!(vote().status, 409, "a vote after the end");
+    // absent: left as it is
+    svc.admin(Method::PUT, path, json!({"vote_id_ttl": 60}))
+        .ok(200);
+    let got = svc.request(Method::GET, path, Some(ADMIN)).send().ok(200);
+    assert_eq!(
+        (got["start"].clone(), got["end"].clone()),
+        (json!(1_000_000), json!(2_000_000))
+    );
+    // null: cleared
+    svc.admin(Method::PUT, path, json!({"end": null})).ok(200);
+    let got = svc.request(Method::GET, path, Some(ADMIN)).send().ok(200);
+    assert_eq!(got["start"], 1_000_000, "{got}");
+    assert!(got.get("end").is_none(), "{got}");
+    vote().ok(200);
+    svc.admin(Method::PUT, path, json!({"start": null, "end": null}))
+        .ok(200);
+    let got = svc.request(Method::GET, path, Some(ADMIN)).send().ok(200);
+    assert!(
+        got.get("start").is_none() && got.get("end").is_none(),
+        "{got}"
+    );
+    vote().ok(200);
+    // and set again
+    svc.admin(Method::PUT, path, json!({"end": 2_000_000}))
+        .ok(200);
+    assert_eq!(vote().status, 409);
+}

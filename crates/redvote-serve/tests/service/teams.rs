@@ -143,6 +143,13 @@ fn families() -> Vec<Family> {
             |c| format!("/v1/campaigns/{c}/audit"),
             None,
         ),
+        f(
+            "live-top ticket",
+            true,
+            Method::POST,
+            |c| format!("/v1/campaigns/{c}/boards/b/top/ticket"),
+            None,
+        ),
         f("keys list", false, Method::GET, |_| "/v1/keys".into(), None),
         f(
             "keys add",
@@ -208,11 +215,16 @@ fn refusal(caller: &str, fam: &Family, matching: bool) -> Option<u16> {
         "api token" if api_family => None,
         "api token" | "no token" | "unknown key" | "revoked key" => Some(401),
         role => {
+            // every role lists the campaigns (its own only, checked by
+            // team_keys_list_their_campaigns_and_open_the_live_top)
+            if name == "campaign list" {
+                return None;
+            }
             if !fam.campaign || !matching {
                 return Some(403);
             }
             let need = match name {
-                "campaign GET (top)" => 0,
+                "campaign GET (top)" | "live-top ticket" => 0,
                 "campaign vote" => 1,
                 _ => 2,
             };
@@ -323,6 +335,78 @@ fn the_scope_matrix() {
         }
     }
     println!("\nThe scope matrix (keys r, v, a: pattern spring-*; matching: {MATCHING}, other: {OTHER}):\n\n{table}");
+}
+
+/// A team key of any role lists only the campaigns its pattern matches
+/// (page by page, never an empty page before the end), and a read key
+/// gets a live-top ticket of its campaigns, which opens the stream.
+#[test]
+fn team_keys_list_their_campaigns_and_open_the_live_top() {
+    let server = support::server();
+    let (svc, tokens) = teams_service(&server);
+    for c in ["spring-b", "alpha", "zulu"] {
+        svc.admin(
+            Method::PUT,
+            &format!("/v1/campaigns/{c}/settings"),
+            settings(),
+        )
+        .ok(200);
+    }
+    let list = |token: &str, count: u32| {
+        let (mut names, mut cursor, mut pages) = (Vec::new(), "0".to_string(), 0);
+        loop {
+            let page = svc
+                .request(
+                    Method::GET,
+                    &format!("/v1/campaigns?count={count}&cursor={cursor}"),
+                    Some(token),
+                )
+                .send()
+                .ok(200);
+            let got = page["campaigns"].as_array().unwrap();
+            cursor = page["next"].as_str().unwrap().to_string();
+            assert!(
+                !got.is_empty() || cursor == "0",
+                "an empty page before the end: {page}"
+            );
+            names.extend(got.iter().map(|n| n.as_str().unwrap().to_string()));
+            pages += 1;
+            if cursor == "0" {
+                return (names, pages);
+            }
+        }
+    };
+    let (all, _) = list(ADMIN, 100);
+    assert_eq!(all, ["alpha", "autumn", "spring-a", "spring-b", "zulu"]);
+    for (name, token) in &tokens {
+        for count in [1, 2, 100] {
+            let (names, pages) = list(token, count);
+            assert_eq!(names, ["spring-a", "spring-b"], "key {name}, count {count}");
+            assert!(pages <= 3, "key {name}, count {count}: {pages} pages");
+        }
+    }
+    let r = &tokens[0].1;
+    let ticket = |c: &str| {
+        svc.request(
+            Method::POST,
+            &format!("/v1/campaigns/{c}/boards/b/top/ticket"),
+            Some(r),
+        )
+        .send()
+    };
+    ticket(OTHER).problem(403, "REDVOTE_FORBIDDEN");
+    let t = ticket(MATCHING).ok(200);
+    assert_eq!(t["required"], true, "{t}");
+    let events = redvote_testing::http::Events::open(&format!(
+        "{}/v1/campaigns/{MATCHING}/boards/b/top/stream?ticket={}",
+        svc.base,
+        t["ticket"].as_str().unwrap()
+    ))
+    .expect("the read key's ticket opens the stream");
+    assert_eq!(
+        events.next(std::time::Duration::from_secs(5)).unwrap().0,
+        "top"
+    );
 }
 
 #[test]
