@@ -1,4 +1,6 @@
-// ESM entry: the same objects as the CommonJS entry (index.js).
+// ESM entry: the same objects as the CommonJS entry (index.js). The error
+// classes, one per code of the manifest, are in errorClasses (and on the
+// default export) so that this file need not change when the codes do.
 import redvote from './index.js';
 export default redvote;
 export const {
@@ -7,32 +9,6 @@ export const {
   CampaignRegistry,
   ScriptRegistry,
   RedvoteError,
-  CampaignClosedError,
-  ConfigLockedError,
-  DeniedError,
-  InternalError,
-  InvalidConfigError,
-  InvalidGroupError,
-  InvalidIdError,
-  InvalidNameError,
-  InvalidNumberError,
-  InvalidOrderError,
-  InvalidPeriodError,
-  InvalidTextError,
-  InvalidUserError,
-  InvalidVoteError,
-  InvalidVoteIdError,
-  NotVoidableError,
-  OutOfRangeError,
-  RateLimitedError,
-  UnknownArticleError,
-  UnknownBoardError,
-  UnknownCampaignError,
-  UnknownOptionError,
-  UnknownVoteError,
-  UsageError,
-  VoteIdReusedError,
-  VotingClosedError,
   errorClasses,
   errorClassFor,
   translateError,

@@ -32,6 +32,7 @@ const SCRIPT_METHODS = Object.freeze({
   campaign_stats: ['Campaign', 'stats'],
   campaign_void: ['Campaign', 'void'],
   campaign_void_range: ['Campaign', 'voidRange'],
+  campaign_upgrade: ['Campaign', 'upgrade'],
   campaign_register: ['CampaignRegistry', 'register'],
   campaign_registry: ['CampaignRegistry', 'registry'],
 });
@@ -155,7 +156,7 @@ class Site extends Bound {
   /** groups.lua: adds the article to groups and removes it from others. */
   groups(article, { add = [], remove = [] } = {}) {
     const tokens = [...list(add).map((g) => `+${g}`), ...list(remove).map((g) => `-${g}`)];
-    return this._run('groups', [articleId(article), ...tokens]);
+    return this._then(this._run('groups', [articleId(article), ...tokens]), counts);
   }
   /**
    * configure.lua: writes settings ({vote_score, window, page_size,
@@ -177,6 +178,14 @@ class Site extends Bound {
   rerank(start = 0, count = 500) {
     return this._run('rerank', [String(start), String(count)]);
   }
+}
+
+// groups.lua and campaign_import.lua answer two counts (the manifest's
+// reply text says list(string) for both; the scripts and the Rust driver
+// read integers).
+function counts(p) {
+  const n = (v) => (Array.isArray(v) ? v.length : Number(v));
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, n(v)]));
 }
 
 function members(p) {
@@ -255,7 +264,10 @@ class Campaign extends Bound {
   /** campaign_import.lua: sets imported votes ({option: votes} or [[option, votes]]). */
   import(board, votes, { time: t } = {}) {
     const entries = Array.isArray(votes) ? votes : Object.entries(votes);
-    return this._run('campaign_import', [board, this._time(t), ...entries.flatMap(([o, v]) => [o, String(v)])]);
+    return this._then(
+      this._run('campaign_import', [board, this._time(t), ...entries.flatMap(([o, v]) => [o, String(v)])]),
+      counts
+    );
   }
   /** campaign_reindex.lua: one step of a tie-rule switch; loop until next is "0". */
   reindex(board, { cursor = '0', count = 100 } = {}) {
@@ -272,6 +284,10 @@ class Campaign extends Bound {
   /** campaign_void_range.lua: voids logged votes of a user or channel in [from, to]. */
   voidRange(by, value, { from = 0, to, cursor = '0', count = 100 } = {}) {
     return this._run('campaign_void_range', [by, value, String(from), String(to), String(cursor), String(count)]);
+  }
+  /** campaign_upgrade.lua: one step moving the campaign's data layout forward; loop until next is "0". */
+  upgrade({ cursor = '0', count = 1000 } = {}) {
+    return this._run('campaign_upgrade', [String(cursor), String(count)]);
   }
 }
 

@@ -1,0 +1,126 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { withServer } = require('./helpers/context');
+const { Campaign, CampaignRegistry } = require('..');
+
+const ctx = withServer();
+const T = 1767225600; // 2026-01-01T00:00:00Z
+
+const SETTINGS = {
+  vote_log: 1000,
+  boards: {
+    stars: { periods: ['day', 'total'], options: { a: { weight: 2 }, b: {}, c: {} } },
+    other: { periods: ['total'], options: { x: {}, y: {} } },
+  },
+};
+
+async function configured() {
+  const c = new Campaign(ctx.redis, 'g');
+  assert.deepEqual(await c.configure(SETTINGS), { boards: 2, options: 5 });
+  return c;
+}
+
+test('votes, batch pairs and the reads answer typed objects', async () => {
+  const c = await configured();
+  const ballots = await c.vote('u1', [['stars', 'a'], ['other', 'x']], { time: T, channel: 'web', device: 'pc' });
+  assert.deepEqual(ballots, [
+    { board: 'stars', option: 'a', scores: { 'day:2026-01-01': '2.00', total: '2.00' }, replay: false },
+    { board: 'other', option: 'x', scores: { total: '1.00' }, replay: false },
+  ]);
+  await c.vote('u2', [{ board: 'stars', option: 'b' }], { time: T });
+  await c.vote('u3', ['stars', 'b'], { time: T + 10, cost: 1 });
+
+  const [page] = await c.top('stars', { time: T });
+  assert.deepEqual(page, {
+    board: 'stars',
+    period: 'total',
+    size: 2,
+    members: [
+      { member: 'b', score: '2.00', rank: 1 },
+      { member: 'a', score: '2.00', rank: 1 },
+    ],
+  });
+  const [real] = await c.top(['stars'], { kind: 'real', period: 'day', time: T });
+  assert.equal(real.period, 'day:2026-01-01');
+  assert.deepEqual(real.members.map((m) => [m.member, m.score]), [['b', '2'], ['a', '1']]);
+
+  const standing = await c.standing('stars', ['b', 'c'], { kind: 'real', time: T });
+  assert.equal(standing[0].member, 'b');
+  assert.equal(standing[0].rank, 1);
+  assert.equal(standing[1].rank, null);
+  assert.ok('previousRank' in standing[0] && 'gap' in standing[0]);
+
+  const around = await c.around('stars', 'a', { kind: 'real', window: 3, perPage: 10, time: T });
+  assert.equal(around.size, 2);
+  assert.equal(around.rank, 2);
+  assert.deepEqual(around.window.map((e) => e.member), ['b', 'a']);
+
+  const part = await c.participants('stars', ['a', 'b']);
+  assert.deepEqual(part, { campaign: 3, options: [{ option: 'a', participants: 1 }, { option: 'b', participants: 2 }] });
+
+  const stats = await c.stats('stars', { granularity: 'day', from: T, to: T + 86400 });
+  assert.equal(stats[0].bucket, 'day:2026-01-01');
+  assert.equal(stats[0].votes, 3);
+  assert.deepEqual(stats[0].channels, { web: 1 });
+  assert.equal(typeof stats[0].amount, 'string');
+
+  const settings = await c.settings();
+  assert.deepEqual(Object.keys(settings.boards).sort(), ['other', 'stars']);
+  assert.equal(settings.boards.stars.options.a.weight, 2);
+
+  assert.deepEqual(await c.limits('u1', [['stars', 'a']], { time: T }), []);
+  assert.equal(await c.limitsReset('u1', [], { time: T }), 0);
+
+  const imported = await c.import('other', { x: 10, y: '5' }, { time: T });
+  assert.deepEqual(imported, { changed: 2, unchanged: 0 });
+  assert.deepEqual(await c.import('other', [['x', 10]], { time: T }), { changed: 0, unchanged: 1 });
+
+  const re = await c.reindex('stars', { count: 100 });
+  assert.equal(re.next, '0');
+  const up = await c.upgrade();
+  assert.equal(up.next, '0');
+});
+
+test('a vote id is counted once: the resend is a replay', async () => {
+  const c = await configured();
+  const first = await c.vote('u1', [['stars', 'b']], { voteId: 'req-1', time: T });
+  const again = await c.vote('u1', [['stars', 'b']], { voteId: 'req-1', time: T });
+  assert.equal(first[0].replay, false);
+  assert.equal(again[0].replay, true);
+  assert.deepEqual(again[0].scores, first[0].scores);
+  const [page] = await c.top('stars', { kind: 'real', time: T });
+  assert.deepEqual(page.members, [{ member: 'b', score: '1', rank: 1 }]);
+  await assert.rejects(c.vote('u1', [['stars', 'a']], { voteId: 'req-1', time: T }), { code: 'REDVOTE_VOTE_ID_REUSED' });
+});
+
+test('void and voidRange take votes back', async () => {
+  const c = await configured();
+  await c.vote('u1', [['stars', 'a']], { voteId: 'v1', time: T });
+  await c.vote('u2', [['stars', 'b']], { time: T + 1 });
+  const v = await c.void('v1');
+  assert.equal(v.status, 'voided');
+  assert.equal((await c.void('v1')).status, 'already_voided');
+  // the log is kept by the server's clock: the range covers now
+  const r = await c.voidRange('user', 'u2', { from: 0, to: 4102444800 });
+  assert.deepEqual(r, { voided: 1, skipped: 0, next: '0' });
+  const [page] = await c.top('stars', { time: T });
+  assert.equal(page.size, 0);
+});
+
+test('atTime fixes the clock of every call', async () => {
+  const c = (await configured()).atTime(T + 86400);
+  const [b] = await c.vote('u1', [['stars', 'c']]);
+  assert.ok('day:2026-01-02' in b.scores);
+});
+
+test('the campaign registry registers and pages names', async () => {
+  const reg = new CampaignRegistry(ctx.redis);
+  assert.equal(await reg.register(['spring', 'autumn']), 2);
+  assert.equal(await reg.register('spring'), 0);
+  const page = await reg.registry({ cursor: 0, count: 1 });
+  assert.equal(page.total, 2);
+  assert.equal(page.names.length, 1);
+  assert.notEqual(page.next, 0);
+  assert.deepEqual((await reg.names()).sort(), ['autumn', 'spring']);
+});
