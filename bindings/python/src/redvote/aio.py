@@ -1,0 +1,432 @@
+"""The asyncio flavour: the API of ``redvote.Site``, ``redvote.Campaign``,
+... over ``redis.asyncio.Redis``, every call awaited (``await
+campaign.vote(...)``). Both flavours run the same
+:class:`~redvote._calls.Call` objects (argument building and reply parsing
+are shared)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+
+import redis.asyncio
+from redis.commands.core import AsyncScript as Script
+from redis.exceptions import ResponseError
+
+from . import _calls
+from ._sync import Pending
+from ._base import ReplyError
+from ._calls import Call, CampaignCalls, Number, Pairs, RegistryCalls, SiteCalls
+from ._lua import SCRIPTS
+from .errors import InvalidConfig, RedvoteError, convert
+from .types import (
+    Article,
+    Around,
+    Ballot,
+    BoardPage,
+    Configured,
+    GroupChange,
+    Imported,
+    LimitLeft,
+    Page,
+    PageIds,
+    Participants,
+    RegistryPage,
+    Reindexed,
+    Reranked,
+    SiteConfig,
+    Standing,
+    StatsBucket,
+    Upgraded,
+    Voided,
+    VoidedRange,
+    VoteOutcome,
+)
+
+T = TypeVar("T")
+
+
+
+class Scripts:
+    """Every script of the manifest, registered on one client with
+    ``register_script`` (redis-py's ``Script``: ``EVALSHA``, and on
+    ``NOSCRIPT`` a ``SCRIPT LOAD`` and ``EVALSHA`` again; in a pipeline,
+    redis-py loads the missing scripts before sending it).
+
+    ``await scripts.run("vote", ["article:"], ["user:1", "7"])`` answers the raw
+    reply; a ``REDVOTE_*`` refusal raises its :class:`RedvoteError`.
+    """
+
+    def __init__(self, client: "redis.asyncio.Redis") -> None:
+        self.client = client
+        self._scripts: Dict[str, Script] = {
+            name: client.register_script(info.source) for name, info in SCRIPTS.items()
+        }
+
+    def __getitem__(self, name: str) -> Script:
+        """The redis-py ``Script`` of a manifest script (KeyError otherwise)."""
+        return self._scripts[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._scripts
+
+    def __iter__(self) -> Any:
+        return iter(self._scripts)
+
+    def sha1(self, name: str) -> str:
+        return SCRIPTS[name].sha1
+
+    async def run(
+        self,
+        name: str,
+        keys: Sequence[str] = (),
+        args: Iterable[Union[str, int, bytes]] = (),
+        client: Optional[Any] = None,
+    ) -> Any:
+        """EVALSHA script ``name`` (loading it on NOSCRIPT) with ``keys`` and
+        ``args``. On a redis-py pipeline (``client=pipe``) it queues the call
+        and answers the pipeline; the reply comes from ``pipe.execute()``
+        (an error there is redis-py's: :func:`redvote.errors.convert` turns
+        it into its :class:`RedvoteError`)."""
+        script = self._scripts[name]
+        try:
+            return await script(keys=list(keys), args=list(args), client=client or self.client)
+        except ResponseError as e:
+            converted = convert(e)
+            if converted is e:
+                raise
+            raise converted from None
+
+    async def call(self, call: Call[T]) -> T:
+        """Run a typed call and parse its reply."""
+        return call.parse(await self.run(call.script, call.keys, call.args))
+
+    async def load(self) -> Dict[str, str]:
+        """SCRIPT LOAD every script (e.g. before an EVALSHA_RO from a
+        replica); answers the SHA1s by name."""
+        return {name: _sha(await self.client.script_load(s.script)) for name, s in self._scripts.items()}
+
+
+def _sha(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+_REGISTRIES: "weakref.WeakKeyDictionary[Any, Scripts]" = weakref.WeakKeyDictionary()
+
+
+def scripts_for(client: Union["redis.asyncio.Redis", Scripts]) -> Scripts:
+    """The :class:`Scripts` of a client (one per client, kept while it lives)."""
+    if isinstance(client, Scripts):
+        return client
+    try:
+        found = _REGISTRIES.get(client)
+        if found is None:
+            found = _REGISTRIES[client] = Scripts(client)
+        return found
+    except TypeError:  # not weak-referenceable
+        return Scripts(client)
+
+
+
+class Pipeline:
+    """Several typed calls (and raw commands) in one round trip, by default
+    in one ``MULTI``/``EXEC``:
+
+        pipe = redvote.aio.Pipeline(r)
+        a = await pipe.add(spring.calls.vote("user:1", [("stars", "wy")]))
+        b = await pipe.add(spring.calls.top("stars"))
+        ballots, pages = await pipe.execute()
+
+    Each ``add`` answers a :class:`Pending` whose ``result()`` is the parsed
+    reply after ``execute()``. redis-py loads any script the server lacks
+    before sending the pipeline.
+    """
+
+    def __init__(self, client: "redis.asyncio.Redis", transaction: bool = True) -> None:
+        self.client = client
+        self.scripts = scripts_for(client)
+        self.pipeline = client.pipeline(transaction=transaction)
+        self._pending: List[Pending[Any]] = []
+
+    async def add(self, call: Call[T]) -> Pending[T]:
+        await self.scripts.run(call.script, call.keys, call.args, client=self.pipeline)
+        pending: Pending[T] = Pending(call.parse)
+        self._pending.append(pending)
+        return pending
+
+    def command(self, *args: Any) -> Pending[Any]:
+        """A raw Redis command (its reply as redis-py parses it)."""
+        self.pipeline.execute_command(*args)
+        pending: Pending[Any] = Pending(None)
+        self._pending.append(pending)
+        return pending
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    async def execute(self, raise_on_error: bool = True) -> List[Any]:
+        """Send the calls; answer their parsed replies in order. With
+        ``raise_on_error`` (the default) the first error is raised after
+        every call's Pending is settled; otherwise errors are in the list."""
+        pending, self._pending = self._pending, []
+        raw = await self.pipeline.execute(raise_on_error=False)
+        results = [p._settle(r) for p, r in zip(pending, raw)]
+        if raise_on_error:
+            for r in results:
+                if isinstance(r, BaseException):
+                    raise r
+        return results
+
+    async def reset(self) -> None:
+        self._pending = []
+        await self.pipeline.reset()
+
+    async def __aenter__(self) -> "Pipeline":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.reset()
+
+
+class _Bound:
+    def __init__(self, client: Union["redis.asyncio.Redis", Scripts]) -> None:
+        self.scripts = scripts_for(client)
+        self.client = self.scripts.client
+
+    async def _run(self, call: Call[T]) -> T:
+        return await self.scripts.call(call)
+
+    def pipeline(self, transaction: bool = True) -> Pipeline:
+        """A :class:`Pipeline` on this object's client."""
+        return Pipeline(self.client, transaction=transaction)
+
+
+class Site(_Bound):
+    """The article site of prefix ``prefix`` (root key ``<prefix>article:``).
+
+    ``calls`` builds the same calls unsent, for a :class:`Pipeline`.
+    """
+
+    def __init__(self, client: Union["redis.asyncio.Redis", Scripts], prefix: str = "") -> None:
+        super().__init__(client)
+        self.calls = SiteCalls(prefix)
+        self.prefix = prefix
+
+    async def post(self, user: str, title: str, link: str, *, time: Optional[int] = None) -> int:
+        """Publish an article; answers its id. ``time``: the import path only."""
+        return await self._run(self.calls.post(user, title, link, time=time))
+
+    async def vote(self, user: str, article: Union[int, str], vote: str = "up") -> VoteOutcome:
+        """Set ``user``'s vote on ``article`` (``7`` or ``"article:7"``) to
+        ``"up"``, ``"down"`` or ``"none"``."""
+        return await self._run(self.calls.vote(user, article, vote))
+
+    async def article(self, article: Union[int, str], user: Optional[str] = None) -> Article:
+        return await self._run(self.calls.article(article, user))
+
+    async def page(
+        self, order: str = "score", page: int = 1, per_page: Optional[int] = None, *, with_scores: bool = False
+    ) -> Page:
+        """A page of articles by ``score``, ``time``, ``hot`` or ``best``:
+        ``page.lua``, then the articles' hashes in one MULTI/EXEC."""
+        ids = await self._run(self.calls.page(order, page, per_page))
+        return await self._articles(order, page, None, ids, with_scores)
+
+    async def group_page(
+        self,
+        group: str,
+        order: str = "score",
+        page: int = 1,
+        per_page: Optional[int] = None,
+        *,
+        with_scores: bool = False,
+    ) -> Page:
+        ids = await self._run(self.calls.group_page(group, order, page, per_page))
+        return await self._articles(order, page, group, ids, with_scores)
+
+    async def _articles(self, order: str, page: int, group: Optional[str], ids: PageIds, with_scores: bool) -> Page:
+        commands = _calls.article_commands(self.prefix, ids, with_scores)
+        replies: List[Any] = []
+        if commands:
+            async with self.client.pipeline(transaction=True) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies = await pipe.execute(raise_on_error=False)
+            failed = [r for r in replies if isinstance(r, BaseException)]
+            if failed:
+                if ids.built and group is not None:
+                    await self.client.delete(_calls.group_ordering_key(self.prefix, order, group))
+                raise InvalidConfig("REDVOTE_INVALID_CONFIG", f"reading the page's articles: {failed[0]}")
+        return _calls.decode_page(order, page, group, ids, with_scores, replies)
+
+    async def groups(self, article: Union[int, str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> GroupChange:
+        return await self._run(self.calls.groups(article, add, remove))
+
+    async def configure(
+        self,
+        *,
+        vote_score: Optional[int] = None,
+        window: Optional[int] = None,
+        page_size: Optional[int] = None,
+        rankings: Optional[Union[str, Iterable[str]]] = None,
+    ) -> SiteConfig:
+        return await self._run(
+            self.calls.configure(vote_score=vote_score, window=window, page_size=page_size, rankings=rankings)
+        )
+
+    async def config(self) -> SiteConfig:
+        return await self._run(self.calls.config())
+
+    async def rerank(self, start: int = 0, count: int = 500) -> Reranked:
+        return await self._run(self.calls.rerank(start, count))
+
+
+class Campaign(_Bound):
+    """Campaign ``name`` (namespace ``{c:NAME}:``, root ``{c:NAME}:campaign``;
+    ``namespace=`` for another one). ``time=None`` everywhere means the
+    server's clock.
+
+    ``calls`` builds the same calls unsent, for a :class:`Pipeline`.
+    """
+
+    def __init__(
+        self, client: Union["redis.asyncio.Redis", Scripts], name: Optional[str] = None, *, namespace: Optional[str] = None
+    ) -> None:
+        super().__init__(client)
+        self.calls = CampaignCalls(name, namespace=namespace)
+        self.name = name
+        self.namespace = self.calls.namespace
+        self.root = self.calls.root
+
+    async def configure(self, settings: Union[Mapping[str, Any], str]) -> Configured:
+        """Create or update the campaign from its settings document (a dict
+        or JSON text, docs/campaigns.md)."""
+        return await self._run(self.calls.configure(settings))
+
+    async def vote(
+        self,
+        user: str,
+        pairs: Pairs,
+        *,
+        time: Optional[int] = None,
+        channel: Optional[str] = None,
+        device: Optional[str] = None,
+        cost: Optional[int] = None,
+        vote_id: Optional[str] = None,
+    ) -> List[Ballot]:
+        """``user`` votes for each (board, option) of ``pairs``, all or
+        nothing. With ``vote_id`` a resend counts once (its ballots come
+        back with ``replay=True``)."""
+        return await self._run(
+            self.calls.vote(user, pairs, time=time, channel=channel, device=device, cost=cost, vote_id=vote_id)
+        )
+
+    async def import_(
+        self, board: str, votes: Union[Mapping[str, Number], Sequence[Tuple[str, Number]]], *, time: Optional[int] = None
+    ) -> Imported:
+        """Set the imported (starting) shown votes of options (idempotent)."""
+        return await self._run(self.calls.import_(board, votes, time=time))
+
+    async def top(
+        self,
+        boards: Union[str, Sequence[str]],
+        *,
+        kind: str = "shown",
+        period: str = "total",
+        page: int = 1,
+        per_page: int = 10,
+        time: Optional[int] = None,
+    ) -> List[BoardPage]:
+        return await self._run(self.calls.top(boards, kind=kind, period=period, page=page, per_page=per_page, time=time))
+
+    async def standing(
+        self,
+        board: str,
+        members: Union[str, Sequence[str]],
+        *,
+        kind: str = "shown",
+        period: str = "total",
+        time: Optional[int] = None,
+    ) -> List[Standing]:
+        return await self._run(self.calls.standing(board, members, kind=kind, period=period, time=time))
+
+    async def around(
+        self,
+        board: str,
+        member: str,
+        *,
+        window: int = 5,
+        per_page: int = 10,
+        kind: str = "shown",
+        period: str = "total",
+        time: Optional[int] = None,
+    ) -> Around:
+        return await self._run(
+            self.calls.around(board, member, window=window, per_page=per_page, kind=kind, period=period, time=time)
+        )
+
+    async def limits(
+        self,
+        user: str,
+        pairs: Pairs = (),
+        *,
+        time: Optional[int] = None,
+        channel: Optional[str] = None,
+        device: Optional[str] = None,
+    ) -> List[LimitLeft]:
+        return await self._run(self.calls.limits(user, pairs, time=time, channel=channel, device=device))
+
+    async def limits_reset(
+        self,
+        user: str,
+        pairs: Pairs = (),
+        *,
+        time: Optional[int] = None,
+        channel: Optional[str] = None,
+        device: Optional[str] = None,
+    ) -> int:
+        return await self._run(self.calls.limits_reset(user, pairs, time=time, channel=channel, device=device))
+
+    async def participants(self, board: str, options: Union[str, Sequence[str]] = ()) -> Participants:
+        return await self._run(self.calls.participants(board, options))
+
+    async def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Reindexed:
+        return await self._run(self.calls.reindex(board, cursor, count))
+
+    async def settings(self) -> Dict[str, Any]:
+        return await self._run(self.calls.settings())
+
+    async def stats(self, board: str, granularity: str, from_: int, to: int) -> List[StatsBucket]:
+        return await self._run(self.calls.stats(board, granularity, from_, to))
+
+    async def upgrade(self, cursor: str = "0", count: int = 1000) -> Upgraded:
+        """Move the campaign's data layout forward (call until ``next`` is "0")."""
+        return await self._run(self.calls.upgrade(cursor, count))
+
+    async def void(self, vote_id: str) -> Voided:
+        return await self._run(self.calls.void(vote_id))
+
+    async def void_range(
+        self, by: str, value: str, from_: int, to: int, cursor: str = "0", count: int = 100
+    ) -> VoidedRange:
+        return await self._run(self.calls.void_range(by, value, from_, to, cursor, count))
+
+
+class CampaignRegistry(_Bound):
+    """The campaign registry, the sorted set ``{c}:campaigns``."""
+
+    def __init__(self, client: Union["redis.asyncio.Redis", Scripts], key: str = "{c}:campaigns") -> None:
+        super().__init__(client)
+        self.calls = RegistryCalls(key)
+        self.key = key
+
+    async def register(self, campaigns: Union[str, Iterable[str]]) -> int:
+        """Register campaign names; answers how many were new."""
+        return await self._run(self.calls.register(campaigns))
+
+    async def registry(self, cursor: int = 0, count: int = 100) -> RegistryPage:
+        """One page of the registry, oldest first."""
+        return await self._run(self.calls.registry(cursor, count))
+
+
+__all__ = ["Scripts", "scripts_for", "Pending", "Pipeline", "Site", "Campaign", "CampaignRegistry", "RedvoteError"]

@@ -1,0 +1,145 @@
+"""Campaigns and the registry (redvote.Campaign, redvote.CampaignRegistry)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import redvote
+from redvote import errors
+
+T0 = 1767225600  # 2026-01-01T00:00:00Z
+DOC = {
+    "vote_log": 100,
+    "boards": {
+        "stars": {"periods": ["day", "total"], "options": {"wy": {"weight": 2}, "zly": {}, "yyqx": {}}},
+        "first": {"ties": "first", "options": {"a": {}, "b": {}}},
+    },
+}
+
+
+@pytest.fixture
+def spring(r):
+    campaign = redvote.Campaign(r, "spring")
+    configured = campaign.configure(DOC)
+    assert (configured.boards, configured.options) == (2, 5)
+    return campaign
+
+
+def test_names_and_keys(r):
+    c = redvote.Campaign(r, "spring2026")
+    assert c.namespace == "{c:spring2026}:" and c.root == "{c:spring2026}:campaign"
+    other = redvote.Campaign(r, namespace="{x}:")
+    assert other.root == "{x}:campaign" and other.name is None
+
+
+def test_vote_top_standing_and_around(spring, r):
+    ballots = spring.vote("user:1", [("stars", "wy"), ("stars", "zly")], time=T0)
+    assert [(b.board, b.option) for b in ballots] == [("stars", "wy"), ("stars", "zly")]
+    assert ballots[0].scores == {"day:2026-01-01": "2.00", "total": "2.00"}
+    assert not ballots[0].replay
+    spring.vote("user:2", [("stars", "zly")], time=T0, channel="web", device="pc", cost=1)
+    spring.vote("user:3", [("stars", "zly")], time=T0)
+
+    (page,) = spring.top("stars", time=T0)
+    assert page.board == "stars" and page.period == "total" and page.size == 2
+    assert [(m.member, m.score, m.rank) for m in page.members] == [("zly", "3.00", 1), ("wy", "2.00", 2)]
+    real = spring.top(["stars"], kind="real", period="day", time=T0)[0]
+    assert real.period == "day:2026-01-01" and real.members[0].score == "3"
+
+    standing = spring.standing("stars", ["wy", "yyqx"], time=T0)
+    assert standing[0].rank == 2 and standing[0].ahead == "zly" and standing[0].gap == "1.00"
+    assert standing[1].rank is None and standing[1].score is None
+
+    around = spring.around("stars", "wy", window=3, time=T0)
+    assert (around.size, around.rank, around.page) == (2, 2, 1)
+    assert [m.member for m in around.window] == ["zly", "wy"]
+    assert around.percentile == "0.00"
+
+
+def test_vote_id_replay_is_counted_once(spring):
+    first = spring.vote("user:4", [("stars", "wy")], vote_id="req-1", time=T0)
+    again = spring.vote("user:4", [("stars", "wy")], vote_id="req-1", time=T0)
+    assert not first[0].replay and again[0].replay
+    assert again[0].scores == first[0].scores
+    assert spring.top("stars", time=T0)[0].members[0].score == "2.00"
+    with pytest.raises(errors.VoteIdReused):
+        spring.vote("user:4", [("stars", "zly")], vote_id="req-1", time=T0)
+
+
+def test_import_participants_and_settings(spring):
+    imported = spring.import_("stars", {"yyqx": 120, "zly": "100"}, time=T0)
+    assert (imported.changed, imported.unchanged) == (2, 0)
+    assert spring.import_("stars", [("yyqx", 120)], time=T0).unchanged == 1
+    assert spring.top("stars", time=T0)[0].members[0].member == "yyqx"
+    spring.vote("user:1", [("stars", "wy")], time=T0)
+    spring.vote("user:2", [("stars", "wy")], time=T0)
+    counted = spring.participants("stars", ["wy", "zly"])
+    assert counted.campaign == 2 and counted.options == {"wy": 2, "zly": 0}
+    settings = spring.settings()
+    assert settings["boards"]["stars"]["options"]["wy"] == {"weight": 2}
+    assert spring.configure(json.dumps(settings)).boards == 2
+
+
+def test_limits_and_their_reset(r):
+    c = redvote.Campaign(r, "lim")
+    c.configure({"limits": [{"name": "per-day", "by": ["user"], "window": "day", "limit": 1}],
+                 "boards": {"b": {"options": {"o": {}}}}})
+    (left,) = c.limits("user:1")
+    assert (left.rule, left.remaining) == ("per-day", 1)
+    c.vote("user:1", [("b", "o")])
+    assert c.limits("user:1", [("b", "o")])[0].remaining == 0
+    with pytest.raises(errors.RateLimited) as refused:
+        c.vote("user:1", [("b", "o")])
+    assert refused.value.info["rule"] == "per-day"
+    assert c.limits_reset("user:1") >= 1
+    assert c.limits("user:1")[0].remaining == 1
+
+
+def test_stats_void_and_void_range(spring):
+    spring.vote("user:1", [("stars", "wy")], time=T0, channel="web", vote_id="v1")
+    spring.vote("user:2", [("stars", "zly")], time=T0, channel="app")
+    spring.vote("user:2", [("stars", "zly")], time=T0, channel="app")
+    (bucket,) = spring.stats("stars", "day", T0, T0 + 86400)
+    assert bucket.bucket == "day:2026-01-01" and bucket.start == T0 and bucket.votes == 3
+    assert bucket.channels == {"web": 1, "app": 2} and bucket.participants == 2
+    voided = spring.void("v1")
+    assert voided.status == "voided" and voided.changed > 0
+    assert spring.void("v1").status == "already_voided"
+    assert [m.member for m in spring.top("stars", time=T0)[0].members] == ["zly"]
+    with pytest.raises(errors.UnknownVote):
+        spring.void("nope")
+    # the log's range is the server's clock when logged: a wide range
+    done = spring.void_range("user", "user:2", 0, 253402300799)
+    assert done.voided == 2 and done.next == "0"
+    assert spring.top("stars", time=T0)[0].members == []
+    assert spring.stats("stars", "day", T0, T0 + 86400)[0].voided == 3
+
+
+def test_reindex_and_upgrade(spring):
+    spring.vote("user:1", [("stars", "wy")], time=T0)
+    settings = spring.settings()
+    settings["boards"]["stars"]["ties"] = "dense"
+    spring.configure(settings)
+    cursor, steps = "0", 0
+    while True:
+        step = spring.reindex("stars", cursor, 1)
+        steps += 1
+        cursor = step.next
+        if cursor == "0" or steps > 20:
+            break
+    assert cursor == "0"
+    assert spring.settings()["boards"]["stars"]["ties"] == "dense"
+    up = spring.upgrade()
+    assert up.next == "0" and up.to >= up.from_
+
+
+def test_registry(r):
+    reg = redvote.CampaignRegistry(r)
+    assert reg.register(["spring", "autumn"]) == 2
+    assert reg.register("spring") == 0
+    page = reg.registry(0, 1)
+    assert (page.next, page.total, len(page.names)) == (1, 2, 1)
+    rest = reg.registry(page.next, 10)
+    assert rest.next == 0 and sorted(page.names + rest.names) == ["autumn", "spring"]
