@@ -70,8 +70,63 @@ function runRaw(target, name, keys, args = []) {
       target[cmd] = target.redis[cmd];
     }
   }
-  const p = target[cmd](keys.length, ...keys, ...args.map(String));
-  return handled(Promise.resolve(p).catch((err) => Promise.reject(translateError(err))));
+  if (isTransaction(target)) return handled(queueInTransaction(target, name, cmd, keys, args));
+  // the callback form: on a pipeline the command answers the pipeline, and
+  // the callback gets this command's own reply when exec() runs
+  const p = new Promise((resolve, reject) => {
+    target[cmd](keys.length, ...keys, ...args.map(String), (err, value) =>
+      err ? reject(translateError(err)) : resolve(value)
+    );
+  });
+  return handled(p);
+}
+
+function isTransaction(target) {
+  return isPipeline(target) && target._transactions > 0;
+}
+
+/**
+ * A script queued in a MULTI: ioredis answers "QUEUED" to the command and
+ * the reply comes in EXEC's array, so the call's promise is settled from
+ * exec()'s result. Inside MULTI a NOSCRIPT would abort the transaction, so
+ * exec() first loads the scripts the server lacks (SCRIPT EXISTS, then
+ * SCRIPT LOAD of the missing ones: one more round trip).
+ */
+function queueInTransaction(target, name, cmd, keys, args) {
+  let state = target.__redvote;
+  if (!state) {
+    state = target.__redvote = { calls: [], scripts: new Map() };
+    const exec = target.exec;
+    target.exec = function redvoteExec(callback) {
+      const done = (async () => {
+        const client = target.redis;
+        const entries = [...state.scripts.values()];
+        const exists = await client.script('EXISTS', ...entries.map((s) => s.sha1));
+        for (let i = 0; i < entries.length; i++) if (!exists[i]) await client.script('LOAD', entries[i].lua);
+        const results = await exec.call(target);
+        const before = (c) => target._queue.slice(0, target._queue.indexOf(c)).filter((q) => q.name !== 'multi').length;
+        for (const call of state.calls) {
+          const r = results && results[before(call.command)];
+          if (!r) call.reject(new Error('redvote: the transaction did not run (EXEC answered no replies)'));
+          else if (r[0]) call.reject(translateError(r[0]));
+          else call.resolve(r[1]);
+        }
+        return results;
+      })();
+      done.catch((err) => state.calls.forEach((c) => c.reject(err)));
+      if (callback) done.then((v) => callback(null, v), (e) => callback(e));
+      return done;
+    };
+  }
+  state.scripts.set(name, SCRIPTS.get(name));
+  return new Promise((resolve, reject) => {
+    const call = { resolve, reject };
+    target[cmd](keys.length, ...keys, ...args.map(String), (err) => {
+      if (err) reject(translateError(err));
+    });
+    call.command = target._queue[target._queue.length - 1];
+    state.calls.push(call);
+  });
 }
 
 /** Reads a raw reply of script `name` by the manifest's reply shape. */
