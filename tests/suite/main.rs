@@ -14,6 +14,7 @@ mod cluster;
 mod concurrency;
 mod deadlines;
 mod faults;
+mod golden;
 mod fuzz;
 mod limits;
 mod manifest;
