@@ -1,0 +1,88 @@
+// Type-checked by test/types.test.js (tsc --strict --noEmit): the
+// declarations accept the documented calls and give the documented replies.
+import Redis from 'ioredis';
+import redvote, {
+  Campaign,
+  CampaignRegistry,
+  Site,
+  RedvoteError,
+  RateLimitedError,
+  InvalidUserError,
+  errorClasses,
+  runScript,
+  ScriptRegistry,
+  type Ballot,
+  type BoardPage,
+  type ErrorCode,
+  type ScriptName,
+} from 'redvote';
+
+async function main(): Promise<void> {
+  const redis = new Redis(process.env.REDVOTE_URL ?? 'redis://127.0.0.1:6379');
+  const spring = new Campaign(redis, 'spring2026');
+  const ballots: Ballot[] = await spring.vote('user:1', [['male-stars', 'yyqx']], { voteId: 'req-1', channel: 'web', cost: 1 });
+  const replayed: boolean = ballots[0].replay;
+  const pages: BoardPage[] = await spring.top(['male-stars'], { kind: 'shown', period: 'total', perPage: 10 });
+  const rank: number | null = (await spring.standing('male-stars', ['wjk']))[0].rank;
+  const around = await spring.around('male-stars', 'wjk', { window: 3 });
+  const pct: string | null = around.percentile;
+  const imported: number = (await spring.import('male-stars', { yyqx: 120 })).changed;
+  const parts = (await spring.participants('male-stars', ['yyqx'])).options[0].participants;
+  const bucket = (await spring.stats('male-stars', { granularity: 'hour', from: 0, to: 3600 }))[0];
+  const amount: string = bucket.amount;
+  const voided = await spring.void('req-1');
+  const status: 'voided' | 'already_voided' = voided.status;
+  await spring.voidRange('user', 'user:1', { to: 4102444800 });
+  await spring.limits('user:1', [['male-stars', 'yyqx']], { channel: 'web' });
+  await spring.limitsReset('user:1');
+  await spring.reindex('male-stars', { count: 100 });
+  await spring.upgrade();
+  await spring.settings();
+  await spring.configure({ boards: { b: { periods: ['day', 'total'], options: { o: { weight: 2 } } } } });
+
+  const site = new Site(redis, { prefix: 'app:' });
+  const id: number = await site.post('user:1', 'Hello', 'https://example.com');
+  const v = await site.vote('user:2', id, 'down');
+  const votes: number = v.votes;
+  const page = await site.page('hot', 1, 10, { withScores: true });
+  const title: string | undefined = page.articles[0]?.title;
+  await site.groups(id, { add: ['redis'], remove: 'lua' });
+  await site.groupPage('redis', 'score');
+  const size: number = (await site.config()).page_size;
+  await site.configure({ rankings: ['hot', 'best'] });
+  await site.rerank(0, 500);
+  await site.article(id, 'user:2');
+
+  const registry = new CampaignRegistry(redis);
+  const fresh: number = await registry.register(['spring2026']);
+  const names: string[] = (await registry.registry({ cursor: 0, count: 100 })).names;
+
+  const pipe = redis.pipeline();
+  const queued: Promise<Ballot[]> = spring.on(pipe).vote('user:3', ['male-stars', 'wjk']);
+  await pipe.exec();
+  await queued;
+
+  const raw: unknown = await runScript(redis, 'campaign_top', ['{c:spring2026}:campaign'], ['shown', 'total', 1, 10, '', 'male-stars']);
+  const script: ScriptName = 'campaign_vote';
+  new ScriptRegistry(redis).sha(script);
+
+  try {
+    await spring.vote('', [['male-stars', 'yyqx']]);
+  } catch (err) {
+    if (err instanceof RateLimitedError) {
+      const wait: number | undefined = err.data?.retry_after;
+      console.log(wait);
+    } else if (err instanceof InvalidUserError) {
+      const code: 'REDVOTE_INVALID_USER' = err.code;
+      console.log(code);
+    } else if (err instanceof RedvoteError) {
+      const code: ErrorCode | string = err.code;
+      console.log(code, err.detail);
+    }
+  }
+  const cls: typeof InvalidUserError = errorClasses.InvalidUserError;
+  console.log(replayed, pages, rank, pct, imported, parts, amount, status, votes, title, size, fresh, names, raw, cls, redvote.VERSION);
+  redis.disconnect();
+}
+
+void main;
