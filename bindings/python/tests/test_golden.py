@@ -31,7 +31,7 @@ NOW = re.compile(r"\$\{now(?:([+-])(\d+))?\}")
 def raw_client(server: Server) -> "redis.Redis":
     """A client answering RESP2 as it comes: no response callbacks (SET is
     "OK", not True), strings decoded."""
-    client = server.client(decode_responses=True, protocol=2)
+    client = server.client(decode_responses=True)
     client.response_callbacks.clear()
     return client
 
