@@ -37,9 +37,9 @@ use redvote_testing as support;
 use redvote_testing::readme::WORKSPACE;
 
 /// A child process killed on drop, and a directory removed on drop.
-struct Guard {
-    child: Child,
-    dir: Option<PathBuf>,
+pub(super) struct Guard {
+    pub(super) child: Child,
+    pub(super) dir: Option<PathBuf>,
 }
 
 impl Drop for Guard {
@@ -52,7 +52,7 @@ impl Drop for Guard {
     }
 }
 
-fn tool(var: &str, default: &str) -> PathBuf {
+pub(super) fn tool(var: &str, default: &str) -> PathBuf {
     let path = PathBuf::from(std::env::var(var).unwrap_or_else(|_| default.to_string()));
     assert!(
         path.exists(),
@@ -63,7 +63,7 @@ fn tool(var: &str, default: &str) -> PathBuf {
     path
 }
 
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -72,7 +72,7 @@ fn free_port() -> u16 {
 }
 
 /// chromedriver on a free port, once it answers /status.
-fn chromedriver(path: &Path) -> (Guard, String) {
+pub(super) fn chromedriver(path: &Path) -> (Guard, String) {
     let port = free_port();
     let child = Command::new(path)
         .arg(format!("--port={port}"))
@@ -102,7 +102,13 @@ fn chromedriver(path: &Path) -> (Guard, String) {
 
 /// Polls `check` (a JavaScript expression) until it is truthy, for at most
 /// `limit`; panics with `what` otherwise.
-fn wait_js(rt: &tokio::runtime::Runtime, c: &Client, check: &str, what: &str, limit: Duration) {
+pub(super) fn wait_js(
+    rt: &tokio::runtime::Runtime,
+    c: &Client,
+    check: &str,
+    what: &str,
+    limit: Duration,
+) {
     let start = Instant::now();
     let script = format!("return Boolean({check});");
     loop {
@@ -126,20 +132,20 @@ fn wait_js(rt: &tokio::runtime::Runtime, c: &Client, check: &str, what: &str, li
     }
 }
 
-fn run<T>(
+pub(super) fn run<T>(
     rt: &tokio::runtime::Runtime,
     f: impl Future<Output = Result<T, fantoccini::error::CmdError>>,
 ) -> T {
     rt.block_on(f).expect("WebDriver command")
 }
 
-fn js(rt: &tokio::runtime::Runtime, c: &Client, script: &str) -> Value {
+pub(super) fn js(rt: &tokio::runtime::Runtime, c: &Client, script: &str) -> Value {
     run(rt, c.execute(script, vec![]))
 }
 
 /// The workspace's target directory (`CARGO_TARGET_DIR` when the build
 /// set one).
-fn target_dir() -> PathBuf {
+pub(super) fn target_dir() -> PathBuf {
     option_env!("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(WORKSPACE).join("target"))
@@ -147,7 +153,7 @@ fn target_dir() -> PathBuf {
 
 /// Every control's accessible name and every checkbox group's legend, as
 /// a list of what lacks one (empty: all is well).
-const A11Y: &str = r#"
+pub(super) const A11Y: &str = r#"
 const named = (e) => e.labels.length > 0 || (e.getAttribute('aria-label') || '').trim() !== ''
   || (e.getAttribute('aria-labelledby') || '').trim() !== '';
 const missing = [...document.querySelectorAll('input, select, textarea')]
@@ -166,7 +172,7 @@ return missing;
 
 /// The error tied to the control `sel`: its aria-invalid, the text of the
 /// element its aria-describedby names, and the text of its form's summary.
-const TIED: &str = r#"
+pub(super) const TIED: &str = r#"
 const input = document.querySelector(arguments[0]);
 const ids = (input.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
 const text = ids.map((id) => (document.getElementById(id) || {}).textContent || '').join(' ');
@@ -178,7 +184,7 @@ return [input.getAttribute('aria-invalid'), text, summary ? summary.textContent 
 /// as a list of what falls short. The background is the first opaque one
 /// up the tree; a hatched one (a background image) counts as its darker
 /// stripe; placeholders are read from `::placeholder`.
-const CONTRAST: &str = r#"
+pub(super) const CONTRAST: &str = r#"
 const rgb = (c) => { const p = (c.match(/rgba?\(([^)]+)\)/) || [0, '0,0,0,0'])[1].split(',').map(Number);
   return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }; };
 const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
@@ -684,7 +690,17 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
 
 /// chromedriver, a fresh Chromium profile and a WebDriver session at
 /// 1280 px (the guards stop them on drop).
-fn session(rt: &tokio::runtime::Runtime) -> (Guard, Guard, Client) {
+pub(super) fn session(rt: &tokio::runtime::Runtime) -> (Guard, Guard, Client) {
+    session_in(rt, None)
+}
+
+/// [`session`], with Chromium's downloads saved to `downloads` without a
+/// prompt (the profile's preference, and `Browser.setDownloadBehavior`
+/// through chromedriver's DevTools command).
+pub(super) fn session_in(
+    rt: &tokio::runtime::Runtime,
+    downloads: Option<&Path>,
+) -> (Guard, Guard, Client) {
     let chromium = tool("REDVOTE_CHROMIUM", "/usr/bin/chromium");
     let driver = tool("REDVOTE_CHROMEDRIVER", "/usr/bin/chromedriver");
     let (driver, driver_url) = chromedriver(&driver);
@@ -706,7 +722,12 @@ fn session(rt: &tokio::runtime::Runtime) -> (Guard, Guard, Client) {
                 "--disable-component-update", "--disable-sync", "--window-size=1280,1250",
                 "--lang=en-US",
                 format!("--user-data-dir={}", profile.display()),
-            ]
+            ],
+            "prefs": downloads.map_or(json!({}), |d| json!({
+                "download.default_directory": d,
+                "download.prompt_for_download": false,
+                "download.directory_upgrade": true,
+            })),
         }
     });
     let mut builder = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new());
@@ -714,6 +735,21 @@ fn session(rt: &tokio::runtime::Runtime) -> (Guard, Guard, Client) {
     let c = rt
         .block_on(builder.connect(&driver_url))
         .expect("a Chromium session through chromedriver");
+    if let Some(dir) = downloads {
+        let id = rt
+            .block_on(c.session_id())
+            .expect("the session id")
+            .expect("a session");
+        let reply = reqwest::blocking::Client::new()
+            .post(format!("{driver_url}/session/{id}/goog/cdp/execute"))
+            .json(&json!({
+                "cmd": "Browser.setDownloadBehavior",
+                "params": {"behavior": "allow", "downloadPath": dir, "eventsEnabled": false},
+            }))
+            .send()
+            .expect("chromedriver's DevTools command");
+        assert!(reply.status().is_success(), "{:?}", reply.text());
+    }
     (driver, profile_guard, c)
 }
 
@@ -1019,6 +1055,12 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         find("fieldset.option[data-option=carol] .opt-remove").click(),
     );
     click("#save-board");
+    // the page asks first; the removal is confirmed in its dialog
+    wait(
+        "document.querySelector('#confirm').open           && document.querySelector('#confirm-text').textContent.includes('carol')",
+        "the removal's confirmation",
+    );
+    click("#confirm-ok");
     wait(
         "document.querySelector('#status').textContent === 'board singers saved (removed: carol)'",
         "the removal",

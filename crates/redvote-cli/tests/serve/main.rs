@@ -12,6 +12,7 @@
 mod admin;
 mod auth;
 mod browser;
+mod manager;
 mod ops;
 mod readme;
 mod schemathesis;

@@ -9,6 +9,12 @@
 // nothing. When the stream fails the table is marked stale, the page
 // retries with backoff (a fresh ticket when the old one expired) and gives
 // up after MAX_ATTEMPTS with a Reconnect button.
+//
+// The statistics are drawn as SVG by this file (no chart library); the
+// export and the statistics' CSV are fetched with the token and handed to
+// the browser as a download (a blob URL), so no token is in a link.
+// Destructive actions (removing an option, voiding, revoking a key) ask
+// first in the page's own dialog (#confirm).
 "use strict";
 
 const TOKEN_KEY = "redvote-admin-token";
@@ -151,10 +157,14 @@ async function openCampaign(name) {
   state.exists = false;
   state.deny = null;
   state.optionData = null;
+  state.readOnly = false;
+  audit.before = null;
+  audit.stack = [];
   $("#campaign-title").textContent = name ? name : "(no campaign open)";
   if (!name) {
     fillCampaignForm({});
     setBoards([]);
+    loadAudit();
     return null;
   }
   const [r, d] = await Promise.all([
@@ -171,6 +181,12 @@ async function openCampaign(name) {
     state.settings = { boards: {} };
     state.deny = { users: [], channels: [] };
     status("no campaign " + name + " yet: save its settings to create it");
+  } else if (r.status === 403 && r.body && r.body.code === "REDVOTE_FORBIDDEN") {
+    // a team key that may only read (or vote): the live top and the
+    // statistics of a board typed by name, nothing else
+    state.settings = { boards: {} };
+    state.readOnly = true;
+    status("this key may not change campaign " + name + ": type a board name to follow its live top and statistics");
   } else {
     state.campaign = null;
     $("#campaign-title").textContent = "(no campaign open)";
@@ -180,6 +196,8 @@ async function openCampaign(name) {
   }
   fillCampaignForm(state.settings);
   setBoards(Object.keys(state.settings.boards || {}).sort());
+  voidHint();
+  loadAudit();
   return r;
 }
 
@@ -195,6 +213,7 @@ function pickBoard() {
   state.board = $("#board").value || null;
   fillBoardForm();
   startLive();
+  loadStats();
 }
 
 async function openTyped(ev) {
@@ -285,6 +304,7 @@ function startLive() {
   stopLive();
   live.attempts = 0;
   live.lastEvent = null;
+  live.shown = undefined;
   if (!state.campaign || !state.board) return;
   connect(live.gen);
 }
@@ -416,6 +436,9 @@ function renderTop(top) {
   });
   $("#top tbody").replaceChildren(...rows);
   $("#live").dataset.updated = String(Date.now());
+  // the charts follow the votes the live top shows (at most once a second)
+  if (live.shown !== undefined && live.shown !== top.size + ":" + JSON.stringify(top.entries)) statsSoon();
+  live.shown = top.size + ":" + JSON.stringify(top.entries);
 }
 
 // ---- dates in the campaign's offset ---------------------------------------
@@ -642,6 +665,7 @@ function fillCampaignForm(s) {
   f.start.value = s.start != null ? toLocal(s.start, off) : "";
   f.end.value = s.end != null ? toLocal(s.end, off) : "";
   f.vote_id_ttl.value = s.vote_id_ttl ?? "";
+  f.vote_log.value = s.vote_log ?? "";
   fillRules(s.limits);
   f.deny_users.value = ((state.deny || {}).users || []).join("\n");
   f.deny_channels.value = ((state.deny || {}).channels || []).join("\n");
@@ -688,7 +712,11 @@ async function saveCampaign(ev) {
   }
   for (const k of ["start", "end"]) {
     const v = f[k].value.trim();
-    if (!v) continue;
+    if (!v) {
+      // an emptied field clears a stored date (null); none stored: nothing sent
+      if (state.exists && state.settings && state.settings[k] != null) doc[k] = null;
+      continue;
+    }
     const unix = off === null ? null : fromLocal(v, off);
     if (unix === null || unix < 0) { fieldError(f, k, "Enter a date and time (after 1970), or nothing.", what); return; }
     doc[k] = unix;
@@ -702,6 +730,11 @@ async function saveCampaign(ev) {
     if (!WHOLE.test(ttl)) { fieldError(f, "vote_id_ttl", "Enter a whole number of seconds, or nothing.", what); return; }
     doc.vote_id_ttl = Number(ttl);
   }
+  const log = f.vote_log.value.trim();
+  if (log) {
+    if (!WHOLE.test(log)) { fieldError(f, "vote_log", "Enter a whole number of votes to keep (0: no log), or nothing.", what); return; }
+    doc.vote_log = Number(log);
+  }
   const got = readRules();
   if (got.error) { fieldError(f, got.error[0], got.error[1], what); return; }
   doc.limits = got.rules;
@@ -709,7 +742,7 @@ async function saveCampaign(ev) {
   const name = state.campaign;
   const r = await api("PUT", "/v1/campaigns/" + enc(name) + "/settings", doc);
   if (!r.ok) {
-    const fields = ["offset", "start", "end", "vote_id_ttl", "deny"].map((field) => ({
+    const fields = ["offset", "start", "end", "vote_id_ttl", "vote_log", "deny"].map((field) => ({
       field, match: (d) => new RegExp("^" + field + "\\b|\\b" + field + "\\b").test(d),
     }));
     // the script names a rule by its place ("limit rule 2: ...") or its
@@ -943,6 +976,13 @@ async function saveBoard(ev) {
   }
   if (remove.length) spec.remove = remove;
   const b = state.board;
+  if (remove.length) {
+    const ok = await confirmAction(
+      "Remove option" + (remove.length > 1 ? "s " : " ") + remove.join(", ") + " from board " + b +
+        "? Their votes on every period are deleted with them, and this cannot be undone.",
+      "Remove " + (remove.length > 1 ? remove.length + " options" : remove[0]));
+    if (!ok) { status("nothing was removed: the board was not saved"); return; }
+  }
   const r = await api("PUT", "/v1/campaigns/" + enc(state.campaign) + "/settings",
     { boards: { [b]: spec } });
   if (!r.ok) {
@@ -992,6 +1032,61 @@ async function reindex() {
 // ---- import ----------------------------------------------------------------------
 
 const MAX_IMPORT = 500;
+
+// CSV (RFC 4180): fields separated by commas, a field in double quotes
+// may hold commas, newlines and doubled quotes (""). Answers { records:
+// [{ line, fields }] } (line: where the record starts, 1-based) or
+// { problem } for a quote left open or text after a closing quote.
+function parseCsv(text) {
+  const records = [];
+  let fields = [];
+  let field = "";
+  let line = 1;
+  let start = 1;
+  let i = 0;
+  let quoted = false; // the field began with a quote
+  const n = text.length;
+  const endField = () => { fields.push(field); field = ""; quoted = false; };
+  const endRecord = () => { endField(); records.push({ line: start, fields }); fields = []; };
+  while (i < n) {
+    const ch = text[i];
+    if (field === "" && !quoted && ch === '"') {
+      quoted = true;
+      const from = line;
+      i++;
+      for (;;) {
+        if (i >= n) return { records, problem: "Line " + from + ": a quoted field is never closed (a \" is missing)." };
+        const q = text[i];
+        if (q === '"') {
+          if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
+          i++;
+          break;
+        }
+        if (q === "\n") line++;
+        if (q === "\r") { line++; if (text[i + 1] === "\n") { field += "\r"; i++; } }
+        field += q;
+        i++;
+      }
+      // after the closing quote: a separator, an end of line, or the end
+      if (i < n && text[i] !== "," && text[i] !== "\n" && text[i] !== "\r") {
+        return { records, problem: "Line " + line + ": text after a closing quote (write a quote inside quotes as \"\")." };
+      }
+      continue;
+    }
+    if (ch === ",") { endField(); i++; continue; }
+    if (ch === "\n" || ch === "\r") {
+      endRecord();
+      i += ch === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      line++;
+      start = line;
+      continue;
+    }
+    field += ch;
+    i++;
+  }
+  if (field !== "" || quoted || fields.length) endRecord();
+  return { records };
+}
 const importState = { rows: null };
 
 // The file's rows: [{ line, option, votes, problem }] and a file-level
@@ -1008,12 +1103,13 @@ function parseImport(name, text, known) {
       rows.push({ line: ++n, option, votes: typeof votes === "number" ? String(votes) : votes });
     }
   } else {
-    const all = text.replace(/\r\n?/g, "\n").split("\n");
-    all.forEach((l, i) => {
-      if (i === 0 && l.trim() === "option,votes") return;
-      if (l.trim() === "") return;
-      const parts = l.split(",");
-      rows.push({ line: i + 1, option: parts[0].trim(), votes: parts.length === 2 ? parts[1].trim() : null, raw: l });
+    const got = parseCsv(text);
+    if (got.problem) return { rows, problem: got.problem };
+    got.records.forEach((rec, i) => {
+      const f = rec.fields;
+      if (i === 0 && f.length === 2 && f[0].trim() === "option" && f[1].trim() === "votes") return;
+      if (f.length === 1 && f[0].trim() === "") return;
+      rows.push({ line: rec.line, option: f[0].trim(), votes: f.length === 2 ? f[1].trim() : null });
     });
   }
   const seen = new Set();
@@ -1086,6 +1182,7 @@ async function applyImport(ev) {
   $("#import-apply").disabled = true;
   $("#import-counts").textContent = "Imported " + rows.length + " row(s) into board " + state.board + ".";
   status("imported " + rows.length + " row(s) into " + state.board);
+  loadAudit();
 }
 
 // ---- rate-limit peek ---------------------------------------------------------
@@ -1124,6 +1221,608 @@ async function resetLimits() {
   $("#reset-result").textContent = "Reset the limits of " + user + ": " + r.body.reset +
     " counter(s) deleted; their next votes count from zero.";
   $("#peek-result tbody").replaceChildren();
+  loadAudit();
+}
+
+// ---- confirmation ------------------------------------------------------------
+
+// Asks `text` in the page's dialog (the OK button says `ok`): resolves
+// true when confirmed, false on Cancel or Escape. The focus goes back to
+// where it was.
+function confirmAction(text, ok) {
+  const d = $("#confirm");
+  const back = document.activeElement;
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").textContent = ok;
+  return new Promise((resolve) => {
+    const done = (yes) => {
+      $("#confirm-ok").onclick = $("#confirm-cancel").onclick = d.oncancel = null;
+      if (d.open) d.close();
+      if (back && back.focus) back.focus();
+      resolve(yes);
+    };
+    $("#confirm-ok").onclick = () => done(true);
+    $("#confirm-cancel").onclick = () => done(false);
+    d.oncancel = (e) => { e.preventDefault(); done(false); };
+    d.showModal();
+    $("#confirm-cancel").focus();
+  });
+}
+
+// ---- downloads ------------------------------------------------------------------
+
+// GETs `path` with the token and hands the answer to the browser as a
+// file (the name from Content-Disposition, else `fallback`). Resolves to
+// { ok, name, bytes, text } or a refusal ({ ok: false, status, body }).
+async function download(path, fallback) {
+  let res;
+  try {
+    res = await fetch(path, { headers: { Authorization: "Bearer " + token() } });
+  } catch (_) {
+    return { ok: false, status: 0, body: null };
+  }
+  if (!res.ok) {
+    let body = null;
+    try { body = await res.json(); } catch (_) { /* not JSON */ }
+    return { ok: false, status: res.status, body };
+  }
+  const blob = await res.blob();
+  const cd = res.headers.get("Content-Disposition") || "";
+  const m = /filename="([^"]+)"/.exec(cd);
+  const name = m ? m[1] : fallback;
+  const url = URL.createObjectURL(blob);
+  const a = el("a", { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return { ok: true, name, bytes: blob.size, text: blob.size < 1 << 20 ? await blob.text() : "" };
+}
+
+// ---- statistics and charts ---------------------------------------------------------
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const stats = { data: null, timer: null, gen: 0 };
+
+function svg(tag, attrs, ...children) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+// A bucket's label: "14:00" for an hour, "03-17" for a day.
+function bucketLabel(b, by) {
+  const p = b.period.split(":").slice(1).join(":");
+  return by === "hour" ? p.slice(11, 13) + ":00" : p.slice(5, 10);
+}
+
+// A bucket's name in words for tables and descriptions.
+function bucketWords(b, by) {
+  const p = b.period.split(":").slice(1).join(":");
+  return by === "hour" ? p.slice(0, 10) + " " + p.slice(11, 13) + ":00" : p;
+}
+
+// A round step for an axis up to `max` with about 4 lines.
+function niceStep(max) {
+  if (max <= 4) return 1;
+  const raw = max / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / mag;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+// The plot's width: its box's, at least 260.
+function plotWidth(plot) { return Math.max(260, Math.floor(plot.clientWidth || plot.parentElement.clientWidth || 600)); }
+
+// A time series as bars (`series`: [{ cls, values }] stacked) or a line,
+// with a y axis of counts and x labels thinned to fit; `desc` is the
+// chart's text alternative (the table below has every number).
+function timeChart(plot, titleId, labels, series, line, desc) {
+  const w = plotWidth(plot);
+  const h = 200;
+  const m = { l: 38, r: 8, t: 10, b: 34 };
+  const iw = w - m.l - m.r;
+  const ih = h - m.t - m.b;
+  const n = labels.length;
+  const totals = labels.map((_, i) => series.reduce((s, x) => s + x.values[i], 0));
+  const max = Math.max(1, ...totals);
+  const step = niceStep(max);
+  const top = Math.ceil(max / step) * step;
+  const y = (v) => m.t + ih - (v / top) * ih;
+  const descId = titleId.replace("-title", "-desc");
+  const root = svg("svg", {
+    viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img",
+    "aria-labelledby": titleId, "aria-describedby": descId,
+  });
+  root.append(svg("desc", { id: descId }, desc));
+  for (let v = 0; v <= top; v += step) {
+    root.append(svg("line", { class: v ? "grid" : "axis", x1: m.l, x2: w - m.r, y1: y(v), y2: y(v) }));
+    root.append(svg("text", { x: m.l - 5, y: y(v) + 4, "text-anchor": "end" }, String(v)));
+  }
+  const bw = iw / Math.max(1, n);
+  // a label every `every` buckets, so that labels of about 40 px do not meet
+  const every = Math.max(1, Math.ceil(44 / bw));
+  labels.forEach((lab, i) => {
+    const x = m.l + i * bw;
+    if (line) {
+      // the line is drawn below
+    } else {
+      let base = 0;
+      for (const s of series) {
+        const v = s.values[i];
+        if (v > 0) {
+          root.append(svg("rect", {
+            class: s.cls, x: x + bw * 0.12, width: Math.max(1, bw * 0.76),
+            y: y(base + v), height: Math.max(1, y(base) - y(base + v)),
+          }, svg("title", {}, bucketTitle(lab, s, v))));
+        }
+        base += v;
+      }
+    }
+    if (i % every === 0) {
+      root.append(svg("text", { x: x + bw / 2, y: h - m.b + 16, "text-anchor": "middle" }, lab));
+    }
+  });
+  if (line) {
+    const pts = series[0].values.map((v, i) => [m.l + i * bw + bw / 2, y(v)]);
+    root.append(svg("polyline", { class: "line", points: pts.map((p) => p.join(",")).join(" ") }));
+    pts.forEach((p, i) => root.append(svg("circle", { class: "dot", cx: p[0], cy: p[1], r: n > 40 ? 1.5 : 3 },
+      svg("title", {}, labels[i] + ": " + series[0].values[i]))));
+  }
+  root.append(svg("line", { class: "axis", x1: m.l, x2: m.l, y1: m.t, y2: m.t + ih }));
+  plot.replaceChildren(root);
+}
+
+function bucketTitle(label, s, v) {
+  return label + ": " + v + (s.cls === "bar-voided" ? " voided" : " counted");
+}
+
+// Totals by name as horizontal bars (a channel or device a row).
+function barsChart(plot, titleId, totals, desc) {
+  const names = Object.keys(totals).sort((a, b) => totals[b] - totals[a] || (a < b ? -1 : 1));
+  const descId = titleId.replace("-title", "-desc");
+  if (!names.length) {
+    plot.replaceChildren(el("p", { class: "muted empty", id: descId }, desc));
+    return;
+  }
+  const w = plotWidth(plot);
+  const row = 22;
+  const label = Math.min(130, Math.floor(w * 0.32));
+  const h = names.length * row + 6;
+  const max = Math.max(1, ...names.map((k) => totals[k]));
+  const room = w - label - 50;
+  const root = svg("svg", {
+    viewBox: "0 0 " + w + " " + h, width: w, height: h, role: "img",
+    "aria-labelledby": titleId, "aria-describedby": descId,
+  });
+  root.append(svg("desc", { id: descId }, desc));
+  names.forEach((k, i) => {
+    const yy = i * row + 3;
+    const shown = k.length > 18 ? k.slice(0, 17) + "\u2026" : k;
+    const name = svg("text", { x: label - 6, y: yy + 14, "text-anchor": "end" }, shown);
+    if (shown !== k) name.append(svg("title", {}, k));
+    root.append(name);
+    const bw = Math.max(1, (totals[k] / max) * room);
+    root.append(svg("rect", { class: "bar", x: label, y: yy + 2, width: bw, height: row - 8 }));
+    root.append(svg("text", { x: label + bw + 5, y: yy + 14 }, String(totals[k])));
+  });
+  root.append(svg("line", { class: "axis", x1: label, x2: label, y1: 0, y2: h }));
+  plot.replaceChildren(root);
+}
+
+// Draws the charts and the table from stats.data.
+function drawStats() {
+  const d = stats.data;
+  $("#stats-board").textContent = state.board || "-";
+  const plots = ["votes", "participants", "channels", "devices"].map((k) => $("#chart-" + k + " .plot"));
+  if (!d) {
+    plots.forEach((p) => p.replaceChildren());
+    $("#stats-table tbody").replaceChildren();
+    return;
+  }
+  const by = d.by;
+  document.querySelectorAll("#stats .by-word").forEach((e) => { e.textContent = by; });
+  const bs = d.buckets;
+  const labels = bs.map((b) => bucketLabel(b, by));
+  const counted = bs.map((b) => b.votes - b.voided);
+  const voided = bs.map((b) => b.voided);
+  const part = bs.map((b) => b.participants);
+  const sum = (a) => a.reduce((s, v) => s + v, 0);
+  const channels = {};
+  const devices = {};
+  for (const b of bs) {
+    for (const [k, v] of Object.entries(b.channels || {})) channels[k] = (channels[k] || 0) + v;
+    for (const [k, v] of Object.entries(b.devices || {})) devices[k] = (devices[k] || 0) + v;
+  }
+  const busiest = bs.reduce((best, b) => (b.votes > (best ? best.votes : 0) ? b : best), null);
+  const span = by === "hour" ? "the last " + bs.length + " hours" : "the last " + bs.length + " days";
+  const words = sum(counted) + sum(voided) + " vote(s) in " + span + ", " + sum(voided) + " of them voided" +
+    (busiest ? "; the busiest " + by + " was " + bucketWords(busiest, by) + " with " + busiest.votes : "") + ".";
+  $("#stats-summary").textContent = "Board " + d.board + ": " + words;
+  timeChart(plots[0], "chart-votes-title", labels,
+    [{ cls: "bar", values: counted }, { cls: "bar-voided", values: voided }], false,
+    "Votes per " + by + ", " + words + " Every number is in the table below.");
+  timeChart(plots[1], "chart-participants-title", labels, [{ cls: "line", values: part }], true,
+    "Participants per " + by + ": at most " + Math.max(0, ...part) + " in one " + by + ". Every number is in the table below.");
+  const inWords = (t) => Object.keys(t).length
+    ? Object.entries(t).sort((a, b) => b[1] - a[1]).map(([k, v]) => k + " " + v).join(", ") + "."
+    : "No vote named one in " + span + ".";
+  barsChart(plots[2], "chart-channels-title", channels, "Votes by channel: " + inWords(channels));
+  barsChart(plots[3], "chart-devices-title", devices, "Votes by device: " + inWords(devices));
+  const list = (m) => Object.entries(m || {}).map(([k, v]) => k + " " + v).join(", ");
+  $("#stats-table tbody").replaceChildren(...bs.slice().reverse().map((b) => el("tr", {},
+    cell(bucketWords(b, by)), cell(b.votes), cell(b.voided), cell(b.participants),
+    cell(list(b.channels)), cell(list(b.devices)))));
+}
+
+// Reads the open board's statistics (JSON) and draws them.
+async function loadStats() {
+  const gen = ++stats.gen;
+  clearTimeout(stats.timer);
+  $("#stats-error").textContent = "";
+  if (!state.campaign || !state.board || !((state.settings || {}).boards || {})[state.board] && !state.readOnly) {
+    stats.data = null;
+    $("#stats-summary").textContent = state.board ? "" : "Open a board to see its statistics.";
+    drawStats();
+    return;
+  }
+  const r = await api("GET", "/v1/campaigns/" + enc(state.campaign) + "/boards/" + enc(state.board) +
+    "/stats?by=" + $("#stats-by").value);
+  if (gen !== stats.gen) return;
+  if (!r.ok) {
+    stats.data = null;
+    drawStats();
+    $("#stats-summary").textContent = "";
+    $("#stats-error").textContent = problemText(r);
+    return;
+  }
+  stats.data = r.body;
+  drawStats();
+  $("#stats").dataset.updated = String(Date.now());
+}
+
+// Reads the statistics again soon (after votes the live top saw).
+function statsSoon() {
+  clearTimeout(stats.timer);
+  stats.timer = setTimeout(loadStats, 1000);
+}
+
+async function statsCsv() {
+  $("#stats-error").textContent = "";
+  if (!state.campaign || !state.board) { $("#stats-error").textContent = "Open a board first."; return; }
+  const by = $("#stats-by").value;
+  const r = await download("/v1/campaigns/" + enc(state.campaign) + "/boards/" + enc(state.board) +
+    "/stats?format=csv&by=" + by, state.campaign + "-" + state.board + "-stats-" + by + ".csv");
+  if (!r.ok) { $("#stats-error").textContent = problemText(r); return; }
+  $("#stats-summary").textContent = "Downloaded " + r.name + " (" + r.bytes + " bytes).";
+}
+
+// ---- export --------------------------------------------------------------------------
+
+// The period the export form names: total, a current one, or a named one
+// (last month and yesterday in the campaign's offset).
+function exportPeriod() {
+  const v = $("#export-period").value;
+  const off = offsetSeconds(((state.settings || {}).offset) || "+00:00") ?? 0;
+  const now = new Date(Date.now() + off * 1000);
+  if (v === "last-month") {
+    const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+    return "month:" + pad(d.getUTCFullYear(), 4) + "-" + pad(d.getUTCMonth() + 1);
+  }
+  if (v === "yesterday") {
+    const d = new Date(now.getTime() - 86400000);
+    return "day:" + pad(d.getUTCFullYear(), 4) + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
+  }
+  if (v === "named") return $("#export-named").value.trim();
+  return v;
+}
+
+async function exportBoard(ev) {
+  ev.preventDefault();
+  const f = $("#export-form");
+  const what = "Nothing was exported";
+  clearErrors(f);
+  $("#export-result").textContent = "";
+  if (!needCampaign(f, "export", what, true)) return;
+  const period = exportPeriod();
+  if (!/^(total|hour|day|week|month)$|^(hour|day|week|month):\S+$/.test(period)) {
+    fieldError(f, "export", "Name a period as hour:2026-03-17T10, day:2026-03-17, week:2026-W12 or month:2026-10.", what);
+    return;
+  }
+  const kind = $("#export-kind").value;
+  const format = $("#export-format").value;
+  const q = new URLSearchParams({ period, kind, format });
+  $("#export-download").disabled = true;
+  try {
+    const r = await download("/v1/campaigns/" + enc(state.campaign) + "/boards/" + enc(state.board) +
+      "/export?" + q, state.campaign + "-" + state.board + "." + format);
+    if (!r.ok) { fieldError(f, "export", problemText(r), what); return; }
+    const lines = r.text ? r.text.split("\n").filter(Boolean).length - (format === "csv" ? 1 : 0) : null;
+    $("#export-result").textContent = "Downloaded " + r.name + ": " +
+      (lines === null ? r.bytes + " bytes" : lines + " option(s), " + r.bytes + " bytes") + ".";
+  } finally {
+    $("#export-download").disabled = false;
+  }
+}
+
+// ---- voiding --------------------------------------------------------------------------
+
+function voidHint() {
+  const n = (state.settings || {}).vote_log || 0;
+  $("#void-range-hint").textContent = n > 0
+    ? "This campaign logs its latest " + n + " votes: votes of a user or a channel over a time range can be voided."
+    : "This campaign keeps no vote log (set \"Vote log\" in its settings), so its votes can only be voided by id; votes cast before a log is set are not in it.";
+}
+
+function voidResult(text, bad) {
+  const p = $("#void-result");
+  p.textContent = text;
+  p.className = "result" + (bad ? " bad" : "");
+}
+
+// After a void: the statistics, the audit log (the live top follows by itself).
+function afterChange() {
+  loadStats();
+  loadAudit();
+}
+
+async function voidOne(ev) {
+  ev.preventDefault();
+  const f = $("#void-form");
+  const what = "Nothing was voided";
+  clearErrors(f);
+  voidResult("");
+  if (!needCampaign(f, "void-id", what, false)) return;
+  const id = $("#void-id").value.trim();
+  if (!id) { fieldError(f, "void-id", "Type the vote's id (its Idempotency-Key) first.", what); return; }
+  const ok = await confirmAction("Void vote " + id + " of campaign " + state.campaign +
+    "? Everything it added is subtracted from every board and period it counted on, the statistics count it as voided," +
+    " and its user's rate limits are not given back. This cannot be undone.", "Void vote " + id);
+  if (!ok) { voidResult("Nothing was voided."); return; }
+  const r = await api("POST", "/v1/campaigns/" + enc(state.campaign) + "/votes/" + enc(id) + "/void");
+  if (!r.ok) {
+    const text = r.body && r.body.code === "REDVOTE_UNKNOWN_VOTE"
+      ? "There is no vote " + id + " to void: no vote was sent with that id, it was refused, or the campaign no longer remembers it (it keeps vote ids for " + ((state.settings || {}).vote_id_ttl || 86400) + " s)."
+      : problemText(r);
+    fieldError(f, "void-id", text, what);
+    return;
+  }
+  const b = r.body;
+  const at = b.at ? " at " + auditWhen(b.at * 1000) : "";
+  voidResult(b.already
+    ? "Vote " + id + " was already voided" + at + ": nothing changed."
+    : "Vote " + id + " is voided: " + b.changed + " board entr" + (b.changed === 1 ? "y" : "ies") + " lowered" +
+      (b.skipped ? ", " + b.skipped + " skipped (gone since: expired or removed)" : "") + ". The live top and the statistics show it now.");
+  status("vote " + id + (b.already ? " was already voided" : " voided"));
+  afterChange();
+}
+
+async function voidRange(ev) {
+  ev.preventDefault();
+  const f = $("#void-range-form");
+  const what = "Nothing was voided";
+  clearErrors(f);
+  voidResult("");
+  if (!needCampaign(f, "void-range", what, false)) return;
+  const by = $("#void-by").value;
+  const value = $("#void-value").value.trim();
+  if (!value) { fieldError(f, "void-range", "Type the " + by + " whose votes to void.", what); return; }
+  const off = offsetSeconds(((state.settings || {}).offset) || "+00:00") ?? 0;
+  const from = fromLocal($("#void-from").value, off);
+  const to = fromLocal($("#void-to").value, off);
+  if (from === null || to === null) { fieldError(f, "void-range", "Enter both the start and the end of the range.", what); return; }
+  if (to <= from) { fieldError(f, "void-range", "The end must come after the start.", what); return; }
+  const range = $("#void-from").value.replace("T", " ") + " to " + $("#void-to").value.replace("T", " ") +
+    " (" + (((state.settings || {}).offset) || "+00:00") + ")";
+  const ok = await confirmAction("Void every logged vote of " + by + " " + value + " from " + range +
+    "? What they added is subtracted from every board and period they counted on; the statistics count them as voided. This cannot be undone.",
+  "Void these votes");
+  if (!ok) { voidResult("Nothing was voided."); return; }
+  let cursor = "0";
+  let voided = 0;
+  let others = 0;
+  for (let i = 0; i < 10000; i++) {
+    const r = await api("POST", "/v1/campaigns/" + enc(state.campaign) + "/votes/void",
+      { [by]: value, from, to, cursor, count: 1000 });
+    if (!r.ok) {
+      fieldError(f, "void-range", problemText(r) + (voided ? " (" + voided + " vote(s) were voided before that)" : ""), what);
+      if (voided) afterChange();
+      return;
+    }
+    voided += r.body.voided;
+    others += r.body.others;
+    cursor = r.body.next;
+    if (cursor === "0") break;
+  }
+  voidResult(voided
+    ? "Voided " + voided + " vote(s) of " + by + " " + value + " from " + range + "."
+    : "No logged vote of " + by + " " + value + " from " + range + ": nothing was voided" +
+      ((state.settings || {}).vote_log ? "." : " (this campaign keeps no vote log)."));
+  status(voided + " vote(s) voided");
+  afterChange();
+}
+
+// ---- audit log ---------------------------------------------------------------------
+
+const audit = { before: null, stack: [], next: null, gen: 0 };
+// the end a cleared end is stored as (9999-12-31T23:59:59Z)
+const NO_END = 253402300799;
+const ACTIONS = {
+  configure: "settings changed", import: "starting votes imported", limits_reset: "rate limits reset",
+  reindex: "board reindexed", void: "vote voided", void_range: "votes voided by range",
+};
+
+// "2026-03-17 20:00:05 +08:00": Unix milliseconds on the campaign's clock.
+function auditWhen(ms) {
+  const o = ((state.settings || {}).offset) || "+00:00";
+  const off = offsetSeconds(o) ?? 0;
+  const d = new Date(ms + off * 1000);
+  return pad(d.getUTCFullYear(), 4) + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) + " " +
+    pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds()) + " " + o;
+}
+
+const brief = (v) => {
+  const t = v === undefined ? "(none)" : JSON.stringify(v);
+  return t.length > 80 ? t.slice(0, 77) + "..." : t;
+};
+
+// The paths whose values differ between `a` and `b`, "path: before -> after".
+function diffs(a, b, path, out) {
+  if (out.length >= 12) return out;
+  const obj = (x) => x && typeof x === "object" && !Array.isArray(x);
+  // a cleared date is stored as the bound that refuses nothing
+  if (path === "start" && a === 0) a = undefined;
+  if (path === "start" && b === 0) b = undefined;
+  if (path === "end" && a === NO_END) a = undefined;
+  if (path === "end" && b === NO_END) b = undefined;
+  if (obj(a) && obj(b)) {
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      diffs(a[k], b[k], path ? path + "." + k : k, out);
+    }
+    return out;
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b)) out.push((path || "(all)") + ": " + brief(a) + " \u2192 " + brief(b));
+  return out;
+}
+
+function auditRow(e) {
+  const changed = e.action === "configure"
+    ? (e.before === null ? ["campaign created"] : []).concat(diffs(e.before || {}, e.after || {}, "", []))
+    : ["answer: " + brief(e.after)];
+  const what = el("td", {}, el("b", {}, ACTIONS[e.action] || e.action),
+    el("div", { class: "audit-what" }, brief(e.what)));
+  const full = el("details", {}, el("summary", {}, "before and after"),
+    el("pre", {}, "before: " + JSON.stringify(e.before, null, 1) + "\nafter: " + JSON.stringify(e.after, null, 1)));
+  const tr = el("tr", {}, cell(auditWhen(e.when), "when"), cell(e.who),
+    what, el("td", {}, el("pre", {}, changed.length ? changed.join("\n") : "nothing"), full));
+  // a phone shows each entry as a card: every cell says what it is
+  ["When", "Who", "What", "Changed"].forEach((l, i) => tr.children[i].setAttribute("data-label", l));
+  tr.dataset.action = e.action;
+  return tr;
+}
+
+// One page of the audit log: the newest (before null) or the one before
+// `before`.
+async function loadAudit(before) {
+  const gen = ++audit.gen;
+  $("#audit-error").textContent = "";
+  $("#audit-campaign").textContent = state.campaign ? "of " + state.campaign : "";
+  if (!state.campaign || !state.exists) {
+    $("#audit-table tbody").replaceChildren();
+    $("#audit-page").textContent = state.campaign && !state.readOnly ? "no change yet" : "";
+    $("#audit-older").disabled = true;
+    return;
+  }
+  if (before === undefined) { audit.before = null; audit.stack = []; }
+  const q = new URLSearchParams({ count: "10" });
+  if (audit.before) q.set("before", audit.before);
+  const r = await api("GET", "/v1/campaigns/" + enc(state.campaign) + "/audit?" + q);
+  if (gen !== audit.gen) return;
+  if (!r.ok) { $("#audit-error").textContent = problemText(r); return; }
+  $("#audit-table tbody").replaceChildren(...r.body.entries.map(auditRow));
+  audit.next = r.body.next;
+  $("#audit-older").disabled = !audit.next;
+  $("#audit-page").textContent = r.body.entries.length
+    ? (audit.stack.length ? "page " + (audit.stack.length + 1) : "the newest " + r.body.entries.length) + " entr" + (r.body.entries.length === 1 ? "y" : "ies")
+    : "no change yet";
+  $("#audit").dataset.updated = String(Date.now());
+}
+
+async function auditOlder() {
+  if (!audit.next) return;
+  audit.stack.push(audit.before);
+  audit.before = audit.next;
+  await loadAudit(audit.before);
+}
+
+// ---- team keys -------------------------------------------------------------------------
+
+async function loadKeys() {
+  const r = await api("GET", "/v1/keys");
+  const off = $("#keys-off");
+  if (!r.ok) {
+    $("#keys-on").hidden = true;
+    off.hidden = false;
+    off.textContent = r.status === 403 && r.body && r.body.code === "REDVOTE_FORBIDDEN"
+      ? "This token is a team key: team keys are listed and made with the operator's admin token only."
+      : problemText(r);
+    return;
+  }
+  off.hidden = true;
+  $("#keys-on").hidden = false;
+  const day = (s) => new Date(s * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  $("#keys-table tbody").replaceChildren(...r.body.keys.map((k) => {
+    const b = el("button", { type: "button", className: "key-revoke" }, "Revoke");
+    b.setAttribute("aria-label", "Revoke key " + k.name);
+    b.addEventListener("click", () => revokeKey(k.name));
+    const tr = el("tr", {}, cell(k.name), cell(k.role), cell(k.pattern), cell(day(k.created)), el("td", {}, b));
+    tr.dataset.key = k.name;
+    return tr;
+  }));
+  if (!r.body.keys.length) {
+    $("#keys-table tbody").replaceChildren(el("tr", {}, el("td", { colSpan: 5, class: "muted" }, "No team key yet.")));
+  }
+}
+
+async function addKey(ev) {
+  ev.preventDefault();
+  const f = $("#key-form");
+  const what = "No key was added";
+  clearErrors(f);
+  const name = $("#key-name").value.trim();
+  const pattern = $("#key-pattern").value.trim();
+  if (!NAME.test(name) || name === "operator") {
+    fieldError(f, "key", "A key's name is 1 to 64 characters without spaces, commas, colons, braces, * ? [ ] or backslashes, and not operator.", what);
+    return;
+  }
+  if (!/^[^\s,:{}?[\]\\]{1,64}$/.test(pattern)) {
+    fieldError(f, "key", "The campaigns are a name where * stands for any characters: spring*, *-2026, or * for all.", what);
+    return;
+  }
+  const role = $("#key-role").value;
+  const r = await api("POST", "/v1/keys", { name, pattern, role });
+  if (!r.ok) {
+    fieldError(f, "key", r.body && r.body.code === "REDVOTE_KEY_EXISTS"
+      ? "There is a key " + name + " already: revoke it first, or choose another name." : problemText(r), what);
+    return;
+  }
+  $("#key-made-text").textContent = "Key " + name + " may " + (role === "read" ? "read" : role === "vote" ? "vote and read" : "administer") +
+    " the campaigns matching " + pattern + ". Give its token to the team:";
+  $("#key-token").value = r.body.token;
+  $("#key-copied").textContent = "";
+  $("#key-made").hidden = false;
+  $("#key-name").value = "";
+  $("#key-pattern").value = "";
+  $("#key-token").focus();
+  $("#key-token").select();
+  $("#keys-result").textContent = "Key " + name + " added.";
+  await loadKeys();
+}
+
+async function copyKey() {
+  const t = $("#key-token");
+  let done = false;
+  try { await navigator.clipboard.writeText(t.value); done = true; } catch (_) {
+    t.select();
+    try { done = document.execCommand("copy"); } catch (_) { done = false; }
+  }
+  $("#key-copied").textContent = done ? "Copied." : "Select the token and copy it (Ctrl+C).";
+}
+
+function forgetMadeKey() {
+  $("#key-token").value = "";
+  $("#key-made").hidden = true;
+  $("#key-name").focus();
+}
+
+async function revokeKey(name) {
+  const ok = await confirmAction("Revoke key " + name + "? Every request with its token is refused from the next one on; a team that still needs access gets a new key.",
+    "Revoke " + name);
+  if (!ok) { $("#keys-result").textContent = "Key " + name + " was not revoked."; return; }
+  const r = await api("DELETE", "/v1/keys/" + enc(name));
+  $("#keys-result").textContent = r.ok ? "Key " + name + " revoked: its token no longer works." : problemText(r);
+  await loadKeys();
 }
 
 // ---- wiring ------------------------------------------------------------------
@@ -1135,6 +1834,7 @@ async function useToken(ev) {
   $("#token").value = "";
   live.ticket = null;
   await loadCampaigns();
+  loadKeys();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -1183,5 +1883,27 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("#import-file").addEventListener("change", chooseImport);
   $("#import-form").addEventListener("submit", applyImport);
-  if (token()) loadCampaigns(); else status("enter the admin token");
+  $("#stats-form").addEventListener("submit", (e) => { e.preventDefault(); loadStats(); });
+  $("#stats-by").addEventListener("change", loadStats);
+  $("#stats-csv").addEventListener("click", statsCsv);
+  $("#export-form").addEventListener("submit", exportBoard);
+  $("#export-period").addEventListener("change", () => {
+    $("#export-named-pair").hidden = $("#export-period").value !== "named";
+  });
+  $("#void-form").addEventListener("submit", voidOne);
+  $("#void-range-form").addEventListener("submit", voidRange);
+  $("#audit-newest").addEventListener("click", () => loadAudit());
+  $("#audit-older").addEventListener("click", auditOlder);
+  $("#key-form").addEventListener("submit", addKey);
+  $("#key-copy").addEventListener("click", copyKey);
+  $("#key-done").addEventListener("click", forgetMadeKey);
+  // the charts follow the page's width
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth === width) return;
+    width = window.innerWidth;
+    clearTimeout(stats.resize);
+    stats.resize = setTimeout(drawStats, 150);
+  });
+  if (token()) { loadCampaigns(); loadKeys(); } else status("enter the admin token");
 });
