@@ -1,10 +1,24 @@
 // Type declarations of the redvote Node package. The error part (between the
-// GENERATED markers) is written by `node tools/gen-errors-dts.js` from the
+// GENERATED markers) is written by `node tools/generate.js` from the
 // manifest's codes; test/types.test.js checks both parts against the manifest.
 import type { Redis, Cluster, ChainableCommander } from 'ioredis';
 
+/**
+ * A client of another ioredis 5 copy than the package's own (an
+ * application's ioredis of another 5.x version): structurally, what the
+ * package uses of it.
+ */
+export interface ClientLike {
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number | null; readOnly?: boolean }): void;
+}
+/** A pipeline or MULTI of another ioredis 5 copy. */
+export interface PipelineLike {
+  exec(): Promise<unknown>;
+}
+/** A pipeline or MULTI: redis.pipeline(), redis.multi(). */
+export type Pipeline = ChainableCommander | PipelineLike;
 /** An ioredis client, or a pipeline / MULTI made from one. */
-export type Client = Redis | Cluster | ChainableCommander;
+export type Client = Redis | Cluster | Pipeline | ClientLike;
 
 // ---- the manifest -------------------------------------------------------
 
@@ -161,7 +175,7 @@ export declare class Site {
   readonly prefix: string;
   readonly root: string;
   /** The same site, its calls queued on a pipeline or MULTI. */
-  on(pipeline: ChainableCommander): Site;
+  on(pipeline: Pipeline): Site;
   /** post.lua: answers the new article's id. */
   post(user: string, title: string, link: string, options?: { time?: number }): Promise<number>;
   /** vote.lua */
@@ -325,7 +339,7 @@ export declare class Campaign {
   readonly namespace: string;
   readonly root: string;
   /** The same campaign, its calls queued on a pipeline or MULTI. */
-  on(pipeline: ChainableCommander): Campaign;
+  on(pipeline: Pipeline): Campaign;
   /** The same campaign with every call at Unix time `time` (test/import path). */
   atTime(time: Time): Campaign;
   /** campaign_configure.lua: answers counts (boards, options, ...). */
@@ -371,7 +385,7 @@ export declare class CampaignRegistry {
   constructor(client: Client, options?: { key?: string });
   readonly client: Client;
   readonly root: string;
-  on(pipeline: ChainableCommander): CampaignRegistry;
+  on(pipeline: Pipeline): CampaignRegistry;
   /** campaign_register.lua: answers how many names were new. */
   register(names: string | string[]): Promise<number>;
   /** campaign_registry.lua (read-only) */

@@ -16,8 +16,9 @@ function recorder() {
     defineCommand(name, def) {
       this.scriptsSet[name] = { sha: require('node:crypto').createHash('sha1').update(def.lua).digest('hex') };
       this[name] = (numkeys, ...rest) => {
+        const callback = rest.pop(); // ioredis's callback form, as the calls send it
         calls.push({ name, keys: rest.slice(0, numkeys), args: rest.slice(numkeys) });
-        return Promise.reject(new Error('recorded'));
+        callback(new Error('recorded'));
       };
     },
   };

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const redvote = require('..');
-const { generated, current } = require('../tools/gen-errors-dts');
+const { generated, current, esm, ESM_FILE } = require('../tools/generate');
 
 const ROOT = path.join(__dirname, '..');
 const DTS = fs.readFileSync(path.join(ROOT, 'index.d.ts'), 'utf8');
@@ -30,8 +30,9 @@ function union(typeName) {
   return [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]).sort();
 }
 
-test('the generated error part of index.d.ts is up to date', () => {
-  assert.equal(current().part, generated(), 'run node tools/gen-errors-dts.js');
+test('the generated error part of index.d.ts and index.mjs are up to date', () => {
+  assert.equal(current().part, generated(), 'run node tools/generate.js');
+  assert.equal(fs.readFileSync(ESM_FILE, 'utf8'), esm(), 'run node tools/generate.js');
 });
 
 test('every manifest script maps to a declared method', () => {
