@@ -22,19 +22,47 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG (the settings hash is of the
-    wrong type).
+    wrong type), REDVOTE_LAYOUT_VERSION.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- layout: the data-layout version a site or a campaign was written with
+-- (docs/versions.md). A campaign keeps it in the field `layout` of its
+-- settings hash <ns>campaign, a site in the field `layout` of
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
+-- or by any redvote, campaigns configured by redvote 0.5 or before).
+--
+-- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
+-- first..last, and configure a new campaign at the last. A layout outside
+-- that range was written by a redvote they do not know: every script, read
+-- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
+-- write, instead of reading or corrupting what it does not understand.
+local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+
+-- The layout of the site or campaign (`what`) whose hash `key` holds
+-- `stored` in its field `layout` (nil when absent): a number, checked.
+local function check_layout(what, key, stored)
+  if not stored then return 1 end
+  local known = LAYOUTS[what]
+  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
+  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
+  if have < known[1] or have > known[2] then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. known[1]
+      .. '..' .. known[2] .. '): it was written by ' .. (have > known[2] and 'a newer' or 'an older')
+      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
+  end
+  return have
+end
 -- site_args: the article site's root key and argument count (every site
 -- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
--- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
--- the key and <prefix>, from which every other key derives. The same checks
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`), of a
+-- site whose data layout this script knows (lib/layout): returns the key
+-- and <prefix>, from which every other key derives. The same checks
 -- as lib/args' one_key and argc, in one function: every site call runs it,
 -- and each helper a script defines costs a closure per call.
 local function site_root(op, lo, hi, usage)
@@ -43,7 +71,10 @@ local function site_root(op, lo, hi, usage)
     fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-  return key, key:sub(1, -9)
+  local prefix = key:sub(1, -9)
+  local config = prefix .. 'redvote:config'
+  check_layout('site', config, rcall('HGET', config, 'layout'))
+  return key, prefix
 end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the

@@ -85,6 +85,11 @@ codes! {
     Denied => "REDVOTE_DENIED",
     /// A write that would take a score beyond the range doubles hold exactly.
     OutOfRange => "REDVOTE_OUT_OF_RANGE",
+    /// The site's or campaign's stored data layout is one these scripts do
+    /// not read or write (written by a newer or much older redvote), or a
+    /// campaign still at layout 1 was asked for what needs layout 2 (see
+    /// docs/versions.md); nothing was written.
+    LayoutVersion => "REDVOTE_LAYOUT_VERSION",
     /// Redis refused a command inside a script, or the script hit a bug.
     Internal => "REDVOTE_INTERNAL",
 }

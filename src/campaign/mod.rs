@@ -32,7 +32,7 @@ mod stats;
 
 pub use model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
-    Participants, Period, PeriodScore, Reindexed, Standing, Ties, View, Voter,
+    Participants, Period, PeriodScore, Reindexed, Standing, Ties, Upgraded, View, Voter,
 };
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
 pub use settings::{
@@ -161,6 +161,21 @@ impl Campaign {
     pub fn reindex(&self, board: &str, cursor: &str, count: u32) -> Call<Reindexed> {
         let args = vec![board.to_string(), cursor.to_string(), count.to_string()];
         Call::new("campaign_reindex", &self.root, args)
+    }
+
+    /// One step of moving the campaign's data layout forward to the last
+    /// these scripts write (`lua/campaign_upgrade.lua`, docs/versions.md):
+    /// run it once no client of redvote 0.5 writes the campaign any more.
+    /// Start with cursor `"0"` and call again with [`Upgraded::next`] until
+    /// [`Upgraded::is_done`]; each call does at most `count` (1..=5000)
+    /// units of work (from layout 1 to 2, one call does it all).
+    /// Idempotent: a campaign already upgraded answers done.
+    pub fn upgrade(&self, cursor: &str, count: u32) -> Call<Upgraded> {
+        Call::new(
+            "campaign_upgrade",
+            &self.root,
+            vec![cursor.to_string(), count.to_string()],
+        )
     }
 
     /// One page of each of `boards` (1..=20), in `view`.

@@ -197,6 +197,26 @@ impl Reindexed {
     }
 }
 
+/// What one `campaign_upgrade` call did (see [`crate::Campaign::upgrade`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Upgraded {
+    /// The campaign's data layout before this call (1: configured by
+    /// redvote 0.5 or before).
+    pub from: u32,
+    /// The layout after it, once done: the last these scripts write.
+    pub to: u32,
+    /// The cursor for the next call; `"0"` when the upgrade is done.
+    pub next: String,
+}
+
+impl Upgraded {
+    /// The campaign is at the last layout these scripts write.
+    pub fn is_done(&self) -> bool {
+        self.next == "0"
+    }
+}
+
 /// Who votes, for rate limits: the user and the vote's context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Voter<'a> {

@@ -5,7 +5,7 @@ use redis::Value;
 
 use super::model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
-    Reindexed, Standing,
+    Reindexed, Standing, Upgraded,
 };
 use super::settings::CampaignSettings;
 use crate::reply::{
@@ -81,6 +81,18 @@ reply_type! {
         Ok(Reindexed {
             members: count(get(&items, 0)?)?,
             boards: count(get(&items, 1)?)?,
+            next: text(get(&items, 2)?)?,
+        })
+    };
+    // `campaign_upgrade.lua`: `{ from, to, next cursor }`.
+    Upgraded => |v| {
+        let items = items(v)?;
+        let layout = |i| -> Result<u32, String> {
+            u32::try_from(count(get(&items, i)?)?).map_err(|_| "a layout beyond u32".to_string())
+        };
+        Ok(Upgraded {
+            from: layout(0)?,
+            to: layout(1)?,
             next: text(get(&items, 2)?)?,
         })
     };

@@ -508,6 +508,45 @@ mod tests {
         }
     }
 
+    /// The converse: every code the script's code can raise (`fail('CODE'`
+    /// or a `REDVOTE_CODE` in the code) is in its header's `Errors:`, but
+    /// `REDVOTE_INTERNAL` (a bug or a Redis refusal, any script) and
+    /// `TRYAGAIN`. So the manifest's error lists are complete.
+    #[test]
+    fn raised_codes_are_in_the_header() {
+        let mut missing = Vec::new();
+        for e in crate::scripts::all() {
+            let source = e.source();
+            let code: String = source[source.find("]]").unwrap()..]
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let listed = parse(source).unwrap().errors;
+            let mut raised = std::collections::BTreeSet::new();
+            for (at, _) in code.match_indices("fail('") {
+                let rest = &code[at + "fail('".len()..];
+                raised.insert(format!("REDVOTE_{}", &rest[..rest.find('\'').unwrap()]));
+            }
+            for (at, _) in code.match_indices("REDVOTE_") {
+                let rest = &code[at..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+                    .unwrap_or(rest.len());
+                raised.insert(rest[..end].to_string());
+            }
+            for wire in raised {
+                if wire != "REDVOTE_" && wire != "REDVOTE_INTERNAL" && !listed.contains(&wire) {
+                    missing.push(format!("lua/{}.lua raises {wire}", e.name()));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "codes raised but not in the header's Errors: {missing:#?}"
+        );
+    }
+
     /// Where the code checks an integer argument with
     /// `integer_arg(ARGV[i], 'name', lo, hi, ...)`, the header's bounds are
     /// `lo..hi`.

@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 #[cfg(test)]
 mod assemble;
 #[cfg(test)]
-pub(crate) mod manifest;
-#[cfg(test)]
 mod bindings;
+#[cfg(test)]
+pub(crate) mod manifest;
 
 /// `lua/manifest.json`: every script's name, file, SHA1, flags, key, ARGV
 /// (types, bounds, defaults), reply shape, error codes and idempotency, and
@@ -156,7 +156,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 25] = [
+    const OPERATIONS: [&str; 26] = [
         "article",
         "campaign_around",
         "campaign_configure",
@@ -171,6 +171,7 @@ mod tests {
         "campaign_standing",
         "campaign_stats",
         "campaign_top",
+        "campaign_upgrade",
         "campaign_void",
         "campaign_void_range",
         "campaign_vote",

@@ -90,6 +90,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_stats", 200),
     ("campaign_void", 200),
     ("campaign_void_range", 200),
+    ("campaign_upgrade", 100),
 ];
 
 macro_rules! fuzz_tests {
@@ -141,6 +142,7 @@ fuzz_tests! {
     campaign_stats,
     campaign_void,
     campaign_void_range,
+    campaign_upgrade,
 }
 
 // ---------------------------------------------------------------------------
@@ -917,6 +919,7 @@ fn campaign_fixture(script: &str) -> Fixture {
                 clock.vote("gina", &[("B", "x")]).into(),
             ]
         }
+        "campaign_upgrade" => vec![c.upgrade("0", 1).into(), c.upgrade("0", 5000).into()],
         "campaign_reindex" => vec![
             c.reindex("B", "0", 3).into(),
             c.reindex("C", "0", 5000).into(),

@@ -99,7 +99,8 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
-    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have),
+    REDVOTE_LAYOUT_VERSION.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -133,6 +134,33 @@ end
 local function argc(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
 end
+-- layout: the data-layout version a site or a campaign was written with
+-- (docs/versions.md). A campaign keeps it in the field `layout` of its
+-- settings hash <ns>campaign, a site in the field `layout` of
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
+-- or by any redvote, campaigns configured by redvote 0.5 or before).
+--
+-- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
+-- first..last, and configure a new campaign at the last. A layout outside
+-- that range was written by a redvote they do not know: every script, read
+-- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
+-- write, instead of reading or corrupting what it does not understand.
+local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+
+-- The layout of the site or campaign (`what`) whose hash `key` holds
+-- `stored` in its field `layout` (nil when absent): a number, checked.
+local function check_layout(what, key, stored)
+  if not stored then return 1 end
+  local known = LAYOUTS[what]
+  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
+  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
+  if have < known[1] or have > known[2] then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. known[1]
+      .. '..' .. known[2] .. '): it was written by ' .. (have > known[2] and 'a newer' or 'an older')
+      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
+  end
+  return have
+end
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
 
@@ -142,9 +170,12 @@ end
 local COUNTER_GRACE = 604800
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
--- `op` otherwise). Returns it and <ns>, from which every other key derives.
+-- `op` otherwise) of a campaign whose data layout this script knows
+-- (lib/layout). Returns it, <ns>, from which every other key derives, and
+-- the layout.
 local function campaign_key(op)
-  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  return root, ns, check_layout('campaign', root, rcall('HGET', root, 'layout'))
 end
 -- option: whether a board has an option (a weight in <ns>weights:B). Needs
 -- rcall and fail (lib/prologue).
@@ -353,8 +384,23 @@ end
 
 -- The call's key and its one argument, a JSON object of at most 4 MiB.
 -- Returns the campaign root, the namespace and the decoded document.
+-- The campaign's data layout (lib/layout): what it was, or for a new
+-- campaign the last this version writes. Set by parse_document.
+local layout
+
+-- Refuses `what` on a campaign still at layout 1, whose writers may include
+-- redvote 0.5, which would not keep what `what` needs (docs/versions.md).
+local function needs_layout_2(what)
+  if layout < 2 then
+    fail('LAYOUT_VERSION', what .. ' needs campaign data layout 2; this campaign is at layout 1 (redvote 0.5 may '
+      .. 'still write it): once none does, run redvote campaign NAME upgrade (docs/versions.md)')
+  end
+end
+
 local function parse_document()
-  local root, ns = campaign_key('campaign_configure')
+  local root, ns
+  root, ns, layout = campaign_key('campaign_configure')
+  if rcall('EXISTS', root) == 0 then layout = LAYOUTS.campaign[2] end
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])
@@ -382,7 +428,11 @@ local function campaign_fields(doc)
   if doc.vote_id_ttl ~= nil then
     push(campaign, 'vote_id_ttl', integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl'))
   end
-  if doc.vote_log ~= nil then push(campaign, 'vote_log', integer(doc.vote_log, 0, 1000000, 'vote_log')) end
+  if doc.vote_log ~= nil then
+    local log = integer(doc.vote_log, 0, 1000000, 'vote_log')
+    push(campaign, 'vote_log', log)
+    if log > 0 then needs_layout_2('a vote log') end
+  end
   return campaign
 end
 
@@ -579,7 +629,9 @@ local function board_ties(ns, board, ties, exists, was, fields, hdel)
   if not corrupt and pending and ORDERED[pending] then drop[#drop + 1] = pending end
   if ties ~= effect and ORDERED[ties] and written then
     -- pending: the rule in effect stays (its side keys complete), the
-    -- board is not indexed for the rule configured
+    -- board is not indexed for the rule configured (redvote 0.5's votes
+    -- would not keep the pending rule's side keys)
+    needs_layout_2('switching the ties of a board with votes to ' .. ties)
     push(fields, 'indexed', '0')
     push(fields, 'order_gen', gen + 1)
     push(fields, 'ties', effect)
@@ -742,6 +794,7 @@ end
 -- campaign-window counters' expiries, the deny lists and `denying`.
 local function write_campaign(root, ns, campaign, counters, deny)
   push(campaign, 'updated', rcall('TIME')[1])
+  if layout > 1 then push(campaign, 'layout', layout) end
   hset_chunks(root, campaign)
   for _, key in ipairs(counters.expire) do rcall('EXPIREAT', key, counters.end_at + COUNTER_GRACE) end
   for _, key in ipairs(counters.drop) do rcall('DEL', key) end

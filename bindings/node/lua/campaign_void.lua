@@ -37,7 +37,9 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_VOTE_ID, REDVOTE_UNKNOWN_CAMPAIGN,
-    REDVOTE_UNKNOWN_VOTE, REDVOTE_NOT_VOIDABLE, REDVOTE_INVALID_CONFIG.
+    REDVOTE_UNKNOWN_VOTE, REDVOTE_NOT_VOIDABLE, REDVOTE_INVALID_CONFIG,
+    REDVOTE_LAYOUT_VERSION,
+    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_BOARD.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -64,6 +66,33 @@ end
 local function argc(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
 end
+-- layout: the data-layout version a site or a campaign was written with
+-- (docs/versions.md). A campaign keeps it in the field `layout` of its
+-- settings hash <ns>campaign, a site in the field `layout` of
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
+-- or by any redvote, campaigns configured by redvote 0.5 or before).
+--
+-- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
+-- first..last, and configure a new campaign at the last. A layout outside
+-- that range was written by a redvote they do not know: every script, read
+-- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
+-- write, instead of reading or corrupting what it does not understand.
+local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+
+-- The layout of the site or campaign (`what`) whose hash `key` holds
+-- `stored` in its field `layout` (nil when absent): a number, checked.
+local function check_layout(what, key, stored)
+  if not stored then return 1 end
+  local known = LAYOUTS[what]
+  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
+  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
+  if have < known[1] or have > known[2] then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. known[1]
+      .. '..' .. known[2] .. '): it was written by ' .. (have > known[2] and 'a newer' or 'an older')
+      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
+  end
+  return have
+end
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
 
@@ -73,9 +102,12 @@ end
 local COUNTER_GRACE = 604800
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
--- `op` otherwise). Returns it and <ns>, from which every other key derives.
+-- `op` otherwise) of a campaign whose data layout this script knows
+-- (lib/layout). Returns it, <ns>, from which every other key derives, and
+-- the layout.
 local function campaign_key(op)
-  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  return root, ns, check_layout('campaign', root, rcall('HGET', root, 'layout'))
 end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the

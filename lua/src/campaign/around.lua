@@ -34,7 +34,7 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
-    REDVOTE_INVALID_CONFIG (a corrupt stored setting).
+    REDVOTE_INVALID_CONFIG (a corrupt stored setting), REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"

@@ -97,7 +97,8 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
-    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have).
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have),
+    REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/names"
@@ -156,8 +157,23 @@ end
 
 -- The call's key and its one argument, a JSON object of at most 4 MiB.
 -- Returns the campaign root, the namespace and the decoded document.
+-- The campaign's data layout (lib/layout): what it was, or for a new
+-- campaign the last this version writes. Set by parse_document.
+local layout
+
+-- Refuses `what` on a campaign still at layout 1, whose writers may include
+-- redvote 0.5, which would not keep what `what` needs (docs/versions.md).
+local function needs_layout_2(what)
+  if layout < 2 then
+    fail('LAYOUT_VERSION', what .. ' needs campaign data layout 2; this campaign is at layout 1 (redvote 0.5 may '
+      .. 'still write it): once none does, run redvote campaign NAME upgrade (docs/versions.md)')
+  end
+end
+
 local function parse_document()
-  local root, ns = campaign_key('campaign_configure')
+  local root, ns
+  root, ns, layout = campaign_key('campaign_configure')
+  if rcall('EXISTS', root) == 0 then layout = LAYOUTS.campaign[2] end
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])
@@ -185,7 +201,11 @@ local function campaign_fields(doc)
   if doc.vote_id_ttl ~= nil then
     push(campaign, 'vote_id_ttl', integer(doc.vote_id_ttl, 1, 31536000, 'vote_id_ttl'))
   end
-  if doc.vote_log ~= nil then push(campaign, 'vote_log', integer(doc.vote_log, 0, 1000000, 'vote_log')) end
+  if doc.vote_log ~= nil then
+    local log = integer(doc.vote_log, 0, 1000000, 'vote_log')
+    push(campaign, 'vote_log', log)
+    if log > 0 then needs_layout_2('a vote log') end
+  end
   return campaign
 end
 
@@ -382,7 +402,9 @@ local function board_ties(ns, board, ties, exists, was, fields, hdel)
   if not corrupt and pending and ORDERED[pending] then drop[#drop + 1] = pending end
   if ties ~= effect and ORDERED[ties] and written then
     -- pending: the rule in effect stays (its side keys complete), the
-    -- board is not indexed for the rule configured
+    -- board is not indexed for the rule configured (redvote 0.5's votes
+    -- would not keep the pending rule's side keys)
+    needs_layout_2('switching the ties of a board with votes to ' .. ties)
     push(fields, 'indexed', '0')
     push(fields, 'order_gen', gen + 1)
     push(fields, 'ties', effect)
@@ -545,6 +567,7 @@ end
 -- campaign-window counters' expiries, the deny lists and `denying`.
 local function write_campaign(root, ns, campaign, counters, deny)
   push(campaign, 'updated', rcall('TIME')[1])
+  if layout > 1 then push(campaign, 'layout', layout) end
   hset_chunks(root, campaign)
   for _, key in ipairs(counters.expire) do rcall('EXPIREAT', key, counters.end_at + COUNTER_GRACE) end
   for _, key in ipairs(counters.drop) do rcall('DEL', key) end

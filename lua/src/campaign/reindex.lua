@@ -50,7 +50,8 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_NAME,
-    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG.
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG,
+    REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"

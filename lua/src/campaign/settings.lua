@@ -44,7 +44,9 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG (a
     corrupt stored setting or board or option name, a key of the wrong
-    type, or a campaign over 64 boards or 1000 options).
+    type, or a campaign over 64 boards or 1000 options),
+    REDVOTE_LAYOUT_VERSION,
+    REDVOTE_INVALID_NAME, REDVOTE_INVALID_USER, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"

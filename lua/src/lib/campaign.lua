@@ -1,4 +1,5 @@
 --- @include "lib/args"
+--- @include "lib/layout"
 -- campaign: the one key every campaign script takes. Needs one_key
 -- (lib/args).
 
@@ -8,7 +9,10 @@
 local COUNTER_GRACE = 604800
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
--- `op` otherwise). Returns it and <ns>, from which every other key derives.
+-- `op` otherwise) of a campaign whose data layout this script knows
+-- (lib/layout). Returns it, <ns>, from which every other key derives, and
+-- the layout.
 local function campaign_key(op)
-  return one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  return root, ns, check_layout('campaign', root, rcall('HGET', root, 'layout'))
 end

@@ -1,10 +1,12 @@
 --- @include "lib/prologue"
+--- @include "lib/layout"
 -- site_args: the article site's root key and argument count (every site
 -- script); an article reference is lib/site_id.
 
 -- The site root "<prefix>article:" (the article id counter), every site
--- script's one key, and ARGV's count (lo..hi, listed in `usage`): returns
--- the key and <prefix>, from which every other key derives. The same checks
+-- script's one key, and ARGV's count (lo..hi, listed in `usage`), of a
+-- site whose data layout this script knows (lib/layout): returns the key
+-- and <prefix>, from which every other key derives. The same checks
 -- as lib/args' one_key and argc, in one function: every site call runs it,
 -- and each helper a script defines costs a closure per call.
 local function site_root(op, lo, hi, usage)
@@ -13,5 +15,8 @@ local function site_root(op, lo, hi, usage)
     fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
   end
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-  return key, key:sub(1, -9)
+  local prefix = key:sub(1, -9)
+  local config = prefix .. 'redvote:config'
+  check_layout('site', config, rcall('HGET', config, 'layout'))
+  return key, prefix
 end

@@ -20,7 +20,7 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG (the settings hash is of the
-    wrong type).
+    wrong type), REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/site_args"
 --- @include "lib/site_settings"

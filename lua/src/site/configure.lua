@@ -32,7 +32,8 @@
   Reply: pairs(string, integer|string)
   Idempotent: yes
 
-  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_CONFIG_LOCKED.
+  Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_CONFIG_LOCKED,
+    REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/site_args"

@@ -23,7 +23,8 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
-    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type).
+    REDVOTE_UNKNOWN_ARTICLE, REDVOTE_INVALID_CONFIG (a key of the wrong type),
+    REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/site_args"
 --- @include "lib/site_id"

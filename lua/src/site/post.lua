@@ -29,7 +29,7 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_TEXT,
     REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a corrupt setting or id
-    counter, a key of the wrong type).
+    counter, a key of the wrong type), REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/user"
 --- @include "lib/integer_arg"

@@ -24,7 +24,7 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a
-    key of the wrong type).
+    key of the wrong type), REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/site_args"

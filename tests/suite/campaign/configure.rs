@@ -53,11 +53,15 @@ fn configure_creates_boards_with_the_documented_defaults() {
     );
     assert_eq!(hgetall(&mut con, "{c:spring}:weights:B"), map([("x", "1")]));
     assert_eq!(smembers(&mut con, "{c:spring}:boards"), set(["B"]));
-    // The root holds only the update time and the statistics' retention
-    // (-1: a board of its total only is kept): no offset (UTC), no start
-    // or end.
+    // The root holds only the data layout (docs/versions.md), the update
+    // time and the statistics' retention (-1: a board of its total only is
+    // kept): no offset (UTC), no start or end.
     let root = hgetall(&mut con, "{c:spring}:campaign");
-    assert_eq!(root.keys().collect::<Vec<_>>(), ["stats_keep", "updated"]);
+    assert_eq!(
+        root.keys().collect::<Vec<_>>(),
+        ["layout", "stats_keep", "updated"]
+    );
+    assert_eq!(root["layout"], "2");
     assert_eq!(root["stats_keep"], "-1");
     let updated: i64 = root["updated"].parse().unwrap();
     assert!(before <= updated && updated <= after, "{updated}");

@@ -15,6 +15,7 @@ mod configure;
 mod decimals;
 mod import;
 mod import_stored;
+mod layout;
 mod order;
 mod participants;
 mod rank_model;

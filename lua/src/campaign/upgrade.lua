@@ -1,0 +1,55 @@
+#!lua
+--[[
+  campaign_upgrade: move a campaign's data layout forward to the last this
+  version writes (lib/layout, docs/versions.md), in bounded steps.
+
+  A campaign configured by redvote 0.5 or before has no `layout` field:
+  layout 1. These scripts read and write it as it is, beside redvote 0.5's
+  (the rolling deploy), but refuse what 0.5's writers would break: a vote
+  log, and a tie switch on a board with votes. Once no client runs 0.5,
+  the upgrade records layout 2, and from then on every script of a later
+  version checks it. From 1 to 2 no stored value changes form, so one call
+  does it; later layouts may need several: call with cursor "0", then again
+  with the cursor each call returns, until it returns "0". Each call does
+  at most `count` units of work. Upgrading a campaign already at the last
+  layout writes nothing and answers done.
+
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  cursor  <cursor>  "0" to start; else the cursor the previous call
+             returned
+    ARGV[2]  count  <integer 1..5000>  units of work in this call, 1..5000
+
+  Writes: HSET <ns>campaign layout (the call that finishes).
+
+  Output: { the layout before this call, the layout after it, next cursor
+    ("0": done) }
+
+  Keys: <ns>campaign
+
+  Reply: {from: integer, to: integer, next: string}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_NUMBER,
+    REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_LAYOUT_VERSION, REDVOTE_INVALID_CONFIG.
+]]
+--- @include "lib/integer_arg"
+--- @include "lib/prologue"
+--- @include "lib/campaign"
+
+local function main()
+  local root, _, from = campaign_key('campaign_upgrade')
+  argc('campaign_upgrade', 2, 2, 'cursor, count')
+  if ARGV[1] ~= '0' then
+    fail('USAGE', 'cursor must be "0" or one campaign_upgrade returned, got "' .. ARGV[1]:sub(1, 80) .. '"')
+  end
+  integer_arg(ARGV[2], 'count', 1, 5000)
+  if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  local to = LAYOUTS.campaign[2]
+
+  -- validated: the writes start here
+  if from < to then rcall('HSET', root, 'layout', to) end
+  return { from, to, '0' }
+end
+
+--- @include "lib/epilogue"
