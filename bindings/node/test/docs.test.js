@@ -28,8 +28,9 @@ function run(cmd, args, opts) {
   return { status: r.status, out: `${r.stdout || ''}${r.stderr || ''}`, stdout: r.stdout || '', stderr: r.stderr || '', error: r.error };
 }
 
-test('every code block of docs/node.md runs', async (t) => {
-  const all = blocks(fs.readFileSync(DOC, 'utf8'));
+test('every code block of docs/node.md (and of the README) runs', async (t) => {
+  const readme = blocks(fs.readFileSync(path.join(PKG, 'README.md'), 'utf8')).map((b) => ({ ...b, doc: 'bindings/node/README.md' }));
+  const all = [...blocks(fs.readFileSync(DOC, 'utf8')), ...readme];
   assert.ok(all.length >= 5, 'docs/node.md has its code blocks');
   for (const b of all) assert.ok(['sh', 'js', 'ts'].includes(b.lang), `docs/node.md:${b.line}: a block of ${b.lang || 'no language'} this test cannot run`);
 
@@ -48,7 +49,7 @@ test('every code block of docs/node.md runs', async (t) => {
     let n = 0;
     for (const b of all) {
       n += 1;
-      const where = `docs/node.md:${b.line}`;
+      const where = `${b.doc || 'docs/node.md'}:${b.line}`;
       if (b.lang === 'sh') {
         const script = b.code.replaceAll('/path/to/redvote', REPO);
         const r = run('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, env });

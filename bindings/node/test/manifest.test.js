@@ -94,3 +94,19 @@ test('ESM entry exports the same objects', async () => {
   assert.equal(esm.default, cjs);
   for (const k of Object.keys(cjs)) assert.equal(esm[k], cjs[k], k);
 });
+
+test('a missing server binary fails with how to install one', () => {
+  const { spawnSync } = require('node:child_process');
+  const r = spawnSync(
+    process.execPath,
+    ['-e', "require('./test/helpers/server').startServer().then(() => process.exit(0), (e) => { console.error(e.message); process.exit(3); })"],
+    { cwd: path.join(__dirname, '..'), env: { ...process.env, REDVOTE_SERVER: '/nonexistent/redis-server' }, encoding: 'utf8' }
+  );
+  assert.equal(r.status, 3);
+  assert.match(r.stderr, /apt-get install -y redis-server/);
+});
+
+test('the raw scripts are importable by path', () => {
+  const m = require('redvote/lua/manifest.json');
+  assert.equal(m.redvote, manifest.redvote);
+});

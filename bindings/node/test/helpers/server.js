@@ -24,9 +24,8 @@ function checkBinary() {
   if (r.error) {
     throw new Error(
       `redvote tests need ${BINARY} to start throwaway servers and could not run it (${r.error.code}). ` +
-        (process.env.REDVOTE_SERVER
-          ? 'REDVOTE_SERVER names a binary that does not run; fix the path or unset it.'
-          : 'Install Redis 7 or later: apt-get install -y redis-server (or set REDVOTE_SERVER to a valkey-server).')
+        (process.env.REDVOTE_SERVER ? 'REDVOTE_SERVER names a binary that does not run: fix the path or unset it. ' : '') +
+        'Install Redis 7 or later: apt-get install -y redis-server (or set REDVOTE_SERVER to a valkey-server).'
     );
   }
   return r.stdout.trim();
