@@ -6,6 +6,7 @@ runner's own small cases. REDVOTE_GOLDEN_DIR runs another directory."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -31,7 +32,10 @@ NOW = re.compile(r"\$\{now(?:([+-])(\d+))?\}")
 def raw_client(server: Server) -> "redis.Redis":
     """A client answering RESP2 as it comes: no response callbacks (SET is
     "OK", not True), strings decoded."""
-    client = server.client(decode_responses=True)
+    # redis-py 5 takes protocol= (and redis-py 8 defaults to RESP3); older
+    # ones speak RESP2 only
+    kwargs = {"protocol": 2} if "protocol" in inspect.signature(redis.Redis.__init__).parameters else {}
+    client = server.client(decode_responses=True, **kwargs)
     client.response_callbacks.clear()
     return client
 

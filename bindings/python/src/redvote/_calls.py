@@ -167,7 +167,7 @@ def opt(value: Optional[Union[str, int]]) -> str:
     return "" if value is None else arg(value)
 
 
-def flat_pairs(items_: Union[Pairs, Mapping[str, Any]]) -> List[str]:
+def flat_pairs(items_: Union[Sequence[Tuple[str, Any]], Mapping[str, Any]]) -> List[str]:
     if isinstance(items_, Mapping):
         items_ = list(items_.items())
     out: List[str] = []

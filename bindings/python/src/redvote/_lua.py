@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Tuple, Union
 
-from .errors import ScriptMismatch
+from ._base import ScriptMismatch
 
 try:  # Python >= 3.9
     from importlib.resources import files as _files
@@ -40,7 +40,7 @@ class ScriptInfo:
 
 
 def _lua_dir() -> Any:
-    return _files("redvote").joinpath("lua")  # type: ignore[misc]
+    return _files("redvote").joinpath("lua")
 
 
 def load_scripts(directory: Union[Path, Any, None] = None) -> Tuple[Dict[str, Any], Dict[str, ScriptInfo]]:

@@ -16,7 +16,8 @@ from . import _calls
 from ._base import ReplyError
 from ._calls import Call, CampaignCalls, Number, Pairs, RegistryCalls, SiteCalls
 from ._lua import SCRIPTS
-from .errors import InvalidConfig, RedvoteError, convert
+from ._base import RedvoteError
+from .errors import InvalidConfig, convert
 from .types import (
     Article,
     Around,
@@ -187,7 +188,7 @@ class Pipeline:
 
     def command(self, *args: Any) -> Pending[Any]:
         """A raw Redis command (its reply as redis-py parses it)."""
-        self.pipeline.execute_command(*args)
+        self.pipeline.execute_command(*args)  # type: ignore[no-untyped-call,unused-ignore]
         pending: Pending[Any] = Pending(None)
         self._pending.append(pending)
         return pending
@@ -281,7 +282,7 @@ class Site(_Bound):
         if commands:
             pipe = self.client.pipeline(transaction=True)
             for command in commands:
-                pipe.execute_command(*command)
+                pipe.execute_command(*command)  # type: ignore[no-untyped-call,unused-ignore]
             replies = pipe.execute(raise_on_error=False)
             failed = [r for r in replies if isinstance(r, BaseException)]
             if failed:

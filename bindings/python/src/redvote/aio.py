@@ -18,7 +18,8 @@ from ._sync import Pending
 from ._base import ReplyError
 from ._calls import Call, CampaignCalls, Number, Pairs, RegistryCalls, SiteCalls
 from ._lua import SCRIPTS
-from .errors import InvalidConfig, RedvoteError, convert
+from ._base import RedvoteError
+from .errors import InvalidConfig, convert
 from .types import (
     Article,
     Around,
@@ -156,7 +157,7 @@ class Pipeline:
 
     def command(self, *args: Any) -> Pending[Any]:
         """A raw Redis command (its reply as redis-py parses it)."""
-        self.pipeline.execute_command(*args)
+        self.pipeline.execute_command(*args)  # type: ignore[no-untyped-call,unused-ignore]
         pending: Pending[Any] = Pending(None)
         self._pending.append(pending)
         return pending
@@ -179,7 +180,7 @@ class Pipeline:
 
     async def reset(self) -> None:
         self._pending = []
-        await self.pipeline.reset()
+        await self.pipeline.reset()  # type: ignore[no-untyped-call,unused-ignore]
 
     async def __aenter__(self) -> "Pipeline":
         return self
@@ -250,7 +251,7 @@ class Site(_Bound):
         if commands:
             async with self.client.pipeline(transaction=True) as pipe:
                 for command in commands:
-                    pipe.execute_command(*command)
+                    pipe.execute_command(*command)  # type: ignore[no-untyped-call,unused-ignore]
                 replies = await pipe.execute(raise_on_error=False)
             failed = [r for r in replies if isinstance(r, BaseException)]
             if failed:

@@ -10,7 +10,10 @@ from typing import Optional, Type
 
 from redis.exceptions import ResponseError
 
-from ._base import BY_CODE, RedvoteError, ReplyError, ScriptMismatch
+from ._base import BY_CODE as BY_CODE
+from ._base import RedvoteError as RedvoteError
+from ._base import ReplyError as ReplyError
+from ._base import ScriptMismatch as ScriptMismatch
 from ._codes import *  # noqa: F401,F403
 from ._codes import __all__ as _generated
 
