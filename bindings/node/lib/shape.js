@@ -145,4 +145,69 @@ function read(shape, value) {
   }
 }
 
-module.exports = { parseShape, read, camel };
+/**
+ * Where a raw reply departs from its shape: a list of "path: expected T,
+ * got V" (empty when it conforms). A record may lack trailing fields whose
+ * type admits nil (campaign_vote's replay marker).
+ */
+function mismatches(shape, value, at = '$') {
+  const got = () => JSON.stringify(value);
+  const out = [];
+  switch (shape.kind) {
+    case 'integer':
+      if (!Number.isInteger(value)) out.push(`${at}: expected integer, got ${got()}`);
+      break;
+    case 'string':
+      if (typeof value !== 'string') out.push(`${at}: expected string, got ${got()}`);
+      break;
+    case 'nil':
+      if (value !== null) out.push(`${at}: expected nil, got ${got()}`);
+      break;
+    case 'json':
+      try {
+        JSON.parse(value);
+      } catch {
+        out.push(`${at}: expected json, got ${got()}`);
+      }
+      break;
+    case 'enum':
+      if (!shape.values.includes(value)) out.push(`${at}: expected enum(${shape.values.join('|')}), got ${got()}`);
+      break;
+    case 'union':
+      if (!shape.alts.some((a) => mismatches(a, value, at).length === 0)) out.push(`${at}: expected ${shape.alts.map((a) => a.kind).join('|')}, got ${got()}`);
+      break;
+    case 'list':
+      if (!Array.isArray(value)) out.push(`${at}: expected list, got ${got()}`);
+      else value.forEach((v, i) => out.push(...mismatches(shape.of, v, `${at}[${i}]`)));
+      break;
+    case 'pairs':
+      if (!Array.isArray(value) || value.length % 2) out.push(`${at}: expected pairs, got ${got()}`);
+      else
+        for (let i = 0; i < value.length; i += 2) {
+          out.push(...mismatches(shape.k, value[i], `${at}[${i}]`), ...mismatches(shape.v, value[i + 1], `${at}[${i + 1}]`));
+        }
+      break;
+    case 'record': {
+      if (!Array.isArray(value)) {
+        out.push(`${at}: expected an array, got ${got()}`);
+        break;
+      }
+      shape.fields.forEach((f, i) => {
+        if (i >= value.length) {
+          const nullable = f.type.kind === 'union' && f.type.alts.some((a) => a.kind === 'nil');
+          if (!nullable) out.push(`${at}.${f.name}: missing`);
+        } else {
+          out.push(...mismatches(f.type, value[i], `${at}.${f.name}`));
+        }
+      });
+      if (shape.tail) value.slice(shape.fields.length).forEach((v, i) => out.push(...mismatches(shape.tail, v, `${at}[${shape.fields.length + i}]`)));
+      else if (value.length > shape.fields.length) out.push(`${at}: ${value.length - shape.fields.length} elements more than its fields`);
+      break;
+    }
+    default:
+      out.push(`${at}: unknown shape ${shape.kind}`);
+  }
+  return out;
+}
+
+module.exports = { parseShape, read, camel, mismatches };

@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { withServer } = require('./helpers/context');
 const { runScriptRaw, MANIFEST, RedvoteError } = require('..');
+const { parseShape, mismatches } = require('../lib/shape');
 
 const GOLDEN = path.resolve(__dirname, '..', '..', '..', 'tests', 'golden');
 const SAMPLES = path.join(__dirname, 'golden_sample');
@@ -16,6 +17,7 @@ const SCRIPT_NAMES = new Set(MANIFEST.scripts.map((s) => s.name));
 
 const ctx = withServer();
 const totals = { files: 0, steps: 0 };
+const replies = []; // every script reply the cases saw: [label, step, script, reply]
 
 function jsonFiles(dir) {
   return fs.existsSync(dir)
@@ -84,6 +86,7 @@ async function runCase(file) {
         const keys = (step.keys || []).map((k) => substitute(k, now));
         const args = (step.args || []).map((a) => substitute(a, now));
         reply = await runScriptRaw(r, step.script, keys, args);
+        replies.push([label, name, step.script, reply]);
       } else if (Array.isArray(step.command)) {
         const [cmd, ...rest] = step.command.map((a) => substitute(a, now));
         reply = await r.call(cmd, ...rest);
@@ -125,6 +128,40 @@ test('tests/golden exists', () => {
 
 for (const file of jsonFiles(GOLDEN)) test(`golden: ${path.basename(file)}`, () => runCase(file));
 for (const file of jsonFiles(SAMPLES)) test(`golden sample: ${path.basename(file)}`, () => runCase(file));
+
+// Where the scripts answer other than their manifest's `reply` text says
+// (reported; the typed calls read what the scripts answer): the counts of
+// groups.lua and campaign_import.lua, declared list(string); the amounts of
+// campaign_stats.lua, declared string, answered as integers when whole; the
+// id of article.lua, declared integer, answered as a string.
+const KNOWN = [
+  /^article: \$\.id: expected integer, got "\d+"$/,
+  /^groups: \$\.(added|removed): expected list, got \d+$/,
+  /^campaign_import: \$\.(changed|unchanged): expected list, got \d+$/,
+  /^campaign_stats: \$\[\d+\]\.(amount|voided_amount): expected string, got \d+$/,
+];
+
+test('every script reply of the golden cases has its manifest shape', () => {
+  assert.ok(replies.length > 0);
+  const seen = new Set();
+  const known = new Set();
+  const unexpected = [];
+  for (const [label, step, script, reply] of replies) {
+    seen.add(script);
+    const shape = parseShape(MANIFEST.scripts.find((s) => s.name === script).reply);
+    for (const m of mismatches(shape, reply)) {
+      const line = `${script}: ${m}`;
+      const k = KNOWN.findIndex((re) => re.test(line));
+      if (k >= 0) known.add(k);
+      else unexpected.push(`${label}: ${step}: ${line}`);
+    }
+  }
+  assert.deepEqual(unexpected, [], 'replies that depart from the manifest');
+  for (const [k, re] of KNOWN.entries()) {
+    const script = re.source.slice(1).split(':')[0];
+    if (seen.has(script)) assert.ok(known.has(k), `${re}: the manifest and the script agree now; drop it from KNOWN and check the typed call`);
+  }
+});
 
 test.after(() => {
   console.log(`# golden: ran ${totals.files} files, ${totals.steps} steps`);
