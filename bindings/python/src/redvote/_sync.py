@@ -90,7 +90,7 @@ class Scripts:
         it into its :class:`RedvoteError`)."""
         script = self._scripts[name]
         try:
-            return script(keys=list(keys), args=list(args), client=client or self.client)
+            return script(keys=list(keys), args=list(args), client=client if client is not None else self.client)
         except ResponseError as e:
             converted = convert(e)
             if converted is e:
