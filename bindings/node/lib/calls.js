@@ -6,6 +6,7 @@
 // MULTI (campaign.on(pipeline)), it queues the script and its promise
 // settles when exec() runs.
 const { run, runRaw, defineScripts, isPipeline } = require('./scripts');
+const { translateError } = require('./errors');
 
 /** Which typed call sends each script: script -> [class, method]. */
 const SCRIPT_METHODS = Object.freeze({
@@ -62,7 +63,7 @@ class Bound {
   }
   _then(promise, fn) {
     const p = promise.then(fn);
-    p.catch(() => {});
+    if (this.inPipeline) p.catch(() => {}); // see handled() in scripts.js
     return p;
   }
 }
@@ -143,7 +144,7 @@ class Site extends Bound {
     if (withScores) m.zmscore(`${this.prefix}score:`, ...p.members);
     for (const key of p.members) m.hgetall(this.prefix + key);
     const res = await m.exec();
-    for (const [err] of res) if (err) throw require('./errors').translateError(err);
+    for (const [err] of res) if (err) throw translateError(err);
     const values = res.map(([, v]) => v);
     const scores = withScores ? values.shift() : null;
     const articles = p.members.map((key, i) => {

@@ -46,10 +46,11 @@ function defineScripts(redis) {
   return redis;
 }
 
-function handled(promise) {
+function handled(promise, target) {
   // A call queued on a pipeline settles when exec() runs; a caller who reads
-  // only exec()'s result must not get an unhandled rejection.
-  promise.catch(() => {});
+  // only exec()'s result must not get an unhandled rejection. A direct call
+  // is left as it is: its caller awaits it.
+  if (isPipeline(target)) promise.catch(() => {});
   return promise;
 }
 
@@ -70,7 +71,7 @@ function runRaw(target, name, keys, args = []) {
       target[cmd] = target.redis[cmd];
     }
   }
-  if (isTransaction(target)) return handled(queueInTransaction(target, name, cmd, keys, args));
+  if (isTransaction(target)) return handled(queueInTransaction(target, name, cmd, keys, args), target);
   // the callback form: on a pipeline the command answers the pipeline, and
   // the callback gets this command's own reply when exec() runs
   const p = new Promise((resolve, reject) => {
@@ -78,7 +79,7 @@ function runRaw(target, name, keys, args = []) {
       err ? reject(translateError(err)) : resolve(value)
     );
   });
-  return handled(p);
+  return handled(p, target);
 }
 
 function isTransaction(target) {
@@ -137,7 +138,7 @@ function readReply(name, raw) {
 
 /** runRaw, then the reply read by its manifest shape (camelCase fields). */
 function run(target, name, keys, args = []) {
-  return handled(runRaw(target, name, keys, args).then((raw) => readReply(name, raw)));
+  return handled(runRaw(target, name, keys, args).then((raw) => readReply(name, raw)), target);
 }
 
 class ScriptRegistry {

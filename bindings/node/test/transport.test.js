@@ -105,3 +105,17 @@ test('the raw registry runs any script by name, with any keys', async () => {
   const loaded = await reg.load();
   for (const s of MANIFEST.scripts) assert.equal(loaded[s.name], s.sha1, `SCRIPT LOAD of ${s.name}`);
 });
+
+test('a refused call of a pipeline that nobody awaits is no unhandled rejection', async () => {
+  const r = ctx.redis;
+  const c = new Campaign(r, 'g');
+  await c.configure(BOARDS);
+  const p = r.pipeline();
+  c.on(p).vote('', [['b', 'o1']], { time: T }); // not awaited
+  const m = r.multi();
+  c.on(m).top('nope', { time: T }); // not awaited
+  const [[err]] = await p.exec();
+  assert.match(err.message, /REDVOTE_INVALID_USER/);
+  await m.exec();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled rejection would fail this test
+});
