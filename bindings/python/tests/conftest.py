@@ -66,8 +66,8 @@ class Server:
             )
             if self._wait():
                 return
-            self.stop()
-        raise RuntimeError(f"{binary} did not start on a free port")
+            why = self._stop_process()
+        raise RuntimeError(f"{binary} did not start on a free port: {why}")
 
     def _wait(self) -> bool:
         deadline = time.time() + 10
@@ -89,14 +89,23 @@ class Server:
     def client(self, **kw: object) -> "redis.Redis":
         return redis.Redis(host="127.0.0.1", port=self.port, **kw)  # type: ignore[arg-type]
 
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+    def _stop_process(self) -> str:
+        """Stop the process; answer what it wrote on stderr."""
+        if self.process is None:
+            return ""
+        if self.process.poll() is None:
             self.process.terminate()
             try:
                 self.process.wait(5)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        err = self.process.stderr.read() if self.process.stderr else b""
+        self.process = None
+        return err.decode(errors="replace").strip()[-2000:]
+
+    def stop(self) -> None:
+        self._stop_process()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

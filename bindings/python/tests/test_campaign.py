@@ -27,6 +27,11 @@ def spring(r):
     return campaign
 
 
+def test_pairs_are_tuples(r):
+    with pytest.raises(TypeError, match="pairs are"):
+        redvote.Campaign(r, "x").vote("u", ("b", "o"))  # type: ignore[arg-type]
+
+
 def test_names_and_keys(r):
     c = redvote.Campaign(r, "spring2026")
     assert c.namespace == "{c:spring2026}:" and c.root == "{c:spring2026}:campaign"

@@ -172,6 +172,8 @@ def flat_pairs(items_: Union[Sequence[Tuple[str, Any]], Mapping[str, Any]]) -> L
         items_ = list(items_.items())
     out: List[str] = []
     for pair in items_:
+        if isinstance(pair, (str, bytes)):
+            raise TypeError(f"pairs are (board, option) or (option, votes) tuples, got {pair!r}")
         a, b = pair
         out += [arg(a), arg(b)]
     return out
