@@ -17,7 +17,8 @@
 //! read (the page then sends nothing). With one, it takes the API or the
 //! admin token as `Authorization: Bearer` or, for EventSource (which
 //! cannot send headers), a stream ticket as `?ticket=`: `POST
-//! .../top/ticket` (admin token) answers one, valid for that campaign and
+//! .../top/ticket` (the admin token, or a team key of any role on its
+//! campaigns) answers one, valid for that campaign and
 //! board for [`TICKET_SECONDS`] (HMAC-signed, nothing stored:
 //! [`super::auth`]). A ticket is checked when the stream opens; the
 //! stream then lasts its `seconds`. No token ever goes in the URL (the

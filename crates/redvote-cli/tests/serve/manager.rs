@@ -6,7 +6,8 @@
 //! Chromium into a directory of the test's own and compared with what the
 //! API answers; votes voided on the page (by id, then a user's over a time
 //! range) and seen leaving the top and entering the charts as voided; a
-//! team key made on the page and used over the API (allowed, 403), then
+//! team key made on the page and used over the API (allowed, 403) and on
+//! the page (a read key: its campaigns, the live top, the charts), then
 //! revoked (401); the audit view showing those changes; a start date set
 //! and cleared; the page's CSV reader on quoted fields. Screenshots in
 //! `target/screenshots/`: `manager-desktop.png` (1280 px, the whole page),
@@ -512,6 +513,44 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
         .json(json!({"user": "u9", "votes": [{"board": "songs", "option": "aria"}]}))
         .send()
         .problem(403, "REDVOTE_FORBIDDEN");
+    // the page with the read key: its campaigns only, the live top
+    // (through a ticket) and the charts of a board typed by name
+    fill("#token", &reader);
+    click("#token-save");
+    wait(
+        "[...document.querySelectorAll('#campaign option')].map((o) => o.value).join() === ',expo' \
+         && document.querySelector('#status').textContent.startsWith('this key may not change campaign expo')",
+        "the read key's campaign list",
+    );
+    wait(
+        "document.querySelector('#keys-off').textContent.startsWith('This token is a team key')",
+        "the keys view closed to a team key",
+    );
+    fill("#board-typed", "songs");
+    click("#open-board");
+    wait(
+        &format!(
+            "document.querySelector('#live-state').textContent === 'live' && {} === 1",
+            score("aria")
+        ),
+        "the read key's live top",
+    );
+    wait(
+        "document.querySelector('#stats-summary').textContent.includes(' 4 of them voided')",
+        "the read key's charts",
+    );
+    vote("fan-4", "aria", None, "app", "mobile");
+    wait(
+        &format!("{} === 2", score("aria")),
+        "a vote on the read key's live top",
+    );
+    fill("#token", ADMIN);
+    click("#token-save");
+    wait(
+        "document.querySelector('#keys-table tr[data-key=expo-reader]') \
+         && document.querySelector('#campaign-title').textContent === 'expo'",
+        "the admin token again",
+    );
     // revoked from the page, after a confirmation
     click("#keys-table tr[data-key=expo-reader] .key-revoke");
     confirm("#confirm-ok", "Revoke key expo-reader?");

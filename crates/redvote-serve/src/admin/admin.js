@@ -144,7 +144,7 @@ async function loadCampaigns() {
   sel.value = pick;
   status(unique.length ? unique.length + " campaign(s)" : "no campaign yet: type a name to create one");
   const r = await openCampaign(pick || null);
-  if (r && !r.ok && r.status !== 404) status(problemText(r), true);
+  if (r && !r.ok && r.status !== 404 && !state.readOnly) status(problemText(r), true);
 }
 
 // Opens the campaign `name` (null: none): its settings, its boards, the
@@ -226,7 +226,7 @@ async function openTyped(ev) {
     return;
   }
   const r = await openCampaign(name);
-  if (r && !r.ok && r.status !== 404) {
+  if (r && !r.ok && r.status !== 404 && !state.readOnly) {
     fieldError(f, "campaign-name", problemText(r));
     $("#campaign").value = "";
     return;
@@ -1743,6 +1743,8 @@ async function loadKeys() {
   const off = $("#keys-off");
   if (!r.ok) {
     $("#keys-on").hidden = true;
+    $("#keys-table tbody").replaceChildren();
+    forgetMadeKey(false);
     off.hidden = false;
     off.textContent = r.status === 403 && r.body && r.body.code === "REDVOTE_FORBIDDEN"
       ? "This token is a team key: team keys are listed and made with the operator's admin token only."
@@ -1810,10 +1812,11 @@ async function copyKey() {
   $("#key-copied").textContent = done ? "Copied." : "Select the token and copy it (Ctrl+C).";
 }
 
-function forgetMadeKey() {
+// The shown token forgotten (the focus back on the name unless `focus` is false).
+function forgetMadeKey(focus) {
   $("#key-token").value = "";
   $("#key-made").hidden = true;
-  $("#key-name").focus();
+  if (focus !== false) $("#key-name").focus();
 }
 
 async function revokeKey(name) {
@@ -1848,7 +1851,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#reload").addEventListener("click", loadCampaigns);
   $("#campaign").addEventListener("change", async () => {
     const r = await openCampaign($("#campaign").value || null);
-    if (r && !r.ok && r.status !== 404) status(problemText(r), true);
+    if (r && !r.ok && r.status !== 404 && !state.readOnly) status(problemText(r), true);
   });
   $("#open-form").addEventListener("submit", openTyped);
   $("#open-board-form").addEventListener("submit", openTypedBoard);
