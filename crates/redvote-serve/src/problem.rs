@@ -180,7 +180,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::CampaignClosed
         | Code::ConfigLocked
         | Code::VoteIdReused
-        | Code::NotVoidable => StatusCode::CONFLICT,
+        | Code::NotVoidable
+        // a campaign's stored layout this redvote cannot use (docs/versions.md)
+        | Code::LayoutVersion => StatusCode::CONFLICT,
         Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         Code::Usage
