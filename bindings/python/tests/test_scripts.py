@@ -113,7 +113,6 @@ def test_the_sha1_is_what_the_server_answers_for_the_bytes(r):
 
 
 def test_calls_are_plain_data():
-    call = redvote.Campaign.__init__  # noqa: F841 (the classes build Calls through .calls)
     c = _calls.CampaignCalls("spring")
     vote = c.vote("user:1", [("b", "o")], vote_id="r1", cost=2)
     assert (vote.script, vote.keys) == ("campaign_vote", ("{c:spring}:campaign",))

@@ -6,17 +6,16 @@ of ``_calls.py``."""
 from __future__ import annotations
 
 import weakref
-from typing import Any, Dict, Generic, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterator, Generic, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import redis
 from redis.commands.core import Script
 from redis.exceptions import ResponseError
 
 from . import _calls
-from ._base import ReplyError
+from ._base import RedvoteError, ReplyError
 from ._calls import Call, CampaignCalls, Number, Pairs, RegistryCalls, SiteCalls
 from ._lua import SCRIPTS
-from ._base import RedvoteError
 from .errors import InvalidConfig, convert
 from .types import (
     Article,
@@ -70,7 +69,7 @@ class Scripts:
     def __contains__(self, name: object) -> bool:
         return name in self._scripts
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._scripts)
 
     def sha1(self, name: str) -> str:

@@ -7,18 +7,17 @@ are shared)."""
 from __future__ import annotations
 
 import weakref
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterator, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import redis.asyncio
 from redis.commands.core import AsyncScript as Script
 from redis.exceptions import ResponseError
 
 from . import _calls
+from ._base import RedvoteError
 from ._sync import Pending
-from ._base import ReplyError
 from ._calls import Call, CampaignCalls, Number, Pairs, RegistryCalls, SiteCalls
 from ._lua import SCRIPTS
-from ._base import RedvoteError
 from .errors import InvalidConfig, convert
 from .types import (
     Article,
@@ -71,7 +70,7 @@ class Scripts:
     def __contains__(self, name: object) -> bool:
         return name in self._scripts
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._scripts)
 
     def sha1(self, name: str) -> str:
@@ -126,7 +125,6 @@ def scripts_for(client: Union["redis.asyncio.Redis", Scripts]) -> Scripts:
         return found
     except TypeError:  # not weak-referenceable
         return Scripts(client)
-
 
 
 class Pipeline:
