@@ -217,6 +217,12 @@ enum CampaignCommand {
         #[arg(long, default_value_t = 100)]
         batch: u32,
     },
+    /// Move the campaign's data layout to the one this version writes, in batches (once no redvote 0.5 client writes it: docs/versions.md)
+    Upgrade {
+        /// Units of work per atomic call (1..5000)
+        #[arg(long, default_value_t = 100)]
+        batch: u32,
+    },
     /// Admin: void a vote by its id, or a user's or channel's logged votes in a time range (docs/teams.md)
     Void(crate::void::VoidArgs),
     /// The campaign's audit log, newest first: who changed what, when (docs/teams.md)
@@ -282,6 +288,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
         CampaignCommand::Export(export) => crate::export::run(g, c, &args.name, export),
         CampaignCommand::Stats(stats) => crate::stats::run(g, c, stats),
         CampaignCommand::Reindex { board, batch } => reindex(g, c, board, *batch),
+        CampaignCommand::Upgrade { batch } => upgrade(g, c, *batch),
         CampaignCommand::Check => {
             let report = redvote_check::check_campaign(g.connect_for(c.root_key())?.redis()?, c)?;
             crate::campaigns::warn_unregistered(g, c)?;
@@ -550,6 +557,40 @@ fn reindex(g: &Global, campaign: &Campaign, board: &str, batch: u32) -> Result<(
             "board {} indexed: {} member(s) of {} period board(s) in {} call(s)",
             d.board, d.members, d.period_boards, d.calls
         )
+    })
+}
+
+/// `upgrade`: campaign_upgrade calls of `batch` units until the campaign
+/// is at the layout this version writes.
+fn upgrade(g: &Global, campaign: &Campaign, batch: u32) -> Result<()> {
+    let mut con = g.connect()?;
+    let mut cursor = "0".to_string();
+    let mut done = Upgrading {
+        from: 0,
+        to: 0,
+        calls: 0,
+    };
+    loop {
+        let step = g.run_on(&mut con, &campaign.upgrade(&cursor, batch))?;
+        if done.calls == 0 {
+            done.from = step.from;
+        }
+        done.to = step.to;
+        done.calls += 1;
+        if step.is_done() {
+            break;
+        }
+        cursor = step.next;
+    }
+    print(g, &done, |d| {
+        if d.from == d.to {
+            format!(
+                "the campaign's data layout is {} already: nothing to do",
+                d.to
+            )
+        } else {
+            format!("data layout {} -> {} in {} call(s)", d.from, d.to, d.calls)
+        }
     })
 }
 
@@ -827,6 +868,14 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
             s.changed, s.unchanged
         )
     })
+}
+
+/// What `campaign NAME upgrade` did.
+#[derive(serde::Serialize)]
+struct Upgrading {
+    from: u32,
+    to: u32,
+    calls: u64,
 }
 
 /// What `campaign NAME reindex` did.

@@ -64,6 +64,10 @@ pub const DOCS: &[(&str, &str)] = &[
         include_str!("../../../docs/statistics.md"),
     ),
     ("docs/teams.md", include_str!("../../../docs/teams.md")),
+    (
+        "docs/versions.md",
+        include_str!("../../../docs/versions.md"),
+    ),
 ];
 
 /// The text of the document at `path` (`"docs/cli.md"`, `"README.md"`).

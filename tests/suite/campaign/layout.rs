@@ -306,7 +306,7 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
         .exec(&mut con)
         .unwrap();
     let root = "article:";
-    let scripts: [(&str, Vec<String>); 8] = [
+    let scripts: [(&str, Vec<String>); 9] = [
         ("vote", vec!["bob".into(), id.to_string()]),
         (
             "post",
@@ -318,6 +318,7 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
         ("configure", vec!["page_size".into(), "10".into()]),
         ("groups", vec![id.to_string(), "+g".into()]),
         ("rerank", vec!["0".into(), "10".into()]),
+        ("group_page", vec!["g".into(), "score".into(), "1".into()]),
     ];
     for (script, args) in &scripts {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -740,6 +740,45 @@ fn campaign_reindex_indexes_a_board_in_batches() {
     assert!(err.contains("{c:re}:board:nope"), "{err}");
 }
 
+/// `campaign NAME upgrade`: a campaign configured by redvote 0.5 (no
+/// layout field: layout 1) moves to layout 2 in one call; again, nothing
+/// to do; a campaign of a newer layout exits 1 naming both layouts, and an
+/// unknown campaign exits 1.
+#[test]
+fn campaign_upgrade_moves_the_layout_forward() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    let c = redvote::Campaign::new("up");
+    let board =
+        redvote::campaign::BoardSettings::new(&[redvote::Period::Total]).with_options(&["a"]);
+    let settings = redvote::campaign::CampaignSettings::new().with_board("b", board);
+    c.configure(&settings).run(&mut con).unwrap();
+    let _: () = con.hdel("{c:up}:campaign", "layout").unwrap();
+
+    let out = ok(u, &["campaign", "up", "upgrade"]);
+    assert_eq!(out.trim(), "data layout 1 -> 2 in 1 call(s)");
+    let layout: Option<String> = con.hget("{c:up}:campaign", "layout").unwrap();
+    assert_eq!(layout.as_deref(), Some("2"));
+    let again = json(u, &["campaign", "up", "upgrade"]);
+    assert_eq!(
+        (again["from"].as_u64(), again["to"].as_u64()),
+        (Some(2), Some(2))
+    );
+
+    let _: () = con.hset("{c:up}:campaign", "layout", "3").unwrap();
+    let out = redvote(u, &["campaign", "up", "upgrade"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("REDVOTE_LAYOUT_VERSION") && err.contains("layout 3") && err.contains("1..2"),
+        "{err}"
+    );
+    let out = redvote(u, &["campaign", "nope", "upgrade"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
 /// Issue 20, item 18: a reader that stops early (`redvote scripts | head
 /// -1`) is not an error: the command exits 0 quietly instead of panicking
 /// with "Broken pipe" (exit 101). The pipe is closed before the command
