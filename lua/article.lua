@@ -17,7 +17,7 @@
   Keys: <prefix>article:ID, <prefix>score:, <prefix>voted:ID,
     <prefix>downvoted:ID
 
-  Reply: {id: integer, score: string|nil, rank: integer|nil, vote: string,
+  Reply: {id: string, score: string|nil, rank: integer|nil, vote: string,
     fields: pairs(string, string)}
   Idempotent: yes
 

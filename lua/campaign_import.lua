@@ -40,7 +40,7 @@
   Keys: <ns>board:B, <ns>weights:B, <ns>periods:B, <ns>b:B:KIND:P,
     <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B, <ns>seq
 
-  Reply: {changed: list(string), unchanged: list(string)}
+  Reply: {changed: integer, unchanged: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,

@@ -134,12 +134,7 @@ for (const file of jsonFiles(SAMPLES)) test(`golden sample: ${path.basename(file
 // groups.lua and campaign_import.lua, declared list(string); the amounts of
 // campaign_stats.lua, declared string, answered as integers when whole; the
 // id of article.lua, declared integer, answered as a string.
-const KNOWN = [
-  /^article: \$\.id: expected integer, got "\d+"$/,
-  /^groups: \$\.(added|removed): expected list, got \d+$/,
-  /^campaign_import: \$\.(changed|unchanged): expected list, got \d+$/,
-  /^campaign_stats: \$\[\d+\]\.(amount|voided_amount): expected string, got \d+$/,
-];
+const KNOWN = [];
 
 test('every script reply of the golden cases has its manifest shape', () => {
   assert.ok(replies.length > 0);

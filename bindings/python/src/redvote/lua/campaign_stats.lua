@@ -30,7 +30,7 @@
   Keys: <ns>board:B, <ns>st:B:P, <ns>sp:P, <ns>sn:P
 
   Reply: list({bucket: string, start: integer, votes: integer, amount:
-    string, voided: integer, voided_amount: string, participants: integer,
+    integer, voided: integer, voided_amount: integer, participants: integer,
     channels: pairs(string, integer), devices: pairs(string, integer)})
   Idempotent: yes
 

@@ -21,7 +21,7 @@
   Keys: <prefix>article:ID, <prefix>group:NAME, <prefix>score:NAME,
     <prefix>time:NAME, <prefix>hot:NAME, <prefix>best:NAME
 
-  Reply: {added: list(string), removed: list(string)}
+  Reply: {added: integer, removed: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_ID, REDVOTE_INVALID_GROUP,
