@@ -1,7 +1,8 @@
 //! [`Cluster`]: a throwaway Redis Cluster on free loopback ports, for the
 //! tests of every crate and the benchmark's cluster section: any number of
 //! masters (the slots split evenly) with any number of replicas each, each
-//! node a [`TempServer`] (persistence off, its own temp dir,
+//! node a [`TempServer`] (the [`crate::server_binary`]: `redis-server`, or
+//! the Valkey that `REDVOTE_SERVER` names; persistence off, its own temp dir,
 //! `--cluster-node-timeout 1000`, a bus port of its own), and the probes
 //! tests make of it (roles, slots, INFO). [`shared`] hands one 3+3 cluster
 //! to every test of a binary that can share it.
@@ -39,7 +40,7 @@ fn cluster_node() -> (TempServer, u16) {
             Err(e) => last = Some(e),
         }
     }
-    panic!("cannot start redis-server: {}", last.unwrap())
+    panic!("cannot start {}: {}", crate::server_binary(), last.unwrap())
 }
 
 /// A running cluster; its nodes are killed when it is dropped.

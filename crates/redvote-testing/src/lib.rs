@@ -9,10 +9,17 @@
 //!
 //! # Layout
 //! - [`TempServer`] (`server.rs`): one throwaway server; [`INSTALL_HINT`]
-//!   says how to install `redis-server` when it is missing.
-//! - [`cluster`]: a throwaway Redis Cluster (any masters and replicas).
-//! - [`sentinel`]: a throwaway Sentinel deployment (master, replica, 3 sentinels).
-//! - [`tls`]: a CA and certificates made with the openssl CLI, a TLS server.
+//!   says how to install `redis-server` when it is missing. The binary is
+//!   [`server_binary`]: `redis-server`, or the path in `REDVOTE_SERVER`
+//!   ([`SERVER_ENV`], e.g. a `valkey-server`: docs/servers.md).
+//! - [`cluster`]: a throwaway Redis Cluster (any masters and replicas),
+//!   nodes of [`server_binary`] too.
+//! - [`sentinel`]: a throwaway Sentinel deployment (master, replica, 3
+//!   sentinels). Redis only: it runs `redis-server` (and `--sentinel`)
+//!   whatever `REDVOTE_SERVER` says.
+//! - [`tls`]: a CA and certificates made with the openssl CLI, a TLS server
+//!   (`redis-server` only, too: the Valkey that `tests/valkey` installs is
+//!   built without TLS).
 //! - [`seed`]: the seeds' article flow, command for command.
 //! - `reads.rs`, `refusals.rs`, `builders.rs`: plain Redis reads, the
 //!   digest-unchanged refusal assertions, campaign settings builders.
@@ -42,7 +49,7 @@ pub use fixtures::*;
 pub use formulas::*;
 pub use reads::*;
 pub use refusals::*;
-pub use server::{TempServer, INSTALL_HINT};
+pub use server::{server_binary, TempServer, INSTALL_HINT, SERVER_ENV};
 
 /// The article site's default vote score (432 per net vote).
 pub const VOTE_SCORE: i64 = 432;
@@ -50,9 +57,9 @@ pub const VOTE_SCORE: i64 = 432;
 pub const WEEK: i64 = 604800;
 
 /// Start a throwaway server; fails the test (never skips) when redis-server
-/// is missing, with the install hint.
+/// (or `REDVOTE_SERVER`'s binary) is missing, with the install hint.
 pub fn server() -> TempServer {
-    TempServer::start().unwrap_or_else(|e| panic!("cannot start redis-server: {e}"))
+    TempServer::start().unwrap_or_else(|e| panic!("cannot start {}: {e}", server_binary()))
 }
 
 /// A throwaway replica of `master` (`--replicaof`), returned once its link
@@ -62,7 +69,7 @@ pub fn server() -> TempServer {
 pub fn replica_of(master: &TempServer) -> TempServer {
     let port = master.port().to_string();
     let replica = TempServer::start_with(&["--replicaof", "127.0.0.1", &port])
-        .unwrap_or_else(|e| panic!("cannot start redis-server: {e}"));
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", server_binary()));
     let (mut mcon, mut rcon) = (con(master), con(&replica));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {

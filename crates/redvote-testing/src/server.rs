@@ -4,6 +4,12 @@
 //! when no `--url` is given, and by the test suite: persistence off, its own
 //! temporary directory, `DEBUG` enabled (for `DEBUG DIGEST`), killed when
 //! dropped.
+//!
+//! The program run is [`server_binary`]: `redis-server` from `PATH`, or the
+//! one the environment variable `REDVOTE_SERVER` names (a path such as
+//! `~/.cache/redvote/valkey/.../valkey-server`: `tests/valkey` runs the
+//! suites against Valkey that way, docs/servers.md). Every `TempServer`
+//! and so every [`crate::cluster`] node runs it.
 
 use std::io;
 use std::net::TcpListener;
@@ -12,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-/// A running `redis-server` child process, killed on drop.
+/// A running server child process ([`server_binary`]), killed on drop.
 #[derive(Debug)]
 pub struct TempServer {
     child: Child,
@@ -24,6 +30,36 @@ pub struct TempServer {
 /// What to tell someone whose machine has no `redis-server`.
 pub const INSTALL_HINT: &str = "redis-server was not found on PATH; install it \
     (Debian/Ubuntu: `sudo apt-get install -y redis-server`, macOS: `brew install redis`)";
+
+/// The environment variable naming the server binary to run instead of
+/// `redis-server` (its path, or a name looked up on `PATH`).
+pub const SERVER_ENV: &str = "REDVOTE_SERVER";
+
+/// The server binary every [`TempServer`] (and so every cluster node) runs:
+/// `$REDVOTE_SERVER` when set and not empty, else `redis-server`.
+pub fn server_binary() -> String {
+    std::env::var(SERVER_ENV)
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-server".to_string())
+}
+
+/// The error of a server binary that cannot be run, naming `REDVOTE_SERVER`
+/// either way: the binary it chose, or the install hint and the variable.
+fn not_found(binary: &str, e: io::Error) -> io::Error {
+    let message = if std::env::var_os(SERVER_ENV).is_some_and(|v| !v.is_empty()) {
+        format!(
+            "{SERVER_ENV}={binary} cannot be run ({e}); set {SERVER_ENV} to the path of a \
+             redis-server or valkey-server, or unset it to run redis-server from PATH"
+        )
+    } else {
+        format!(
+            "{INSTALL_HINT}; or set {SERVER_ENV} to the path of another server binary \
+             (a valkey-server: docs/servers.md)"
+        )
+    };
+    io::Error::new(e.kind(), message)
+}
 
 impl TempServer {
     /// Start a server with persistence off and `DEBUG` enabled.
@@ -59,7 +95,7 @@ impl TempServer {
                 Err(e) => last = Some(e),
             }
         }
-        Err(last.unwrap_or_else(|| io::Error::other("redis-server did not start")))
+        Err(last.unwrap_or_else(|| io::Error::other(format!("{} did not start", server_binary()))))
     }
 
     fn wait_ready(&mut self, limit: Duration) -> io::Result<()> {
@@ -69,7 +105,8 @@ impl TempServer {
             if let Some(status) = self.child.try_wait()? {
                 let log = std::fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default();
                 return Err(io::Error::other(format!(
-                    "redis-server exited ({status}) on port {}: {}",
+                    "{} exited ({status}) on port {}: {}",
+                    server_binary(),
                     self.port,
                     log.lines().last().unwrap_or("")
                 )));
@@ -81,7 +118,8 @@ impl TempServer {
             }
             if start.elapsed() > limit {
                 return Err(io::Error::other(format!(
-                    "redis-server on port {} did not answer PING within {limit:?}",
+                    "{} on port {} did not answer PING within {limit:?}",
+                    server_binary(),
                     self.port
                 )));
             }
@@ -144,10 +182,11 @@ impl TempServer {
     }
 }
 
-/// `redis-server` on `port` in `dir`: persistence off and DEBUG on unless
+/// [`server_binary`] on `port` in `dir`: persistence off and DEBUG on unless
 /// `extra` says otherwise (later arguments win).
 fn spawn(port: u16, dir: &std::path::Path, extra: &[String]) -> io::Result<Child> {
-    Command::new("redis-server")
+    let binary = server_binary();
+    Command::new(&binary)
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
         .args(["--enable-debug-command", "yes"])
@@ -160,7 +199,7 @@ fn spawn(port: u16, dir: &std::path::Path, extra: &[String]) -> io::Result<Child
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => io::Error::new(io::ErrorKind::NotFound, INSTALL_HINT),
+            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => not_found(&binary, e),
             _ => e,
         })
 }
