@@ -267,9 +267,9 @@ export interface StatsBucket {
   bucket: string;
   start: number;
   votes: number;
-  amount: string;
+  amount: number;
   voided: number;
-  voidedAmount: string;
+  voidedAmount: number;
   participants: number;
   channels: Record<string, number>;
   devices: Record<string, number>;

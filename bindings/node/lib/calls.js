@@ -107,7 +107,9 @@ class Site extends Bound {
   }
   /** article.lua: one article, its score, rank and `user`'s vote. */
   article(article, user) {
-    return this._run('article', user === undefined ? [articleId(article)] : [articleId(article), user]);
+    const args = user === undefined ? [articleId(article)] : [articleId(article), user];
+    // the script answers the id as it stores it, digits: a number here, as post() answers
+    return this._then(this._run('article', args), (a) => ({ ...a, id: Number(a.id) }));
   }
   /** page.lua alone: the page's article keys (one round trip; usable in a pipeline). */
   pageMembers(order, page = 1, perPage) {

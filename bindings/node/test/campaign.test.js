@@ -63,7 +63,7 @@ test('votes, batch pairs and the reads answer typed objects', async () => {
   assert.equal(stats[0].bucket, 'day:2026-01-01');
   assert.equal(stats[0].votes, 3);
   assert.deepEqual(stats[0].channels, { web: 1 });
-  assert.equal(typeof stats[0].amount, 'string');
+  assert.equal(typeof stats[0].amount, 'number');
 
   const settings = await c.settings();
   assert.deepEqual(Object.keys(settings.boards).sort(), ['other', 'stars']);

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const imported: number = (await spring.import('male-stars', { yyqx: 120 })).changed;
   const parts = (await spring.participants('male-stars', ['yyqx'])).options[0].participants;
   const bucket = (await spring.stats('male-stars', { granularity: 'hour', from: 0, to: 3600 }))[0];
-  const amount: string = bucket.amount;
+  const amount: number = bucket.amount;
   const voided = await spring.void('req-1');
   const status: 'voided' | 'already_voided' = voided.status;
   await spring.voidRange('user', 'user:1', { to: 4102444800 });
