@@ -13,8 +13,10 @@
 //! `target/screenshots/`: `manager-desktop.png` (1280 px, the whole page),
 //! `manager-phone.png` (390 px, the top of the page),
 //! `manager-charts-phone.png` (390 px, the charts),
-//! `manager-audit-phone.png` (390 px, the void form and the audit log)
-//! and `manager-key-desktop.png` (the token shown once).
+//! `manager-void-phone.png` (390 px, the void forms),
+//! `manager-audit-phone.png` (390 px, the audit log as cards),
+//! `manager-confirm-phone.png` (390 px, a void's confirmation) and
+//! `manager-key-desktop.png` (the token shown once).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -311,6 +313,10 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
     assert!(
         axis.contains(&"0") && axis.iter().any(|t| t.ends_with(":00")),
         "{axis:?}"
+    );
+    assert!(
+        axis.contains(&"votes") && axis.contains(&"hour of the day (+00:00)"),
+        "the axes' titles: {axis:?}"
     );
     assert_eq!(
         chart["channels"],
@@ -692,6 +698,31 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
         run(&rt, c.screenshot()),
     )
     .unwrap();
+    // the confirmation at 390 px: readable, inside the screen, cancelled
+    fill("#void-id", "order-1");
+    click("#void-one");
+    wait(
+        "document.querySelector('#confirm').open",
+        "the dialog at 390 px",
+    );
+    let fits = js(
+        &rt,
+        &c,
+        "const r = document.querySelector('#confirm').getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth;",
+    );
+    assert_eq!(fits, true, "the dialog is wider than the phone");
+    let short = js(&rt, &c, CONTRAST);
+    assert_eq!(short, json!([]), "under 4.5:1 in the dialog: {short:#}");
+    std::fs::write(
+        shots.join("manager-confirm-phone.png"),
+        run(&rt, c.screenshot()),
+    )
+    .unwrap();
+    click("#confirm-cancel");
+    wait(
+        "document.querySelector('#void-result').textContent === 'Nothing was voided.'",
+        "the cancelled void",
+    );
 
     let _ = rt.block_on(c.close());
     eprintln!("the manager's flow took {:?}", began.elapsed());

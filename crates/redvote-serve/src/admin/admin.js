@@ -1318,10 +1318,10 @@ function plotWidth(plot) { return Math.max(260, Math.floor(plot.clientWidth || p
 // A time series as bars (`series`: [{ cls, values }] stacked) or a line,
 // with a y axis of counts and x labels thinned to fit; `desc` is the
 // chart's text alternative (the table below has every number).
-function timeChart(plot, titleId, labels, series, line, desc) {
+function timeChart(plot, titleId, labels, series, line, desc, yTitle, xTitle) {
   const w = plotWidth(plot);
-  const h = 200;
-  const m = { l: 38, r: 8, t: 10, b: 34 };
+  const h = 226;
+  const m = { l: 38, r: 8, t: 22, b: 44 };
   const iw = w - m.l - m.r;
   const ih = h - m.t - m.b;
   const n = labels.length;
@@ -1336,6 +1336,9 @@ function timeChart(plot, titleId, labels, series, line, desc) {
     "aria-labelledby": titleId, "aria-describedby": descId,
   });
   root.append(svg("desc", { id: descId }, desc));
+  // the axes' titles: what is counted (up), when (across)
+  root.append(svg("text", { x: 2, y: 12, class: "axis-title" }, yTitle));
+  root.append(svg("text", { x: m.l + iw / 2, y: h - 4, "text-anchor": "middle", class: "axis-title" }, xTitle));
   for (let v = 0; v <= top; v += step) {
     root.append(svg("line", { class: v ? "grid" : "axis", x1: m.l, x2: w - m.r, y1: y(v), y2: y(v) }));
     root.append(svg("text", { x: m.l - 5, y: y(v) + 4, "text-anchor": "end" }, String(v)));
@@ -1440,11 +1443,14 @@ function drawStats() {
   const words = sum(counted) + sum(voided) + " vote(s) in " + span + ", " + sum(voided) + " of them voided" +
     (busiest ? "; the busiest " + by + " was " + bucketWords(busiest, by) + " with " + busiest.votes : "") + ".";
   $("#stats-summary").textContent = "Board " + d.board + ": " + words;
+  const off = ((state.settings || {}).offset) || "+00:00";
+  const across = by === "hour" ? "hour of the day (" + off + ")" : "day (month-day, " + off + ")";
   timeChart(plots[0], "chart-votes-title", labels,
     [{ cls: "bar", values: counted }, { cls: "bar-voided", values: voided }], false,
-    "Votes per " + by + ", " + words + " Every number is in the table below.");
+    "Votes per " + by + ", " + words + " Every number is in the table below.", "votes", across);
   timeChart(plots[1], "chart-participants-title", labels, [{ cls: "line", values: part }], true,
-    "Participants per " + by + ": at most " + Math.max(0, ...part) + " in one " + by + ". Every number is in the table below.");
+    "Participants per " + by + ": at most " + Math.max(0, ...part) + " in one " + by + ". Every number is in the table below.",
+    "participants", across);
   const inWords = (t) => Object.keys(t).length
     ? Object.entries(t).sort((a, b) => b[1] - a[1]).map(([k, v]) => k + " " + v).join(", ") + "."
     : "No vote named one in " + span + ".";
