@@ -85,3 +85,61 @@ fn the_manifest_chapter_is_current() {
         "docs/manifest.md shows a stale entry: copy it from lua/manifest.json"
     );
 }
+
+/// docs/manifest.md, "Use from any language": the bash example reads the
+/// manifest alone (SHA1, file, fixed ARGV names, error codes) and votes;
+/// the first call loads the script after NOSCRIPT, so does one after
+/// `SCRIPT FLUSH`; a refusal exits 1 naming its code and writes nothing.
+#[test]
+fn the_any_language_example_votes() {
+    assert!(
+        std::process::Command::new("jq")
+            .arg("--version")
+            .output()
+            .is_ok(),
+        "jq was not found on PATH; install it (Debian/Ubuntu: `sudo apt-get install -y jq`; \
+         tests/run does)"
+    );
+    let text = doc("docs/manifest.md");
+    let start = text.find("## Use from any language").expect("the section");
+    let block = &text[start..];
+    let block = &block[block.find("```bash\n").expect("a bash block") + 8..];
+    let block = &block[..block.find("```").unwrap()];
+
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = redvote::Campaign::new("spring2026");
+    let board = redvote::campaign::BoardSettings::new(&[redvote::Period::Total])
+        .with_options(&["yyqx", "wjk"]);
+    c.configure(&redvote::CampaignSettings::new().with_board("male-stars", board))
+        .run(&mut con)
+        .unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .args(["-c", block, "vote.sh"])
+            .args(args)
+            .current_dir(ROOT)
+            .env("REDVOTE_PORT", server.port().to_string())
+            .output()
+            .unwrap()
+    };
+    for (n, user) in ["user:1", "user:2"].iter().enumerate() {
+        let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut con).unwrap();
+        let out = run(&["spring2026", user, "male-stars", "yyqx"]);
+        assert!(out.status.success(), "{out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            ["male-stars", "yyqx", "total", &format!("{}.00", n + 1)]
+        );
+    }
+    let before = support::digest(&mut con);
+    let out = run(&["spring2026", "user:3", "male-stars", "nope"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("refused: REDVOTE_UNKNOWN_OPTION"),
+        "{stderr}"
+    );
+    assert_eq!(support::digest(&mut con), before);
+}
