@@ -614,6 +614,37 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
          && document.querySelector('#audit-table tbody tr td:nth-child(4) pre').textContent.includes('vote_id_ttl')",
         "the newest change",
     );
+    // ten entries a page: three more changes, and the oldest is on page 2
+    for ttl in [3601, 3602, 3603] {
+        svc.admin(
+            Method::PUT,
+            "/v1/campaigns/expo/settings",
+            json!({"vote_id_ttl": ttl}),
+        )
+        .ok(200);
+    }
+    click("#audit-newest");
+    wait(
+        "document.querySelectorAll('#audit-table tbody tr').length === 10 \
+         && !document.querySelector('#audit-older').disabled",
+        "a full first page",
+    );
+    click("#audit-older");
+    wait(
+        "document.querySelectorAll('#audit-table tbody tr').length === 1 \
+         && document.querySelector('#audit-older').disabled \
+         && document.querySelector('#audit-page').textContent === 'page 2: 1 older entry'",
+        "the second page",
+    );
+    assert!(
+        text("#audit-table tbody tr td:nth-child(4) pre").starts_with("campaign created\n"),
+        "the oldest entry last"
+    );
+    click("#audit-newest");
+    wait(
+        "document.querySelectorAll('#audit-table tbody tr').length === 10",
+        "the newest page again",
+    );
 
     // every control named, every text at 4.5:1, at 1280 px
     let missing = js(&rt, &c, A11Y);

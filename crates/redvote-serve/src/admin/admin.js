@@ -1729,9 +1729,10 @@ async function loadAudit(before) {
   $("#audit-table tbody").replaceChildren(...r.body.entries.map(auditRow));
   audit.next = r.body.next;
   $("#audit-older").disabled = !audit.next;
-  $("#audit-page").textContent = r.body.entries.length
-    ? (audit.stack.length ? "page " + (audit.stack.length + 1) : "the newest " + r.body.entries.length) + " entr" + (r.body.entries.length === 1 ? "y" : "ies")
-    : "no change yet";
+  const n = r.body.entries.length;
+  $("#audit-page").textContent = !n ? (audit.stack.length ? "no older change" : "no change yet")
+    : audit.stack.length ? "page " + (audit.stack.length + 1) + ": " + n + " older entr" + (n === 1 ? "y" : "ies")
+      : "the newest " + n + " entr" + (n === 1 ? "y" : "ies");
   $("#audit").dataset.updated = String(Date.now());
 }
 
