@@ -2,7 +2,9 @@
 //! reindex, rerank, site settings, key management) and the optional API
 //! token (every other `/v1` route), the operator's; and the team keys
 //! (`rvk_...`, docs/teams.md), scoped to campaigns and a role: as
-//! extractors a handler takes ([`Admin`], [`Api`], [`Operator`]). An
+//! extractors a handler takes ([`Admin`], [`Api`], [`Operator`], and
+//! [`Reader`] for the live-top ticket and [`Lister`] for the campaign
+//! list, which every role may use on its own campaigns). An
 //! extractor runs before the handler reads its body: a refusal writes
 //! nothing.
 //!
