@@ -8,7 +8,7 @@
 //! - [`TOKENS`] (`{redvote}:keys:tokens`), a hash: the token's SHA-256
 //!   (hex) -> key name.
 //!
-//! Both are written together by one small script ([`ADD`], [`REVOKE`]),
+//! Both are written together by one small script (`ADD`, `REVOKE`),
 //! so a key is never half added or half revoked; the token itself is never
 //! stored. A token is [`PREFIX`] and 32 random bytes in base64url (47
 //! characters): the prefix tells a team key from the operator's tokens
