@@ -14,7 +14,9 @@
 //! The back office's test (the manager's flow, issue 21) writes
 //! `backoffice-desktop.png`, `backoffice-phone.png` and
 //! `backoffice-import.png`; with `REDVOTE_UPDATE_SCREENSHOT=1` also
-//! `docs/admin.png` (its desktop one), the docs' picture.
+//! `docs/admin.png` (its desktop one), the docs' picture. The rest of the
+//! manager's flow (charts, export, voiding, keys, audit) is in
+//! `manager.rs`, which uses the helpers here.
 //! It drives `redvote serve` as started from the command line (the
 //! harness of crates/redvote-cli/tests/serve).
 //!
