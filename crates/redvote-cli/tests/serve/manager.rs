@@ -15,8 +15,9 @@
 //! `manager-charts-phone.png` (390 px, the charts),
 //! `manager-void-phone.png` (390 px, the void forms),
 //! `manager-audit-phone.png` (390 px, the audit log as cards),
-//! `manager-confirm-phone.png` (390 px, a void's confirmation) and
-//! `manager-key-desktop.png` (the token shown once).
+//! `manager-confirm-phone.png` (390 px, a void's confirmation),
+//! `manager-key-desktop.png` (the token shown once) and
+//! `manager-read-key-desktop.png` (the page with a read key).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -560,6 +561,17 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
         "document.querySelector('#keys-off').textContent.startsWith('This token is a team key')",
         "the keys view closed to a team key",
     );
+    let gone = js(
+        &rt,
+        &c,
+        "return ['settings', 'boards', 'import', 'void', 'audit', 'stats', 'export', 'live'] \
+           .map((id) => document.getElementById(id).getClientRects().length > 0);",
+    );
+    assert_eq!(
+        gone,
+        json!([false, false, false, false, false, true, true, true]),
+        "what a read key sees"
+    );
     fill("#board-typed", "songs");
     click("#open-board");
     wait(
@@ -578,12 +590,30 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
         &format!("{} === 2", score("aria")),
         "a vote on the read key's live top",
     );
+    js(
+        &rt,
+        &c,
+        "document.activeElement.blur(); window.scrollTo(0, 0); return 1;",
+    );
+    std::fs::write(
+        shots.join("manager-read-key-desktop.png"),
+        run(&rt, c.screenshot()),
+    )
+    .unwrap();
     fill("#token", ADMIN);
     click("#token-save");
     wait(
         "document.querySelector('#keys-table tr[data-key=expo-reader]') \
          && document.querySelector('#campaign-title').textContent === 'expo'",
         "the admin token again",
+    );
+    assert_eq!(
+        js(
+            &rt,
+            &c,
+            "return document.getElementById('settings').getClientRects().length > 0;"
+        ),
+        true
     );
     // revoked from the page, after a confirmation
     click("#keys-table tr[data-key=expo-reader] .key-revoke");

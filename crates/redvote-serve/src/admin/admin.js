@@ -158,6 +158,7 @@ async function openCampaign(name) {
   state.deny = null;
   state.optionData = null;
   state.readOnly = false;
+  document.body.removeAttribute("data-read-only");
   audit.before = null;
   audit.stack = [];
   $("#campaign-title").textContent = name ? name : "(no campaign open)";
@@ -186,6 +187,7 @@ async function openCampaign(name) {
     // statistics of a board typed by name, nothing else
     state.settings = { boards: {} };
     state.readOnly = true;
+    document.body.dataset.readOnly = "1";
     status("this key may not change campaign " + name + ": type a board name to follow its live top and statistics");
   } else {
     state.campaign = null;
@@ -1466,6 +1468,7 @@ function drawStats() {
 async function loadStats() {
   const gen = ++stats.gen;
   clearTimeout(stats.timer);
+  stats.timer = null;
   $("#stats-error").textContent = "";
   if (!state.campaign || !state.board || !((state.settings || {}).boards || {})[state.board] && !state.readOnly) {
     stats.data = null;
@@ -1488,10 +1491,12 @@ async function loadStats() {
   $("#stats").dataset.updated = String(Date.now());
 }
 
-// Reads the statistics again soon (after votes the live top saw).
+// Reads the statistics again soon (after votes the live top saw): at
+// most once a second, however often the top changes (a timer already
+// set is kept, not pushed back).
 function statsSoon() {
-  clearTimeout(stats.timer);
-  stats.timer = setTimeout(loadStats, 1000);
+  if (stats.timer) return;
+  stats.timer = setTimeout(() => { stats.timer = null; loadStats(); }, 1000);
 }
 
 async function statsCsv() {
