@@ -702,15 +702,28 @@ local function json_object(members)
   return '{' .. table.concat(out, ',') .. '}'
 end
 
--- A stored rule (validated by lib/limits' limit_rules) as the document's.
+-- A stored rule (validated by lib/limits' limit_rules) as the document's,
+-- its members in a fixed order (cjson's follows the Lua table's hash order,
+-- which differs between servers: Redis and Valkey answered other bytes).
 local function rule_json(r)
-  local rule = { name = r.name, by = r.by, extra = r.extra }
+  local members = { { 'name', cjson.encode(r.name) } }
+  members[#members + 1] = { 'by', #r.by > 0 and cjson.encode(r.by) or '[]' }
   if r.rolling then
-    rule.rolling = { limit = r.limit, per = r.per, burst = r.burst }
+    local rolling = { { 'limit', cjson.encode(r.limit) }, { 'per', cjson.encode(r.per) } }
+    if r.burst then rolling[#rolling + 1] = { 'burst', cjson.encode(r.burst) } end
+    members[#members + 1] = { 'rolling', json_object(rolling) }
   else
-    rule.window, rule.limit = r.window, r.limit
+    members[#members + 1] = { 'window', cjson.encode(r.window) }
+    members[#members + 1] = { 'limit', cjson.encode(r.limit) }
   end
-  return cjson.encode(rule)
+  if r.extra then
+    local channels, extra = {}, {}
+    for channel in pairs(r.extra) do channels[#channels + 1] = channel end
+    table.sort(channels)
+    for _, channel in ipairs(channels) do extra[#extra + 1] = { channel, cjson.encode(r.extra[channel]) } end
+    members[#members + 1] = { 'extra', json_object(extra) }
+  end
+  return json_object(members)
 end
 
 -- Board `board`'s members of the document (nil: no settings stored).

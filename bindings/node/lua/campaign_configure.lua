@@ -10,7 +10,9 @@
     KEYS[1]  campaign root "<ns>campaign" (the settings hash); every other
              key derives from <ns>, e.g. "{c:spring2026}:" (one cluster slot)
     ARGV[1]  settings  <json 1..4194304>  JSON object of at most 4 MiB (4194304
-             bytes), every member optional:
+             bytes), every member optional; a member not shown here (a
+             misspelt setting, in the campaign, a board or an option) is
+             refused with REDVOTE_INVALID_CONFIG naming it:
       { "offset": "+08:00",            UTC offset of hour/day/week/month starts
         "start": 1767225600,           Unix seconds; votes before are refused
         "end": 1769904000,             Unix seconds; votes from then on are refused
@@ -363,6 +365,21 @@ local function hset_chunks(key, list)
 end
 
 -- A board or option name, a key of the settings (`what`: "board", "option").
+-- Every key of the object `t` is one of `known` (a set): a misspelt
+-- setting is refused, not lost (REDVOTE_INVALID_CONFIG naming it and where).
+local function known_fields(t, known, where)
+  for k in pairs(t) do
+    if not known[k] then
+      fail('INVALID_CONFIG', 'unknown setting "' .. tostring(k):sub(1, 64) .. '" in ' .. where)
+    end
+  end
+end
+local CAMPAIGN_FIELDS = { offset = 1, start = 1, ['end'] = 1, vote_id_ttl = 1, vote_log = 1, limits = 1, deny = 1,
+  boards = 1 }
+local BOARD_FIELDS = { periods = 1, ties = 1, ties_pending = 1, ties_effective = 1, carry = 1, decimals = 1,
+  retention = 1, options = 1, remove = 1 }
+local OPTION_FIELDS = { weight = 1, data = 1 }
+
 local function check_config_name(what, s)
   if not name_ok(s) then fail('INVALID_NAME', what .. ' name "' .. tostring(s):sub(1, 80) .. '"') end
 end
@@ -407,6 +424,7 @@ local function parse_document()
   if not ok or type(doc) ~= 'table' or not ARGV[1]:find('^%s*{') then
     fail('INVALID_CONFIG', 'settings are not a JSON object')
   end
+  known_fields(doc, CAMPAIGN_FIELDS, 'the campaign')
   return root, ns, doc
 end
 
@@ -698,6 +716,7 @@ local function board_options(ns, board, options, count)
   for option, o in pairs(options or {}) do
     check_config_name('option', option)
     if type(o) ~= 'table' then fail('INVALID_CONFIG', board .. '/' .. option .. ' must be an object') end
+    known_fields(o, OPTION_FIELDS, 'option ' .. board .. '/' .. option)
     count.options = count.options + 1
     if count.options > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
     if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
@@ -761,6 +780,7 @@ end
 local function board_plan(ns, board, spec, count)
   check_config_name('board', board)
   if type(spec) ~= 'table' then fail('INVALID_CONFIG', 'board ' .. board .. ' must be an object') end
+  known_fields(spec, BOARD_FIELDS, 'board ' .. board)
   count.boards = count.boards + 1
   if count.boards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
   local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
