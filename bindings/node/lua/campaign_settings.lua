@@ -21,7 +21,9 @@
      "boards":{"stars":{"periods":["day","total"],"ties":"competition",
        "carry":"0","decimals":2,"retention":{"day":2678400},
        "options":{"wy":{"weight":1}}}}}
-    A member is there when it is stored (campaign_configure stores a new
+    A start of 0 and an end of 253402300799 (9999-12-31T23:59:59) refuse
+    no vote: a cleared date, left out like one never set. A member is
+    there when it is stored (campaign_configure stores a new
     board's periods, ties, carry and decimals, and a retention only when
     given). `ties` is the rule configured; while a switch to it is pending
     (lua/src/lib/board.lua: campaign_reindex.lua has not finished building
@@ -792,8 +794,13 @@ local function main()
     local a = math.abs(offset)
     doc[#doc + 1] = { 'offset', cjson.encode(string.format('%s%02d:%02d', offset < 0 and '-' or '+', math.floor(a / 3600), math.floor(a % 3600 / 60))) }
   end
-  if c[2] then doc[#doc + 1] = { 'start', tostring(stored_int(c[2], 0, 253402300799, root, 'start')) } end
-  if c[3] then doc[#doc + 1] = { 'end', tostring(stored_int(c[3], 0, 253402300799, root, 'end')) } end
+  -- start 0 and end 253402300799 (9999-12-31T23:59:59) refuse no vote: a
+  -- cleared date (the service stores them for "start": null / "end": null),
+  -- shown as absent
+  local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
+  local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end')
+  if start_at and start_at > 0 then doc[#doc + 1] = { 'start', tostring(start_at) } end
+  if end_at and end_at < 253402300799 then doc[#doc + 1] = { 'end', tostring(end_at) } end
   if c[4] then doc[#doc + 1] = { 'vote_id_ttl', tostring(stored_int(c[4], 1, 31536000, root, 'vote_id_ttl')) } end
   if c[6] then doc[#doc + 1] = { 'vote_log', tostring(stored_int(c[6], 0, 1000000, root, 'vote_log')) } end
   if c[5] then

@@ -128,6 +128,29 @@ fn a_campaign_without_boards_or_limits_reads_as_stored() {
     assert_eq!(c.settings().run(&mut con).unwrap(), none);
 }
 
+/// A cleared date (start 0, end 9999-12-31T23:59:59, what the service
+/// stores for `"start": null` / `"end": null`) refuses no vote and reads as
+/// absent, as one never set.
+#[test]
+fn a_cleared_start_or_end_reads_as_absent() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let dated = CampaignSettings {
+        start: Some(T0),
+        end: Some(T0 + DAY),
+        ..CampaignSettings::new()
+    };
+    let c = support::setup(&mut con, "dates", dated.clone());
+    assert_eq!(c.settings().run(&mut con).unwrap(), dated);
+    let cleared = CampaignSettings {
+        start: Some(0),
+        end: Some(253_402_300_799),
+        ..CampaignSettings::new()
+    };
+    c.configure(&cleared).run(&mut con).unwrap();
+    assert_eq!(c.settings().run(&mut con).unwrap(), CampaignSettings::new());
+}
+
 #[test]
 fn an_unknown_campaign_and_one_over_the_caps_are_refused_writing_nothing() {
     let server = support::server();
