@@ -88,8 +88,9 @@ pub fn run(g: &Global, c: &Campaign, a: &StatsArgs) -> Result<()> {
     let from = match &a.from {
         Some(f) => moment(f, false)?,
         None => to.saturating_sub(match by {
-            Granularity::Hour => 24 * 3600,
-            Granularity::Day => 30 * 86400,
+            // 24 hour buckets (30 day buckets), the one of `to` included
+            Granularity::Hour => 23 * 3600,
+            Granularity::Day => 29 * 86400,
         }),
     };
     let series = g.run_on(&mut con, &c.stats(&a.board, by, from, to))?;

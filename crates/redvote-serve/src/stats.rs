@@ -44,7 +44,8 @@ pub struct StatsQuery {
     pub by: String,
     /// The first bucket is the one holding this moment: Unix seconds, or
     /// a period name (its first second) in the campaign's offset. Default:
-    /// 24 hours (by=hour) or 30 days (by=day) before `to`.
+    /// 23 hours (by=hour) or 29 days (by=day) before `to`: 24 hour or 30
+    /// day buckets, the one holding `to` included.
     pub from: Option<String>,
     /// The buckets that start before this moment (exclusive): Unix
     /// seconds, or a period name (its end). Default: now. At most 744
@@ -190,8 +191,9 @@ async fn stats(
     let from = match &q.from {
         Some(f) => moment(&state, &c, &mut offset, "from", f, false).await?,
         None => to.saturating_sub(match by {
-            Granularity::Hour => 24 * 3600,
-            Granularity::Day => 30 * 86400,
+            // 24 hour buckets (30 day buckets), the one of `to` included
+            Granularity::Hour => 23 * 3600,
+            Granularity::Day => 29 * 86400,
         }),
     };
     let series = state.run(&c.stats(&board, by, from, to)).await?;

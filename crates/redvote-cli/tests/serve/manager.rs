@@ -336,7 +336,7 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
     // per day: the last 30 days, today's bucket holding the 6 votes
     set("#stats-by", "day");
     wait(
-        "document.querySelector('#stats-summary').textContent.includes(': 6 vote(s) in the last 31 days') \
+        "document.querySelector('#stats-summary').textContent.includes(': 6 vote(s) in the last 30 days') \
          && [...document.querySelectorAll('#chart-votes svg text')].some((t) => t.textContent === 'day (month-day, +00:00)')",
         "the charts per day",
     );
