@@ -56,7 +56,10 @@ pub const DOCS: &[(&str, &str)] = &[
         "docs/redis-cli.md",
         include_str!("../../../docs/redis-cli.md"),
     ),
+    ("docs/node.md", include_str!("../../../docs/node.md")),
+    ("docs/python.md", include_str!("../../../docs/python.md")),
     ("docs/rust.md", include_str!("../../../docs/rust.md")),
+    ("docs/servers.md", include_str!("../../../docs/servers.md")),
     ("docs/service.md", include_str!("../../../docs/service.md")),
     ("docs/site.md", include_str!("../../../docs/site.md")),
     (
