@@ -582,6 +582,16 @@ fn upgrade(g: &Global, campaign: &Campaign, batch: u32) -> Result<()> {
         }
         cursor = step.next;
     }
+    if done.from != done.to {
+        crate::audit::note(
+            g,
+            campaign,
+            Action::Upgrade,
+            json!({ "batch": batch }),
+            json!({ "layout": done.from }),
+            json!({ "layout": done.to }),
+        );
+    }
     print(g, &done, |d| {
         if d.from == d.to {
             format!(

@@ -48,6 +48,8 @@ pub enum Action {
     LimitsReset,
     /// A reindex step.
     Reindex,
+    /// The campaign's data layout moved forward (`campaign NAME upgrade`).
+    Upgrade,
     /// One vote voided by its id.
     Void,
     /// A step of voiding a user's or channel's votes in a time range.
@@ -62,6 +64,7 @@ impl Action {
             Action::Import => "import",
             Action::LimitsReset => "limits_reset",
             Action::Reindex => "reindex",
+            Action::Upgrade => "upgrade",
             Action::Void => "void",
             Action::VoidRange => "void_range",
         }
@@ -92,7 +95,7 @@ pub struct AuditEntry {
     pub who: String,
     /// Unix milliseconds of the writer's clock.
     pub when: u64,
-    /// configure, import, limits_reset, reindex, void or void_range.
+    /// configure, import, limits_reset, reindex, upgrade, void or void_range.
     pub action: String,
     /// The request (JSON; `{"truncated": BYTES}` past 16 KiB).
     #[schema(value_type = Object)]

@@ -1661,7 +1661,7 @@ const audit = { before: null, stack: [], next: null, gen: 0 };
 const NO_END = 253402300799;
 const ACTIONS = {
   configure: "settings changed", import: "starting votes imported", limits_reset: "rate limits reset",
-  reindex: "board reindexed", void: "vote voided", void_range: "votes voided by range",
+  reindex: "board reindexed", upgrade: "data layout upgraded", void: "vote voided", void_range: "votes voided by range",
 };
 
 // "2026-03-17 20:00:05 +08:00": Unix milliseconds on the campaign's clock.
