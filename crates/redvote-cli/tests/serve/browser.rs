@@ -102,6 +102,67 @@ pub(super) fn chromedriver(path: &Path) -> (Guard, String) {
     }
 }
 
+/// The page of one WebDriver session, driven as a person would: find a
+/// control, click it, type into it, set a widget's value, read a text, and
+/// wait (at most `limit`) for a JavaScript condition. The browser tests'
+/// one way to drive the page.
+pub(super) struct Page<'a> {
+    pub rt: &'a tokio::runtime::Runtime,
+    pub c: &'a Client,
+    pub limit: Duration,
+}
+
+impl Page<'_> {
+    /// The element `sel` (CSS) selects; panics when there is none.
+    pub fn find(&self, sel: &str) -> fantoccini::elements::Element {
+        run(self.rt, self.c.find(Locator::Css(sel)))
+    }
+
+    pub fn click(&self, sel: &str) {
+        run(self.rt, self.find(sel).click())
+    }
+
+    /// Clears the field `sel`, then types `text` into it.
+    pub fn fill(&self, sel: &str, text: &str) {
+        let e = self.find(sel);
+        run(self.rt, e.clear());
+        run(self.rt, e.send_keys(text));
+    }
+
+    /// A value set as the browser's own widgets would (date-times,
+    /// selects): the value, then `input` and `change` events.
+    pub fn set(&self, sel: &str, value: &str) {
+        run(
+            self.rt,
+            self.c.execute(
+                "const e = document.querySelector(arguments[0]); e.value = arguments[1]; \
+                 e.dispatchEvent(new Event('input', {bubbles: true})); \
+                 e.dispatchEvent(new Event('change', {bubbles: true})); return 1;",
+                vec![json!(sel), json!(value)],
+            ),
+        );
+    }
+
+    /// A control's value, or another element's text ("" when none).
+    pub fn text(&self, sel: &str) -> String {
+        run(
+            self.rt,
+            self.c.execute(
+                "const e = document.querySelector(arguments[0]); return e ? (e.value !== undefined && e.matches('input, select, textarea') ? e.value : e.textContent) : null;",
+                vec![json!(sel)],
+            ),
+        )
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+    }
+
+    /// Waits for `check` (see [`wait_js`]).
+    pub fn wait(&self, check: &str, what: &str) {
+        wait_js(self.rt, self.c, check, what, self.limit)
+    }
+}
+
 /// Polls `check` (a JavaScript expression) until it is truthy, for at most
 /// `limit`; panics with `what` otherwise.
 pub(super) fn wait_js(
@@ -791,38 +852,17 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         child: Command::new("true").spawn().unwrap(),
         dir: Some(files.clone()),
     };
-    let find = |sel: &str| run(&rt, c.find(Locator::Css(sel)));
-    let click = |sel: &str| run(&rt, find(sel).click());
-    let fill = |sel: &str, text: &str| {
-        let e = find(sel);
-        run(&rt, e.clear());
-        run(&rt, e.send_keys(text));
+    let page = Page {
+        rt: &rt,
+        c: &c,
+        limit,
     };
-    // a value set as the browser's own widgets would (date-times, selects)
-    let set = |sel: &str, value: &str| {
-        run(
-            &rt,
-            c.execute(
-                "const e = document.querySelector(arguments[0]); e.value = arguments[1]; \
-                 e.dispatchEvent(new Event('input', {bubbles: true})); \
-                 e.dispatchEvent(new Event('change', {bubbles: true})); return 1;",
-                vec![json!(sel), json!(value)],
-            ),
-        );
-    };
-    let text = |sel: &str| {
-        run(
-            &rt,
-            c.execute(
-                "const e = document.querySelector(arguments[0]); return e ? (e.value !== undefined && e.matches('input, select, textarea') ? e.value : e.textContent) : null;",
-                vec![json!(sel)],
-            ),
-        )
-        .as_str()
-        .unwrap_or("")
-        .to_string()
-    };
-    let wait = |check: &str, what: &str| wait_js(&rt, &c, check, what, limit);
+    let find = |sel: &str| page.find(sel);
+    let click = |sel: &str| page.click(sel);
+    let fill = |sel: &str, text: &str| page.fill(sel, text);
+    let set = |sel: &str, value: &str| page.set(sel, value);
+    let text = |sel: &str| page.text(sel);
+    let wait = |check: &str, what: &str| page.wait(check, what);
     let keys = |k: &str| run(&rt, run(&rt, c.active_element()).send_keys(k));
     // Tab until the element `id` has the focus (a bounded number of times)
     let tab_to = |id: &str| {

@@ -22,11 +22,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use super::browser::{free_port, js, run, session_in, target_dir, wait_js, Guard, A11Y, CONTRAST};
+use super::browser::{free_port, js, run, session_in, target_dir, Guard, Page, A11Y, CONTRAST};
 use super::{Service, ADMIN};
 use redvote_testing as support;
 
@@ -76,37 +75,17 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
     let limit = Duration::from_secs(15);
     let shots = target_dir().join("screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let find = |sel: &str| run(&rt, c.find(Locator::Css(sel)));
-    let click = |sel: &str| run(&rt, find(sel).click());
-    let fill = |sel: &str, text: &str| {
-        let e = find(sel);
-        run(&rt, e.clear());
-        run(&rt, e.send_keys(text));
+    let page = Page {
+        rt: &rt,
+        c: &c,
+        limit,
     };
-    let set = |sel: &str, value: &str| {
-        run(
-            &rt,
-            c.execute(
-                "const e = document.querySelector(arguments[0]); e.value = arguments[1]; \
-                 e.dispatchEvent(new Event('input', {bubbles: true})); \
-                 e.dispatchEvent(new Event('change', {bubbles: true})); return 1;",
-                vec![json!(sel), json!(value)],
-            ),
-        );
-    };
-    let text = |sel: &str| {
-        run(
-            &rt,
-            c.execute(
-                "const e = document.querySelector(arguments[0]); return e ? (e.matches('input, select, textarea') ? e.value : e.textContent) : null;",
-                vec![json!(sel)],
-            ),
-        )
-        .as_str()
-        .unwrap_or("")
-        .to_string()
-    };
-    let wait = |check: &str, what: &str| wait_js(&rt, &c, check, what, limit);
+    let find = |sel: &str| page.find(sel);
+    let click = |sel: &str| page.click(sel);
+    let fill = |sel: &str, text: &str| page.fill(sel, text);
+    let set = |sel: &str, value: &str| page.set(sel, value);
+    let text = |sel: &str| page.text(sel);
+    let wait = |check: &str, what: &str| page.wait(check, what);
     // the page's own confirmation dialog, answered with `button`
     let confirm = |button: &str, says: &str| {
         wait(
