@@ -486,17 +486,22 @@ mod tests {
         }
     }
 
+    /// A script's code after its header, comment lines left out.
+    fn code_of(source: &str) -> String {
+        source[source.find("]]").unwrap()..]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("--"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// Every code a header lists is raised by the script's code (a
     /// `fail('CODE', ...)` or the epilogue's `REDVOTE_CODE`), comments aside.
     #[test]
     fn header_errors_are_raised_by_the_code() {
         for e in crate::scripts::all() {
             let source = e.source();
-            let code: String = source[source.find("]]").unwrap()..]
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("--"))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let code = code_of(source);
             for wire in parse(source).unwrap().errors {
                 let bare = &wire["REDVOTE_".len()..];
                 assert!(
@@ -517,11 +522,7 @@ mod tests {
         let mut missing = Vec::new();
         for e in crate::scripts::all() {
             let source = e.source();
-            let code: String = source[source.find("]]").unwrap()..]
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("--"))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let code = code_of(source);
             let listed = parse(source).unwrap().errors;
             let mut raised = std::collections::BTreeSet::new();
             for (at, _) in code.match_indices("fail('") {
