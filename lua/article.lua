@@ -44,11 +44,13 @@ end
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. A layout outside
+-- first..last, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -81,8 +83,12 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  check_layout('site', config, rcall('HGET', config, 'layout'))
-  return key, prefix
+  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  local layout = check_layout('site', config, stored[1])
+  if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
+    fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
+  end
+  return key, prefix, layout, layout == 2 or stored[2] ~= false
 end
 -- site_id: an article reference argument (vote, article, groups).
 

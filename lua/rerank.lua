@@ -15,12 +15,16 @@
     ARGV[2]  count  <integer 1..1000>  1..1000
 
   Writes: ZADD <prefix>hot: / <prefix>best: (those the site keeps) for each
-    article of the batch.
+    article of the batch; on site layout 2 (or while upgrade.lua runs), the
+    same scores into the boards of the article's groups,
+    <prefix>gboard:hot:NAME / <prefix>gboard:best:NAME for each NAME of
+    <prefix>groups:ID.
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
   Keys: <prefix>redvote:config, <prefix>time:, <prefix>article:ID,
-    <prefix>hot:, <prefix>best:
+    <prefix>hot:, <prefix>best:, <prefix>groups:ID,
+    <prefix>gboard:hot:NAME, <prefix>gboard:best:NAME
 
   Reply: {ranked: integer, next: integer}
   Idempotent: yes
@@ -53,11 +57,13 @@ end
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. A layout outside
+-- first..last, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -90,8 +96,12 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  check_layout('site', config, rcall('HGET', config, 'layout'))
-  return key, prefix
+  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  local layout = check_layout('site', config, stored[1])
+  if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
+    fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
+  end
+  return key, prefix, layout, layout == 2 or stored[2] ~= false
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -164,9 +174,74 @@ local function write_rankings(prefix, rankings, member, up, down, time)
     rcall('ZADD', prefix .. 'best:', string.format('%.17g', best), member)
   end
 end
+-- site_boards: site layout 2's group boards (docs/layout.md). Each group
+-- NAME has, for every order (score, time, hot, best), the sorted set
+-- <prefix>gboard:<order>:NAME: exactly the members of <prefix>group:NAME
+-- that are in <prefix><order>:, with their score there (what the seeds'
+-- ZINTERSTORE computes, kept up to date instead of rebuilt). The reverse
+-- index <prefix>groups:ID (a set of group names) lists the groups of
+-- article ID, so that vote and rerank update every board of the article in
+-- the same call: O(groups x log N). groups.lua adds and removes the
+-- article with its current scores; upgrade.lua builds both from layout 1.
+--
+-- The names differ from the seeds' 60-second caches <prefix><order>:NAME
+-- on purpose: during the upgrade a layout-1 group page still builds and
+-- expires those, and must never read (or expire) a half-built board.
+
+-- Every order a group board is kept for (a board of a ranking the site does
+-- not keep stays empty, as its ZINTERSTORE would be).
+local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
+
+-- The board of group `group` in `order` ("score", "time", "hot", "best").
+local function group_board(prefix, order, group)
+  return prefix .. 'gboard:' .. order .. ':' .. group
+end
+
+-- Set the score of `member` to `value` (a string, as Redis answered it)
+-- in the `order` board of every group in `groups` (a list of names).
+local function boards_set(prefix, order, groups, member, value)
+  for i = 1, #groups do rcall('ZADD', prefix .. 'gboard:' .. order .. ':' .. groups[i], value, member) end
+end
+
+-- Copy `member`'s hot: and best: scores (those the site keeps, after
+-- write_rankings) into the boards of its `groups`.
+local function boards_rankings(prefix, rankings, groups, member)
+  if rankings:find('hot', 1, true) then
+    boards_set(prefix, 'hot', groups, member, rcall('ZSCORE', prefix .. 'hot:', member))
+  end
+  if rankings:find('best', 1, true) then
+    boards_set(prefix, 'best', groups, member, rcall('ZSCORE', prefix .. 'best:', member))
+  end
+end
+
+-- Read the four boards of `group` (a wrong type is refused before a
+-- caller's first write).
+local function boards_check(prefix, group)
+  for i = 1, 4 do rcall('ZCARD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group) end
+end
+
+-- `member`'s score in each order, { score, time, hot, best } (nil when
+-- absent from that order), read before a caller's first write.
+local function order_scores(prefix, member)
+  local scores = {}
+  for i = 1, 4 do scores[i] = rcall('ZSCORE', prefix .. GROUP_ORDERS[i] .. ':', member) end
+  return scores
+end
+
+-- Put `member` (its `scores`, from order_scores) in the boards of `group`.
+local function boards_add(prefix, group, member, scores)
+  for i = 1, 4 do
+    if scores[i] then rcall('ZADD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, scores[i], member) end
+  end
+end
+
+-- Take `member` out of the boards of `group`.
+local function boards_remove(prefix, group, member)
+  for i = 1, 4 do rcall('ZREM', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, member) end
+end
 
 local function main()
-  local _, prefix = site_root('rerank', 2, 2, 'start, count')
+  local _, prefix, _, boards = site_root('rerank', 2, 2, 'start, count')
   local start = integer_arg(ARGV[1], 'start', 0, 999999999999, 'an integer >= 0')
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
   local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
@@ -176,12 +251,18 @@ local function main()
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')
   check_rankings(prefix, rankings)
   local counts = {}
-  for i = 1, #batch, 2 do counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes') end
+  local groups = {}
+  for i = 1, #batch, 2 do
+    counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes')
+    local id = boards and batch[i]:match('^article:(%d+)$')
+    groups[i] = id and rcall('SMEMBERS', prefix .. 'groups:' .. id) or {}
+  end
 
   -- validated: the writes start here
   for i = 1, #batch, 2 do
     local c = counts[i]
     write_rankings(prefix, rankings, batch[i], tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(batch[i + 1]))
+    if #groups[i] > 0 then boards_rankings(prefix, rankings, groups[i], batch[i]) end
   end
   local done = #batch / 2
   return { done, done == count and start + count or 0 }

@@ -25,7 +25,12 @@
     SADD/SREM <prefix>voted:ID and <prefix>downvoted:ID (a set created by
     this vote expires one second after the voting window's end: EXPIREAT),
     HINCRBY <prefix>article:ID votes / downvotes, ZADD <prefix>hot: /
-    <prefix>best: when those rankings are switched on.
+    <prefix>best: when those rankings are switched on. On site layout 2 (or
+    while upgrade.lua runs), ZADD of the article's new scores into the
+    boards of its groups, <prefix>gboard:<order>:NAME for each NAME of
+    <prefix>groups:ID (SMEMBERS, read before the first write): score, and
+    hot / best when kept; O(groups x log N). The boards are created by
+    groups.lua and upgrade.lua, which check their type.
 
   Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
     SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
@@ -35,7 +40,9 @@
             votes (integer), downvotes (integer) }
 
   Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>score:,
-    <prefix>voted:ID, <prefix>downvoted:ID, <prefix>hot:, <prefix>best:
+    <prefix>voted:ID, <prefix>downvoted:ID, <prefix>hot:, <prefix>best:,
+    <prefix>groups:ID, <prefix>gboard:score:NAME, <prefix>gboard:hot:NAME,
+    <prefix>gboard:best:NAME
 
   Reply: {changed: integer, previous: string, vote: string, score: string,
     votes: integer, downvotes: integer}
@@ -64,11 +71,13 @@ end
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. A layout outside
+-- first..last, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -101,8 +110,12 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  check_layout('site', config, rcall('HGET', config, 'layout'))
-  return key, prefix
+  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  local layout = check_layout('site', config, stored[1])
+  if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
+    fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
+  end
+  return key, prefix, layout, layout == 2 or stored[2] ~= false
 end
 -- site_id: an article reference argument (vote, article, groups).
 
@@ -201,9 +214,74 @@ local function write_rankings(prefix, rankings, member, up, down, time)
     rcall('ZADD', prefix .. 'best:', string.format('%.17g', best), member)
   end
 end
+-- site_boards: site layout 2's group boards (docs/layout.md). Each group
+-- NAME has, for every order (score, time, hot, best), the sorted set
+-- <prefix>gboard:<order>:NAME: exactly the members of <prefix>group:NAME
+-- that are in <prefix><order>:, with their score there (what the seeds'
+-- ZINTERSTORE computes, kept up to date instead of rebuilt). The reverse
+-- index <prefix>groups:ID (a set of group names) lists the groups of
+-- article ID, so that vote and rerank update every board of the article in
+-- the same call: O(groups x log N). groups.lua adds and removes the
+-- article with its current scores; upgrade.lua builds both from layout 1.
+--
+-- The names differ from the seeds' 60-second caches <prefix><order>:NAME
+-- on purpose: during the upgrade a layout-1 group page still builds and
+-- expires those, and must never read (or expire) a half-built board.
+
+-- Every order a group board is kept for (a board of a ranking the site does
+-- not keep stays empty, as its ZINTERSTORE would be).
+local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
+
+-- The board of group `group` in `order` ("score", "time", "hot", "best").
+local function group_board(prefix, order, group)
+  return prefix .. 'gboard:' .. order .. ':' .. group
+end
+
+-- Set the score of `member` to `value` (a string, as Redis answered it)
+-- in the `order` board of every group in `groups` (a list of names).
+local function boards_set(prefix, order, groups, member, value)
+  for i = 1, #groups do rcall('ZADD', prefix .. 'gboard:' .. order .. ':' .. groups[i], value, member) end
+end
+
+-- Copy `member`'s hot: and best: scores (those the site keeps, after
+-- write_rankings) into the boards of its `groups`.
+local function boards_rankings(prefix, rankings, groups, member)
+  if rankings:find('hot', 1, true) then
+    boards_set(prefix, 'hot', groups, member, rcall('ZSCORE', prefix .. 'hot:', member))
+  end
+  if rankings:find('best', 1, true) then
+    boards_set(prefix, 'best', groups, member, rcall('ZSCORE', prefix .. 'best:', member))
+  end
+end
+
+-- Read the four boards of `group` (a wrong type is refused before a
+-- caller's first write).
+local function boards_check(prefix, group)
+  for i = 1, 4 do rcall('ZCARD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group) end
+end
+
+-- `member`'s score in each order, { score, time, hot, best } (nil when
+-- absent from that order), read before a caller's first write.
+local function order_scores(prefix, member)
+  local scores = {}
+  for i = 1, 4 do scores[i] = rcall('ZSCORE', prefix .. GROUP_ORDERS[i] .. ':', member) end
+  return scores
+end
+
+-- Put `member` (its `scores`, from order_scores) in the boards of `group`.
+local function boards_add(prefix, group, member, scores)
+  for i = 1, 4 do
+    if scores[i] then rcall('ZADD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, scores[i], member) end
+  end
+end
+
+-- Take `member` out of the boards of `group`.
+local function boards_remove(prefix, group, member)
+  for i = 1, 4 do rcall('ZREM', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, member) end
+end
 
 local function main()
-  local _, prefix = site_root('vote', 2, 3, 'user, article [, up|down|none]')
+  local _, prefix, _, boards = site_root('vote', 2, 3, 'user, article [, up|down|none]')
   local user, want = ARGV[1], ARGV[3] or 'up'
   check_user(user)
   local id = article_id(ARGV[2])
@@ -254,6 +332,8 @@ local function main()
   end
 
   if rankings ~= '' then check_rankings(prefix, rankings) end
+  -- the article's groups, whose boards this vote moves (layout 2)
+  local groups = boards and rcall('SMEMBERS', prefix .. 'groups:' .. id)
   -- validated: the writes start here. score: is written first: it is the
   -- one key not read above, so a wrong-type score: fails before any write.
   -- Numbers go to Redis as strings (a Lua number is formatted with %.17g,
@@ -292,6 +372,10 @@ local function main()
   -- (the count HINCRBY answered is a number; "0" needs no strtod)
   up, down = up == '0' and 0 or tonumber(up), down == '0' and 0 or tonumber(down)
   if rankings ~= '' then write_rankings(prefix, rankings, member, up, down, time) end
+  if groups and #groups > 0 then
+    boards_set(prefix, 'score', groups, member, score)
+    if rankings ~= '' then boards_rankings(prefix, rankings, groups, member) end
+  end
   return { 1, was, want, score, up, down }
 end
 

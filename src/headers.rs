@@ -80,6 +80,7 @@ fn calls_match_the_script_headers() {
     check(group, "group order page per_page?", s);
     check(site.groups("1", &["a", "b"], &["c"]), "article tokens..", s);
     check(site.rerank(0, 10), "start count", s);
+    check(site.upgrade("0", 100), "cursor count", s);
     check(site.config(), "", s);
     let update = ConfigUpdate {
         vote_score: Some(1),

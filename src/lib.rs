@@ -108,7 +108,7 @@ pub use error::{Code, Error, RateLimited, Result};
 pub use names::is_valid_name;
 pub use site::{
     Article, Config, ConfigUpdate, GroupChange, Order, Page, PageCall, PageIds, PageOf, Ranking,
-    Reranked, Site, Vote, VoteOutcome,
+    Reranked, Site, SiteUpgraded, Vote, VoteOutcome,
 };
 
 /// The README's Rust examples, compiled (and run unless `no_run`) as

@@ -156,7 +156,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 26] = [
+    const OPERATIONS: [&str; 27] = [
         "article",
         "campaign_around",
         "campaign_configure",
@@ -182,6 +182,7 @@ mod tests {
         "page",
         "post",
         "rerank",
+        "upgrade",
         "vote",
     ];
 

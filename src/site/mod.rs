@@ -15,7 +15,8 @@ mod page;
 mod reply;
 
 pub use model::{
-    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, Vote, VoteOutcome,
+    Article, Config, ConfigUpdate, GroupChange, Order, Page, Ranking, Reranked, SiteUpgraded, Vote,
+    VoteOutcome,
 };
 pub use page::{PageCall, PageIds, PageOf};
 
@@ -109,9 +110,11 @@ impl Site {
         PageCall::new(Call::new("page", &self.root, args), of, &self.prefix)
     }
 
-    /// Page `page` of group `group` in `order`, through the seeds' 60-second
-    /// cache `<prefix><order>:<group>`, as [`Site::page`] (`group_page.lua`
-    /// first).
+    /// Page `page` of group `group` in `order`, as [`Site::page`]
+    /// (`group_page.lua` first): on site layout 1 through the seeds'
+    /// 60-second cache `<prefix><order>:<group>`, on layout 2 from the
+    /// group's board `<prefix>gboard:<order>:<group>`, kept up to date by
+    /// the writers (O(log N + page)).
     pub fn group_page(
         &self,
         group: &str,
@@ -146,6 +149,20 @@ impl Site {
     pub fn rerank(&self, start: u64, count: u32) -> Call<Reranked> {
         let args = vec![start.to_string(), count.to_string()];
         Call::new("rerank", &self.root, args)
+    }
+
+    /// One step of the move from site data layout 1 to 2 (`upgrade.lua`,
+    /// docs/versions.md): start with cursor `"0"` and call again with
+    /// [`SiteUpgraded::next`] until [`SiteUpgraded::is_done`]; each call
+    /// visits about `count` (1..=5000) keys or group members. Votes and
+    /// group changes may go on meanwhile. Idempotent: a site at layout 2
+    /// answers done and nothing is written.
+    pub fn upgrade(&self, cursor: &str, count: u32) -> Call<SiteUpgraded> {
+        Call::new(
+            "upgrade",
+            &self.root,
+            vec![cursor.to_string(), count.to_string()],
+        )
     }
 
     /// The site's settings (defaults for those never set). Read-only

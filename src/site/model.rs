@@ -132,6 +132,26 @@ pub struct Reranked {
     pub next: u64,
 }
 
+/// What a [`crate::Site::upgrade`] step did (`upgrade.lua`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SiteUpgraded {
+    /// The site's data layout before this call (1: the seeds' groups, a
+    /// group page rebuilt by `ZINTERSTORE`).
+    pub from: u32,
+    /// The layout the upgrade moves to (2: group boards kept up to date).
+    pub to: u32,
+    /// The cursor for the next call; `"0"` when the upgrade is done.
+    pub next: String,
+}
+
+impl SiteUpgraded {
+    /// The site is at layout 2.
+    pub fn is_done(&self) -> bool {
+        self.next == "0"
+    }
+}
+
 /// What a group change did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

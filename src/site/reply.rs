@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use redis::Value;
 
-use super::model::{Article, Config, GroupChange, Ranking, Reranked, VoteOutcome};
+use super::model::{Article, Config, GroupChange, Ranking, Reranked, SiteUpgraded, VoteOutcome};
 use crate::reply::{count, float, get, int, items, pairs, reply_type, text, word, Shape};
 
 /// An article from its id, its score and its flat `HGETALL` field list.
@@ -63,6 +63,18 @@ reply_type! {
         Ok(Reranked {
             ranked: count(get(&items, 0)?)?,
             next: count(get(&items, 1)?)?,
+        })
+    };
+    // `upgrade.lua`: `{ from, to, next }`.
+    SiteUpgraded => |v| {
+        let items = items(v)?;
+        let layout = |i| -> Result<u32, String> {
+            u32::try_from(count(get(&items, i)?)?).map_err(|_| "a layout beyond u32".to_string())
+        };
+        Ok(SiteUpgraded {
+            from: layout(0)?,
+            to: layout(1)?,
+            next: text(get(&items, 2)?)?,
         })
     };
     // `config.lua` and `configure.lua`: `{ field, value, ... }`.

@@ -3,9 +3,16 @@
 -- redvote 0.6.0
 --[[
   groups: add an article to some groups and remove it from others, in one
-  atomic call (the seeds' add_remove_groups). Each group whose membership
-  changes loses its cached orderings (<prefix>score:NAME, time:NAME, hot:NAME,
-  best:NAME), so the next group page shows the change at once.
+  atomic call (the seeds' add_remove_groups). On site layout 1 each group
+  whose membership changes loses its cached orderings (<prefix>score:NAME,
+  time:NAME, hot:NAME, best:NAME), so the next group page shows the change
+  at once. On layout 2 (and on layout 1 while upgrade.lua runs) the call
+  keeps the reverse index <prefix>groups:ID and the group boards
+  <prefix>gboard:<order>:NAME instead: an article joining a group enters its
+  boards with its current scores (those of score:, time:, hot:, best: it
+  has), one leaving leaves them; on layout 2 an article is in at most 100
+  groups (a join beyond is refused, INVALID_GROUP), which bounds a vote's
+  work.
 
   Input:
     KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
@@ -18,8 +25,12 @@
 
   Output: { added (groups the article newly joined), removed (groups it left) }
 
-  Keys: <prefix>article:ID, <prefix>group:NAME, <prefix>score:NAME,
-    <prefix>time:NAME, <prefix>hot:NAME, <prefix>best:NAME
+  Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>group:NAME,
+    <prefix>score:NAME, <prefix>time:NAME, <prefix>hot:NAME,
+    <prefix>best:NAME, <prefix>groups:ID, <prefix>score:, <prefix>time:,
+    <prefix>hot:, <prefix>best:, <prefix>gboard:score:NAME,
+    <prefix>gboard:time:NAME, <prefix>gboard:hot:NAME,
+    <prefix>gboard:best:NAME
 
   Reply: {added: integer, removed: integer}
   Idempotent: yes
@@ -40,11 +51,13 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. A layout outside
+-- first..last, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 1 }, campaign = { 1, 2 } }
+local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -77,8 +90,12 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  check_layout('site', config, rcall('HGET', config, 'layout'))
-  return key, prefix
+  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  local layout = check_layout('site', config, stored[1])
+  if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
+    fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
+  end
+  return key, prefix, layout, layout == 2 or stored[2] ~= false
 end
 -- site_id: an article reference argument (vote, article, groups).
 
@@ -102,9 +119,78 @@ local function check_group(group)
     fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
   end
 end
+-- site_boards: site layout 2's group boards (docs/layout.md). Each group
+-- NAME has, for every order (score, time, hot, best), the sorted set
+-- <prefix>gboard:<order>:NAME: exactly the members of <prefix>group:NAME
+-- that are in <prefix><order>:, with their score there (what the seeds'
+-- ZINTERSTORE computes, kept up to date instead of rebuilt). The reverse
+-- index <prefix>groups:ID (a set of group names) lists the groups of
+-- article ID, so that vote and rerank update every board of the article in
+-- the same call: O(groups x log N). groups.lua adds and removes the
+-- article with its current scores; upgrade.lua builds both from layout 1.
+--
+-- The names differ from the seeds' 60-second caches <prefix><order>:NAME
+-- on purpose: during the upgrade a layout-1 group page still builds and
+-- expires those, and must never read (or expire) a half-built board.
+
+-- Every order a group board is kept for (a board of a ranking the site does
+-- not keep stays empty, as its ZINTERSTORE would be).
+local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
+
+-- The board of group `group` in `order` ("score", "time", "hot", "best").
+local function group_board(prefix, order, group)
+  return prefix .. 'gboard:' .. order .. ':' .. group
+end
+
+-- Set the score of `member` to `value` (a string, as Redis answered it)
+-- in the `order` board of every group in `groups` (a list of names).
+local function boards_set(prefix, order, groups, member, value)
+  for i = 1, #groups do rcall('ZADD', prefix .. 'gboard:' .. order .. ':' .. groups[i], value, member) end
+end
+
+-- Copy `member`'s hot: and best: scores (those the site keeps, after
+-- write_rankings) into the boards of its `groups`.
+local function boards_rankings(prefix, rankings, groups, member)
+  if rankings:find('hot', 1, true) then
+    boards_set(prefix, 'hot', groups, member, rcall('ZSCORE', prefix .. 'hot:', member))
+  end
+  if rankings:find('best', 1, true) then
+    boards_set(prefix, 'best', groups, member, rcall('ZSCORE', prefix .. 'best:', member))
+  end
+end
+
+-- Read the four boards of `group` (a wrong type is refused before a
+-- caller's first write).
+local function boards_check(prefix, group)
+  for i = 1, 4 do rcall('ZCARD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group) end
+end
+
+-- `member`'s score in each order, { score, time, hot, best } (nil when
+-- absent from that order), read before a caller's first write.
+local function order_scores(prefix, member)
+  local scores = {}
+  for i = 1, 4 do scores[i] = rcall('ZSCORE', prefix .. GROUP_ORDERS[i] .. ':', member) end
+  return scores
+end
+
+-- Put `member` (its `scores`, from order_scores) in the boards of `group`.
+local function boards_add(prefix, group, member, scores)
+  for i = 1, 4 do
+    if scores[i] then rcall('ZADD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, scores[i], member) end
+  end
+end
+
+-- Take `member` out of the boards of `group`.
+local function boards_remove(prefix, group, member)
+  for i = 1, 4 do rcall('ZREM', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, member) end
+end
+
+-- The most groups an article may be in on layout 2 (a vote updates the
+-- boards of each).
+local MAX_GROUPS = 100
 
 local function main()
-  local _, prefix = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
+  local _, prefix, layout, boards = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
   local id = article_id(ARGV[1])
   local changes, seen = {}, {}
   for i = 2, #ARGV do
@@ -116,28 +202,54 @@ local function main()
     if seen[group] and seen[group] ~= sign then
       fail('INVALID_GROUP', 'group "' .. group .. '" is both added and removed')
     end
+    if not seen[group] then changes[#changes + 1] = { sign, group } end
     seen[group] = sign
-    changes[#changes + 1] = { sign, group }
   end
   local member = 'article:' .. id
   if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
   -- every group's set is read first: one of the wrong type is refused
   -- before the first write
-  for _, change in ipairs(changes) do rcall('SCARD', prefix .. 'group:' .. change[2]) end
+  local is = {}
+  for i, change in ipairs(changes) do
+    rcall('SCARD', prefix .. 'group:' .. change[2])
+    is[i] = rcall('SISMEMBER', prefix .. 'group:' .. change[2], member) == 1
+  end
+  local index, scores = prefix .. 'groups:' .. id, nil
+  if boards then
+    -- the reverse index, the boards and the orders are read first too
+    local n = rcall('SCARD', index)
+    for i, change in ipairs(changes) do
+      boards_check(prefix, change[2])
+      if change[1] == '+' and not is[i] then n = n + 1 end
+      if change[1] == '-' and is[i] then n = n - 1 end
+    end
+    if layout == 2 and n > MAX_GROUPS then
+      fail('INVALID_GROUP', member .. ' would be in ' .. n .. ' groups, at most ' .. MAX_GROUPS)
+    end
+    scores = order_scores(prefix, member)
+  end
 
   -- validated: the writes start here
   local added, removed = 0, 0
-  for _, change in ipairs(changes) do
+  for i, change in ipairs(changes) do
     local sign, group = change[1], change[2]
-    local n
-    if sign == '+' then
+    local n = 0
+    if sign == '+' and not is[i] then
       n = rcall('SADD', prefix .. 'group:' .. group, member)
       added = added + n
-    else
+      if boards then
+        rcall('SADD', index, group)
+        boards_add(prefix, group, member, scores)
+      end
+    elseif sign == '-' and is[i] then
       n = rcall('SREM', prefix .. 'group:' .. group, member)
       removed = removed + n
+      if boards then
+        rcall('SREM', index, group)
+        boards_remove(prefix, group, member)
+      end
     end
-    if n == 1 then
+    if n == 1 and layout == 1 then
       rcall('DEL', prefix .. 'score:' .. group, prefix .. 'time:' .. group,
         prefix .. 'hot:' .. group, prefix .. 'best:' .. group)
     end

@@ -13,12 +13,16 @@
     ARGV[2]  count  <integer 1..1000>  1..1000
 
   Writes: ZADD <prefix>hot: / <prefix>best: (those the site keeps) for each
-    article of the batch.
+    article of the batch; on site layout 2 (or while upgrade.lua runs), the
+    same scores into the boards of the article's groups,
+    <prefix>gboard:hot:NAME / <prefix>gboard:best:NAME for each NAME of
+    <prefix>groups:ID.
 
   Output: { articles ranked, next start (0 when the batch reached the end) }
 
   Keys: <prefix>redvote:config, <prefix>time:, <prefix>article:ID,
-    <prefix>hot:, <prefix>best:
+    <prefix>hot:, <prefix>best:, <prefix>groups:ID,
+    <prefix>gboard:hot:NAME, <prefix>gboard:best:NAME
 
   Reply: {ranked: integer, next: integer}
   Idempotent: yes
@@ -32,9 +36,10 @@
 --- @include "lib/site_config"
 
 --- @include "lib/rankings"
+--- @include "lib/site_boards"
 
 local function main()
-  local _, prefix = site_root('rerank', 2, 2, 'start, count')
+  local _, prefix, _, boards = site_root('rerank', 2, 2, 'start, count')
   local start = integer_arg(ARGV[1], 'start', 0, 999999999999, 'an integer >= 0')
   local count = integer_arg(ARGV[2], 'count', 1, 1000)
   local rankings = rcall('HGET', prefix .. CONFIG, 'rankings') or ''
@@ -44,12 +49,18 @@ local function main()
   local batch = rcall('ZRANGE', prefix .. 'time:', start, start + count - 1, 'WITHSCORES')
   check_rankings(prefix, rankings)
   local counts = {}
-  for i = 1, #batch, 2 do counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes') end
+  local groups = {}
+  for i = 1, #batch, 2 do
+    counts[i] = rcall('HMGET', prefix .. batch[i], 'votes', 'downvotes')
+    local id = boards and batch[i]:match('^article:(%d+)$')
+    groups[i] = id and rcall('SMEMBERS', prefix .. 'groups:' .. id) or {}
+  end
 
   -- validated: the writes start here
   for i = 1, #batch, 2 do
     local c = counts[i]
     write_rankings(prefix, rankings, batch[i], tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(batch[i + 1]))
+    if #groups[i] > 0 then boards_rankings(prefix, rankings, groups[i], batch[i]) end
   end
   local done = #batch / 2
   return { done, done == count and start + count or 0 }

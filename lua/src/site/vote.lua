@@ -23,7 +23,12 @@
     SADD/SREM <prefix>voted:ID and <prefix>downvoted:ID (a set created by
     this vote expires one second after the voting window's end: EXPIREAT),
     HINCRBY <prefix>article:ID votes / downvotes, ZADD <prefix>hot: /
-    <prefix>best: when those rankings are switched on.
+    <prefix>best: when those rankings are switched on. On site layout 2 (or
+    while upgrade.lua runs), ZADD of the article's new scores into the
+    boards of its groups, <prefix>gboard:<order>:NAME for each NAME of
+    <prefix>groups:ID (SMEMBERS, read before the first write): score, and
+    hot / best when kept; O(groups x log N). The boards are created by
+    groups.lua and upgrade.lua, which check their type.
 
   Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
     SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
@@ -33,7 +38,9 @@
             votes (integer), downvotes (integer) }
 
   Keys: <prefix>redvote:config, <prefix>article:ID, <prefix>score:,
-    <prefix>voted:ID, <prefix>downvoted:ID, <prefix>hot:, <prefix>best:
+    <prefix>voted:ID, <prefix>downvoted:ID, <prefix>hot:, <prefix>best:,
+    <prefix>groups:ID, <prefix>gboard:score:NAME, <prefix>gboard:hot:NAME,
+    <prefix>gboard:best:NAME
 
   Reply: {changed: integer, previous: string, vote: string, score: string,
     votes: integer, downvotes: integer}
@@ -50,9 +57,10 @@
 --- @include "lib/site_vote_settings"
 
 --- @include "lib/rankings"
+--- @include "lib/site_boards"
 
 local function main()
-  local _, prefix = site_root('vote', 2, 3, 'user, article [, up|down|none]')
+  local _, prefix, _, boards = site_root('vote', 2, 3, 'user, article [, up|down|none]')
   local user, want = ARGV[1], ARGV[3] or 'up'
   check_user(user)
   local id = article_id(ARGV[2])
@@ -103,6 +111,8 @@ local function main()
   end
 
   if rankings ~= '' then check_rankings(prefix, rankings) end
+  -- the article's groups, whose boards this vote moves (layout 2)
+  local groups = boards and rcall('SMEMBERS', prefix .. 'groups:' .. id)
   -- validated: the writes start here. score: is written first: it is the
   -- one key not read above, so a wrong-type score: fails before any write.
   -- Numbers go to Redis as strings (a Lua number is formatted with %.17g,
@@ -141,6 +151,10 @@ local function main()
   -- (the count HINCRBY answered is a number; "0" needs no strtod)
   up, down = up == '0' and 0 or tonumber(up), down == '0' and 0 or tonumber(down)
   if rankings ~= '' then write_rankings(prefix, rankings, member, up, down, time) end
+  if groups and #groups > 0 then
+    boards_set(prefix, 'score', groups, member, score)
+    if rankings ~= '' then boards_rankings(prefix, rankings, groups, member) end
+  end
   return { 1, was, want, score, up, down }
 end
 

@@ -174,7 +174,7 @@ type Probe<'a> = dyn Fn(&mut Connection) -> redvote::Result<()> + 'a;
 /// A campaign configured by this version records layout 2; one whose
 /// layout this version does not know (a newer redvote's 3, a corrupt
 /// value) is refused by every campaign script, reads included, writing
-/// nothing; the same for a site whose layout is newer than 1.
+/// nothing; the same for a site whose layout is newer than 2.
 #[test]
 fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
     let server = support::server();
@@ -293,7 +293,7 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
         }
     }
 
-    // the site: layout 1 is the only one; a newer one is refused
+    // the site: layouts 1 and 2 are known; a newer one is refused
     let site = Site::default();
     let id = site
         .post("ann", "Title", "https://example.com/")
@@ -302,12 +302,13 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
     redis::cmd("HSET")
         .arg("redvote:config")
         .arg("layout")
-        .arg("2")
+        .arg("3")
         .exec(&mut con)
         .unwrap();
     let root = "article:";
-    let scripts: [(&str, Vec<String>); 9] = [
+    let scripts: [(&str, Vec<String>); 10] = [
         ("vote", vec!["bob".into(), id.to_string()]),
+        ("upgrade", vec!["0".into(), "10".into()]),
         (
             "post",
             vec!["ann".into(), "T".into(), "https://example.com/".into()],
@@ -325,6 +326,6 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
         let detail = refused_unchanged(&mut con, script, Code::LayoutVersion, |con| {
             raw(con, script, root, &args)
         });
-        assert!(detail.contains("site data layout 2"), "{script}: {detail}");
+        assert!(detail.contains("site data layout 3"), "{script}: {detail}");
     }
 }

@@ -9,6 +9,7 @@ mod article;
 mod configure_args;
 mod errors;
 mod groups;
+mod layout2;
 mod page_retry;
 mod post;
 mod prefixes;

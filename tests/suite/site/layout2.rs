@@ -1,0 +1,454 @@
+//! Site data layout 2 (issue 23): group boards kept up to date by the
+//! writers, read by `group_page` in O(log N + page). A differential test
+//! against layout 1 (the seeds' ZINTERSTORE), the upgrade under concurrent
+//! votes and group changes, refusals writing nothing, and the bound: a page
+//! of a 300,000-article group under 5 ms in SLOWLOG.
+
+use std::time::Instant;
+
+use redis::Connection;
+use redvote::{Code, ConfigUpdate, Order, Ranking, Site, Vote};
+
+use crate::support::{self, raw, refused_unchanged};
+
+const ORDERS: [Order; 4] = [Order::Score, Order::Time, Order::Hot, Order::Best];
+const GROUPS: [&str; 5] = ["g0", "g1", "g2", "g3", "g4"];
+
+/// A small seeded generator (xorshift), so a failure replays.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Move `site` to layout 2 with upgrade steps of `count`.
+fn upgrade(con: &mut Connection, site: &Site, count: u32) -> usize {
+    let mut cursor = "0".to_string();
+    let mut calls = 0;
+    loop {
+        let step = site.upgrade(&cursor, count).run(con).unwrap();
+        calls += 1;
+        if step.is_done() {
+            return calls;
+        }
+        cursor = step.next;
+    }
+}
+
+fn set_string(con: &mut Connection, key: &str, value: &str) {
+    redis::cmd("SET").arg(key).arg(value).exec(con).unwrap();
+}
+
+fn layout(con: &mut Connection, site: &Site) -> Option<String> {
+    redis::cmd("HGET")
+        .arg(format!("{}redvote:config", site.prefix()))
+        .arg("layout")
+        .query(con)
+        .unwrap()
+}
+
+fn zrange(con: &mut Connection, key: &str) -> Vec<(String, String)> {
+    redis::cmd("ZRANGE")
+        .arg(key)
+        .arg(0)
+        .arg(-1)
+        .arg("WITHSCORES")
+        .query(con)
+        .unwrap()
+}
+
+/// What the seeds' ZINTERSTORE gives for `group` in `order` (weights 0 1,
+/// AGGREGATE MAX), computed into a scratch key.
+fn interstore(
+    con: &mut Connection,
+    site: &Site,
+    group: &str,
+    order: &str,
+) -> Vec<(String, String)> {
+    let p = site.prefix();
+    let tmp = format!("{p}scratch");
+    redis::cmd("ZINTERSTORE")
+        .arg(&tmp)
+        .arg(2)
+        .arg(format!("{p}group:{group}"))
+        .arg(format!("{p}{order}:"))
+        .arg("WEIGHTS")
+        .arg(0)
+        .arg(1)
+        .arg("AGGREGATE")
+        .arg("MAX")
+        .exec(con)
+        .unwrap();
+    let out = zrange(con, &tmp);
+    support::del(con, &tmp);
+    out
+}
+
+/// Every layout-2 board equals the ZINTERSTORE of its group, and the
+/// reverse index is exactly the inverse of the group sets.
+fn assert_boards(con: &mut Connection, site: &Site, articles: u64) {
+    let p = site.prefix();
+    for group in GROUPS {
+        for order in ["score", "time", "hot", "best"] {
+            let board = zrange(con, &format!("{p}gboard:{order}:{group}"));
+            assert_eq!(
+                board,
+                interstore(con, site, group, order),
+                "{group} {order}"
+            );
+        }
+    }
+    for id in 1..=articles {
+        let mut index: Vec<String> = support::smembers(con, &format!("{p}groups:{id}"))
+            .into_iter()
+            .collect();
+        index.sort();
+        let want: Vec<String> = GROUPS
+            .iter()
+            .filter(|g| {
+                redis::cmd("SISMEMBER")
+                    .arg(format!("{p}group:{g}"))
+                    .arg(format!("article:{id}"))
+                    .query::<bool>(con)
+                    .unwrap()
+            })
+            .map(|g| g.to_string())
+            .collect();
+        assert_eq!(index, want, "groups:{id}");
+    }
+}
+
+/// One random write, the same on every site of `sites`.
+fn random_write(con: &mut Connection, sites: &[&Site], rng: &mut Rng, articles: u64) {
+    let id = (1 + rng.below(articles)).to_string();
+    match rng.below(10) {
+        0..=5 => {
+            let user = format!("u{}", rng.below(12));
+            let vote = [Vote::Up, Vote::Down, Vote::None][rng.below(3) as usize];
+            for site in sites {
+                site.set_vote(&user, &id, vote).run(con).unwrap();
+            }
+        }
+        _ => {
+            let a = GROUPS[rng.below(5) as usize];
+            let r = GROUPS[rng.below(5) as usize];
+            let (add, remove): (Vec<&str>, Vec<&str>) = if a == r {
+                (vec![a], vec![])
+            } else {
+                (vec![a], vec![r])
+            };
+            for site in sites {
+                site.groups(&id, &add, &remove).run(con).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn layout_2_group_pages_equal_layout_1_on_random_calls() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let old = Site::new("{old}:");
+    let new = Site::new("{new}:");
+    assert!(upgrade(&mut con, &new, 100) >= 1);
+    assert_eq!(layout(&mut con, &new).as_deref(), Some("2"));
+    assert_eq!(layout(&mut con, &old), None);
+    let sites = [&old, &new];
+    let articles = 30;
+    for i in 0..articles {
+        for site in sites {
+            site.post(&format!("p{i}"), "T", "http://t")
+                .run(&mut con)
+                .unwrap();
+        }
+    }
+    let mut rng = Rng(0x2300_0001);
+    for round in 0..6 {
+        for _ in 0..60 {
+            random_write(&mut con, &sites, &mut rng, articles);
+        }
+        if round == 2 {
+            // hot and best switched on late: rerank fills them (and their boards)
+            let update = ConfigUpdate {
+                rankings: Some(vec![Ranking::Hot, Ranking::Best]),
+                ..ConfigUpdate::default()
+            };
+            for site in sites {
+                site.configure(&update).run(&mut con).unwrap();
+                let mut start = 0;
+                loop {
+                    let r = site.rerank(start, 7).run(&mut con).unwrap();
+                    if r.next == 0 {
+                        break;
+                    }
+                    start = r.next;
+                }
+            }
+        }
+        for group in GROUPS {
+            for order in ORDERS {
+                // layout 1's cache is up to 60 s old: read it fresh
+                support::del(&mut con, &format!("{{old}}:{}:{group}", order.as_str()));
+                let a = old
+                    .group_page(group, order, 1, Some(100))
+                    .run(&mut con)
+                    .unwrap();
+                let b = new
+                    .group_page(group, order, 1, Some(100))
+                    .run(&mut con)
+                    .unwrap();
+                let ids =
+                    |p: &redvote::Page| p.articles.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
+                assert_eq!(ids(&a), ids(&b), "round {round}: {group} {order:?}");
+                assert_eq!(a.total, b.total, "round {round}: {group} {order:?}");
+                let second = new
+                    .group_page(group, order, 2, Some(3))
+                    .run(&mut con)
+                    .unwrap();
+                assert_eq!(
+                    ids(&second),
+                    ids(&a).into_iter().skip(3).take(3).collect::<Vec<_>>()
+                );
+            }
+        }
+        assert_boards(&mut con, &new, articles);
+    }
+    // a layout-2 group page writes nothing, not even a cache
+    let page = || new.group_page("g1", Order::Score, 1, None);
+    support::unchanged(&mut con, "group page", |con| page().run(con).unwrap());
+    assert!(!support::exists(&mut con, "{new}:score:g1"));
+}
+
+#[test]
+fn the_upgrade_under_concurrent_votes_and_group_changes_builds_exact_boards() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::new("{up}:");
+    let articles = 40;
+    for i in 0..articles {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    let update = ConfigUpdate {
+        rankings: Some(vec![Ranking::Hot, Ranking::Best]),
+        ..ConfigUpdate::default()
+    };
+    site.configure(&update).run(&mut con).unwrap();
+    let mut rng = Rng(0x2300_0002);
+    for _ in 0..150 {
+        random_write(&mut con, &[&site], &mut rng, articles);
+    }
+    // other keys on the node, so that the scan takes several steps
+    for i in 0..200 {
+        set_string(&mut con, &format!("other:{i}"), "x");
+    }
+    let mut cursor = "0".to_string();
+    let mut steps = 0;
+    loop {
+        let step = site.upgrade(&cursor, 4).run(&mut con).unwrap();
+        steps += 1;
+        assert_eq!((step.from, step.to), (1, 2));
+        if step.is_done() {
+            break;
+        }
+        cursor = step.next;
+        // layout 1 meanwhile: its group pages still answer from the cache
+        assert_eq!(layout(&mut con, &site), None);
+        for _ in 0..3 {
+            random_write(&mut con, &[&site], &mut rng, articles);
+        }
+        if steps % 5 == 0 {
+            site.rerank(rng.below(articles), 5).run(&mut con).unwrap();
+        }
+    }
+    assert!(steps > 10, "{steps} steps");
+    assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
+    assert!(!support::exists(&mut con, "{up}:upgrade:groups"));
+    assert_boards(&mut con, &site, articles);
+    // again: nothing written
+    support::unchanged(&mut con, "a second upgrade", |con| {
+        let step = site.upgrade("0", 10).run(con).unwrap();
+        assert_eq!((step.from, step.to, step.next.as_str()), (2, 2, "0"));
+    });
+    for _ in 0..100 {
+        random_write(&mut con, &[&site], &mut rng, articles);
+    }
+    assert_boards(&mut con, &site, articles);
+    let report = redvote_check::check_site(&mut con, &site).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+}
+
+#[test]
+fn layout_2_refusals_write_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for i in 0..3 {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    site.groups("1", &["g"], &[]).run(&mut con).unwrap();
+    for cursor in [
+        "x",
+        "s,",
+        "g,1",
+        "s,1,2",
+        "g,0,a:b",
+        "s,123456789012345678901",
+    ] {
+        refused_unchanged(&mut con, cursor, Code::Usage, |con| {
+            site.upgrade(cursor, 10).run(con)
+        });
+    }
+    // a cursor of no upgrade under way
+    refused_unchanged(&mut con, "not under way", Code::Usage, |con| {
+        site.upgrade("g,0,g", 10).run(con)
+    });
+    for count in ["0", "5001", "-1", "1e3"] {
+        refused_unchanged(&mut con, count, Code::InvalidNumber, |con| {
+            raw(con, "upgrade", "article:", &["0", count])
+        });
+    }
+    upgrade(&mut con, &site, 50);
+    // an article in 100 groups takes no 101st
+    let many: Vec<String> = (0..99).map(|i| format!("m{i}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    site.groups("1", &many, &[]).run(&mut con).unwrap();
+    assert_eq!(support::smembers(&mut con, "groups:1").len(), 100);
+    let detail = refused_unchanged(&mut con, "101st group", Code::InvalidGroup, |con| {
+        site.groups("1", &["one-more"], &[]).run(con)
+    });
+    assert!(detail.contains("at most 100"), "{detail}");
+    // leaving one makes room, in the same call
+    site.groups("1", &["one-more"], &["m0"])
+        .run(&mut con)
+        .unwrap();
+    // a reverse index or a board of the wrong type is refused before a write
+    set_string(&mut con, "groups:2", "x");
+    refused_unchanged(&mut con, "vote", Code::InvalidConfig, |con| {
+        site.downvote("bob", "2").run(con)
+    });
+    refused_unchanged(&mut con, "groups", Code::InvalidConfig, |con| {
+        site.groups("2", &["g"], &[]).run(con)
+    });
+    set_string(&mut con, "gboard:time:h", "x");
+    refused_unchanged(&mut con, "groups board", Code::InvalidConfig, |con| {
+        site.groups("3", &["h"], &[]).run(con)
+    });
+    // a corrupt layout_next
+    support::del(&mut con, "groups:2");
+    redis::cmd("HSET")
+        .arg("redvote:config")
+        .arg("layout_next")
+        .arg("3")
+        .exec(&mut con)
+        .unwrap();
+    refused_unchanged(&mut con, "layout_next", Code::InvalidConfig, |con| {
+        site.vote("bob", "2").run(con)
+    });
+}
+
+/// The bound (issue 23): a page of a 300,000-article group on layout 2
+/// answers under 5 ms of server time (SLOWLOG), first, middle and last
+/// page. The data is built by a Lua loader, 20,000 articles a call.
+#[test]
+fn a_page_of_a_300k_article_group_answers_under_5_ms() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    let n: u64 = 300_000;
+    let built = Instant::now();
+    let loader = r#"
+      local from, to, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+      for i = from, to do
+        local m = 'article:' .. i
+        local t = now - i
+        redis.call('HSET', m, 'title', 't', 'link', 'l', 'poster', 'p', 'time', t, 'votes', 1)
+        redis.call('ZADD', 'time:', t, m)
+        redis.call('ZADD', 'score:', t + 432, m)
+        redis.call('ZADD', 'gboard:time:big', t, m)
+        redis.call('ZADD', 'gboard:score:big', t + 432, m)
+        redis.call('SADD', 'group:big', m)
+        redis.call('SADD', 'groups:' .. i, 'big')
+      end
+      redis.call('SET', 'article:', to)
+      return to
+    "#;
+    let now = support::server_time(&mut con);
+    let step = 20_000;
+    let mut from = 1;
+    while from <= n {
+        redis::cmd("EVAL")
+            .arg(loader)
+            .arg(0)
+            .arg(from)
+            .arg(from + step - 1)
+            .arg(now)
+            .exec(&mut con)
+            .unwrap();
+        from += step;
+    }
+    redis::cmd("HSET")
+        .arg("redvote:config")
+        .arg("layout")
+        .arg(2)
+        .exec(&mut con)
+        .unwrap();
+    let build = built.elapsed();
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("slowlog-log-slower-than")
+        .arg(0)
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("slowlog-max-len")
+        .arg(100_000)
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("SLOWLOG").arg("RESET").exec(&mut con).unwrap();
+    let last = (n / 25) as u32;
+    for page in [1, last / 2, last] {
+        for order in [Order::Score, Order::Time] {
+            let p = site
+                .group_page("big", order, page, None)
+                .run(&mut con)
+                .unwrap();
+            assert_eq!(p.total, n);
+            assert_eq!(p.articles.len(), 25);
+        }
+    }
+    // a vote on an article of the group moves its board too
+    site.vote("bob", "150000").run(&mut con).unwrap();
+    let entries: Vec<redis::Value> = redis::cmd("SLOWLOG")
+        .arg("GET")
+        .arg(1000)
+        .query(&mut con)
+        .unwrap();
+    let mut worst = 0i64;
+    let mut pages = 0;
+    for e in entries {
+        let redis::Value::Array(items) = e else {
+            continue;
+        };
+        let micros = match &items[2] {
+            redis::Value::Int(n) => *n,
+            _ => continue,
+        };
+        let cmd = format!("{:?}", items[3]);
+        if cmd.contains("EVALSHA") || cmd.contains("evalsha") {
+            pages += 1;
+            worst = worst.max(micros);
+        }
+    }
+    assert!(pages >= 6, "{pages} script calls in SLOWLOG");
+    eprintln!("300k group: built in {build:?}; worst script call {worst} us");
+    assert!(worst < 5000, "a group page took {worst} us");
+}
