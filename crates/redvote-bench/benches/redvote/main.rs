@@ -28,6 +28,7 @@ mod limits;
 mod measure;
 mod replicas;
 mod report;
+mod scale;
 mod scaling;
 mod scenario;
 mod serve;
@@ -151,6 +152,32 @@ pub struct BenchArgs {
     /// Run the scaling section only
     #[arg(long)]
     pub scaling_only: bool,
+    /// The section to run alone: `scale` (the same as --scale-only)
+    #[arg(value_parser = ["scale"])]
+    pub section: Option<String>,
+    /// Run the scale section only (issue 23: the large data set on a
+    /// throwaway server, every operation against the 5 ms bound; scale.rs)
+    #[arg(long)]
+    pub scale_only: bool,
+    /// Scale section: articles posted
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub scale_articles: u64,
+    /// Scale section: articles in the one group (at most --scale-articles)
+    #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub scale_group: u64,
+    /// Scale section: options of each tie rule's board
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(100..=10_000_000))]
+    pub scale_options: u64,
+    /// Scale section: hours voted on the periods board (one vote an hour)
+    #[arg(long, default_value_t = 8760, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub scale_hours: u64,
+    /// Scale section: rate-limited users (one vote each)
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub scale_users: u64,
+    /// Scale section: calls of each cheap operation (the slow and
+    /// destructive ones make a tenth, at least 1)
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub scale_calls: u64,
     /// Votes of each run of the cluster section (campaign votes through
     /// `redis+cluster://` on 1 master, then 3 masters; 0: skip it; not in
     /// the `--json` object) [default: 20000, 2000 with --quick]
@@ -199,7 +226,9 @@ fn main() -> ExitCode {
         return smoke::main();
     }
     let args = BenchArgs::parse();
-    let done = if args.scaling_only {
+    let done = if args.scale_only || args.section.as_deref() == Some("scale") {
+        scale_section(&args)
+    } else if args.scaling_only {
         scaling_only(&args)
     } else if args.cluster_only {
         cluster_section(&args)
@@ -234,6 +263,33 @@ fn print_report(args: &BenchArgs, report: &Report) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string(report)?)?;
     } else {
         write_human(&mut out, report)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The scale section alone (`scale` or `--scale-only`): the JSON object
+/// `{"scale": ...}` or its table.
+fn scale_section(args: &BenchArgs) -> Result<()> {
+    let plan = scale::ScalePlan {
+        articles: args.scale_articles,
+        group: args.scale_group.min(args.scale_articles),
+        options: args.scale_options,
+        hours: args.scale_hours,
+        users: args.scale_users,
+        calls: args.scale_calls,
+    };
+    let scale = scale::run_scale(&plan).context("the scale section")?;
+    let json = serde_json::json!({ "scale": serde_json::to_value(&scale)? });
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, format!("{json}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{json}")?;
+    } else {
+        scale::write_scale(&mut out, &scale)?;
     }
     out.flush()?;
     Ok(())

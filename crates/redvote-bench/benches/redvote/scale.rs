@@ -1,0 +1,842 @@
+//! The scale section (issue 23): a large data set on a throwaway
+//! `redis-server` of its own (persistence off), then every operation timed
+//! on the server against the 5 ms bound ("no call blocks Redis").
+//!
+//! ```text
+//! cargo bench -p redvote-bench -- scale           # or --scale-only
+//! cargo bench -p redvote-bench -- scale --json    # {"scale": {...}}
+//! ```
+//!
+//! The data set, built through the scripts themselves (pipelined calls of
+//! the library's own `Call`s, so every key is exactly what the scripts
+//! write, whatever version of them is checked out; no raw writes, so no
+//! equivalence proof is needed):
+//!
+//! * the site (empty prefix, `hot` and `best` switched on so that every
+//!   order pages): `--scale-articles` articles (1,000,000) posted with
+//!   `Site::post` (`post.lua`), 1,000 a pipeline; the first `--scale-group`
+//!   (300,000) added to the group `big` with `Site::groups` (`groups.lua`);
+//! * `{c:scale-boards}:`: four boards of `--scale-options` options
+//!   (1,000,000) `o1` .. `oN`, one per tie rule (board named for its rule),
+//!   keeping the `total` period, option `o<r>` with floor(2N / r) imported
+//!   votes (the scaling section's Zipf-like layout), built with
+//!   `configure` (1000 options a call) and `import` (500 a call);
+//! * `{c:scale-periods}:`: one board `hourly` keeping `hour` and `total`
+//!   (no retention: kept forever), 1000 options, one vote an hour over
+//!   `--scale-hours` hours (8760, a year, up to the current hour) through
+//!   `campaign_vote` at that hour (`Campaign::at`), so the vote itself
+//!   writes the period boards and the `periods:hourly` index (17,522
+//!   entries: real and shown of each hour, and total);
+//! * `{c:scale-limits}:`: one board `stars` (day, total; 100 options) with
+//!   the rate-limit section's 4 rules (3 per user), `--scale-users`
+//!   (100,000) users voting once each through `campaign_vote`, 1,000 a
+//!   pipeline.
+//!
+//! Each operation is then called `--scale-calls` times (fewer for the
+//! slow and destructive ones, see [`ops`]) on one sync connection, each
+//! call timed on the server by SLOWLOG (`slowlog-log-slower-than 0`):
+//! SLOWLOG RESET before the call, SLOWLOG GET after it, on another
+//! connection; the call's time is the longest top-level command it sent
+//! (`EVALSHA`, or the `EXEC` of a page's article reads), in µs as Redis
+//! logs it. Redis 7.0 also logs the commands a script runs: those entries
+//! are skipped. An operation reports its calls, the longest and the p99
+//! call, and whether the longest is over the 5 ms bound. Ir (callgrind) is
+//! not measured here: the bench has no callgrind runner, and the data set
+//! cannot be built under valgrind in any reasonable time (`ir` is null).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{ensure, Context, Result};
+use redis::Value;
+use redvote::campaign::{BoardSettings, Neighbourhood, OptionSettings, Voter};
+use redvote::site::{ConfigUpdate, Order, Ranking};
+use redvote::{Call, Campaign, CampaignSettings, Granularity, Paging, Period, Site, Ties, View};
+use redvote_testing::TempServer;
+use serde::Serialize;
+
+use super::limits::limit_rules;
+use super::measure::round;
+
+/// The bound: no call above 5 ms.
+pub(super) const BOUND_MS: f64 = 5.0;
+/// The tie rules of the 1M boards.
+const TIES: [Ties; 4] = [Ties::Competition, Ties::Dense, Ties::First, Ties::Name];
+/// Calls a build pipeline carries.
+const PIPE: usize = 1000;
+/// Options a configure call adds; votes an import call sets.
+const CONFIGURE_BATCH: u64 = 1000;
+const IMPORT_BATCH: u64 = 500;
+/// Pairs of the batch vote.
+const BATCH_PAIRS: u64 = 50;
+/// Options of the periods board and of the limits board.
+const PERIOD_OPTIONS: u64 = 1000;
+const LIMIT_OPTIONS: u64 = 100;
+/// SLOWLOG entries kept (the call's own entry is the newest: a script's
+/// commands are logged before it).
+const SLOWLOG_LEN: u64 = 1024;
+/// The group of the site.
+const GROUP: &str = "big";
+
+/// How big the data set is and how many calls an operation makes.
+#[derive(Clone, Debug)]
+pub(super) struct ScalePlan {
+    pub(super) articles: u64,
+    pub(super) group: u64,
+    pub(super) options: u64,
+    pub(super) hours: u64,
+    pub(super) users: u64,
+    pub(super) calls: u64,
+}
+
+/// The section's report (`{"scale": ...}` with `--json`).
+#[derive(Serialize)]
+pub(super) struct Scale {
+    pub(super) commit: Option<String>,
+    pub(super) redis_version: String,
+    pub(super) cpus: usize,
+    pub(super) articles: u64,
+    pub(super) group: u64,
+    pub(super) options: u64,
+    pub(super) hours: u64,
+    pub(super) period_boards: u64,
+    pub(super) users: u64,
+    pub(super) bound_ms: f64,
+    /// Each build phase: its time and `used_memory` after it.
+    pub(super) build: Vec<Phase>,
+    pub(super) build_seconds: f64,
+    pub(super) used_memory: u64,
+    pub(super) keys: u64,
+    /// `used_memory` the 100k rate-limited users' votes added, per user
+    /// (their counters, and what their vote wrote besides: HyperLogLogs,
+    /// statistics).
+    pub(super) bytes_per_limited_user: f64,
+    pub(super) ops: Vec<ScaleRow>,
+    pub(super) over: Vec<String>,
+    pub(super) seconds: f64,
+}
+
+#[derive(Serialize)]
+pub(super) struct Phase {
+    pub(super) what: String,
+    pub(super) calls: u64,
+    pub(super) seconds: f64,
+    pub(super) used_memory: u64,
+}
+
+/// One operation's calls.
+#[derive(Serialize)]
+pub(super) struct ScaleRow {
+    pub(super) op: String,
+    pub(super) calls: u64,
+    pub(super) max_ms: f64,
+    pub(super) p99_ms: f64,
+    pub(super) p50_ms: f64,
+    /// Server instructions per call (callgrind): not measured here.
+    pub(super) ir: Option<u64>,
+    pub(super) over_bound: bool,
+}
+
+/// A fixed, well-spread hash (splitmix64): the bench's "random" picks.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// 1..=n picked by `i`.
+fn pick(i: u64, salt: u64, n: u64) -> u64 {
+    mix(i.wrapping_mul(31).wrapping_add(salt)) % n + 1
+}
+
+fn used_memory(con: &mut redis::Connection) -> Result<u64> {
+    let info: String = redis::cmd("INFO").arg("memory").query(con)?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse().ok())
+        .context("INFO memory has no used_memory")
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// `calls` pipelined, `PIPE` a request, each reply decoded (a refusal
+/// fails the build).
+fn pipelined<T: redvote::reply::Reply>(
+    con: &mut redis::Connection,
+    calls: impl Iterator<Item = Call<T>>,
+) -> Result<u64> {
+    let mut n = 0;
+    let mut chunk = Vec::with_capacity(PIPE);
+    let flush = |chunk: &mut Vec<Call<T>>, con: &mut redis::Connection| -> Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for call in chunk.iter() {
+            call.add_to(&mut pipe);
+        }
+        let replies: Vec<Value> = pipe.query(con)?;
+        ensure!(replies.len() == chunk.len(), "a pipeline lost replies");
+        for (call, reply) in chunk.iter().zip(replies) {
+            call.decode(reply)
+                .with_context(|| format!("building the scale data set: {call}"))?;
+        }
+        chunk.clear();
+        Ok(())
+    };
+    for call in calls {
+        chunk.push(call);
+        n += 1;
+        if chunk.len() == PIPE {
+            flush(&mut chunk, con)?;
+        }
+    }
+    flush(&mut chunk, con)?;
+    Ok(n)
+}
+
+/// The server's timer: SLOWLOG around each call.
+struct Slowlog {
+    admin: redis::Connection,
+}
+
+impl Slowlog {
+    fn reset(&mut self) -> Result<()> {
+        redis::cmd("SLOWLOG").arg("RESET").exec(&mut self.admin)?;
+        Ok(())
+    }
+
+    /// The longest top-level command logged since the reset (µs).
+    fn longest(&mut self) -> Result<u64> {
+        let entries: Vec<Value> = redis::cmd("SLOWLOG")
+            .arg("GET")
+            .arg(SLOWLOG_LEN)
+            .query(&mut self.admin)?;
+        let mut best: Option<u64> = None;
+        for entry in entries {
+            let Value::Array(fields) = entry else {
+                continue;
+            };
+            let (Some(Value::Int(us)), Some(Value::Array(args))) = (fields.get(2), fields.get(3))
+            else {
+                continue;
+            };
+            let name = match args.first() {
+                Some(Value::BulkString(b)) => String::from_utf8_lossy(b).to_ascii_lowercase(),
+                Some(Value::SimpleString(s)) => s.to_ascii_lowercase(),
+                _ => continue,
+            };
+            if matches!(name.as_str(), "evalsha" | "eval" | "exec" | "fcall") {
+                best = Some(best.unwrap_or(0).max(*us as u64));
+            }
+        }
+        best.context("SLOWLOG holds no EVALSHA or EXEC after the call")
+    }
+}
+
+/// The section's state: the connections and the data set's names.
+struct Run {
+    con: redis::Connection,
+    slow: Slowlog,
+    site: Site,
+    boards: Campaign,
+    periods: Campaign,
+    limits: Campaign,
+    plan: ScalePlan,
+    rows: Vec<ScaleRow>,
+    /// Numbers for new users, articles to vote on, ...
+    next: u64,
+}
+
+impl Run {
+    /// `calls` calls of `op`, each timed by SLOWLOG; `f(con, i)` makes call
+    /// `i` (0-based).
+    fn time(
+        &mut self,
+        op: &str,
+        calls: u64,
+        mut f: impl FnMut(&mut redis::Connection, u64) -> Result<()>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let mut times = Vec::with_capacity(calls as usize);
+        for i in 0..calls {
+            self.slow.reset()?;
+            f(&mut self.con, i).with_context(|| format!("scale: {op}, call {}", i + 1))?;
+            times.push(self.slow.longest()?);
+        }
+        times.sort_unstable();
+        let at = |q: f64| -> f64 {
+            let k = ((q * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1;
+            round(times[k] as f64 / 1000.0, 3)
+        };
+        let row = ScaleRow {
+            op: op.to_string(),
+            calls,
+            max_ms: at(1.0),
+            p99_ms: at(0.99),
+            p50_ms: at(0.5),
+            ir: None,
+            over_bound: at(1.0) > BOUND_MS,
+        };
+        eprintln!(
+            "scale: {op}: {calls} calls, max {:.3} ms, p99 {:.3} ms ({:.1} s)",
+            row.max_ms,
+            row.p99_ms,
+            started.elapsed().as_secs_f64()
+        );
+        self.rows.push(row);
+        Ok(())
+    }
+}
+
+/// Build the data set on a throwaway server, time every operation.
+pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
+    let started = Instant::now();
+    let server = TempServer::start().context("cannot start a throwaway redis-server")?;
+    let client = server.client();
+    let mut admin = client.get_connection()?;
+    let mut con = client.get_connection()?;
+    redvote::scripts::load_all(&mut admin)?;
+    redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("slowlog-log-slower-than")
+        .arg("0")
+        .arg("slowlog-max-len")
+        .arg(SLOWLOG_LEN)
+        .exec(&mut admin)?;
+    let info: String = redis::cmd("INFO").arg("server").query(&mut admin)?;
+    let redis_version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("?")
+        .trim()
+        .to_string();
+
+    let site = Site::new("");
+    let boards = Campaign::with_namespace("{c:scale-boards}:");
+    let periods = Campaign::with_namespace("{c:scale-periods}:");
+    let limits = Campaign::with_namespace("{c:scale-limits}:");
+    let mut build = Vec::new();
+    let mut phase = |what: &str, calls: u64, t: Instant, admin: &mut redis::Connection| {
+        let p = Phase {
+            what: what.to_string(),
+            calls,
+            seconds: round(t.elapsed().as_secs_f64(), 1),
+            used_memory: used_memory(admin)?,
+        };
+        eprintln!(
+            "scale: built {what}: {calls} calls, {:.1} s, used_memory {:.0} MB",
+            p.seconds,
+            p.used_memory as f64 / 1e6
+        );
+        build.push(p);
+        Ok::<(), anyhow::Error>(())
+    };
+    let build_started = Instant::now();
+
+    // The site: rankings on, then the articles, then the group.
+    let t = Instant::now();
+    site.configure(&ConfigUpdate {
+        rankings: Some(vec![Ranking::Hot, Ranking::Best]),
+        ..ConfigUpdate::default()
+    })
+    .run(&mut con)?;
+    let n = pipelined(
+        &mut con,
+        (1..=plan.articles).map(|i| {
+            site.post(
+                &format!("poster:{}", i % 5000),
+                &format!("Article {i}"),
+                &format!("https://example.com/a/{i}"),
+            )
+        }),
+    )?;
+    phase("articles (post.lua)", n, t, &mut admin)?;
+    let t = Instant::now();
+    let n = pipelined(
+        &mut con,
+        (1..=plan.group).map(|i| site.groups(&i.to_string(), &[GROUP], &[])),
+    )?;
+    phase("group (groups.lua)", n, t, &mut admin)?;
+
+    // The 1M boards, one per tie rule.
+    let options = plan.options;
+    for ties in TIES {
+        let t = Instant::now();
+        let board = ties.as_str();
+        let configure = (0..options.div_ceil(CONFIGURE_BATCH)).map(|k| {
+            let lo = k * CONFIGURE_BATCH + 1;
+            let hi = (lo + CONFIGURE_BATCH - 1).min(options);
+            let settings = BoardSettings {
+                periods: Some(vec![Period::Total]),
+                ties: Some(ties),
+                options: (lo..=hi)
+                    .map(|r| (format!("o{r}"), OptionSettings::default()))
+                    .collect(),
+                ..BoardSettings::default()
+            };
+            boards.configure(&CampaignSettings {
+                boards: BTreeMap::from([(board.to_string(), settings)]),
+                ..CampaignSettings::default()
+            })
+        });
+        let mut calls = pipelined(&mut con, configure)?;
+        let import = (0..options.div_ceil(IMPORT_BATCH)).map(|k| {
+            let lo = k * IMPORT_BATCH + 1;
+            let hi = (lo + IMPORT_BATCH - 1).min(options);
+            let votes: Vec<(String, String)> = (lo..=hi)
+                .map(|r| (format!("o{r}"), (2 * options / r).to_string()))
+                .collect();
+            let pairs: Vec<(&str, &str)> = votes.iter().map(|(o, v)| (&o[..], &v[..])).collect();
+            boards.import(board, &pairs)
+        });
+        calls += pipelined(&mut con, import)?;
+        phase(
+            &format!("board {board} (configure, import)"),
+            calls,
+            t,
+            &mut admin,
+        )?;
+    }
+
+    // The periods board: one vote an hour over `hours` hours.
+    let t = Instant::now();
+    let board = BoardSettings {
+        periods: Some(vec![Period::Hour, Period::Total]),
+        ties: Some(Ties::Competition),
+        options: (1..=PERIOD_OPTIONS)
+            .map(|r| (format!("opt{r}"), OptionSettings::default()))
+            .collect(),
+        ..BoardSettings::default()
+    };
+    periods
+        .configure(&CampaignSettings::default().with_board("hourly", board))
+        .run(&mut con)?;
+    let hour_now = now() / 3600 * 3600;
+    let first_hour = hour_now - (plan.hours - 1) * 3600;
+    let votes = (0..plan.hours).map(|h| {
+        let option = format!("opt{}", h % 50 + 1);
+        periods
+            .at(first_hour + h * 3600 + 60)
+            .vote(&format!("hour-voter:{h}"), &[("hourly", &option)])
+    });
+    let n = pipelined(&mut con, votes)? + 1;
+    phase(
+        "periods board (campaign_vote at each hour)",
+        n,
+        t,
+        &mut admin,
+    )?;
+    let period_boards: u64 = redis::cmd("ZCARD")
+        .arg(format!("{}periods:hourly", periods.namespace()))
+        .query(&mut admin)?;
+
+    // The rate-limited users.
+    let t = Instant::now();
+    let board = BoardSettings {
+        periods: Some(vec![Period::Day, Period::Total]),
+        ties: Some(Ties::Competition),
+        options: (1..=LIMIT_OPTIONS)
+            .map(|r| (format!("opt{r}"), OptionSettings::default()))
+            .collect(),
+        ..BoardSettings::default()
+    };
+    limits
+        .configure(
+            &CampaignSettings::default()
+                .with_limits(limit_rules(4))
+                .with_board("stars", board),
+        )
+        .run(&mut con)?;
+    let before = used_memory(&mut admin)?;
+    let votes = (1..=plan.users).map(|u| {
+        let user = format!("user:{u}");
+        let option = format!("opt{}", pick(u, 7, LIMIT_OPTIONS));
+        limits.vote_by(
+            &Voter::new(&user).channel("web").device("pc"),
+            &[("stars", &option)],
+        )
+    });
+    let n = pipelined(&mut con, votes)? + 1;
+    let after = used_memory(&mut admin)?;
+    phase(
+        "rate-limited users (campaign_vote, 4 rules)",
+        n,
+        t,
+        &mut admin,
+    )?;
+    let bytes_per_limited_user = round(
+        after.saturating_sub(before) as f64 / plan.users.max(1) as f64,
+        1,
+    );
+    let build_seconds = round(build_started.elapsed().as_secs_f64(), 1);
+
+    let mut run = Run {
+        con,
+        slow: Slowlog { admin },
+        site,
+        boards,
+        periods,
+        limits,
+        plan: plan.clone(),
+        rows: Vec::new(),
+        next: 0,
+    };
+    ops(&mut run)?;
+
+    let mut admin = run.slow.admin;
+    let used = used_memory(&mut admin)?;
+    let keys: u64 = redis::cmd("DBSIZE").query(&mut admin)?;
+    let over = run
+        .rows
+        .iter()
+        .filter(|r| r.over_bound)
+        .map(|r| r.op.clone())
+        .collect();
+    Ok(Scale {
+        commit: commit(),
+        redis_version,
+        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        articles: plan.articles,
+        group: plan.group,
+        options: plan.options,
+        hours: plan.hours,
+        period_boards,
+        users: plan.users,
+        bound_ms: BOUND_MS,
+        build,
+        build_seconds,
+        used_memory: used,
+        keys,
+        bytes_per_limited_user,
+        ops: run.rows,
+        over,
+        seconds: round(started.elapsed().as_secs_f64(), 1),
+    })
+}
+
+/// The checked-out commit (`git rev-parse --short HEAD`), when there is one.
+fn commit() -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Every operation, timed. Reads before the writes that change what they
+/// read; the destructive ones (option removal, reindex) last.
+fn ops(r: &mut Run) -> Result<()> {
+    let calls = r.plan.calls;
+    let few = (calls / 10).max(1);
+    let articles = r.plan.articles;
+    let options = r.plan.options;
+    let site = r.site.clone();
+
+    // The site.
+    let n0 = r.next;
+    r.time("site vote", calls, |con, i| {
+        let article = pick(n0 + i, 1, articles).to_string();
+        site.vote(&format!("voter:{}", n0 + i), &article).run(con)?;
+        Ok(())
+    })?;
+    r.next += calls;
+    r.time("site post", calls, |con, i| {
+        site.post("poster:new", &format!("New {i}"), "https://example.com/new")
+            .run(con)?;
+        Ok(())
+    })?;
+    for order in [Order::Score, Order::Time, Order::Hot, Order::Best] {
+        let pages = (articles / 25).max(1);
+        r.time(
+            &format!("site page ({})", order.as_str()),
+            calls,
+            |con, i| {
+                let page = pick(i, 3, pages) as u32;
+                site.page(order, page, Some(25)).run(con)?;
+                Ok(())
+            },
+        )?;
+    }
+    r.time("site article", calls, |con, i| {
+        let article = pick(i, 5, articles).to_string();
+        site.article(&article, Some("voter:1")).run(con)?;
+        Ok(())
+    })?;
+    let group = r.plan.group;
+    for order in [Order::Score, Order::Time] {
+        r.time(
+            &format!(
+                "site group_page ({}, {}k group)",
+                order.as_str(),
+                group / 1000
+            ),
+            few,
+            |con, i| {
+                let pages = (group / 25).max(1);
+                site.group_page(GROUP, order, pick(i, 9, pages) as u32, Some(25))
+                    .run(con)?;
+                Ok(())
+            },
+        )?;
+    }
+    r.time("site groups change", calls, |con, i| {
+        // Articles outside the group join it, then leave it again.
+        let article = (group + 1 + i / 2).to_string();
+        match i % 2 {
+            0 => site.groups(&article, &[GROUP, "other"], &[]).run(con)?,
+            _ => site.groups(&article, &[], &[GROUP]).run(con)?,
+        };
+        Ok(())
+    })?;
+
+    // The 1M boards.
+    let boards = r.boards.clone();
+    let view = View::shown("total");
+    for ties in TIES {
+        let board = ties.as_str();
+        let n0 = r.next;
+        r.time(&format!("campaign vote ({board})"), calls, |con, i| {
+            let option = format!("o{}", pick(n0 + i, 11, options));
+            boards
+                .vote(&format!("cv:{}", n0 + i), &[(board, &option)])
+                .run(con)?;
+            Ok(())
+        })?;
+        r.next += calls;
+        let n0 = r.next;
+        r.time(
+            &format!("campaign batch vote, {BATCH_PAIRS} pairs ({board})"),
+            few,
+            |con, i| {
+                let names: Vec<String> = (0..BATCH_PAIRS)
+                    .map(|k| format!("o{}", pick((n0 + i) * 100 + k, 13, options)))
+                    .collect();
+                let pairs: Vec<(&str, &str)> = names.iter().map(|o| (board, &o[..])).collect();
+                boards.vote(&format!("bv:{}", n0 + i), &pairs).run(con)?;
+                Ok(())
+            },
+        )?;
+        r.next += few;
+        let pages = (options / 25).max(1);
+        r.time(&format!("campaign top ({board})"), calls, |con, i| {
+            let page = pick(i, 17, pages) as u32;
+            boards
+                .top(&[board], &view, Paging::new(page, 25))
+                .run(con)?;
+            Ok(())
+        })?;
+        r.time(&format!("campaign standing ({board})"), calls, |con, i| {
+            let member = format!("o{}", pick(i, 19, options));
+            boards.standing(board, &view, &[&member]).run(con)?;
+            Ok(())
+        })?;
+        r.time(&format!("campaign around ({board})"), calls, |con, i| {
+            let member = format!("o{}", pick(i, 23, options));
+            boards
+                .around(board, &view, &member, Neighbourhood::new(25, 25))
+                .run(con)?;
+            Ok(())
+        })?;
+        r.time(
+            &format!("campaign import, {IMPORT_BATCH} pairs ({board})"),
+            few,
+            |con, i| {
+                // New imported totals for 500 consecutive options from a
+                // random place of the board.
+                let lo = pick(i, 29, options - IMPORT_BATCH);
+                let votes: Vec<(String, String)> = (0..IMPORT_BATCH)
+                    .map(|k| {
+                        let o = lo + k;
+                        (format!("o{o}"), (2 * options / o + 1 + i).to_string())
+                    })
+                    .collect();
+                let pairs: Vec<(&str, &str)> =
+                    votes.iter().map(|(o, v)| (&o[..], &v[..])).collect();
+                boards.import(board, &pairs).run(con)?;
+                Ok(())
+            },
+        )?;
+        // Votes with ids (untimed), then their voids (timed).
+        let n0 = r.next;
+        let ids: Vec<String> = (0..few)
+            .map(|i| format!("void:{board}:{}", n0 + i))
+            .collect();
+        for (i, id) in ids.iter().enumerate() {
+            let user = format!("vv:{}", n0 + i as u64);
+            let option = format!("o{}", pick(n0 + i as u64, 31, options));
+            boards
+                .vote_by(&Voter::new(&user).id(id), &[(board, &option)])
+                .run(&mut r.con)?;
+        }
+        r.next += few;
+        r.time(&format!("campaign void ({board})"), few, |con, i| {
+            boards.void(&ids[i as usize]).run(con)?;
+            Ok(())
+        })?;
+    }
+
+    // Rate limits, statistics, settings.
+    let limits = r.limits.clone();
+    let users = r.plan.users;
+    r.time("limits peek (4 rules)", calls, |con, i| {
+        let user = format!("user:{}", pick(i, 37, users));
+        let voter = Voter::new(&user).channel("web").device("pc");
+        limits.limits(&voter, &[("stars", "opt1")]).run(con)?;
+        Ok(())
+    })?;
+    r.time("limits reset (4 rules)", calls, |con, i| {
+        let user = format!("user:{}", pick(i, 41, users));
+        let voter = Voter::new(&user).channel("web").device("pc");
+        limits.reset_limits(&voter, &[("stars", "opt1")]).run(con)?;
+        Ok(())
+    })?;
+    let to = now() / 3600 * 3600 + 3600;
+    r.time(
+        &format!("stats, 24 hours ({}k-vote board)", users / 1000),
+        calls.min(50),
+        |con, _| {
+            limits
+                .stats("stars", Granularity::Hour, to - 24 * 3600, to)
+                .run(con)?;
+            Ok(())
+        },
+    )?;
+    let periods = r.periods.clone();
+    r.time("stats, 744 hours (hourly board)", few, |con, _| {
+        periods
+            .stats("hourly", Granularity::Hour, to - 744 * 3600, to)
+            .run(con)?;
+        Ok(())
+    })?;
+    r.time("settings read (1000 options)", calls.min(50), |con, _| {
+        periods.settings().run(con)?;
+        Ok(())
+    })?;
+    r.time("configure, a weight change", calls.min(50), |con, i| {
+        let board = BoardSettings::default()
+            .with_option("opt999", OptionSettings::weighted(1 + (i % 2) as u32));
+        periods
+            .configure(&CampaignSettings::default().with_board("hourly", board))
+            .run(con)?;
+        Ok(())
+    })?;
+    let remove = 3;
+    let mut next_option = 1;
+    let period_boards: u64 = redis::cmd("ZCARD")
+        .arg(format!("{}periods:hourly", periods.namespace()))
+        .query(&mut r.slow.admin)?;
+    for count in [1, 10] {
+        let first = next_option;
+        r.time(
+            &format!("configure, removing {count} option(s) ({period_boards} period boards)"),
+            remove,
+            |con, i| {
+                let mut board = BoardSettings::default();
+                for k in 0..count {
+                    board = board.with_removed(&format!("opt{}", first + i * count + k));
+                }
+                periods
+                    .configure(&CampaignSettings::default().with_board("hourly", board))
+                    .run(con)?;
+                Ok(())
+            },
+        )?;
+        next_option += remove * count;
+    }
+
+    // A reindex step of 100 members on the 1M dense and first boards (their
+    // `indexed` flag cleared first, as the scaling section does).
+    for ties in [Ties::Dense, Ties::First] {
+        let board = ties.as_str();
+        redis::cmd("HSET")
+            .arg(format!("{}board:{board}", boards.namespace()))
+            .arg("indexed")
+            .arg("0")
+            .exec(&mut r.slow.admin)?;
+        let mut cursor = "0".to_string();
+        r.time(
+            &format!("reindex step, 100 members ({board})"),
+            few,
+            |con, _| {
+                let step = boards.reindex(board, &cursor, 100).run(con)?;
+                cursor = step.next;
+                Ok(())
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// The table.
+pub(super) fn write_scale(out: &mut impl Write, s: &Scale) -> Result<()> {
+    writeln!(
+        out,
+        "\nScale (issue 23): {} articles ({}k group), 4 boards of {} options, {} period boards, {} rate-limited users",
+        s.articles,
+        s.group / 1000,
+        s.options,
+        s.period_boards,
+        s.users
+    )?;
+    writeln!(
+        out,
+        "commit {}, Redis {}, {} cpus; build {:.1} s, used_memory {:.0} MB, {} keys, {:.0} B per rate-limited user",
+        s.commit.as_deref().unwrap_or("?"),
+        s.redis_version,
+        s.cpus,
+        s.build_seconds,
+        s.used_memory as f64 / 1e6,
+        s.keys,
+        s.bytes_per_limited_user
+    )?;
+    for p in &s.build {
+        writeln!(
+            out,
+            "  build {:<46} {:>8} calls {:>7.1} s  used_memory {:>6.0} MB",
+            p.what,
+            p.calls,
+            p.seconds,
+            p.used_memory as f64 / 1e6
+        )?;
+    }
+    writeln!(
+        out,
+        "\n| operation | calls | max ms | p99 ms | p50 ms | Ir | {} ms bound |",
+        s.bound_ms
+    )?;
+    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |")?;
+    for row in &s.ops {
+        writeln!(
+            out,
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} |",
+            row.op,
+            row.calls,
+            row.max_ms,
+            row.p99_ms,
+            row.p50_ms,
+            row.ir.map_or("-".to_string(), |ir| ir.to_string()),
+            if row.over_bound { "**over**" } else { "under" }
+        )?;
+    }
+    writeln!(
+        out,
+        "\nOver the bound: {}",
+        if s.over.is_empty() {
+            "none".to_string()
+        } else {
+            s.over.join(", ")
+        }
+    )?;
+    writeln!(out, "(section {:.1} s)", s.seconds)?;
+    Ok(())
+}
