@@ -58,16 +58,37 @@
                                        data: at most 100 fields, names 1..64
                                        bytes, values strings or numbers of at
                                        most 2048 bytes
-            "remove": ["<option>", ...]   options to delete: from the board's
-                                       settings, every period board it kept,
-                                       the "first" side keys, its display data,
-                                       imported votes and participant counter;
-                                       at most 1000 a board
+            "remove": ["<option>", ...]   options to delete, at most 1000 a
+                                       board: see Removal
         } } }
     Names of boards and options: 1..64 bytes, none of : { } * ? [ ] \ ,
     spaces or control characters. Defaults for a new board: periods
     ["total"], ties "competition", carry 0, decimals 2, retention 0; an
     option's weight defaults to 1. At most 64 boards and 1000 options a call.
+
+  Removal: a board's `remove` deletes, in this call, each option's weight
+    (so votes and imports for it are refused, REDVOTE_UNKNOWN_OPTION, and
+    it leaves the option list), display data, imported votes and
+    participant counter: O(options), whatever the board's size. On
+    campaign data layout 2, the entries of the period boards listed in
+    <ns>periods:B (real and shown, and the side keys f:/o:/d: of
+    lib/order) are left to campaign_remove.lua, which takes them off in
+    bounded steps: the options join the board's pending set
+    <ns>removing:B and `remove_gen` of <ns>board:B counts up (a
+    campaign_remove cursor from before restarts). Until it is done, reads
+    (campaign_top, campaign_around, campaign_standing, and the export,
+    which pages through campaign_top) skip them and rank the others as if
+    they were gone (lib/ranks, O(R log N) a period board read for R
+    pending, at most 1000 a board: more is refused, REDVOTE_INVALID_CONFIG,
+    until campaign_remove has run), and configuring an option of the same
+    name is refused (REDVOTE_INVALID_CONFIG) until then. A board with no
+    period board listed has nothing to clean: nothing is pending. On layout
+    1 (redvote 0.5 may still write the campaign, and would neither skip nor
+    keep a pending removal: its configure could add the option again and
+    a later step would delete its new votes; its reads would show the
+    removed option) the removal takes every period board in this call, as
+    0.5 does: O(period boards x options); upgrade (docs/versions.md) to
+    make it bounded.
 
   Sizes: every list and map has the maximum given above, checked before the
     first write (REDVOTE_INVALID_CONFIG; a document over 4 MiB:
@@ -87,21 +108,25 @@
     takes effect at once; the side keys o:/d: of lua/src/lib/order.lua of
     a rule no longer kept are UNLINKed, one UNLINK a listed period board);
     HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
-    (display data); for removed options HDEL/ZREM/DEL of all of the above.
+    (display data); for removed options HDEL <ns>weights:B, <ns>initial:B,
+    DEL <ns>option:B:O, <ns>hll:B:O, then SADD <ns>removing:B and HINCRBY
+    <ns>board:B remove_gen (layout 2), or ZREM from every period board and
+    its side keys (layout 1; see Removal).
 
   Output: { "boards", n, "options", n } (how many were created or updated)
 
   Keys: <ns>boards, <ns>board:B, <ns>weights:B, <ns>option:B:O,
     <ns>deny:users, <ns>deny:channels, <ns>periods:B, <ns>b:B:KIND:P,
     <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B,
-    <ns>hll:B:O, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>hll:B:O, <ns>removing:B, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
     <ns>rl:RULE:campaign
 
   Reply: pairs(string, integer)
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
-    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have),
+    REDVOTE_UNKNOWN_OPTION (removing an option the board does not have,
+    or one whose removal is pending),
     REDVOTE_LAYOUT_VERSION.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
@@ -712,7 +737,7 @@ end
 -- A board's `options`: the weights to write (given, or 1 for an option the
 -- board lacks; flat) and the display data ({ option, fields (flat) } each).
 -- `count.options` counts the options of the whole call (at most 1000).
-local function board_options(ns, board, options, count)
+local function board_options(ns, board, options, count, pending)
   local weights, data = {}, {}
   if options ~= nil and type(options) ~= 'table' then fail('INVALID_CONFIG', board .. ': options must be an object') end
   for option, o in pairs(options or {}) do
@@ -721,6 +746,10 @@ local function board_options(ns, board, options, count)
     known_fields(o, OPTION_FIELDS, 'option ' .. board .. '/' .. option)
     count.options = count.options + 1
     if count.options > 1000 then fail('INVALID_CONFIG', 'at most 1000 options a call') end
+    if pending > 0 and rcall('SISMEMBER', ns .. 'removing:' .. board, option) == 1 then
+      fail('INVALID_CONFIG', board .. '/' .. option .. ' is being removed: its removal must finish before it is '
+        .. 'configured again (redvote campaign NAME remove-options, or campaign_remove.lua until its cursor is "0")')
+    end
     if o.weight ~= nil or rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
       push(weights, option, integer(o.weight or 1, 1, 1000000, board .. '/' .. option .. ': weight'))
     end
@@ -742,10 +771,14 @@ end
 
 -- A board's `remove`: at most 1000 options the board has, none of them
 -- also configured by the call.
-local function board_removals(ns, board, spec)
+local function board_removals(ns, board, spec, pending)
   local remove = {}
   if spec.remove ~= nil and (type(spec.remove) ~= 'table' or #spec.remove > 1000) then
     fail('INVALID_CONFIG', board .. ': remove must be a list of at most 1000 options')
+  end
+  if spec.remove and #spec.remove > 0 and pending + #spec.remove > 1000 then
+    fail('INVALID_CONFIG', board .. ': at most 1000 options pending removal a board; ' .. pending .. ' are: finish '
+      .. 'their removal first (redvote campaign NAME remove-options, or campaign_remove.lua until its cursor is "0")')
   end
   for _, option in ipairs(spec.remove or {}) do
     check_config_name('option', option)
@@ -756,11 +789,18 @@ local function board_removals(ns, board, spec)
   return remove
 end
 
--- The board's period boards from its index, when options are removed:
--- those not expired ("real:P" / "shown:P"), whose entries of the removed
--- options go. The keys the removal writes are read here first.
+-- The board's period boards from its index, when options are removed on
+-- layout 1 (layout 2: none, campaign_remove.lua cleans them): those not
+-- expired ("real:P" / "shown:P"), whose entries of the removed options go.
+-- The keys the removal writes are read here first. Returns them and
+-- whether the removal is left pending (layout 2 and a period board
+-- listed).
 local function board_index(ns, board, remove)
   local boards_of = {}
+  if #remove > 0 and layout >= 2 then
+    rcall('HLEN', ns .. 'initial:' .. board)
+    return boards_of, rcall('ZCARD', ns .. 'periods:' .. board) > 0
+  end
   if #remove > 0 then
     local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1, 'WITHSCORES')
     local now = tonumber(rcall('TIME')[1])
@@ -773,7 +813,7 @@ local function board_index(ns, board, remove)
     end
     rcall('HLEN', ns .. 'initial:' .. board)
   end
-  return boards_of
+  return boards_of, false
 end
 
 -- One board of the document, validated against its stored state. Every
@@ -787,14 +827,19 @@ local function board_plan(ns, board, spec, count)
   if count.boards > 64 then fail('INVALID_CONFIG', 'at most 64 boards a call') end
   local exists = rcall('HLEN', ns .. 'board:' .. board) > 0
   rcall('HLEN', ns .. 'weights:' .. board)
-  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'ties_next', 'indexed', 'order_gen')
+  local was = rcall('HMGET', ns .. 'board:' .. board, 'ties', 'ties_next', 'indexed', 'order_gen', 'remove_gen')
+  -- the options pending removal (campaign_remove.lua), read on layout 2
+  local pending = layout >= 2 and rcall('SCARD', ns .. 'removing:' .. board) or 0
   local plan = { board = board }
   local sides
   plan.fields, plan.hdel, plan.drop, sides = board_fields(ns, board, spec, exists, was)
   plan.after = { sides = sides }
-  plan.weights, plan.data = board_options(ns, board, spec.options, count)
-  plan.remove = board_removals(ns, board, spec)
-  plan.boards_of = board_index(ns, board, plan.remove)
+  plan.weights, plan.data = board_options(ns, board, spec.options, count, pending)
+  plan.remove = board_removals(ns, board, spec, pending)
+  plan.boards_of, plan.pending = board_index(ns, board, plan.remove)
+  if plan.pending then
+    plan.remove_gen = (was[5] and stored_int(was[5], 0, 999999999999999, ns .. 'board:' .. board, 'remove_gen') or 0) + 1
+  end
   return plan
 end
 
@@ -847,6 +892,21 @@ local function write_board(ns, b)
   end
   for _, rule in ipairs(b.drop) do order_drop(ns, board, rule) end
   if #b.remove == 0 then return end
+  if layout >= 2 then
+    -- O(options): the rest is pending, for campaign_remove.lua
+    local removing = ns .. 'removing:' .. board
+    for i = 1, #b.remove, 1000 do
+      local chunk = { unpack(b.remove, i, math.min(i + 999, #b.remove)) }
+      rcall('HDEL', ns .. 'weights:' .. board, unpack(chunk))
+      rcall('HDEL', ns .. 'initial:' .. board, unpack(chunk))
+      if b.pending then rcall('SADD', removing, unpack(chunk)) end
+    end
+    for _, option in ipairs(b.remove) do
+      rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
+    end
+    if b.pending then rcall('HSET', ns .. 'board:' .. board, 'remove_gen', b.remove_gen) end
+    return
+  end
   -- Period boards that have expired leave the index first (0: kept forever).
   local index = ns .. 'periods:' .. board
   rcall('ZREMRANGEBYSCORE', index, 1, rcall('TIME')[1])

@@ -96,8 +96,8 @@ pub use call::Call;
 pub use campaign::{
     Around, Ballot, BoardPage, BoardSettings, Campaign, CampaignSettings, Configured, DenyLists,
     Dimension, Entry, Imported, Kind, LimitLeft, LimitRule, Neighbourhood, OptionSettings, Paging,
-    Participants, Period, PeriodScore, Reindexed, Rolling, Standing, Ties, Upgraded, View, Voter,
-    Window,
+    Participants, Period, PeriodScore, Reindexed, RemoveStep, Rolling, Standing, Ties, Upgraded,
+    View, Voter, Window,
 };
 pub use campaign::{CampaignRegistry, RegistryPage};
 pub use campaign::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};

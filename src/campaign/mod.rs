@@ -32,7 +32,8 @@ mod stats;
 
 pub use model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
-    Participants, Period, PeriodScore, Reindexed, Standing, Ties, Upgraded, View, Voter,
+    Participants, Period, PeriodScore, Reindexed, RemoveStep, Standing, Ties, Upgraded, View,
+    Voter,
 };
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
 pub use settings::{
@@ -161,6 +162,38 @@ impl Campaign {
     pub fn reindex(&self, board: &str, cursor: &str, count: u32) -> Call<Reindexed> {
         let args = vec![board.to_string(), cursor.to_string(), count.to_string()];
         Call::new("campaign_reindex", &self.root, args)
+    }
+
+    /// One step of finishing the removal of options from `board`'s period
+    /// boards (`lua/campaign_remove.lua`). [`Campaign::configure`] with a
+    /// board's `remove` deletes the options at once (weights, display data,
+    /// imports, participants: votes for them are refused, reads skip them)
+    /// and, on campaign data layout 2, leaves their entries on the period
+    /// boards pending; these steps take them off, each at most `count`
+    /// (1..=10000) units of work (period boards x pending options). Start
+    /// with cursor `"0"` and call again with [`RemoveStep::next`] until
+    /// [`RemoveStep::is_done`]; an option pending removal cannot be
+    /// configured again until then. Idempotent, and safe while votes go
+    /// on; no removal pending answers done at once.
+    ///
+    /// ```no_run
+    /// # fn main() -> redvote::Result<()> {
+    /// # let mut con = redis::Client::open("redis://127.0.0.1:1/")?.get_connection()?;
+    /// let spring = redvote::Campaign::new("spring2026");
+    /// let mut cursor = "0".to_string();
+    /// loop {
+    ///     let step = spring.remove_step("stars", &cursor, 500).run(&mut con)?;
+    ///     if step.is_done() {
+    ///         break;
+    ///     }
+    ///     cursor = step.next;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn remove_step(&self, board: &str, cursor: &str, count: u32) -> Call<RemoveStep> {
+        let args = vec![board.to_string(), cursor.to_string(), count.to_string()];
+        Call::new("campaign_remove", &self.root, args)
     }
 
     /// One step of moving the campaign's data layout forward to the last

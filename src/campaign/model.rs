@@ -197,6 +197,25 @@ impl Reindexed {
     }
 }
 
+/// What one `campaign_remove` call did (see [`crate::Campaign::remove_step`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RemoveStep {
+    /// Entries (option x period board) this call removed.
+    pub removed: u64,
+    /// Period boards this call finished.
+    pub boards: u64,
+    /// The cursor for the next call; `"0"` when the removal is complete.
+    pub next: String,
+}
+
+impl RemoveStep {
+    /// The board's pending removal is complete (or there was none).
+    pub fn is_done(&self) -> bool {
+        self.next == "0"
+    }
+}
+
 /// What one `campaign_upgrade` call did (see [`crate::Campaign::upgrade`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -5,7 +5,7 @@ use redis::Value;
 
 use super::model::{
     Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
-    Reindexed, Standing, Upgraded,
+    Reindexed, RemoveStep, Standing, Upgraded,
 };
 use super::settings::CampaignSettings;
 use crate::reply::{
@@ -80,6 +80,15 @@ reply_type! {
         let items = items(v)?;
         Ok(Reindexed {
             members: count(get(&items, 0)?)?,
+            boards: count(get(&items, 1)?)?,
+            next: text(get(&items, 2)?)?,
+        })
+    };
+    // `campaign_remove.lua`: `{ removed, boards, next cursor }`.
+    RemoveStep => |v| {
+        let items = items(v)?;
+        Ok(RemoveStep {
+            removed: count(get(&items, 0)?)?,
             boards: count(get(&items, 1)?)?,
             next: text(get(&items, 2)?)?,
         })

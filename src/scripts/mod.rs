@@ -156,7 +156,7 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 27] = [
+    const OPERATIONS: [&str; 28] = [
         "article",
         "campaign_around",
         "campaign_configure",
@@ -167,6 +167,7 @@ mod tests {
         "campaign_register",
         "campaign_registry",
         "campaign_reindex",
+        "campaign_remove",
         "campaign_settings",
         "campaign_standing",
         "campaign_stats",

@@ -72,6 +72,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("group_page", 250),
     ("groups", 300),
     ("rerank", 150),
+    ("upgrade", 100),
     ("config", 100),
     ("configure", 150),
     ("campaign_configure", 400),
@@ -85,6 +86,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_limits_reset", 150),
     ("campaign_participants", 200),
     ("campaign_reindex", 100),
+    ("campaign_remove", 100),
     ("campaign_register", 150),
     ("campaign_registry", 100),
     ("campaign_stats", 200),
@@ -124,6 +126,7 @@ fuzz_tests! {
     group_page,
     groups,
     rerank,
+    upgrade,
     config,
     configure,
     campaign_configure,
@@ -137,6 +140,7 @@ fuzz_tests! {
     campaign_limits_reset,
     campaign_participants,
     campaign_reindex,
+    campaign_remove,
     campaign_register,
     campaign_registry,
     campaign_stats,
@@ -816,6 +820,12 @@ fn site_fixture(script: &str) -> Fixture {
             site.rerank(1, 1).into(),
             site.rerank(0, 1000).into(),
         ],
+        "upgrade" => vec![
+            site.upgrade("0", 100).into(),
+            site.upgrade("0", 1).into(),
+            site.upgrade("s,0", 10).into(),
+            site.upgrade("g,0,g1", 5).into(),
+        ],
         // A script without arguments: the second template sends the
         // writer's (what a caller mixing the two up would send), so the
         // mutations have arguments to work on; every call with arguments
@@ -925,6 +935,12 @@ fn campaign_fixture(script: &str) -> Fixture {
             c.reindex("C", "0", 5000).into(),
             c.reindex("D", "0", 1).into(),
             c.reindex("B", "0|shown:total|0", 2).into(),
+        ],
+        "campaign_remove" => vec![
+            c.remove_step("B", "0", 3).into(),
+            c.remove_step("C", "0", 10000).into(),
+            c.remove_step("D", "0", 1).into(),
+            c.remove_step("B", "1|shown:total|1", 2).into(),
         ],
         "campaign_import" => vec![
             c.import("B", &[("x", "12.25"), ("z", "0")]).into(),

@@ -231,13 +231,15 @@ enum CampaignCommand {
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=100))]
         count: u32,
     },
-    /// Remove options from a board, with their scores on every period board
+    /// Remove options from a board, with their scores on every period board (in bounded steps; no OPTION: finish a pending removal)
     RemoveOptions {
         /// Board
         board: String,
-        /// Options
-        #[arg(required = true)]
+        /// Options (none: only finish the board's pending removal)
         options: Vec<String>,
+        /// Units of work (period boards x options) per atomic cleanup call (1..10000)
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=10000))]
+        batch: u32,
     },
 }
 
@@ -294,7 +296,11 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             crate::campaigns::warn_unregistered(g, c)?;
             crate::report(g, &report)
         }
-        CampaignCommand::RemoveOptions { board, options } => remove_options(g, c, board, options),
+        CampaignCommand::RemoveOptions {
+            board,
+            options,
+            batch,
+        } => remove_options(g, c, board, options, *batch),
         CampaignCommand::Void(void) => crate::void::run(g, c, void),
         CampaignCommand::Audit { count } => crate::audit::read(g, c, *count),
     }
@@ -605,8 +611,66 @@ fn upgrade(g: &Global, campaign: &Campaign, batch: u32) -> Result<()> {
 }
 
 /// `remove-options BOARD OPTION...`: a configure document that removes
-/// them.
-fn remove_options(g: &Global, campaign: &Campaign, board: &str, options: &[String]) -> Result<()> {
+/// them (O(options): the options are gone at once, their period board
+/// entries pending), then campaign_remove calls of `batch` units until the
+/// board's pending removal is complete. Without options, only the calls
+/// (a removal interrupted before its end).
+fn remove_options(
+    g: &Global,
+    campaign: &Campaign,
+    board: &str,
+    options: &[String],
+    batch: u32,
+) -> Result<()> {
+    let mut done = Removal {
+        boards: 0,
+        options: 0,
+        entries: 0,
+        calls: 0,
+    };
+    if !options.is_empty() {
+        let configured = configure_removal(g, campaign, board, options)?;
+        done.boards = configured.boards;
+        done.options = configured.options;
+    }
+    let mut con = g.connect()?;
+    let mut cursor = "0".to_string();
+    loop {
+        let step = g.run_on(&mut con, &campaign.remove_step(board, &cursor, batch))?;
+        done.entries += step.removed;
+        done.calls += 1;
+        if step.is_done() {
+            break;
+        }
+        cursor = step.next;
+    }
+    print(g, &done, |d| {
+        format!(
+            "removed {} option(s) from {board} ({} period board entr{} in {} call(s))",
+            options.len(),
+            d.entries,
+            if d.entries == 1 { "y" } else { "ies" },
+            d.calls
+        )
+    })
+}
+
+/// What `campaign NAME remove-options` did.
+#[derive(serde::Serialize)]
+struct Removal {
+    boards: u64,
+    options: u64,
+    entries: u64,
+    calls: u64,
+}
+
+/// The configure call of `remove-options`, audited.
+fn configure_removal(
+    g: &Global,
+    campaign: &Campaign,
+    board: &str,
+    options: &[String],
+) -> Result<redvote::Configured> {
     let settings = CampaignSettings {
         boards: BTreeMap::from([(
             board.to_string(),
@@ -628,9 +692,7 @@ fn remove_options(g: &Global, campaign: &Campaign, board: &str, options: &[Strin
         before,
         after,
     );
-    print(g, &done, |_| {
-        format!("removed {} option(s) from {board}", options.len())
-    })
+    Ok(done)
 }
 
 fn show_entry(e: &Entry) -> String {

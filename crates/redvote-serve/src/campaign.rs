@@ -90,7 +90,10 @@ pub(crate) const NO_END: u64 = 253_402_300_799;
 /// Admin: create or update the campaign, its boards, options, limits and
 /// deny lists. The body is the JSON `redvote campaign NAME configure FILE`
 /// takes; absent fields stay as they are. Then registers the campaign in
-/// the campaign list (`GET /v1/campaigns`).
+/// the campaign list (`GET /v1/campaigns`). A board's `remove` deletes the
+/// options at once and leaves their period board entries pending: the
+/// route then runs the bounded cleanup steps (`campaign_remove`, 500 units
+/// a call) to the end before it answers.
 #[utoipa::path(
     put,
     path = "/v1/campaigns/{campaign}/settings",
@@ -152,7 +155,45 @@ async fn configure(
             p
         })?;
     }
+    for (board, spec) in &settings.boards {
+        if !spec.remove.is_empty() {
+            finish_removal(&state, &c, board).await?;
+        }
+    }
     Ok(Json(configured))
+}
+
+/// Units of work (period boards x options) of each cleanup call of a
+/// removal: a few milliseconds at most.
+const REMOVE_BATCH: u32 = 500;
+
+/// Runs the steps of `board`'s pending option removal (`campaign_remove`)
+/// until it is complete; each call is short, and others run between them.
+async fn finish_removal(state: &AppState, c: &Campaign, board: &str) -> Result<(), Problem> {
+    let mut cursor = "0".to_string();
+    loop {
+        let step = state
+            .run(&c.remove_step(board, &cursor, REMOVE_BATCH))
+            .await
+            .map_err(|err| {
+                let mut p = Problem::from(err);
+                p.detail = format!(
+                    "the settings were applied and the options removed, but the cleanup of \
+                     their period boards stopped ({}); reads skip them meanwhile: run \
+                     redvote campaign {} remove-options {board} to finish it",
+                    p.detail,
+                    c.name().unwrap_or("NAME")
+                );
+                if p.may_have_applied.is_some() {
+                    p.may_have_applied = Some(true);
+                }
+                p
+            })?;
+        if step.is_done() {
+            return Ok(());
+        }
+        cursor = step.next;
+    }
 }
 
 /// The campaign's stored settings as JSON, for the audit log (null when

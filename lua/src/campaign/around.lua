@@ -23,6 +23,9 @@
     percentile: the share of the board that scores strictly below the
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
+    Options pending removal (campaign_configure's `remove`, cleaned by
+    campaign_remove.lua) are never shown nor counted: lib/ranks, O(R log N)
+    more for R of them on the board, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P
@@ -51,11 +54,11 @@ local function main()
   local k = integer_arg(ARGV[6], 'window', 1, 101)
   local per_page = integer_arg(ARGV[7], 'per_page', 1, 100)
   local v = board_view(ns, ARGV[1], ARGV[2], ARGV[3], read_time(root, ARGV[4]))
-  local size = rcall('ZCARD', v.r.key)
+  local size = live_size(v.r)
   local pages = math.ceil(size / per_page)
   local pos, rank, score = position(v.r, member)
   if not pos then return { size, pages, false, false, false, {} } end
-  local below = rcall('ZCOUNT', v.r.key, '-inf', '(' .. score)
+  local below = rcall('ZCOUNT', v.r.key, '-inf', '(' .. score) - ghosts_beyond(v.r, score, -1)
   local start = math.max(0, pos - math.floor((k - 1) / 2))
   local stop = start + k - 1
   if stop > size - 1 then

@@ -18,7 +18,10 @@
   Output: per member: { member, rank, score, ahead, gap, previous rank,
     previous score }; scores and gaps are strings with the board's decimals;
     nil where there is none (not on the board, the leader has no one ahead,
-    "total" has no previous period).
+    "total" has no previous period). An option pending removal
+    (campaign_configure's `remove`, cleaned by campaign_remove.lua) is not
+    on the board, nor counted in anyone's rank: lib/ranks, O(R log N) more
+    a period board read for R of them on it, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P

@@ -19,6 +19,12 @@
   Output: per board, in order: { board, period name, size (members),
     { { member, score (string, the board's decimals), rank }, ... } }
 
+  Pending removals: options removed by campaign_configure whose cleanup
+    (campaign_remove.lua) has not reached this period board yet are never
+    shown, counted in the size, nor ranked ahead of anyone (lib/ranks:
+    O(R log N) more for R options pending removal on the board, at most
+    1000; nothing more when none is).
+
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P
 
@@ -50,7 +56,7 @@ local function main()
   for _, v in ipairs(views) do
     local entries = ordered_window(v.r, start, start + per_page - 1)
     for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
-    reply[#reply + 1] = { v.b.name, v.name, rcall('ZCARD', v.r.key), entries }
+    reply[#reply + 1] = { v.b.name, v.name, live_size(v.r), entries }
   end
   return reply
 end

@@ -1,18 +1,40 @@
 //! Option removal (`remove` in configure): the option leaves every period
 //! board, real and shown, side keys, weights, display data, imports and
 //! participants, including boards only an import wrote; added again it
-//! starts from nothing.
+//! starts from nothing. Configure does O(options) and leaves the period
+//! boards pending; `campaign_remove` steps finish (reads skip the pending
+//! options meanwhile).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use redvote::campaign::{BoardSettings, Configured, OptionSettings};
-use redvote::{Code, Kind, Period, Ties};
+use redvote::{Campaign, Code, Kind, Period, RemoveStep, Ties};
 
 use super::{e, page, ps, T0};
 use crate::support::{
     self, board, boards, exists, hgetall, keys, map, options, refused, refused_unchanged, setup,
     zscore_text,
 };
+
+/// Runs `campaign_remove` steps of `count` on `board` to the end: the steps.
+pub(crate) fn finish_removal(
+    con: &mut redis::Connection,
+    c: &Campaign,
+    board: &str,
+    count: u32,
+) -> Vec<RemoveStep> {
+    let mut cursor = "0".to_string();
+    let mut steps = Vec::new();
+    loop {
+        let step = c.remove_step(board, &cursor, count).run(con).unwrap();
+        cursor = step.next.clone();
+        steps.push(step);
+        if cursor == "0" {
+            return steps;
+        }
+        assert!(steps.len() < 1_000_000, "the removal never ends");
+    }
+}
 
 #[test]
 fn removing_an_option_deletes_it_everywhere() {
@@ -95,6 +117,41 @@ fn removing_an_option_deletes_it_everywhere() {
             options: 0
         }
     );
+    // Pending: still on the period boards, never shown, not configurable.
+    assert!(zscore_text(&mut con, &format!("{ns}b:R:shown:total"), "x").is_some());
+    assert_eq!(
+        page(&mut con, &c, "R", Kind::Shown, "hour:2026-03-17T13", 1, 10),
+        vec![e("y", "0.50", 1)]
+    );
+    assert_eq!(
+        c.standing("R", &redvote::View::shown("total"), &["x", "y"])
+            .run(&mut con)
+            .unwrap()
+            .iter()
+            .map(|s| (s.member.clone(), s.rank))
+            .collect::<Vec<_>>(),
+        vec![("x".to_string(), None), ("y".to_string(), Some(1))]
+    );
+    refused_unchanged(
+        &mut con,
+        "added while pending",
+        Code::InvalidConfig,
+        |con| {
+            c.configure(&boards([(
+                "R",
+                BoardSettings {
+                    options: [("x".to_string(), OptionSettings::default())].into(),
+                    ..Default::default()
+                },
+            )]))
+            .run(con)
+        },
+    );
+    let steps = finish_removal(&mut con, &c, "R", 1);
+    assert_eq!(steps.iter().map(|s| s.removed).sum::<u64>(), 8);
+    assert!(!exists(&mut con, &format!("{ns}removing:R")));
+    // Done: a further step answers done and writes nothing.
+    assert!(c.remove_step("R", "0", 10).run(&mut con).unwrap().is_done());
     // Gone from every board (y stays on each), side keys included.
     for key in &board_keys {
         assert_eq!(zscore_text(&mut con, key, "x"), None, "{key}");
@@ -208,6 +265,14 @@ fn removing_an_option_reaches_boards_written_only_by_import() {
     )]))
     .run(&mut con)
     .unwrap();
+    for p in ["total", "hour:2026-03-17T12"] {
+        assert_eq!(
+            page(&mut con, &c, "R", Kind::Shown, p, 1, 10),
+            vec![e("y", "2.00", 1)],
+            "{p} pending"
+        );
+    }
+    finish_removal(&mut con, &c, "R", 500);
     for p in ["total", "hour:2026-03-17T12"] {
         assert_eq!(
             zscore_text(&mut con, &format!("{{c:rmi}}:b:R:shown:{p}"), "x"),

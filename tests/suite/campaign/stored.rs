@@ -225,6 +225,8 @@ fn writers_refuse_keys_of_the_wrong_type_before_any_write() {
         let doc = json!({"boards": {"B": {"remove": ["y"]}}});
         discard(c.configure(&serde_json::from_value(doc).unwrap()).run(con))
     };
+    // (the steps of a removal: "step" cases configure the removal first)
+    let step: CampaignCall = |c, con| discard(c.remove_step("B", "0", 500).run(con));
     #[rustfmt::skip]
     let cases: &[(&str, CampaignCall, &str, &str)] = &[
         // the vote (found by the fuzz test: it wrote, then failed)
@@ -239,9 +241,13 @@ fn writers_refuse_keys_of_the_wrong_type_before_any_write() {
         ("configure", configure, "boards", "string"),
         ("configure", configure, "board:B", "set"),
         ("configure", configure, "weights:B", "string"),
-        ("remove", remove, "b:B:shown:total", "string"),
-        ("remove", remove, "f:B:real:day:2040-03-13", "set"),
         ("remove", remove, "initial:B", "string"),
+        ("remove", remove, "removing:B", "string"),
+        ("step", step, "b:B:shown:total", "string"),
+        ("step", step, "f:B:real:day:2040-03-13", "set"),
+        ("step", step, "o:B:real:total", "string"),
+        ("step", step, "periods:B", "string"),
+        ("step", step, "removing:B", "string"),
         ("import", import, "periods:B", "string"),
         ("import", import, "f:B:shown:total", "string"),
         ("import", import, "seq", "not a counter"),
@@ -268,6 +274,9 @@ fn writers_refuse_keys_of_the_wrong_type_before_any_write() {
         c.vote("alice", &[("B", "x"), ("B", "y")])
             .run(&mut con)
             .unwrap();
+        if *what == "step" {
+            remove(&c, &mut con).unwrap();
+        }
         let key = format!("{}{key}", c.namespace());
         support::del(&mut con, &key);
         let cmd = match *planted {
