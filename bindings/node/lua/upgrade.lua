@@ -247,8 +247,11 @@ local function main()
   local count = integer_arg(ARGV[2], 'count', 1, 5000)
   local scan = cursor:match('^s,(%d+)$')
   local sscan, name = cursor:match('^g,(%d+),(.*)$')
-  -- (a SCAN cursor is below 2^64: at most 20 digits)
-  if (scan and #scan > 20) or (sscan and (#sscan > 20 or (name ~= '' and not name_ok(name)))) then
+  -- (a SCAN cursor is below 2^64: at most 20 digits, no leading zero)
+  local function cursor_ok(c)
+    return c == '0' or (c:sub(1, 1) ~= '0' and (#c < 20 or (#c == 20 and c <= '18446744073709551615')))
+  end
+  if (scan and not cursor_ok(scan)) or (sscan and (not cursor_ok(sscan) or (name ~= '' and not name_ok(name)))) then
     scan, sscan = nil, nil
   end
   if cursor ~= '0' and not scan and not sscan then

@@ -35,6 +35,15 @@ const ORDERS: [&str; 4] = ["score:", "time:", "hot:", "best:"];
 ///   the group caches `<order>:NAME` is `article:ID` of an existing article,
 ///   with a finite score; a cache member is in its group, and a cache has
 ///   its expiry; a voter set belongs to an existing article.
+/// - site data layout 2 (`layout` 2 in `redvote:config`): each group board
+///   `gboard:<order>:NAME` holds exactly the members of `group:NAME` that
+///   are in `<order>:`, with the same score (what the seeds' ZINTERSTORE
+///   gives), and each reverse index `groups:ID` exactly the groups holding
+///   `article:ID`. While an upgrade runs (`layout_next` 2) the boards and
+///   indexes are partial: what they hold must still be right. On layout 1
+///   without an upgrade, no board or index exists. A mismatch is a suspect,
+///   read again atomically (a vote or a group change in between moves
+///   both).
 /// - `redvote:config`: `vote_score` 1..1000000, `window` 60..315360000 and
 ///   `page_size` 1..100 written as plain integers, `rankings` a subset of
 ///   `hot,best`; the `article:` counter is an integer.
@@ -60,6 +69,9 @@ fn check(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Report> {
         orders: Vec::new(),
         groups: Vec::new(),
         caches: Vec::new(),
+        boards: Vec::new(),
+        indexes: Vec::new(),
+        group_names: Vec::new(),
         overlaps: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, prefix, |con, keys| {
@@ -81,6 +93,7 @@ fn check(con: &mut dyn ConnectionLike, site: &Site) -> RedisResult<Report> {
     for (cache, group) in std::mem::take(&mut scan.caches) {
         scan.members(con, "ZSCAN", &cache, Some(&group), &mut r)?;
     }
+    scan.layout_2(con, &mut r)?;
     r.confirm(con)?;
     Ok(r.finish())
 }
@@ -91,21 +104,32 @@ struct Settings {
     vote_score: Option<i64>,
     window: Option<i64>,
     counter: Option<i64>,
+    /// The data layout (1 when absent; `None`: corrupt).
+    layout: Option<i64>,
+    /// An upgrade to layout 2 is under way (`layout_next`).
+    building: bool,
 }
 
 fn settings(con: &mut dyn ConnectionLike, prefix: &str, r: &mut Report) -> RedisResult<Settings> {
     let config = format!("{prefix}redvote:config");
     let root = format!("{prefix}article:");
     let mut pipe = redis::pipe();
-    pipe.cmd("HMGET")
-        .arg(&config)
-        .arg(&["vote_score", "window", "page_size", "rankings"]);
+    pipe.cmd("HMGET").arg(&config).arg(&[
+        "vote_score",
+        "window",
+        "page_size",
+        "rankings",
+        "layout",
+        "layout_next",
+    ]);
     pipe.cmd("GET").arg(&root);
     let got = exec(con, &mut pipe)?;
     let mut s = Settings {
         vote_score: Some(DEFAULT_VOTE_SCORE),
         window: Some(DEFAULT_WINDOW),
         counter: Some(0),
+        layout: Some(1),
+        building: false,
     };
     if let Some(e) = error_of(&got[0]) {
         r.violation(&config, format!("is not a hash: {e}"));
@@ -131,6 +155,21 @@ fn settings(con: &mut dyn ConnectionLike, prefix: &str, r: &mut Report) -> Redis
                 0 => s.vote_score = n,
                 1 => s.window = n,
                 _ => {}
+            }
+        }
+        if let Some(v) = field(4) {
+            s.layout = stored_int(&v, 1, 2);
+            if s.layout.is_none() {
+                r.violation(&config, format!("layout {v:?} is not a site layout (1..2)"));
+            }
+        }
+        if let Some(v) = field(5) {
+            s.building = true;
+            if v != "2" || s.layout != Some(1) {
+                r.violation(
+                    &config,
+                    format!("layout_next {v:?} must be 2, on layout 1 (an upgrade under way)"),
+                );
             }
         }
         if let Some(v) = field(3) {
@@ -184,6 +223,12 @@ struct Scan<'a> {
     groups: Vec<String>,
     /// Group caches found, with their group set.
     caches: Vec<(String, String)>,
+    /// Layout 2's group boards found: (board, its order set, its group set).
+    boards: Vec<(String, String, String)>,
+    /// Layout 2's reverse indexes found: (key, article id).
+    indexes: Vec<(String, String)>,
+    /// Every group set found (kept for layout 2's checks).
+    group_names: Vec<String>,
     /// Articles with both upvoters and downvoters: to check that no user is
     /// in both sets.
     overlaps: Vec<String>,
@@ -230,6 +275,23 @@ impl Scan<'_> {
         {
             self.voter_sets.push((key.clone(), id.to_string()));
             r.count("voter_sets", 1);
+        } else if let Some((order, group)) = rest
+            .strip_prefix("gboard:")
+            .and_then(|r| r.split_once(':'))
+            .filter(|(o, g)| {
+                ORDERS.contains(&format!("{o}:").as_str()) && redvote::is_valid_name(g)
+            })
+        {
+            r.count("group_boards", 1);
+            let p = self.prefix;
+            self.boards.push((
+                key.clone(),
+                format!("{p}{order}:"),
+                format!("{p}group:{group}"),
+            ));
+        } else if let Some(id) = rest.strip_prefix("groups:").and_then(article_id) {
+            r.count("group_indexes", 1);
+            self.indexes.push((key.clone(), id.to_string()));
         } else if ORDERS.contains(&rest) {
             self.orders.push(key);
         } else if let Some(group) = rest
@@ -238,6 +300,7 @@ impl Scan<'_> {
         {
             r.count("groups", 1);
             let group = format!("{}group:{group}", self.prefix);
+            self.group_names.push(group.clone());
             self.groups.push(group);
         } else if let Some(group) = ORDERS
             .iter()
@@ -682,4 +745,160 @@ impl Scan<'_> {
         })?;
         Ok(())
     }
+}
+
+impl Scan<'_> {
+    /// Site data layout 2's group boards and reverse indexes (see
+    /// [`check_site`]).
+    fn layout_2(&mut self, con: &mut dyn ConnectionLike, r: &mut Report) -> RedisResult<()> {
+        let boards = std::mem::take(&mut self.boards);
+        let indexes = std::mem::take(&mut self.indexes);
+        let (layout, building) = (self.settings.layout, self.settings.building);
+        if layout == Some(1) && !building {
+            for key in boards
+                .iter()
+                .map(|b| &b.0)
+                .chain(indexes.iter().map(|i| &i.0))
+            {
+                r.violation(
+                    key,
+                    "a layout-2 key on a site at layout 1 with no upgrade under way",
+                );
+            }
+            return Ok(());
+        }
+        if layout.is_none() {
+            return Ok(());
+        }
+        let p = self.prefix.to_string();
+        // what each board holds is right: in its group, with its order's score
+        for (board, order, group) in &boards {
+            scan_checked(con, "ZSCAN", board, r, |con, flat, r| {
+                let mut pipe = redis::pipe();
+                for item in flat.chunks(2) {
+                    pipe.cmd("ZSCORE").arg(order).arg(&item[0]);
+                    pipe.cmd("SISMEMBER").arg(group).arg(&item[0]);
+                }
+                let got = exec(con, &mut pipe)?;
+                for (item, v) in flat.chunks(2).zip(got.chunks(2)) {
+                    r.count("board_members", 1);
+                    let score = String::from_utf8_lossy(&item[1]).into_owned();
+                    if text(&v[0]).as_deref() != Some(score.as_str()) || int(&v[1]) != Some(1) {
+                        let m = String::from_utf8_lossy(&item[0]).into_owned();
+                        board_suspect(r, board, order, group, &m);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        // what each index holds is right: the article is in each group
+        for (index, id) in &indexes {
+            let member = format!("article:{id}");
+            scan_checked(con, "SSCAN", index, r, |con, flat, r| {
+                let mut pipe = redis::pipe();
+                for g in &flat {
+                    let g = String::from_utf8_lossy(g);
+                    pipe.cmd("SISMEMBER")
+                        .arg(format!("{p}group:{g}"))
+                        .arg(&member);
+                }
+                let got = exec(con, &mut pipe)?;
+                for (g, v) in flat.iter().zip(&got) {
+                    if int(v) != Some(1) {
+                        let g = String::from_utf8_lossy(g).into_owned();
+                        index_suspect(r, index, &format!("{p}group:{g}"), &g, &member);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        if layout != Some(2) {
+            return Ok(());
+        }
+        // on layout 2, nothing is missing: every member of every group is
+        // in its index and in the board of each order that holds it
+        for group in std::mem::take(&mut self.group_names) {
+            let name = group[p.len() + "group:".len()..].to_string();
+            scan_checked(con, "SSCAN", &group, r, |con, flat, r| {
+                let mut pipe = redis::pipe();
+                let mut members = Vec::new();
+                for m in &flat {
+                    let m = String::from_utf8_lossy(m).into_owned();
+                    let Some(id) = m.strip_prefix("article:").and_then(article_id) else {
+                        continue; // reported by the group's own check
+                    };
+                    pipe.cmd("SISMEMBER")
+                        .arg(format!("{p}groups:{id}"))
+                        .arg(&name);
+                    for o in ORDERS {
+                        pipe.cmd("ZSCORE").arg(format!("{p}{o}")).arg(&m);
+                        let board = format!("{p}gboard:{}:{name}", &o[..o.len() - 1]);
+                        pipe.cmd("ZSCORE").arg(board).arg(&m);
+                    }
+                    members.push((id.to_string(), m));
+                }
+                if members.is_empty() {
+                    return Ok(());
+                }
+                let got = exec(con, &mut pipe)?;
+                for ((id, m), v) in members.iter().zip(got.chunks(1 + 2 * ORDERS.len())) {
+                    if int(&v[0]) != Some(1) {
+                        let index = format!("{p}groups:{id}");
+                        index_suspect(r, &index, &group, &name, m);
+                    }
+                    for (i, o) in ORDERS.iter().enumerate() {
+                        let (want, have) = (text(&v[1 + 2 * i]), text(&v[2 + 2 * i]));
+                        if want.is_some() && want != have {
+                            let board = format!("{p}gboard:{}:{name}", &o[..o.len() - 1]);
+                            board_suspect(r, &board, &format!("{p}{o}"), &group, m);
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// `m` of `board` disagrees with `group` and `order`: read the three again
+/// at once; still a violation when the board's score differs from the
+/// order's (absent on one side included) while `m` is in the group, or when
+/// the board holds `m` outside the group.
+fn board_suspect(r: &mut Report, board: &str, order: &str, group: &str, m: &str) {
+    let mut reads = redis::pipe();
+    reads.cmd("ZSCORE").arg(board).arg(m);
+    reads.cmd("ZSCORE").arg(order).arg(m);
+    reads.cmd("SISMEMBER").arg(group).arg(m);
+    let (board_name, m) = (board.to_string(), m.to_string());
+    r.suspect(
+        board,
+        Recheck::new(reads, move |got| {
+            let (have, want, member) = (text(&got[0]), text(&got[1]), int(&got[2]) == Some(1));
+            if member && have != want {
+                Some(format!(
+                    "{m} has {have:?} in {board_name}, its order has {want:?}"
+                ))
+            } else if !member && have.is_some() {
+                Some(format!("{m} is in {board_name} but not in its group"))
+            } else {
+                None
+            }
+        }),
+    );
+}
+
+/// `index` (`groups:ID`) and `group` disagree about `m`: read both again at
+/// once.
+fn index_suspect(r: &mut Report, index: &str, group: &str, name: &str, m: &str) {
+    let mut reads = redis::pipe();
+    reads.cmd("SISMEMBER").arg(index).arg(name);
+    reads.cmd("SISMEMBER").arg(group).arg(m);
+    let what = format!("{index} and {group} disagree about {m}");
+    r.suspect(
+        index,
+        Recheck::new(reads, move |got| {
+            (int(&got[0]) != int(&got[1])).then(|| what.clone())
+        }),
+    );
 }

@@ -345,6 +345,12 @@ enum Command {
         #[arg(long, default_value_t = 500)]
         batch: u32,
     },
+    /// Move the site to data layout 2 (group boards kept up to date), in batches, once no redvote 0.5 client writes it (docs/versions.md)
+    Upgrade {
+        /// Keys or group members visited per atomic call (1..5000)
+        #[arg(long, default_value_t = 1000)]
+        batch: u32,
+    },
     /// List the embedded scripts and their SHA1s (for redis-cli EVALSHA)
     Scripts,
     /// SCRIPT LOAD every script; prints names and SHA1s
@@ -583,6 +589,7 @@ fn run(cli: Cli) -> Result<()> {
             rankings,
         } => config(g, &site, vote_score, window, page_size, rankings),
         Command::Rerank { batch } => rerank(g, &site, batch),
+        Command::Upgrade { batch } => upgrade(g, &site, batch),
         Command::Scripts => {
             let list: Vec<ScriptLine> = redvote::scripts::all()
                 .iter()
@@ -688,6 +695,29 @@ fn rerank(g: &Global, site: &Site, batch: u32) -> Result<()> {
     }
     print(g, &json!({ "ranked": ranked }), |_| {
         format!("ranked {ranked} article(s)")
+    })
+}
+
+/// `upgrade`: upgrade calls of `batch` keys or members until the site is at
+/// layout 2; prints the layouts and the number of calls.
+fn upgrade(g: &Global, site: &Site, batch: u32) -> Result<()> {
+    let mut con = g.connect()?;
+    let mut cursor = "0".to_string();
+    let (mut from, mut calls) = (0, 0u64);
+    let to = loop {
+        let step = g.run_on(&mut con, &site.upgrade(&cursor, batch))?;
+        if calls == 0 {
+            from = step.from;
+        }
+        calls += 1;
+        if step.is_done() {
+            break step.to;
+        }
+        cursor = step.next;
+    };
+    let done = json!({ "from": from, "to": to, "calls": calls });
+    print(g, &done, |_| {
+        format!("site data layout {from} -> {to} in {calls} call(s)")
     })
 }
 

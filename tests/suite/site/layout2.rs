@@ -452,3 +452,66 @@ fn a_page_of_a_300k_article_group_answers_under_5_ms() {
     eprintln!("300k group: built in {build:?}; worst script call {worst} us");
     assert!(worst < 5000, "a group page took {worst} us");
 }
+
+#[test]
+fn the_checker_checks_layout_2s_boards_and_indexes() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for i in 0..4 {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    site.groups("1", &["g", "h"], &[]).run(&mut con).unwrap();
+    site.groups("2", &["g"], &[]).run(&mut con).unwrap();
+    upgrade(&mut con, &site, 10);
+    site.vote("bob", "2").run(&mut con).unwrap();
+    let check = |con: &mut Connection| redvote_check::check_site(con, &site).unwrap();
+    let report = check(&mut con);
+    assert!(report.is_clean(), "{report:?}");
+    // a wrong score, a missing member, a stray member, a missing index entry
+    redis::cmd("ZADD")
+        .arg("gboard:score:g")
+        .arg(1)
+        .arg("article:1")
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("ZREM")
+        .arg("gboard:time:h")
+        .arg("article:1")
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("ZADD")
+        .arg("gboard:time:g")
+        .arg(5)
+        .arg("article:3")
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("SREM")
+        .arg("groups:2")
+        .arg("g")
+        .exec(&mut con)
+        .unwrap();
+    let report = check(&mut con);
+    let found = |key: &str| report.violations_of(key).count();
+    assert!(found("gboard:score:g") >= 1, "{report:?}");
+    assert!(found("gboard:time:h") >= 1, "{report:?}");
+    assert!(found("gboard:time:g") >= 1, "{report:?}");
+    assert!(found("groups:2") >= 1, "{report:?}");
+    // a board on a layout-1 site with no upgrade under way
+    let old = Site::new("{l1}:");
+    old.post("p", "T", "http://t").run(&mut con).unwrap();
+    redis::cmd("ZADD")
+        .arg("{l1}:gboard:score:g")
+        .arg(1)
+        .arg("article:1")
+        .exec(&mut con)
+        .unwrap();
+    let report = redvote_check::check_site(&mut con, &old).unwrap();
+    assert_eq!(
+        report.violations_of("{l1}:gboard:score:g").count(),
+        1,
+        "{report:?}"
+    );
+}
