@@ -1,6 +1,6 @@
 //! [`check_campaign`]: a campaign's invariants.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How long after the campaign's end its campaign-window counter hashes
 /// expire (`COUNTER_GRACE` in `lua/src/lib/campaign.lua`).
@@ -33,8 +33,9 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///   offset, start < end, `limits` JSON, `denying`, `updated`; each
 ///   `<ns>board:B`; weights 1..1000000; imported amounts; `<ns>seq`);
 /// - every board score is finite; real boards hold whole counts >= 1;
-///   every member of a board is an option of it; a member of `real:P` is on
-///   `shown:P`;
+///   every member of a board is an option of it or pending removal (in
+///   `<ns>removing:B`, which holds no option of the board); a member of
+///   `real:P` is on `shown:P`;
 /// - every period board (`<ns>b:B:KIND:P`) and its "first" side key is
 ///   listed in `<ns>periods:B` and expires exactly when the index records
 ///   (0: never); a listed board that has not expired exists;
@@ -184,6 +185,14 @@ fn confirm(ns: &str, pending: Vec<(String, Missing)>, r: &mut Report) {
             Missing::Board(b) => reads.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
             Missing::Option(b, o) => reads.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
         };
+        // (an entry of an option removed since the start: pending, not a
+        // stranger)
+        if let Missing::Option(b, o) = &missing {
+            reads
+                .cmd("SISMEMBER")
+                .arg(format!("{ns}removing:{b}"))
+                .arg(o);
+        }
         let what = match missing {
             Missing::Board(b) => format!("belongs to board {b:?}, which is not in {ns}boards"),
             Missing::Option(b, o) if key.starts_with(&format!("{ns}b:")) => {
@@ -200,7 +209,8 @@ fn confirm(ns: &str, pending: Vec<(String, Missing)>, r: &mut Report) {
                     true => text(&got[0]).is_some(),
                     false => int(&got[0]) == Some(1),
                 };
-                (here && int(&got[1]) == Some(0)).then(|| what.clone())
+                let pending = got.get(2).is_some_and(|v| int(v) == Some(1));
+                (here && int(&got[1]) == Some(0) && !pending).then(|| what.clone())
             }),
         );
     }
@@ -716,6 +726,9 @@ struct Board {
     initial: HashMap<String, i128>,
     /// "real:P" / "shown:P" -> recorded expiry (0: kept).
     index: HashMap<String, i64>,
+    /// Options removed whose period board entries are still being taken
+    /// off (`<ns>removing:B`, cleaned by campaign_remove).
+    removing: HashSet<String>,
 }
 
 impl Board {
@@ -838,9 +851,58 @@ fn boards(
             }
             Ok(())
         })?;
+        pending_removals(con, ns, &name, &mut b, r)?;
         out.insert(name, b);
     }
     Ok(out)
+}
+
+/// A board's pending removal, `<ns>removing:B` (campaign_configure's
+/// `remove` on layout 2, until campaign_remove has visited every period
+/// board): a set of option names that are no options of the board any
+/// more (no weight; read again at the end, configure may have removed one
+/// since). Their entries left on the period boards are not judged: the
+/// reads skip them, and a removal step takes them off.
+fn pending_removals(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    name: &str,
+    b: &mut Board,
+    r: &mut Report,
+) -> RedisResult<()> {
+    let key = format!("{ns}removing:{name}");
+    let mut names = Vec::new();
+    scan_checked(con, "SSCAN", &key, r, |_, page, r| {
+        for o in page {
+            let o = String::from_utf8_lossy(&o).into_owned();
+            if redvote::is_valid_name(&o) {
+                names.push(o);
+            } else {
+                r.violation(&key, format!("{o:?} is not an option name"));
+            }
+        }
+        Ok(())
+    })?;
+    for o in names {
+        r.count("pending_removals", 1);
+        if b.weights.contains_key(&o) {
+            let mut reads = redis::pipe();
+            reads.cmd("SISMEMBER").arg(&key).arg(&o);
+            reads
+                .cmd("HEXISTS")
+                .arg(format!("{ns}weights:{name}"))
+                .arg(&o);
+            let what = format!("{o} is pending removal but still an option of board {name}");
+            r.suspect(
+                key.clone(),
+                Recheck::new(reads, move |got| {
+                    (int(&got[0]) == Some(1) && int(&got[1]) == Some(1)).then(|| what.clone())
+                }),
+            );
+        }
+        b.removing.insert(o);
+    }
+    Ok(())
 }
 
 /// Every field of hash `key`, HSCAN page by page, given to `each` (key,
@@ -2256,6 +2318,11 @@ impl PeriodBoard<'_> {
             r.violation(key, format!("{m} has the non-finite score {s}"));
             return;
         };
+        if b.removing.contains(m) {
+            // pending removal: a step takes it off; the reads skip it
+            r.count("pending_entries", 1);
+            return;
+        }
         let Some(&weight) = b.weights.get(m) else {
             let recheck = Missing::Option(self.name.to_string(), m.to_string());
             gaps.pending.push((key.to_string(), recheck));

@@ -286,3 +286,92 @@ fn removing_an_option_reaches_boards_written_only_by_import() {
         );
     }
 }
+
+/// `campaign check` accepts a campaign whose removal is pending (the
+/// removed option's entries left on the period boards are members of the
+/// board's pending set, not strangers), reports a pending entry of an
+/// option that is not pending, and is clean again after the steps.
+#[test]
+fn the_checker_accepts_a_pending_removal() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:rmc}:";
+    let c = setup(
+        &mut con,
+        "rmc",
+        boards([
+            (
+                "F",
+                BoardSettings {
+                    ties: Some(Ties::First),
+                    ..board(&[Period::Day, Period::Total], options([("x", 2), ("y", 1)]))
+                },
+            ),
+            (
+                "D",
+                BoardSettings {
+                    ties: Some(Ties::Dense),
+                    ..board(&[Period::Day, Period::Total], options([("x", 2), ("y", 1)]))
+                },
+            ),
+        ]),
+    );
+    let at = c.at(T0);
+    for u in ["u1", "u2", "u3"] {
+        at.vote(u, &[("F", "x"), ("D", "x"), ("F", "y")])
+            .run(&mut con)
+            .unwrap();
+    }
+    at.import("D", &[("x", "3")]).run(&mut con).unwrap();
+    let clean = |con: &mut redis::Connection| {
+        let report = redvote_check::check_campaign(con, &c).unwrap();
+        assert!(
+            report.violations.is_empty(),
+            "{report}: {:?}",
+            report.violations
+        );
+        report
+    };
+    clean(&mut con);
+    c.configure(&boards([
+        (
+            "F",
+            BoardSettings {
+                remove: vec!["x".to_string()],
+                ..Default::default()
+            },
+        ),
+        (
+            "D",
+            BoardSettings {
+                remove: vec!["x".to_string()],
+                ..Default::default()
+            },
+        ),
+    ]))
+    .run(&mut con)
+    .unwrap();
+    assert!(zscore_text(&mut con, &format!("{ns}b:D:shown:total"), "x").is_some());
+    let report = clean(&mut con);
+    assert!(report.checked["pending_removals"] >= 1, "{report}");
+    // a stranger on a board: reported (the pending set names only x)
+    redis::cmd("ZADD")
+        .arg(format!("{ns}b:F:real:total"))
+        .arg(1)
+        .arg("z")
+        .query::<()>(&mut con)
+        .unwrap();
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(
+        report.violations.iter().any(|v| v.what.contains("z")),
+        "{report}"
+    );
+    redis::cmd("ZREM")
+        .arg(format!("{ns}b:F:real:total"))
+        .arg("z")
+        .query::<()>(&mut con)
+        .unwrap();
+    finish_removal(&mut con, &c, "F", 3);
+    finish_removal(&mut con, &c, "D", 3);
+    clean(&mut con);
+}
