@@ -198,6 +198,8 @@ export declare class Site {
   config(): Promise<SiteConfig>;
   /** rerank.lua */
   rerank(start?: number, count?: number): Promise<Reranked>;
+  /** upgrade.lua: one step to site data layout 2; loop until next is "0" */
+  upgrade(options?: { cursor?: string; count?: number }): Promise<Upgraded>;
 }
 
 // ---- campaigns ----------------------------------------------------------
@@ -435,6 +437,7 @@ export type ScriptName =
   | "page"
   | "post"
   | "rerank"
+  | "upgrade"
   | "vote";
 /** Every REDVOTE_* code the scripts answer (the manifest's, and INTERNAL). */
 export type ErrorCode =

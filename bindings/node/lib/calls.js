@@ -19,6 +19,7 @@ const SCRIPT_METHODS = Object.freeze({
   configure: ['Site', 'configure'],
   config: ['Site', 'config'],
   rerank: ['Site', 'rerank'],
+  upgrade: ['Site', 'upgrade'],
   campaign_configure: ['Campaign', 'configure'],
   campaign_vote: ['Campaign', 'vote'],
   campaign_top: ['Campaign', 'top'],
@@ -180,6 +181,11 @@ class Site extends Bound {
   /** rerank.lua: ranks `count` articles from `start` in hot: and best:. */
   rerank(start = 0, count = 500) {
     return this._run('rerank', [String(start), String(count)]);
+  }
+
+  /** upgrade.lua: one step moving the site to data layout 2 (group boards kept up to date); loop until next is "0". */
+  upgrade({ cursor = '0', count = 1000 } = {}) {
+    return this._run('upgrade', [String(cursor), String(count)]);
   }
 }
 

@@ -37,6 +37,7 @@ const SAMPLES = {
     configure: (s) => s.configure({ page_size: 10, rankings: ['hot', 'best'] }),
     config: (s) => s.config(),
     rerank: (s) => s.rerank(0, 10),
+    upgrade: (s) => s.upgrade({ cursor: '0', count: 10 }),
   },
   Campaign: {
     configure: (c) => c.configure({ boards: {} }),

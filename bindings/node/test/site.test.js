@@ -64,3 +64,25 @@ test('a site under a prefix uses its own keys', async () => {
   assert.equal(await ctx.redis.exists('article:1'), 0);
   assert.equal((await site.page('score')).articles[0].id, 1);
 });
+
+test('upgrade moves a site to layout 2: group pages read the kept boards', async () => {
+  const site = new Site(ctx.redis, { prefix: 'up:' });
+  await site.post('u', 'a', 'https://a');
+  await site.post('u', 'b', 'https://b');
+  await site.groups(1, { add: ['g'] });
+  await site.groups(2, { add: ['g'] });
+  let step = await site.upgrade({ count: 1 });
+  let calls = 1;
+  while (step.next !== '0') {
+    step = await site.upgrade({ cursor: step.next, count: 1 });
+    calls += 1;
+  }
+  assert.ok(calls > 1);
+  assert.deepEqual([step.from, step.to], [1, 2]);
+  assert.equal(await ctx.redis.hget('up:redvote:config', 'layout'), '2');
+  await site.vote('v', 2);
+  const gp = await site.groupPage('g', 'score', 1);
+  assert.deepEqual(gp.members, ['article:2', 'article:1']);
+  assert.equal(gp.built, 0);
+  assert.deepEqual(await site.upgrade(), { from: 2, to: 2, next: '0' });
+});

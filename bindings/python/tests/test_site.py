@@ -98,3 +98,21 @@ def test_bytes_replies_parse_the_same(rb):
     assert site.article(1).title == "t"
     assert site.page().articles[0].fields["title"] == "t"
     assert site.config().page_size == 25
+
+
+def test_upgrade_moves_a_site_to_layout_2(r):
+    site = redvote.Site(r, prefix="up:")
+    site.post("u", "a", "https://a")
+    site.post("u", "b", "https://b")
+    site.groups(1, add=["g"])
+    site.groups(2, add=["g"])
+    step, calls = site.upgrade("0", 1), 1
+    while step.next != "0":
+        step, calls = site.upgrade(step.next, 1), calls + 1
+    assert calls > 1 and (step.from_, step.to) == (1, 2)
+    assert r.hget("up:redvote:config", "layout") in (b"2", "2")
+    site.vote("v", 2)
+    page = site.group_page("g")
+    assert [a.member for a in page.articles] == ["article:2", "article:1"]
+    again = site.upgrade()
+    assert (again.from_, again.to, again.next) == (2, 2, "0")

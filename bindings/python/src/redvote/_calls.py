@@ -347,6 +347,10 @@ class SiteCalls:
     def rerank(self, start: int = 0, count: int = 500) -> Call[Reranked]:
         return self._call("rerank", [arg(start), arg(count)], _reranked)
 
+    @binds("upgrade")
+    def upgrade(self, cursor: str = "0", count: int = 1000) -> Call[Upgraded]:
+        return self._call("upgrade", [arg(cursor), arg(count)], _upgraded)
+
 
 # -------------------------------------------------------------- campaigns
 

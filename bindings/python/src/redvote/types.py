@@ -285,8 +285,9 @@ class VoidedRange:
 
 @dataclass(frozen=True)
 class Upgraded:
-    """``campaign_upgrade.lua``: the campaign's data layout before and after
-    the call, and the next cursor (``"0"``: done)."""
+    """``campaign_upgrade.lua`` (and the site's ``upgrade.lua``): the
+    campaign's or site's data layout before the call and after the upgrade,
+    and the next cursor (``"0"``: done)."""
 
     from_: int
     to: int
