@@ -265,6 +265,11 @@ export interface Reindexed {
   finished: number;
   next: string;
 }
+export interface RemoveStep {
+  removed: number;
+  finished: number;
+  next: string;
+}
 export interface StatsBucket {
   bucket: string;
   start: number;
@@ -366,6 +371,8 @@ export declare class Campaign {
   import(board: string, votes: Record<string, number | string> | [string, number | string][], options?: { time?: Time }): Promise<Imported>;
   /** campaign_reindex.lua */
   reindex(board: string, options?: { cursor?: string; count?: number }): Promise<Reindexed>;
+  /** campaign_remove.lua */
+  removeStep(board: string, options?: { cursor?: string; count?: number }): Promise<RemoveStep>;
   /** campaign_stats.lua (read-only) */
   stats(board: string, options: { granularity?: 'hour' | 'day'; from: number; to: number }): Promise<StatsBucket[]>;
   /** campaign_void.lua */
@@ -422,6 +429,7 @@ export type ScriptName =
   | "campaign_register"
   | "campaign_registry"
   | "campaign_reindex"
+  | "campaign_remove"
   | "campaign_settings"
   | "campaign_standing"
   | "campaign_stats"

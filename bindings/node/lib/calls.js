@@ -30,6 +30,7 @@ const SCRIPT_METHODS = Object.freeze({
   campaign_participants: ['Campaign', 'participants'],
   campaign_import: ['Campaign', 'import'],
   campaign_reindex: ['Campaign', 'reindex'],
+  campaign_remove: ['Campaign', 'removeStep'],
   campaign_settings: ['Campaign', 'settings'],
   campaign_stats: ['Campaign', 'stats'],
   campaign_void: ['Campaign', 'void'],
@@ -281,6 +282,10 @@ class Campaign extends Bound {
   /** campaign_reindex.lua: one step of a tie-rule switch; loop until next is "0". */
   reindex(board, { cursor = '0', count = 100 } = {}) {
     return this._run('campaign_reindex', [board, String(cursor), String(count)]);
+  }
+  /** campaign_remove.lua: one step of finishing a removal of options (configure's `remove`); loop until next is "0". */
+  removeStep(board, { cursor = '0', count = 500 } = {}) {
+    return this._run('campaign_remove', [board, String(cursor), String(count)]);
   }
   /** campaign_stats.lua: hourly or daily buckets from `from` to `to` (Unix seconds). */
   stats(board, { granularity = 'hour', from, to } = {}) {

@@ -78,6 +78,11 @@ test('votes, batch pairs and the reads answer typed objects', async () => {
 
   const re = await c.reindex('stars', { count: 100 });
   assert.equal(re.next, '0');
+
+  await c.configure({ boards: { stars: { remove: ['b'] } } });
+  let step = await c.removeStep('stars', { count: 1 });
+  while (step.next !== '0') step = await c.removeStep('stars', { cursor: step.next, count: 1 });
+  assert.deepEqual(await c.removeStep('stars'), { removed: 0, finished: 0, next: '0' });
   const up = await c.upgrade();
   assert.equal(up.next, '0');
 });

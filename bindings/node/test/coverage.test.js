@@ -50,6 +50,7 @@ const SAMPLES = {
     participants: (c) => c.participants('b', ['o']),
     import: (c) => c.import('b', { o: 5, p: '1.5' }),
     reindex: (c) => c.reindex('b'),
+    removeStep: (c) => c.removeStep('b', { cursor: '0', count: 10 }),
     settings: (c) => c.settings(),
     stats: (c) => c.stats('b', { granularity: 'day', from: 0, to: 86400 }),
     void: (c) => c.void('id'),

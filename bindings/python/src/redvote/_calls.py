@@ -40,6 +40,7 @@ from .types import (
     Ranked,
     RegistryPage,
     Reindexed,
+    RemoveStep,
     Reranked,
     SiteConfig,
     Standing,
@@ -457,6 +458,11 @@ def _voided_range(v: Any) -> VoidedRange:
     return VoidedRange(integer(voided), integer(skipped), text(next_))
 
 
+def _remove_step(v: Any) -> RemoveStep:
+    removed, finished, next_ = items(v, 3)
+    return RemoveStep(integer(removed), integer(finished), text(next_))
+
+
 def _upgraded(v: Any) -> Upgraded:
     from_, to, next_ = items(v, 3)
     return Upgraded(integer(from_), integer(to), text(next_))
@@ -583,6 +589,10 @@ class CampaignCalls:
     @binds("campaign_reindex")
     def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Call[Reindexed]:
         return self._call("campaign_reindex", [arg(board), arg(cursor), arg(count)], _reindexed)
+
+    @binds("campaign_remove")
+    def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> Call[RemoveStep]:
+        return self._call("campaign_remove", [arg(board), arg(cursor), arg(count)], _remove_step)
 
     @binds("campaign_settings")
     def settings(self) -> Call[Dict[str, Any]]:

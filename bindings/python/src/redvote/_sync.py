@@ -31,6 +31,7 @@ from .types import (
     Participants,
     RegistryPage,
     Reindexed,
+    RemoveStep,
     Reranked,
     SiteConfig,
     Standing,
@@ -428,6 +429,11 @@ class Campaign(_Bound):
 
     def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Reindexed:
         return self._run(self.calls.reindex(board, cursor, count))
+
+    def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> RemoveStep:
+        """One step of finishing a removal of options (configure's
+        ``remove``); loop until ``next`` is ``"0"``."""
+        return self._run(self.calls.remove_step(board, cursor, count))
 
     def settings(self) -> Dict[str, Any]:
         return self._run(self.calls.settings())

@@ -33,6 +33,7 @@ from .types import (
     Participants,
     RegistryPage,
     Reindexed,
+    RemoveStep,
     Reranked,
     SiteConfig,
     Standing,
@@ -396,6 +397,11 @@ class Campaign(_Bound):
 
     async def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Reindexed:
         return await self._run(self.calls.reindex(board, cursor, count))
+
+    async def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> RemoveStep:
+        """One step of finishing a removal of options (configure's
+        ``remove``); loop until ``next`` is ``"0"``."""
+        return await self._run(self.calls.remove_step(board, cursor, count))
 
     async def settings(self) -> Dict[str, Any]:
         return await self._run(self.calls.settings())

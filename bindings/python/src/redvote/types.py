@@ -238,6 +238,17 @@ class Participants:
 
 
 @dataclass(frozen=True)
+class RemoveStep:
+    """``campaign_remove.lua``: period board entries removed by the call,
+    period boards finished, next cursor (``"0"``: the removal is
+    complete)."""
+
+    removed: int
+    finished: int
+    next: str
+
+
+@dataclass(frozen=True)
 class Reindexed:
     """``campaign_reindex.lua``: members indexed, period boards finished,
     next cursor (``"0"``: the board is indexed)."""
@@ -323,6 +334,7 @@ __all__ = [
     "LimitLeft",
     "Participants",
     "Reindexed",
+    "RemoveStep",
     "StatsBucket",
     "Voided",
     "VoidedRange",
