@@ -59,6 +59,12 @@ use serde::Serialize;
 use super::limits::limit_rules;
 use super::measure::round;
 
+/// The operations timed (rows of the table): 10 of the site, 6 of the
+/// site at layout 2 (its upgrade step among them), 7 per tie
+/// rule, 8 of limits, statistics and settings, 2 reindex steps.
+pub(super) const SCALE_OPS: usize = 10 + 6 + 7 * 4 + 8 + 2;
+/// Keys or group members a site upgrade step visits.
+const UPGRADE_COUNT: u32 = 200;
 /// The bound: no call above 5 ms.
 pub(super) const BOUND_MS: f64 = 5.0;
 /// The tie rules of the 1M boards.
@@ -264,13 +270,29 @@ impl Run {
         calls: u64,
         mut f: impl FnMut(&mut redis::Connection, u64) -> Result<()>,
     ) -> Result<()> {
+        self.time_steps(op, calls, |con, i| f(con, i).map(|()| false))
+    }
+
+    /// Up to `calls` calls of `op`, each timed by SLOWLOG, until `f(con, i)`
+    /// answers true (the last step done).
+    fn time_steps(
+        &mut self,
+        op: &str,
+        calls: u64,
+        mut f: impl FnMut(&mut redis::Connection, u64) -> Result<bool>,
+    ) -> Result<()> {
         let started = Instant::now();
         let mut times = Vec::with_capacity(calls as usize);
         for i in 0..calls {
             self.slow.reset()?;
-            f(&mut self.con, i).with_context(|| format!("scale: {op}, call {}", i + 1))?;
+            let done =
+                f(&mut self.con, i).with_context(|| format!("scale: {op}, call {}", i + 1))?;
             times.push(self.slow.longest()?);
+            if done {
+                break;
+            }
         }
+        let calls = times.len() as u64;
         times.sort_unstable();
         let at = |q: f64| -> f64 {
             let k = ((q * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1;
@@ -591,6 +613,64 @@ fn ops(r: &mut Run) -> Result<()> {
     }
     r.time("site groups change", calls, |con, i| {
         // Articles outside the group join it, then leave it again.
+        let article = (group + 1 + i / 2).to_string();
+        match i % 2 {
+            0 => site.groups(&article, &[GROUP, "other"], &[]).run(con)?,
+            _ => site.groups(&article, &[], &[GROUP]).run(con)?,
+        };
+        Ok(())
+    })?;
+
+    // The site moved to layout 2 (group boards kept by the writers) in
+    // bounded steps, each timed; then the calls whose work the layout
+    // changes, again.
+    let mut cursor = "0".to_string();
+    let mut upgraded = false;
+    r.time_steps(
+        &format!("site upgrade step, {UPGRADE_COUNT} (layout 1 to 2)"),
+        1_000_000,
+        |con, _| {
+            let step = site.upgrade(&cursor, UPGRADE_COUNT).run(con)?;
+            cursor = step.next.clone();
+            upgraded = step.is_done();
+            Ok(upgraded)
+        },
+    )?;
+    ensure!(upgraded, "scale: the site upgrade did not finish");
+    let n0 = r.next;
+    r.time("site vote (layout 2)", calls, |con, i| {
+        // Votes on articles of the group: the group's boards move too.
+        let article = pick(n0 + i, 43, group).to_string();
+        site.vote(&format!("voter:{}", n0 + i), &article).run(con)?;
+        Ok(())
+    })?;
+    r.next += calls;
+    r.time("site post (layout 2)", calls, |con, i| {
+        site.post(
+            "poster:new",
+            &format!("New2 {i}"),
+            "https://example.com/new",
+        )
+        .run(con)?;
+        Ok(())
+    })?;
+    for order in [Order::Score, Order::Time] {
+        r.time(
+            &format!(
+                "site group_page ({}, {}k group, layout 2)",
+                order.as_str(),
+                group / 1000
+            ),
+            calls,
+            |con, i| {
+                let pages = (group / 25).max(1);
+                site.group_page(GROUP, order, pick(i, 47, pages) as u32, Some(25))
+                    .run(con)?;
+                Ok(())
+            },
+        )?;
+    }
+    r.time("site groups change (layout 2)", calls, |con, i| {
         let article = (group + 1 + i / 2).to_string();
         match i % 2 {
             0 => site.groups(&article, &[GROUP, "other"], &[]).run(con)?,

@@ -245,12 +245,39 @@ fn smoke() -> Result<String> {
     {
         problems.push(format!("the replicas section: {rows:?}\n{table}"));
     }
+    // the scale section, tiny: every operation runs (3 calls, 1 for the
+    // slow ones) on a data set of a few hundred keys
+    let plan = crate::scale::ScalePlan {
+        articles: 500,
+        group: 100,
+        options: 1000,
+        hours: 24,
+        users: 50,
+        calls: 3,
+    };
+    let scale = crate::scale::run_scale(&plan).context("the scale section")?;
+    let mut table = Vec::new();
+    crate::scale::write_scale(&mut table, &scale)?;
+    let table = String::from_utf8(table)?;
+    if scale.ops.len() != crate::scale::SCALE_OPS
+        || scale.build.len() != 8
+        || scale.period_boards != 2 * 24 + 2
+        || scale
+            .ops
+            .iter()
+            .any(|r| r.calls == 0 || r.max_ms < r.p99_ms)
+        || !table.contains("ms bound")
+    {
+        problems.push(format!("the scale section:\n{table}"));
+    }
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, replicas (3 modes), checks OK, text report of {} lines",
+             masters, replicas (3 modes), scale ({} operations), checks OK, text report of {} \
+             lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
+            scale.ops.len(),
             text.lines().count()
         ))
     } else {
