@@ -4,7 +4,9 @@
 //!
 //! Keys are exactly the seeds' (`article:`, `article:ID`, `time:`, `score:`,
 //! `voted:ID`, `group:NAME`, `score:NAME`, `time:NAME`) plus `downvoted:ID`,
-//! `hot:`, `best:` and `redvote:config`, all under the site's prefix.
+//! `hot:`, `best:` and `redvote:config`, all under the site's prefix; on
+//! site data layout 2 ([`Site::upgrade`]) also each group's boards
+//! `gboard:<order>:NAME` and each article's groups `groups:ID`.
 //! Sorted-set and group members are `article:ID` without the prefix, as in
 //! the seeds. Every script gets one key, the root `<prefix>article:`, and
 //! derives the others from its prefix: a hash-tagged prefix (`{site1}:`)

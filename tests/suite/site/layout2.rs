@@ -515,3 +515,38 @@ fn the_checker_checks_layout_2s_boards_and_indexes() {
         "{report:?}"
     );
 }
+
+/// On Redis Cluster the upgrade's SCAN runs on the node that serves the
+/// site's slot (the prefix's hash tag): it finds the site's groups there,
+/// and the group pages read the boards after it.
+#[test]
+fn the_upgrade_runs_on_a_cluster_node() {
+    let cluster = support::cluster::shared();
+    let client = redvote::Client::open(&cluster.url()).unwrap();
+    let mut con = client.connect().unwrap();
+    let site = Site::new("{s:upgrade}:");
+    for i in 0..5 {
+        con.run(&site.post(&format!("p{i}"), "T", "http://t"))
+            .unwrap();
+    }
+    con.run(&site.groups("1", &["g", "h"], &[])).unwrap();
+    con.run(&site.groups("4", &["g"], &[])).unwrap();
+    let mut cursor = "0".to_string();
+    let mut calls = 0;
+    loop {
+        let step = con.run(&site.upgrade(&cursor, 50)).unwrap();
+        calls += 1;
+        if step.is_done() {
+            break;
+        }
+        cursor = step.next;
+    }
+    assert!(calls >= 2, "{calls}");
+    con.run(&site.vote("bob", "1")).unwrap();
+    let page = site.group_page("g", Order::Score, 1, None);
+    let page = page.run(con.redis().unwrap()).unwrap();
+    let ids: Vec<String> = page.articles.iter().map(|a| a.id.clone()).collect();
+    assert_eq!(ids, ["1", "4"]);
+    let again = con.run(&site.upgrade("0", 10)).unwrap();
+    assert_eq!((again.from, again.to), (2, 2));
+}
