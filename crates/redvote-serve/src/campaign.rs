@@ -92,7 +92,7 @@ pub(crate) const NO_END: u64 = 253_402_300_799;
 /// takes; absent fields stay as they are. Then registers the campaign in
 /// the campaign list (`GET /v1/campaigns`). A board's `remove` deletes the
 /// options at once and leaves their period board entries pending: the
-/// route then runs the bounded cleanup steps (`campaign_remove`, 500 units
+/// route then runs the bounded cleanup steps (`campaign_remove`, 100 units
 /// a call) to the end before it answers.
 #[utoipa::path(
     put,
@@ -165,7 +165,7 @@ async fn configure(
 
 /// Units of work (period boards x options) of each cleanup call of a
 /// removal: a few milliseconds at most.
-const REMOVE_BATCH: u32 = 500;
+const REMOVE_BATCH: u32 = 100;
 
 /// Runs the steps of `board`'s pending option removal (`campaign_remove`)
 /// until it is complete; each call is short, and others run between them.

@@ -21,6 +21,7 @@ mod participants;
 mod rank_model;
 mod registry;
 mod removal;
+mod removal_diff;
 mod retention;
 mod settings_read;
 mod sizes;

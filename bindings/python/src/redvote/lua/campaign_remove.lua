@@ -410,51 +410,86 @@ local function main()
   -- Where to go on: the period board and option of the cursor, unless a
   -- removal was configured since (remove_gen) or that board left the index.
   at = tonumber(at)
-  if not gen or tonumber(gen) ~= remove_gen or at < 1 or at > #options or not rcall('ZSCORE', index, p) then
-    p, at = rcall('ZRANGE', index, 0, 0)[1], 1
-  end
+  local rank
+  if gen and tonumber(gen) == remove_gen and at >= 1 and at <= #options then rank = rcall('ZRANK', index, p) end
+  if not rank then rank, at = 0, 1 end
 
-  -- Read everything first (the boards' entries of the options, the side
-  -- keys' types), then write.
+  -- The boards this call may visit (each costs a unit at least: count + 1
+  -- of them at most, the last one only as the next cursor), in one read of
+  -- the index; then everything read (the boards' entries of the options,
+  -- the side keys), then written.
+  local listed = rcall('ZRANGE', index, rank, rank + count, 'WITHSCORES')
   local now = tonumber(rcall('TIME')[1])
-  local steps, spent, finished = {}, 0, 0
+  local dense, first = false, false
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then dense = true else first = true end
+  end
+  local steps, spent, finished, i = {}, 0, 0, 1
+  p = listed[1]
   while p and spent < count do
-    local step = { p = p, key = ns .. 'b:' .. b.name .. ':' .. p, present = {} }
-    local expiry = tonumber(rcall('ZSCORE', index, p))
-    local last
-    if expiry and expiry > 0 and expiry <= now then
+    local step = { p = p, key = ns .. 'b:' .. b.name .. ':' .. p, present = {}, scores = {} }
+    local expiry = tonumber(listed[i + 1])
+    if expiry > 0 and expiry <= now then
       -- expired: it leaves the index (its keys are gone or going)
       step.expired = true
       spent = spent + 1
-      last = true
+      step.last = true
     else
       local take = math.min(#options - at + 1, count - spent)
       local chunk = { unpack(options, at, at + take - 1) }
       local scores = rcall('ZMSCORE', step.key, unpack(chunk))
       for j, option in ipairs(chunk) do
-        if scores[j] then step.present[#step.present + 1] = option end
+        if scores[j] then
+          step.present[#step.present + 1] = option
+          step.scores[#step.scores + 1] = scores[j]
+        end
       end
       if #step.present > 0 then
-        for _, letter in ipairs({ 'f', 'o', 'd' }) do rcall('ZCARD', side_key(ns, letter, step.key)) end
+        local f = side_key(ns, 'f', step.key)
+        if first then
+          step.seqs = rcall('ZMSCORE', f, unpack(step.present))
+          rcall('ZCARD', side_key(ns, 'o', step.key))
+        else
+          rcall('ZCARD', f)
+        end
+        if dense then rcall('ZCARD', side_key(ns, 'd', step.key)) end
       end
       spent = spent + take
       at = at + take
-      last = at > #options
+      step.last = at > #options
     end
     steps[#steps + 1] = step
-    if last then
-      step.last = true
+    if step.last then
       finished = finished + 1
-      local next_rank = rcall('ZRANK', index, p) + 1
-      p, at = rcall('ZRANGE', index, next_rank, next_rank)[1], 1
+      i, at = i + 2, 1
+      p = listed[i]
     end
   end
 
-  -- validated: the writes start here
+  -- validated: the writes start here; per board, what order_remove
+  -- (lib/order) does for each option, in one command a key
   local removed = 0
   for _, s in ipairs(steps) do
-    for _, option in ipairs(s.present) do order_remove(ns, b, s.key, option) end
-    removed = removed + #s.present
+    if #s.present > 0 then
+      local key = s.key
+      rcall('ZREM', key, unpack(s.present))
+      if dense then
+        local seen = {}
+        for _, old in ipairs(s.scores) do
+          if not seen[old] then
+            seen[old] = true
+            if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+          end
+        end
+      end
+      if first then
+        local members = {}
+        for j, option in ipairs(s.present) do members[j] = order_member(tonumber(s.seqs[j]), option) end
+        rcall('ZREM', side_key(ns, 'o', key), unpack(members))
+      end
+      rcall('ZREM', side_key(ns, 'f', key), unpack(s.present))
+      removed = removed + #s.present
+    end
     -- a board expired, or emptied by the removal, leaves the index (as a
     -- one-call removal leaves it)
     if s.expired or (s.last and rcall('EXISTS', s.key) == 0) then rcall('ZREM', index, s.p) end
