@@ -61,10 +61,13 @@ use super::measure::round;
 
 /// The operations timed (rows of the table): 10 of the site, 6 of the
 /// site at layout 2 (its upgrade step among them), 7 per tie
-/// rule, 8 of limits, statistics and settings, 2 reindex steps.
-pub(super) const SCALE_OPS: usize = 10 + 6 + 7 * 4 + 8 + 2;
+/// rule, 10 of limits, statistics and settings (the removals' steps
+/// among them), 2 reindex steps.
+pub(super) const SCALE_OPS: usize = 10 + 6 + 7 * 4 + 10 + 2;
 /// Keys or group members a site upgrade step visits.
 const UPGRADE_COUNT: u32 = 200;
+/// Units of work a removal step does (the CLI's `--batch` default).
+const REMOVE_COUNT: u32 = 500;
 /// The bound: no call above 5 ms.
 pub(super) const BOUND_MS: f64 = 5.0;
 /// The tie rules of the 1M boards.
@@ -273,6 +276,13 @@ impl Run {
         self.time_steps(op, calls, |con, i| f(con, i).map(|()| false))
     }
 
+    /// One call, timed by SLOWLOG: its longest top-level command (µs).
+    fn one(&mut self, f: impl FnOnce(&mut redis::Connection) -> Result<()>) -> Result<u64> {
+        self.slow.reset()?;
+        f(&mut self.con)?;
+        self.slow.longest()
+    }
+
     /// Up to `calls` calls of `op`, each timed by SLOWLOG, until `f(con, i)`
     /// answers true (the last step done).
     fn time_steps(
@@ -282,7 +292,7 @@ impl Run {
         mut f: impl FnMut(&mut redis::Connection, u64) -> Result<bool>,
     ) -> Result<()> {
         let started = Instant::now();
-        let mut times = Vec::with_capacity(calls as usize);
+        let mut times = Vec::with_capacity(calls.min(100_000) as usize);
         for i in 0..calls {
             self.slow.reset()?;
             let done =
@@ -292,6 +302,12 @@ impl Run {
                 break;
             }
         }
+        self.push_row(op, times, started);
+        Ok(())
+    }
+
+    /// The row of `op` from its calls' times (µs).
+    fn push_row(&mut self, op: &str, mut times: Vec<u64>, started: Instant) {
         let calls = times.len() as u64;
         times.sort_unstable();
         let at = |q: f64| -> f64 {
@@ -314,7 +330,6 @@ impl Run {
             started.elapsed().as_secs_f64()
         );
         self.rows.push(row);
-        Ok(())
     }
 }
 
@@ -816,21 +831,49 @@ fn ops(r: &mut Run) -> Result<()> {
         .arg(format!("{}periods:hourly", periods.namespace()))
         .query(&mut r.slow.admin)?;
     for count in [1, 10] {
-        let first = next_option;
-        r.time(
-            &format!("configure, removing {count} option(s) ({period_boards} period boards)"),
-            remove,
-            |con, i| {
-                let mut board = BoardSettings::default();
-                for k in 0..count {
-                    board = board.with_removed(&format!("opt{}", first + i * count + k));
+        let (started, mut configure, mut steps) = (Instant::now(), Vec::new(), Vec::new());
+        for i in 0..remove {
+            let first = next_option + i * count;
+            configure.push(
+                r.one(|con| {
+                    let mut board = BoardSettings::default();
+                    for k in 0..count {
+                        board = board.with_removed(&format!("opt{}", first + k));
+                    }
+                    periods
+                        .configure(&CampaignSettings::default().with_board("hourly", board))
+                        .run(con)?;
+                    Ok(())
+                })
+                .with_context(|| format!("scale: removing {count} option(s)"))?,
+            );
+            // The removal's bounded steps (the CLI's batch), to the end.
+            let mut cursor = "0".to_string();
+            for _ in 0..1_000_000 {
+                let mut done = false;
+                steps.push(r.one(|con| {
+                    let step = periods
+                        .remove_step("hourly", &cursor, REMOVE_COUNT)
+                        .run(con)?;
+                    done = step.is_done();
+                    cursor = step.next;
+                    Ok(())
+                })?);
+                if done {
+                    break;
                 }
-                periods
-                    .configure(&CampaignSettings::default().with_board("hourly", board))
-                    .run(con)?;
-                Ok(())
-            },
-        )?;
+            }
+        }
+        r.push_row(
+            &format!("configure, removing {count} option(s) ({period_boards} period boards)"),
+            configure,
+            started,
+        );
+        r.push_row(
+            &format!("remove step, {REMOVE_COUNT} (after removing {count})"),
+            steps,
+            started,
+        );
         next_option += remove * count;
     }
 
