@@ -40,7 +40,7 @@
 --- @include "lib/site_args"
 --- @include "lib/site_id"
 --- @include "lib/site_group"
---- @include "lib/site_boards"
+--- @include "lib/site_board_edit"
 
 -- The most groups an article may be in on layout 2 (a vote updates the
 -- boards of each).

@@ -64,7 +64,7 @@
 --- @include "lib/names"
 --- @include "lib/site_args"
 --- @include "lib/site_config"
---- @include "lib/site_boards"
+--- @include "lib/site_board_edit"
 
 local function main()
   local _, prefix, from, building = site_root('upgrade', 2, 2, 'cursor, count')

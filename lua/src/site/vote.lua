@@ -32,7 +32,9 @@
 
   Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
     SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
-    repeated one; numbers go to Redis as strings.
+    repeated one; numbers go to Redis as strings. On site layout 2 one
+    SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
+    best kept; docs/site.md measures it).
 
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }

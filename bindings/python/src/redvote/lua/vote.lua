@@ -34,7 +34,9 @@
 
   Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
     SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
-    repeated one; numbers go to Redis as strings.
+    repeated one; numbers go to Redis as strings. On site layout 2 one
+    SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
+    best kept; docs/site.md measures it).
 
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }
@@ -228,15 +230,6 @@ end
 -- on purpose: during the upgrade a layout-1 group page still builds and
 -- expires those, and must never read (or expire) a half-built board.
 
--- Every order a group board is kept for (a board of a ranking the site does
--- not keep stays empty, as its ZINTERSTORE would be).
-local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
-
--- The board of group `group` in `order` ("score", "time", "hot", "best").
-local function group_board(prefix, order, group)
-  return prefix .. 'gboard:' .. order .. ':' .. group
-end
-
 -- Set the score of `member` to `value` (a string, as Redis answered it)
 -- in the `order` board of every group in `groups` (a list of names).
 local function boards_set(prefix, order, groups, member, value)
@@ -252,32 +245,6 @@ local function boards_rankings(prefix, rankings, groups, member)
   if rankings:find('best', 1, true) then
     boards_set(prefix, 'best', groups, member, rcall('ZSCORE', prefix .. 'best:', member))
   end
-end
-
--- Read the four boards of `group` (a wrong type is refused before a
--- caller's first write).
-local function boards_check(prefix, group)
-  for i = 1, 4 do rcall('ZCARD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group) end
-end
-
--- `member`'s score in each order, { score, time, hot, best } (nil when
--- absent from that order), read before a caller's first write.
-local function order_scores(prefix, member)
-  local scores = {}
-  for i = 1, 4 do scores[i] = rcall('ZSCORE', prefix .. GROUP_ORDERS[i] .. ':', member) end
-  return scores
-end
-
--- Put `member` (its `scores`, from order_scores) in the boards of `group`.
-local function boards_add(prefix, group, member, scores)
-  for i = 1, 4 do
-    if scores[i] then rcall('ZADD', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, scores[i], member) end
-  end
-end
-
--- Take `member` out of the boards of `group`.
-local function boards_remove(prefix, group, member)
-  for i = 1, 4 do rcall('ZREM', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, member) end
 end
 
 local function main()
