@@ -418,7 +418,25 @@ fn campaign_commands_end_to_end() {
         ])
     );
 
-    json(u, &["campaign", "spring", "remove-options", "stars", "c"]);
+    let removed = json(
+        u,
+        &[
+            "campaign",
+            "spring",
+            "remove-options",
+            "stars",
+            "c",
+            "--batch",
+            "1",
+        ],
+    );
+    assert_eq!(removed["options"], 0);
+    assert!(removed["entries"].as_u64().unwrap() > 0, "{removed}");
+    assert!(removed["calls"].as_u64().unwrap() > 1, "{removed}");
+    // nothing pending: the cleanup alone answers done in one call
+    let again = json(u, &["campaign", "spring", "remove-options", "stars"]);
+    assert_eq!(again["entries"], 0);
+    assert_eq!(again["calls"], 1);
     let top = json(u, &["campaign", "spring", "top", "stars"]);
     assert_eq!(top["boards"][0]["size"], 2);
     let out = redvote(

@@ -529,3 +529,58 @@ fn refused_campaign_calls_write_nothing() {
         assert_eq!(digest(&mut con), before, "{what}: the refusal wrote");
     }
 }
+
+/// Removing options through the settings route: the route runs the
+/// bounded cleanup (campaign_remove) to the end before it answers, so the
+/// options are gone from every period board and nothing is left pending.
+#[test]
+fn removing_options_through_the_settings_route_finishes_the_cleanup() {
+    let server = support::server();
+    let svc = Service::start(&server);
+    svc.admin(Method::PUT, "/v1/campaigns/spring/settings", spring())
+        .ok(200);
+    for (user, option) in [("u1", "yyqx"), ("u2", "wjk"), ("u3", "wjk")] {
+        vote(
+            &svc,
+            "spring",
+            None,
+            json!({"user": user, "votes": [{"board": "male-stars", "option": option}]}),
+        )
+        .ok(200);
+    }
+    let mut con = support::con(&server);
+    let ns = "{c:spring}:";
+    let boards: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{ns}b:male-stars:*"))
+        .query(&mut con)
+        .unwrap();
+    assert!(boards.len() >= 4, "{boards:?}");
+    let configured = svc
+        .admin(
+            Method::PUT,
+            "/v1/campaigns/spring/settings",
+            json!({"boards": {"male-stars": {"remove": ["wjk"]}}}),
+        )
+        .ok(200);
+    assert_eq!(configured, json!({"boards": 1, "options": 0}));
+    for key in &boards {
+        let score: Option<String> = redis::cmd("ZSCORE")
+            .arg(key)
+            .arg("wjk")
+            .query(&mut con)
+            .unwrap();
+        assert_eq!(score, None, "{key}");
+    }
+    let pending: bool = redis::cmd("EXISTS")
+        .arg(format!("{ns}removing:male-stars"))
+        .query(&mut con)
+        .unwrap();
+    assert!(!pending);
+    // added again, it starts from nothing
+    svc.admin(
+        Method::PUT,
+        "/v1/campaigns/spring/settings",
+        json!({"boards": {"male-stars": {"options": {"wjk": {}}}}}),
+    )
+    .ok(200);
+}
