@@ -583,3 +583,106 @@ fn removing_10_options_from_8400_period_boards_never_blocks_5_ms() {
         assert_eq!(n, 10, "{key}");
     }
 }
+
+/// At most 1000 options pending removal a board (what bounds a read's
+/// cost): a removal beyond is refused, writing nothing, until the steps
+/// have run; then it is accepted.
+#[test]
+fn at_most_1000_options_pending_a_board() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let names: Vec<String> = (0..1200).map(|i| format!("o{i}")).collect();
+    let c = setup(
+        &mut con,
+        "rmcap",
+        boards([("B", board(&[Period::Total], BTreeMap::new()))]),
+    );
+    for chunk in names.chunks(600) {
+        let opts = chunk
+            .iter()
+            .map(|o| (o.clone(), OptionSettings::default()))
+            .collect();
+        c.configure(&boards([(
+            "B",
+            BoardSettings {
+                options: opts,
+                ..Default::default()
+            },
+        )]))
+        .run(&mut con)
+        .unwrap();
+    }
+    c.at(T0)
+        .vote("u", &[("B", "o0"), ("B", "o1100")])
+        .run(&mut con)
+        .unwrap();
+    let remove = |list: &[String]| {
+        boards([(
+            "B",
+            BoardSettings {
+                remove: list.to_vec(),
+                ..Default::default()
+            },
+        )])
+    };
+    c.configure(&remove(&names[..900])).run(&mut con).unwrap();
+    refused_unchanged(
+        &mut con,
+        "beyond 1000 pending",
+        Code::InvalidConfig,
+        |con| c.configure(&remove(&names[900..1101])).run(con),
+    );
+    // reads skip all 900 (o0 among them), o1100 ranks first
+    assert_eq!(
+        page(&mut con, &c, "B", Kind::Real, "total", 1, 10),
+        vec![e("o1100", "1", 1)]
+    );
+    finish_removal(&mut con, &c, "B", 100);
+    c.configure(&remove(&names[900..1100]))
+        .run(&mut con)
+        .unwrap();
+}
+
+/// A campaign at data layout 1 (redvote 0.5 may still write it, and knows
+/// no pending removal) keeps the one-call removal: nothing is left
+/// pending, the options are gone from every board at once.
+#[test]
+fn layout_1_removes_in_the_one_call() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:rml1}:";
+    let c = setup(
+        &mut con,
+        "rml1",
+        boards([(
+            "B",
+            BoardSettings {
+                ties: Some(Ties::Dense),
+                ..board(&[Period::Day, Period::Total], options([("x", 1), ("y", 1)]))
+            },
+        )]),
+    );
+    c.at(T0)
+        .vote("u", &[("B", "x"), ("B", "y")])
+        .run(&mut con)
+        .unwrap();
+    redis::cmd("HDEL")
+        .arg(format!("{ns}campaign"))
+        .arg("layout")
+        .query::<()>(&mut con)
+        .unwrap();
+    c.configure(&boards([(
+        "B",
+        BoardSettings {
+            remove: vec!["x".to_string()],
+            ..Default::default()
+        },
+    )]))
+    .run(&mut con)
+    .unwrap();
+    assert!(!exists(&mut con, &format!("{ns}removing:B")));
+    for key in keys(&mut con, &format!("{ns}b:B:*")) {
+        assert_eq!(zscore_text(&mut con, &key, "x"), None, "{key}");
+    }
+    assert!(c.remove_step("B", "0", 10).run(&mut con).unwrap().is_done());
+}
