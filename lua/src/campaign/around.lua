@@ -24,8 +24,8 @@
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
     Options pending removal (campaign_configure's `remove`, cleaned by
-    campaign_remove.lua) are never shown nor counted: lib/ranks, O(R log N)
-    more for R of them on the board, at most 1000.
+    campaign_remove.lua) are never shown nor counted: lib/ranks, O(R) more
+    for R of them on the board, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P

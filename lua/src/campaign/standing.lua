@@ -20,7 +20,7 @@
     nil where there is none (not on the board, the leader has no one ahead,
     "total" has no previous period). An option pending removal
     (campaign_configure's `remove`, cleaned by campaign_remove.lua) is not
-    on the board, nor counted in anyone's rank: lib/ranks, O(R log N) more
+    on the board, nor counted in anyone's rank: lib/ranks, O(R) more
     a period board read for R of them on it, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,

@@ -21,9 +21,10 @@
 
   Pending removals: options removed by campaign_configure whose cleanup
     (campaign_remove.lua) has not reached this period board yet are never
-    shown, counted in the size, nor ranked ahead of anyone (lib/ranks:
-    O(R log N) more for R options pending removal on the board, at most
-    1000; nothing more when none is).
+    shown, counted in the size, nor ranked ahead of anyone (lib/ranks: two
+    or three calls and O(R) Lua more for R options pending removal on the
+    board, at most 1000, and R entries more read; nothing more when none
+    is).
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P

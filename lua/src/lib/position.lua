@@ -2,11 +2,11 @@
 --- @include "lib/ranks"
 -- position: where one member stands on a board under its tie rule. Needs
 -- rcall (lib/prologue), side_key, order_member (lib/order) and
--- dense_above, live_pos, ghosts_beyond (lib/ranks).
+-- dense_above, ghosts_ahead, ghosts_beyond (lib/ranks).
 
 -- A member's 0-based display position, rank and score on ranked board `r`
 -- (lib/ranks); nil when absent or pending removal (a ghost). O(log N)
--- under every rule, plus O(R) for R ghosts on the board.
+-- under every rule, plus O(R) Lua for R ghosts on the board.
 local function position(r, member)
   local key, ties = r.key, r.ties
   if r.gone[member] then return nil end
@@ -17,10 +17,10 @@ local function position(r, member)
     local pos = rcall('ZREVRANK', side_key(r.ns, 'o', key), order_member(seq, member))
     -- (the side key lacks it: a corrupt data set, which campaign check
     -- reports; answer its place among equal scores by name, never a scan)
-    pos = live_pos(r, pos or rcall('ZREVRANK', key, member))
+    pos = (pos or rcall('ZREVRANK', key, member)) - ghosts_ahead(r, tonumber(s), member, seq)
     return pos, pos + 1, s
   end
-  local pos = live_pos(r, rcall('ZREVRANK', key, member))
+  local pos = rcall('ZREVRANK', key, member) - ghosts_ahead(r, tonumber(s), member)
   if ties == 'name' then return pos, pos + 1, s end
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1, s end
   return pos, dense_above(r, s) + 1, s

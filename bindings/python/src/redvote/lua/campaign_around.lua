@@ -26,8 +26,8 @@
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
     Options pending removal (campaign_configure's `remove`, cleaned by
-    campaign_remove.lua) are never shown nor counted: lib/ranks, O(R log N)
-    more for R of them on the board, at most 1000.
+    campaign_remove.lua) are never shown nor counted: lib/ranks, O(R) more
+    for R of them on the board, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P
@@ -552,35 +552,64 @@ end
 -- them in <ns>removing:B; campaign_remove.lua takes them off the period
 -- boards in bounded steps) are "ghosts": still on a board not yet
 -- cleaned, never shown. A read skips them and ranks the others as if they
--- were gone: ranked() finds those on the board read (one SMEMBERS, then
--- one ZMSCORE and a ZREVRANK for each ghost found: O(R log N) for R
--- pending, at most 1000 a board), and every count below subtracts them.
--- No removal pending: one SMEMBERS of an absent key, nothing else.
+-- were gone: ranked() finds those on the board read (one SMEMBERS, one
+-- ZMSCORE, and under "first" one ZMSCORE of their sequence numbers), and
+-- every count below subtracts them, deciding in Lua which ghosts come
+-- before a member in the board's order (score, then the tie-break Redis
+-- orders by): O(R) for R pending, at most 1000 a board, with no call a
+-- ghost (a window reads R entries more; a dense rank one ZCOUNT a
+-- distinct ghost score above). No removal pending: one SMEMBERS of an
+-- absent key, nothing else.
 
 -- The view of board key `key` (of board settings `b`) the reads take:
--- the ghosts on it ({ pos, raw score, score }, sorted by their raw
--- position in the order the rule reads: the board, or o:... under first)
--- and `gone`, the set of their names.
+-- the ghosts on it ({ m, raw score, score, seq (first) }) and `gone`, the
+-- set of their names.
 local function ranked(ns, b, key)
   local r = { ns = ns, key = key, ties = b.ties, ghosts = {}, gone = {} }
   local removing = rcall('SMEMBERS', ns .. 'removing:' .. b.name)
   if #removing == 0 then return r end
   local scores = rcall('ZMSCORE', key, unpack(removing))
+  local seqs = r.ties == 'first' and rcall('ZMSCORE', side_key(ns, 'f', key), unpack(removing)) or {}
   for i, m in ipairs(removing) do
-    local s = scores[i]
-    if s then
-      local pos
-      if r.ties == 'first' then
-        local seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), m))
-        pos = rcall('ZREVRANK', side_key(ns, 'o', key), order_member(seq, m))
-      end
-      pos = pos or rcall('ZREVRANK', key, m)
-      r.ghosts[#r.ghosts + 1] = { pos = pos, raw = s, score = tonumber(s) }
+    if scores[i] then
+      r.ghosts[#r.ghosts + 1] = { m = m, raw = scores[i], score = tonumber(scores[i]), seq = tonumber(seqs[i]) }
       r.gone[m] = true
     end
   end
-  table.sort(r.ghosts, function(x, y) return x.pos < y.pos end)
   return r
+end
+
+-- Whether byte string a sorts after b (memcmp, then length: Redis' order
+-- of equal scores, never the locale's).
+local function bytes_after(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = a:byte(i), b:byte(i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+
+-- How many ghosts of `r` come before the member m of score s (a number)
+-- and "first" sequence number seq (nil: none) in the board's display
+-- order: a higher score; an equal one with, under first, a lower sequence
+-- number (none: after every one); then, as Redis orders equal scores, a
+-- name after m's.
+local function ghosts_ahead(r, s, m, seq)
+  local n, first = 0, r.ties == 'first'
+  seq = seq or ORDER_SEQ_NONE
+  for _, g in ipairs(r.ghosts) do
+    local ahead
+    if g.score ~= s then
+      ahead = g.score > s
+    elseif first and (g.seq or ORDER_SEQ_NONE) ~= seq then
+      ahead = (g.seq or ORDER_SEQ_NONE) < seq
+    else
+      ahead = bytes_after(g.m, m)
+    end
+    if ahead then n = n + 1 end
+  end
+  return n
 end
 
 -- The members of ranked board `r` a read shows (ghosts left out).
@@ -595,15 +624,6 @@ local function ghosts_beyond(r, s, dir)
     if g.score * dir > v then n = n + 1 end
   end
   return n
-end
-
--- The raw position `raw` of a live member of `r` as the read shows it.
-local function live_pos(r, raw)
-  local n = 0
-  for _, g in ipairs(r.ghosts) do
-    if g.pos < raw then n = n + 1 end
-  end
-  return raw - n
 end
 
 -- How many distinct scores are strictly above s on a dense board (a score
@@ -626,34 +646,39 @@ end
 -- { { member, score, rank }, ... }.
 local function ordered_window(r, start, stop)
   local key, ties = r.key, r.ties
-  local from, to = start, stop
-  if #r.ghosts > 0 then
-    -- the raw position of the start'th live member, and room for every
-    -- ghost after it
-    for _, g in ipairs(r.ghosts) do
-      if g.pos <= from then from = from + 1 end
-    end
-    to = from + (stop - start) + #r.ghosts
-  end
   local first = ties == 'first'
-  local raw = rcall('ZREVRANGE', first and side_key(r.ns, 'o', key) or key, from, to, 'WITHSCORES')
+  -- with ghosts: raw positions start..stop + R hold the window (at most R
+  -- ghosts come before it or inside it)
+  local raw = rcall('ZREVRANGE', first and side_key(r.ns, 'o', key) or key, start, stop + #r.ghosts, 'WITHSCORES')
   local out, want = {}, stop - start + 1
-  local rank
+  local rank, live
   for i = 1, #raw, 2 do
     local m, s = raw[i], raw[i + 1]
     if first then m = m:sub(16) end
     if not r.gone[m] then
-      local pos = start + #out
-      if ties == 'name' or first then
-        rank = pos + 1
-      elseif #out == 0 then
-        rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1
-          or dense_above(r, s) + 1
-      elseif s ~= out[#out][2] then
-        rank = ties == 'competition' and pos + 1 or rank + 1
+      if not live then
+        -- the first live member fetched: its position among the live
+        -- ones (the fetched entries before it are ghosts)
+        live = start + (i - 1) / 2
+        if #r.ghosts > 0 then
+          local seq = first and ORDER_SEQ_NONE - tonumber(raw[i]:sub(1, 15)) or nil
+          live = live - ghosts_ahead(r, tonumber(s), m, seq)
+        end
+      else
+        live = live + 1
       end
-      out[#out + 1] = { m, s, rank }
-      if #out == want then break end
+      if live >= start then
+        if ties == 'name' or first then
+          rank = live + 1
+        elseif #out == 0 then
+          rank = ties == 'competition' and rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1
+            or dense_above(r, s) + 1
+        elseif s ~= out[#out][2] then
+          rank = ties == 'competition' and live + 1 or rank + 1
+        end
+        out[#out + 1] = { m, s, rank }
+        if #out == want then break end
+      end
     end
   end
   return out
@@ -680,11 +705,11 @@ local function board_view(ns, board, kind, selector, now, offset)
 end
 -- position: where one member stands on a board under its tie rule. Needs
 -- rcall (lib/prologue), side_key, order_member (lib/order) and
--- dense_above, live_pos, ghosts_beyond (lib/ranks).
+-- dense_above, ghosts_ahead, ghosts_beyond (lib/ranks).
 
 -- A member's 0-based display position, rank and score on ranked board `r`
 -- (lib/ranks); nil when absent or pending removal (a ghost). O(log N)
--- under every rule, plus O(R) for R ghosts on the board.
+-- under every rule, plus O(R) Lua for R ghosts on the board.
 local function position(r, member)
   local key, ties = r.key, r.ties
   if r.gone[member] then return nil end
@@ -695,10 +720,10 @@ local function position(r, member)
     local pos = rcall('ZREVRANK', side_key(r.ns, 'o', key), order_member(seq, member))
     -- (the side key lacks it: a corrupt data set, which campaign check
     -- reports; answer its place among equal scores by name, never a scan)
-    pos = live_pos(r, pos or rcall('ZREVRANK', key, member))
+    pos = (pos or rcall('ZREVRANK', key, member)) - ghosts_ahead(r, tonumber(s), member, seq)
     return pos, pos + 1, s
   end
-  local pos = live_pos(r, rcall('ZREVRANK', key, member))
+  local pos = rcall('ZREVRANK', key, member) - ghosts_ahead(r, tonumber(s), member)
   if ties == 'name' then return pos, pos + 1, s end
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1, s end
   return pos, dense_above(r, s) + 1, s

@@ -78,7 +78,7 @@
     campaign_remove cursor from before restarts). Until it is done, reads
     (campaign_top, campaign_around, campaign_standing, and the export,
     which pages through campaign_top) skip them and rank the others as if
-    they were gone (lib/ranks, O(R log N) a period board read for R
+    they were gone (lib/ranks, O(R) more a period board read for R
     pending, at most 1000 a board: more is refused, REDVOTE_INVALID_CONFIG,
     until campaign_remove has run), and configuring an option of the same
     name is refused (REDVOTE_INVALID_CONFIG) until then. A board with no
