@@ -185,7 +185,7 @@ class Site extends Bound {
   }
 
   /** upgrade.lua: one step moving the site to data layout 2 (group boards kept up to date); loop until next is "0". */
-  upgrade({ cursor = '0', count = 1000 } = {}) {
+  upgrade({ cursor = '0', count = 100 } = {}) {
     return this._run('upgrade', [String(cursor), String(count)]);
   }
 }

@@ -349,7 +349,7 @@ class SiteCalls:
         return self._call("rerank", [arg(start), arg(count)], _reranked)
 
     @binds("upgrade")
-    def upgrade(self, cursor: str = "0", count: int = 1000) -> Call[Upgraded]:
+    def upgrade(self, cursor: str = "0", count: int = 100) -> Call[Upgraded]:
         return self._call("upgrade", [arg(cursor), arg(count)], _upgraded)
 
 

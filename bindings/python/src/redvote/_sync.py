@@ -312,7 +312,7 @@ class Site(_Bound):
     def rerank(self, start: int = 0, count: int = 500) -> Reranked:
         return self._run(self.calls.rerank(start, count))
 
-    def upgrade(self, cursor: str = "0", count: int = 1000) -> Upgraded:
+    def upgrade(self, cursor: str = "0", count: int = 100) -> Upgraded:
         """Move the site to data layout 2, group boards kept up to date
         (call until ``next`` is "0"; docs/versions.md)."""
         return self._run(self.calls.upgrade(cursor, count))

@@ -280,7 +280,7 @@ class Site(_Bound):
     async def rerank(self, start: int = 0, count: int = 500) -> Reranked:
         return await self._run(self.calls.rerank(start, count))
 
-    async def upgrade(self, cursor: str = "0", count: int = 1000) -> Upgraded:
+    async def upgrade(self, cursor: str = "0", count: int = 100) -> Upgraded:
         """Move the site to data layout 2, group boards kept up to date
         (call until ``next`` is "0"; docs/versions.md)."""
         return await self._run(self.calls.upgrade(cursor, count))
