@@ -93,6 +93,11 @@ impl Campaign {
     /// Create or update the campaign, its boards, options and settings.
     /// Idempotent (retried after an unknown outcome) unless it removes
     /// options: sent again, a removal would be refused, the option being gone.
+    /// A removal (a board's `remove`) deletes the options at once for
+    /// writers and reads, and on campaign data layout 2 leaves their
+    /// entries on the period boards to [`Campaign::remove_step`]: loop it
+    /// to the end after the configure (the CLI and the service do), or an
+    /// option of the same name cannot be configured again.
     /// It does not add the campaign to the campaign list (another cluster
     /// slot): run [`Campaign::register`] after it, as the service and the
     /// CLI do ([`CampaignRegistry`]).
