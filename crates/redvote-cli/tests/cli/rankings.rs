@@ -75,3 +75,50 @@ fn rerank_backfills_rankings_switched_on_later() {
     );
     assert_eq!(page.articles[6].id, "5", "the downvoted one ranks last");
 }
+
+/// `redvote upgrade`: a site moves to data layout 2 in batches; its group
+/// pages then read the kept boards (a vote shows at once); upgrading again
+/// does nothing; a layout this version does not know is refused.
+#[test]
+fn upgrade_moves_the_site_to_layout_2() {
+    let server = support::server();
+    let url = server.url();
+    let u = Some(url.as_str());
+    let mut con = support::con(&server);
+    let site = Site::default();
+    for i in 1..=4 {
+        site.post(&format!("user:{i}"), "t", "https://x")
+            .run(&mut con)
+            .unwrap();
+    }
+    site.groups("1", &["g"], &[]).run(&mut con).unwrap();
+    site.groups("2", &["g"], &[]).run(&mut con).unwrap();
+    let run = |args: &[&str]| {
+        let out = support::redvote(u, args);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let out = run(&["upgrade", "--batch", "1"]);
+    assert!(out.starts_with("site data layout 1 -> 2 in "), "{out}");
+    assert_eq!(
+        hget(&mut con, "redvote:config", "layout").as_deref(),
+        Some("2")
+    );
+    site.vote("user:9", "1").run(&mut con).unwrap();
+    let page = site.group_page("g", Order::Score, 1, None);
+    let page = page.run(&mut con).unwrap();
+    let ids: Vec<&str> = page.articles.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, ["1", "2"]);
+    let again: serde_json::Value = serde_json::from_str(&run(&["--json", "upgrade"])).unwrap();
+    assert_eq!(again, serde_json::json!({"from": 2, "to": 2, "calls": 1}));
+    redis::cmd("HSET")
+        .arg("redvote:config")
+        .arg("layout")
+        .arg("3")
+        .exec(&mut con)
+        .unwrap();
+    let out = support::redvote(u, &["upgrade"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("REDVOTE_LAYOUT_VERSION"), "{err}");
+}
