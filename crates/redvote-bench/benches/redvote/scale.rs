@@ -66,8 +66,8 @@ use super::measure::round;
 pub(super) const SCALE_OPS: usize = 10 + 6 + 7 * 4 + 10 + 2;
 /// Keys or group members a site upgrade step visits.
 const UPGRADE_COUNT: u32 = 200;
-/// Units of work a removal step does (the CLI's `--batch` default).
-const REMOVE_COUNT: u32 = 500;
+/// Units of work a removal step does (the CLI's and the service's batch).
+const REMOVE_COUNT: u32 = 100;
 /// The bound: no call above 5 ms.
 pub(super) const BOUND_MS: f64 = 5.0;
 /// The tie rules of the 1M boards.
@@ -559,8 +559,13 @@ pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
     })
 }
 
-/// The checked-out commit (`git rev-parse --short HEAD`), when there is one.
+/// The commit measured: `$REDVOTE_BENCH_COMMIT` when set (a build from an
+/// exported tree has no git), else `git rev-parse --short HEAD`, when there
+/// is one.
 fn commit() -> Option<String> {
+    if let Ok(commit) = std::env::var("REDVOTE_BENCH_COMMIT") {
+        return Some(commit);
+    }
     let out = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .output()
