@@ -185,9 +185,9 @@ fn confirm(ns: &str, pending: Vec<(String, Missing)>, r: &mut Report) {
             Missing::Board(b) => reads.cmd("SISMEMBER").arg(format!("{ns}boards")).arg(b),
             Missing::Option(b, o) => reads.cmd("HEXISTS").arg(format!("{ns}weights:{b}")).arg(o),
         };
-        // (an entry of an option removed since the start: pending, not a
-        // stranger)
-        if let Missing::Option(b, o) = &missing {
+        // (a board entry of an option removed since the start: pending,
+        // not a stranger; its display data and participants go at once)
+        if let (Missing::Option(b, o), true) = (&missing, entry) {
             reads
                 .cmd("SISMEMBER")
                 .arg(format!("{ns}removing:{b}"))
