@@ -15,14 +15,16 @@
   rerank.lua move the boards of the groups in the article's reverse index.
   The upgrade then (1) lists the groups: SCAN pages of the keyspace, MATCH
   <prefix>group:*, about `count` keys a call, each name of a set saved in
-  <prefix>upgrade:groups; (2) indexes them, group after group in name
+  <prefix>upgrade:groups, and when the scan is complete <prefix>upgrade:scanned
+  is set (a cursor of phase 2 is refused without it, so a hand-made cursor
+  cannot skip the scan); (2) indexes them, group after group in name
   order, by SSCAN pages of about `count` members a call: each member joins
   <prefix>groups:ID and the group's boards with its scores as they are at
   that call. A member the SSCAN misses joined the group after the scan
   passed it, through groups.lua, which indexed it itself; one that left
   was taken out by groups.lua; a vote after the member was indexed moved
   its boards. The call that finishes records layout 2, removes
-  `layout_next` and deletes <prefix>upgrade:groups. Calling again, or on a
+  `layout_next` and deletes <prefix>upgrade:groups and :scanned. Calling again, or on a
   site at layout 2, writes nothing and answers done; a call with cursor "0"
   restarts (what was built stays right).
 
@@ -43,14 +45,16 @@
              1..5000
 
   Writes: HSET <prefix>redvote:config layout_next 2 (the first call);
-    ZADD <prefix>upgrade:groups; SADD <prefix>groups:ID; ZADD
+    ZADD <prefix>upgrade:groups; SET <prefix>upgrade:scanned (the scan's
+    last call; a call with cursor "0" deletes it); SADD <prefix>groups:ID; ZADD
     <prefix>gboard:<order>:NAME; the last call: HSET layout 2, HDEL
-    layout_next, DEL <prefix>upgrade:groups.
+    layout_next, DEL <prefix>upgrade:groups, <prefix>upgrade:scanned.
 
   Output: { the layout before this call, the layout after the upgrade (2),
     next cursor ("0": done) }
 
   Keys: <prefix>redvote:config, <prefix>group:NAME, <prefix>upgrade:groups,
+    <prefix>upgrade:scanned,
     <prefix>groups:ID, <prefix>score:, <prefix>time:, <prefix>hot:,
     <prefix>best:, <prefix>gboard:score:NAME, <prefix>gboard:time:NAME,
     <prefix>gboard:hot:NAME, <prefix>gboard:best:NAME
@@ -230,12 +234,18 @@ local function main()
   if cursor ~= '0' and not building then
     fail('USAGE', 'no upgrade of ' .. prefix .. 'article: is under way: start with cursor "0"')
   end
-  local config, names = prefix .. CONFIG, prefix .. 'upgrade:groups'
+  local config, names, scanned = prefix .. CONFIG, prefix .. 'upgrade:groups', prefix .. 'upgrade:scanned'
   rcall('ZCARD', names)
+  -- a cursor of the members' phase is taken only once the scan has listed
+  -- every group (a hand-made "g,0," must not skip it)
+  if sscan and rcall('EXISTS', scanned) == 0 then
+    fail('USAGE', 'the scan of the groups has not finished: go on with the cursor it returned, or start again with "0"')
+  end
 
   if cursor == '0' then
     -- validated: the writes start here (the scan only reads, then adds names)
     if not building then rcall('HSET', config, 'layout_next', '2') end
+    rcall('DEL', scanned)
     scan = '0'
   end
 
@@ -249,6 +259,7 @@ local function main()
       if name_ok(group) and rcall('TYPE', key).ok == 'set' then found[#found + 1] = group end
     end
     for _, group in ipairs(found) do rcall('ZADD', names, '0', group) end
+    if page[1] == '0' then rcall('SET', scanned, '1') end
     return { from, 2, page[1] == '0' and 'g,0,' or ('s,' .. page[1]) }
   end
 
@@ -285,7 +296,7 @@ local function main()
   if name then return { from, 2, 'g,' .. sscan .. ',' .. name } end
   rcall('HSET', config, 'layout', '2')
   rcall('HDEL', config, 'layout_next')
-  rcall('DEL', names)
+  rcall('DEL', names, scanned)
   return { from, 2, '0' }
 end
 

@@ -310,6 +310,14 @@ fn layout_2_refusals_write_nothing() {
     refused_unchanged(&mut con, "not under way", Code::Usage, |con| {
         site.upgrade("g,0,g", 10).run(con)
     });
+    // a cursor of the members' phase before the scan has listed every
+    // group (a hand-made one would skip the scan): refused
+    let first = site.upgrade("0", 1).run(&mut con).unwrap();
+    assert!(first.next.starts_with("s,"), "{first:?}");
+    let detail = refused_unchanged(&mut con, "g,0, before the scan ended", Code::Usage, |con| {
+        site.upgrade("g,0,", 10).run(con)
+    });
+    assert!(detail.contains("scan"), "{detail}");
     for count in ["0", "5001", "-1", "1e3"] {
         refused_unchanged(&mut con, count, Code::InvalidNumber, |con| {
             raw(con, "upgrade", "article:", &["0", count])
