@@ -17,7 +17,8 @@
 //! (`Bench`: setup, the interleaved rounds, each scenario's connections and
 //! tasks, the cleanup); the rest is in modules named for what they hold:
 //! `scenario`, `article`, `campaign`, `limits`, `ceiling`, `scaling`,
-//! `checks`, `measure`, `report`, `serve`, `cluster`, `replicas`, `smoke`.
+//! `checks`, `measure`, `report`, `serve`, `cluster`, `replicas`, `scale`,
+//! `smoke`.
 
 mod article;
 mod campaign;
