@@ -315,7 +315,7 @@ impl Campaign {
 
     /// `board`'s vote statistics from `from` to `to` (Unix seconds, `to`
     /// exclusive), one [`StatsBucket`] an hour or a day of the campaign's
-    /// offset, empty ones included: at most 744 hours or 366 days a call
+    /// offset, empty ones included: at most 336 hours or 366 days a call
     /// (`Code::InvalidNumber` beyond). Read-only (`campaign_stats.lua`,
     /// flagged no-writes: it runs on a replica). [`Stats::to_csv`] writes
     /// the series as CSV.

@@ -18,7 +18,7 @@ use crate::words::words;
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Granularity {
-    /// One bucket an hour (`hour:2026-03-17T12`); at most 744 a call.
+    /// One bucket an hour (`hour:2026-03-17T12`); at most 336 a call.
     #[default]
     Hour,
     /// One bucket a day (`day:2026-03-17`); at most 366 a call.
@@ -52,7 +52,7 @@ impl Granularity {
     /// The most buckets one [`crate::Campaign::stats`] call reads.
     pub fn max_buckets(self) -> u64 {
         match self {
-            Granularity::Hour => 744,
+            Granularity::Hour => 336,
             Granularity::Day => 366,
         }
     }

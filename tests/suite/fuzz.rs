@@ -1022,7 +1022,7 @@ fn campaign_fixture(script: &str) -> Fixture {
         "campaign_stats" => vec![
             c.stats("B", Granularity::Hour, t0 - HOUR, t0 + HOUR).into(),
             c.stats("C", Granularity::Day, t0 - DAY, t0 + DAY).into(),
-            c.stats("E", Granularity::Hour, t0, t0 + 744 * HOUR).into(),
+            c.stats("E", Granularity::Hour, t0, t0 + 336 * HOUR).into(),
             c.stats("D", Granularity::Day, 0, 1).into(),
         ],
         "campaign_void" => vec![

@@ -16,7 +16,7 @@ use crate::{out, print, Global};
 /// `--by`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ByArg {
-    /// One bucket an hour (at most 744 a call)
+    /// One bucket an hour (at most 336 a call)
     Hour,
     /// One bucket a day (at most 366 a call)
     Day,

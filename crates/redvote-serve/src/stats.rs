@@ -48,7 +48,7 @@ pub struct StatsQuery {
     /// day buckets, the one holding `to` included.
     pub from: Option<String>,
     /// The buckets that start before this moment (exclusive): Unix
-    /// seconds, or a period name (its end). Default: now. At most 744
+    /// seconds, or a period name (its end). Default: now. At most 336
     /// hours or 366 days from `from`.
     pub to: Option<String>,
     /// json (default) or csv (`text/csv`, a download).
@@ -152,7 +152,7 @@ fn now() -> u64 {
                 (String = "text/csv"),
             )),
         (status = 404, description = "No such campaign or board"),
-        (status = 422, description = "A malformed name or moment, a range that is empty or longer than 744 hours or 366 days, or a by or format not listed"),
+        (status = 422, description = "A malformed name or moment, a range that is empty or longer than 336 hours or 366 days, or a by or format not listed"),
     ),
     security((), ("api_token" = []))
 )]

@@ -67,7 +67,7 @@ class InvalidName(RedvoteError):
 
 @register
 class InvalidNumber(RedvoteError):
-    """``REDVOTE_INVALID_NUMBER``: page not in 1..1000000, per-page not in 1..100, malformed import time; a statistics range beyond 744 hours / 366 days, a void range's bounds, cursor or count"""
+    """``REDVOTE_INVALID_NUMBER``: page not in 1..1000000, per-page not in 1..100, malformed import time; a statistics range beyond 336 hours / 366 days, a void range's bounds, cursor or count"""
 
     CODE = "REDVOTE_INVALID_NUMBER"
 

@@ -846,9 +846,9 @@ fn ops(r: &mut Run) -> Result<()> {
         },
     )?;
     let periods = r.periods.clone();
-    r.time("stats, 744 hours (hourly board)", few, |con, _| {
+    r.time("stats, 336 hours (hourly board)", few, |con, _| {
         periods
-            .stats("hourly", Granularity::Hour, to - 744 * 3600, to)
+            .stats("hourly", Granularity::Hour, to - 336 * 3600, to)
             .run(con)?;
         Ok(())
     })?;

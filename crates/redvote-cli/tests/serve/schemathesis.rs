@@ -77,7 +77,7 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "404", "409", "422"]
 include-path = "/v1/sites/{site}/articles/{id}/groups"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "404", "409", "422"]
 
-# a statistics range that is empty (to before from) or longer than 744
+# a statistics range that is empty (to before from) or longer than 336
 # hours or 366 days: a rule between two parameters
 [[operations]]
 include-path = "/v1/campaigns/{campaign}/boards/{board}/stats"

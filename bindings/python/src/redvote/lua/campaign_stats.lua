@@ -16,8 +16,8 @@
     ARGV[3]  from  <integer 0..253402300799>  Unix seconds: the first bucket is
              the one holding it
     ARGV[4]  to  <integer 0..253402300799>  Unix seconds, after from
-             (exclusive): the buckets that start before it; at most 744 hours
-             or 366 days a call
+             (exclusive): the buckets that start before it; at most 336 hours
+             (two weeks: about 3 ms) or 366 days a call
 
   Keys read: <ns>board:B, <ns>st:B:P (lib/stats), <ns>sn:P.
 
@@ -520,7 +520,9 @@ local function stats_write(plan, user)
   end
 end
 
-local STATS_SPAN = { hour = { 3600, 744 }, day = { 86400, 366 } }
+-- (about 9 us a bucket on a 2-core VM: 744 hourly buckets took 6.6 ms, over
+-- the 5 ms bound; 336 take about 3 ms, 366 days about 3.3 ms)
+local STATS_SPAN = { hour = { 3600, 336 }, day = { 86400, 366 } }
 
 local function main()
   local root, ns = campaign_key('campaign_stats')
