@@ -5,6 +5,37 @@
   (each group's boards kept up to date by the writers, a group page read in
   O(log N + page); docs/versions.md, docs/layout.md), in bounded steps.
 
+  Input:
+    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
+    ARGV[1]  cursor  <cursor>  "0" to start; else the cursor the previous call
+             returned
+    ARGV[2]  count  <integer 1..5000>  keys or members visited in this call,
+             1..5000
+
+  Writes: HSET <prefix>redvote:config layout_next 2 (the first call);
+    ZADD <prefix>upgrade:groups; SET <prefix>upgrade:scanned (the scan's
+    last call; a call with cursor "0" deletes it); SADD <prefix>groups:ID; ZADD
+    <prefix>gboard:<order>:NAME; the last call: HSET layout 2, HDEL
+    layout_next, DEL <prefix>upgrade:groups, <prefix>upgrade:scanned.
+
+  Output: { the layout before this call, the layout after the upgrade (2),
+    next cursor ("0": done) }
+
+  Keys: <prefix>redvote:config, <prefix>group:NAME, <prefix>upgrade:groups,
+    <prefix>upgrade:scanned,
+    <prefix>groups:ID, <prefix>score:, <prefix>time:, <prefix>hot:,
+    <prefix>best:, <prefix>gboard:score:NAME, <prefix>gboard:time:NAME,
+    <prefix>gboard:hot:NAME, <prefix>gboard:best:NAME
+
+  Reply: {from: integer, to: integer, next: string}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE (a malformed cursor, or one of no upgrade under
+    way), REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a key of the wrong
+    type), REDVOTE_LAYOUT_VERSION.
+
+  How it works.
+
   Call with cursor "0", then again with the cursor each call returns, until
   it returns "0". The first call records the upgrade as under way (field
   `layout_next` 2 of <prefix>redvote:config); from then on every writer
@@ -34,35 +65,6 @@
   with the node's key count (about keys / count), each call stays short.
   Run it once no client older than this version writes the site (0.5's
   scripts do not keep the boards).
-
-  Input:
-    KEYS[1]  site root "<prefix>article:"; other keys derive from <prefix>
-    ARGV[1]  cursor  <cursor>  "0" to start; else the cursor the previous call
-             returned
-    ARGV[2]  count  <integer 1..5000>  keys or members visited in this call,
-             1..5000
-
-  Writes: HSET <prefix>redvote:config layout_next 2 (the first call);
-    ZADD <prefix>upgrade:groups; SET <prefix>upgrade:scanned (the scan's
-    last call; a call with cursor "0" deletes it); SADD <prefix>groups:ID; ZADD
-    <prefix>gboard:<order>:NAME; the last call: HSET layout 2, HDEL
-    layout_next, DEL <prefix>upgrade:groups, <prefix>upgrade:scanned.
-
-  Output: { the layout before this call, the layout after the upgrade (2),
-    next cursor ("0": done) }
-
-  Keys: <prefix>redvote:config, <prefix>group:NAME, <prefix>upgrade:groups,
-    <prefix>upgrade:scanned,
-    <prefix>groups:ID, <prefix>score:, <prefix>time:, <prefix>hot:,
-    <prefix>best:, <prefix>gboard:score:NAME, <prefix>gboard:time:NAME,
-    <prefix>gboard:hot:NAME, <prefix>gboard:best:NAME
-
-  Reply: {from: integer, to: integer, next: string}
-  Idempotent: yes
-
-  Errors: REDVOTE_USAGE (a malformed cursor, or one of no upgrade under
-    way), REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a key of the wrong
-    type), REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/integer_arg"
 --- @include "lib/names"
