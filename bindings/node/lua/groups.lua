@@ -128,6 +128,11 @@ end
 -- not keep stays empty, as its ZINTERSTORE would be).
 local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
 
+-- The most groups an article may be in on layout 2 (a vote updates the
+-- boards of each): groups.lua refuses a join beyond it, upgrade.lua an
+-- article of layout 1 that is in more.
+local MAX_GROUPS = 100
+
 -- Read the four boards of `group` (a wrong type is refused before a
 -- caller's first write).
 local function boards_check(prefix, group)
@@ -153,10 +158,6 @@ end
 local function boards_remove(prefix, group, member)
   for i = 1, 4 do rcall('ZREM', prefix .. 'gboard:' .. GROUP_ORDERS[i] .. ':' .. group, member) end
 end
-
--- The most groups an article may be in on layout 2 (a vote updates the
--- boards of each).
-local MAX_GROUPS = 100
 
 local function main()
   local _, prefix, layout, boards = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')

@@ -33,8 +33,9 @@
   Idempotent: yes
 
   Errors: REDVOTE_USAGE (a malformed cursor, or one of no upgrade under
-    way), REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_CONFIG (a key of the wrong
-    type), REDVOTE_LAYOUT_VERSION.
+    way), REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_GROUP (an article in more
+    than 100 groups, the most layout 2 keeps), REDVOTE_INVALID_CONFIG (a key
+    of the wrong type), REDVOTE_LAYOUT_VERSION.
 
   How it works.
 
@@ -190,6 +191,11 @@ local CONFIG = 'redvote:config'
 -- not keep stays empty, as its ZINTERSTORE would be).
 local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
 
+-- The most groups an article may be in on layout 2 (a vote updates the
+-- boards of each): groups.lua refuses a join beyond it, upgrade.lua an
+-- article of layout 1 that is in more.
+local MAX_GROUPS = 100
+
 -- Read the four boards of `group` (a wrong type is refused before a
 -- caller's first write).
 local function boards_check(prefix, group)
@@ -268,7 +274,7 @@ local function main()
   -- (2) the members, group after group: every read first, then the writes
   local function after(min) return rcall('ZRANGE', names, min, '+', 'BYLEX', 'LIMIT', 0, 1)[1] end
   if name == '' then name, sscan = after('-'), '0' end
-  local plan, budget = {}, count
+  local plan, budget, joins = {}, count, {}
   while name and budget > 0 do
     local key = prefix .. 'group:' .. name
     local page
@@ -278,7 +284,19 @@ local function main()
       for _, member in ipairs(page[2]) do
         local id = member:match('^article:([1-9]%d*)$')
         if id and #id <= 15 then
-          rcall('SCARD', prefix .. 'groups:' .. id)
+          local index = prefix .. 'groups:' .. id
+          -- the cap groups.lua keeps on layout 2: an article of layout 1 in
+          -- more groups is refused (a member indexed already, after a
+          -- restart or twice in one SSCAN, adds nothing)
+          local pair = id .. ' ' .. name
+          if not joins[pair] and rcall('SISMEMBER', index, name) == 0 then
+            joins[pair] = true
+            joins[id] = (joins[id] or rcall('SCARD', index)) + 1
+          end
+          if (joins[id] or 0) > MAX_GROUPS then
+            fail('INVALID_GROUP', member .. ' is in more than ' .. MAX_GROUPS .. ' groups, the most layout 2 keeps: '
+              .. 'take it out of some (groups.lua), then go on with the cursor "0"')
+          end
           plan[#plan + 1] = { name, member, id, order_scores(prefix, member) }
         end
       end

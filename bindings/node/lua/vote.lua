@@ -32,9 +32,9 @@
     hot / best when kept; O(groups x log N). The boards are created by
     groups.lua and upgrade.lua, which check their type.
 
-  Cost (issue 10): 7 redis.calls for a new vote (HMGET, HMGET, TIME,
-    SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it creates a set), 5 for a
-    repeated one; numbers go to Redis as strings. On site layout 2 one
+  Cost (issue 10): 8 redis.calls for a new vote (HMGET of the layout,
+    HMGET, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 9 when it
+    creates a set), 6 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
     best kept; docs/site.md measures it).
 

@@ -120,7 +120,9 @@
     <ns>rl:RULE:campaign
 
   Reply: pairs(string, integer)
-  Idempotent: yes
+  Idempotent: yes (a removal sent again finds its options pending and
+    leaves them so; on layout 1, where a removal completes in the call, a
+    second send answers REDVOTE_UNKNOWN_OPTION, nothing applied twice)
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have,
@@ -554,8 +556,11 @@ local function board_removals(ns, board, spec, pending)
   for _, option in ipairs(spec.remove or {}) do
     check_config_name('option', option)
     if (spec.options or {})[option] then fail('INVALID_CONFIG', board .. '/' .. option .. ' is both configured and removed') end
-    check_option(ns, board, option)
-    remove[#remove + 1] = option
+    -- already pending removal (a retry of the call that removed it): done
+    if pending == 0 or rcall('SISMEMBER', ns .. 'removing:' .. board, option) == 0 then
+      check_option(ns, board, option)
+      remove[#remove + 1] = option
+    end
   end
   return remove
 end

@@ -24,7 +24,7 @@
     a period board read for R of them on it, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
-    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({member: string, rank: integer|nil, score: string|nil, ahead:
     string|nil, gap: string|nil, previous_rank: integer|nil, previous_score:

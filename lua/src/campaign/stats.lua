@@ -25,7 +25,7 @@
     ... } }; a channel or device "*" counts those past the first 32 of the
     bucket; votes without a channel (device) are in neither list.
 
-  Keys: <ns>board:B, <ns>st:B:P, <ns>sp:P, <ns>sn:P
+  Keys: <ns>board:B, <ns>st:B:P, <ns>sn:P
 
   Reply: list({bucket: string, start: integer, votes: integer, amount:
     integer, voided: integer, voided_amount: integer, participants: integer,

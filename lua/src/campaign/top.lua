@@ -27,7 +27,7 @@
     is).
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
-    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({board: string, period: string, size: integer, members:
     list({member: string, score: string, rank: integer})})

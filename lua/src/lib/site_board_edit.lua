@@ -8,6 +8,11 @@
 -- not keep stays empty, as its ZINTERSTORE would be).
 local GROUP_ORDERS = { 'score', 'time', 'hot', 'best' }
 
+-- The most groups an article may be in on layout 2 (a vote updates the
+-- boards of each): groups.lua refuses a join beyond it, upgrade.lua an
+-- article of layout 1 that is in more.
+local MAX_GROUPS = 100
+
 -- Read the four boards of `group` (a wrong type is refused before a
 -- caller's first write).
 local function boards_check(prefix, group)

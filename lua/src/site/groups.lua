@@ -42,10 +42,6 @@
 --- @include "lib/site_group"
 --- @include "lib/site_board_edit"
 
--- The most groups an article may be in on layout 2 (a vote updates the
--- boards of each).
-local MAX_GROUPS = 100
-
 local function main()
   local _, prefix, layout, boards = site_root('groups', 2, 101, 'article, then 1..100 of +GROUP / -GROUP')
   local id = article_id(ARGV[1])

@@ -558,3 +558,40 @@ fn the_upgrade_runs_on_a_cluster_node() {
     let again = con.run(&site.upgrade("0", 10)).unwrap();
     assert_eq!((again.from, again.to), (2, 2));
 }
+
+/// An article of layout 1 in more than the 100 groups layout 2 keeps (a
+/// vote updates the boards of each) stops the upgrade with INVALID_GROUP,
+/// the call writing nothing; out of one group, the upgrade completes.
+#[test]
+fn the_upgrade_refuses_an_article_in_more_than_100_groups() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    site.post("ann", "T", "http://t").run(&mut con).unwrap();
+    let names: Vec<String> = (0..101).map(|i| format!("g{i:03}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    site.groups("1", &names[..100], &[]).run(&mut con).unwrap();
+    site.groups("1", &names[100..], &[]).run(&mut con).unwrap();
+    let mut cursor = "0".to_string();
+    let refusal = loop {
+        let before = support::digest(&mut con);
+        match site.upgrade(&cursor, 100).run(&mut con) {
+            Ok(step) => {
+                assert!(!step.is_done(), "an article in 101 groups was upgraded");
+                cursor = step.next;
+            }
+            Err(e) => {
+                assert_eq!(support::digest(&mut con), before, "the refused step wrote");
+                break e;
+            }
+        }
+    };
+    assert!(
+        matches!(&refusal, redvote::Error::Script { code: Code::InvalidGroup, detail } if detail.contains("100")),
+        "{refusal:?}"
+    );
+    site.groups("1", &[], &["g100"]).run(&mut con).unwrap();
+    upgrade(&mut con, &site, 100);
+    assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
+    assert_eq!(support::smembers(&mut con, "groups:1").len(), 100);
+}

@@ -30,7 +30,7 @@
     for R of them on the board, at most 1000.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
-    <ns>o:B:KIND:P, <ns>d:B:KIND:P
+    <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: {size: integer, pages: integer, rank: integer|nil, percentile:
     string|nil, page: integer|nil, window: list({member: string, score:
