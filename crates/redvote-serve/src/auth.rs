@@ -286,9 +286,18 @@ impl FromRequestParts<AppState> for Operator {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
         if let Some(given) = bearer(parts).filter(|g| is_team(g)) {
-            let given = given.to_string();
-            // 401 when unknown; a known key has no campaign here: 403
-            team_key(parts, state, &given, Role::Admin).await?;
+            // 401 when unknown; a known key, whatever its role, is 403
+            let key = lookup(state, given).await?;
+            return Err(Problem::new(
+                StatusCode::FORBIDDEN,
+                codes::FORBIDDEN,
+                format!(
+                    "key {:?} ({} on campaigns {}) may not manage keys: key management takes the operator's admin token",
+                    key.name,
+                    key.role.as_str(),
+                    key.pattern
+                ),
+            ));
         }
         Admin::from_request_parts(parts, state)
             .await

@@ -4,8 +4,6 @@
 //! token shown once and never stored; revocation at the next request; key
 //! management's refusals; the lookup's cost.
 
-use std::time::Instant;
-
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -559,35 +557,46 @@ fn key_management_is_off_without_the_admin_token() {
         .problem(403, "REDVOTE_ADMIN_DISABLED");
 }
 
-/// What a team key costs a request: one read-only script call (two HGETs)
-/// before the handler. Printed; asserted loosely (a shared CI machine).
+/// What a team key costs a request: one script call (the lookup: two
+/// HGETs inside) before the handler, counted on the server: n requests
+/// with a team key send exactly n script calls more than n with the
+/// operator's API token.
 #[test]
 fn the_key_lookup_costs_one_round_trip() {
     let server = support::server();
+    let mut con = support::con(&server);
     let (svc, tokens) = teams_service(&server);
     let top = format!("/v1/campaigns/{MATCHING}/top?boards=b");
-    let time = |token: &str| {
-        for _ in 0..20 {
-            svc.request(Method::GET, &top, Some(token)).send().ok(200);
-        }
-        let n = 300;
-        let start = Instant::now();
+    // every script call the server ran (EVAL, EVALSHA and their _RO forms)
+    let scripts = |con: &mut redis::Connection| -> u64 {
+        let info: String = redis::cmd("INFO").arg("commandstats").query(con).unwrap();
+        info.lines()
+            .filter(|l| l.starts_with("cmdstat_eval"))
+            .filter_map(|l| {
+                l.split("calls=")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    };
+    let n = 50;
+    let mut count = |token: &str| {
+        // one request first: the scripts loaded, the connections made
+        svc.request(Method::GET, &top, Some(token)).send().ok(200);
+        let before = scripts(&mut con);
         for _ in 0..n {
             svc.request(Method::GET, &top, Some(token)).send().ok(200);
         }
-        start.elapsed().as_secs_f64() * 1e6 / f64::from(n)
+        scripts(&mut con) - before
     };
-    let mut api = Vec::new();
-    let mut key = Vec::new();
-    for _ in 0..3 {
-        api.push(time(API));
-        key.push(time(&tokens[0].1));
-    }
-    let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (api, key) = (best(&api), best(&key));
-    println!(
-        "GET top (1 board), best of 3 x 300 requests: operator API token {api:.0} us, team key {key:.0} us: the lookup adds {:.0} us a request",
-        key - api
+    let api = count(API);
+    let key = count(&tokens[0].1);
+    assert_eq!(
+        key,
+        api + n,
+        "{n} requests: {api} script calls with the API token, {key} with a team key"
     );
-    assert!(key < api + 5000.0, "{key} vs {api}");
 }
