@@ -6,7 +6,7 @@
 // MULTI (campaign.on(pipeline)), it queues the script and its promise
 // settles when exec() runs.
 const { run, runRaw, defineScripts, isPipeline } = require('./scripts');
-const { translateError } = require('./errors');
+const { translateError, errorClassFor } = require('./errors');
 
 /** Which typed call sends each script: script -> [class, method]. */
 const SCRIPT_METHODS = Object.freeze({
@@ -130,25 +130,41 @@ class Site extends Bound {
    */
   page(order, page = 1, perPage, { withScores = false } = {}) {
     this._direct('page');
-    return this.pageMembers(order, page, perPage).then((p) => this._articles(p, withScores));
+    return this.pageMembers(order, page, perPage).then((p) => this._articles(p, withScores, null));
   }
   /** group_page.lua, then the articles as for page(). */
   groupPage(group, order, page = 1, perPage, { withScores = false } = {}) {
     this._direct('groupPage');
-    return this.groupPageMembers(group, order, page, perPage).then((p) => this._articles(p, withScores));
+    return this.groupPageMembers(group, order, page, perPage).then((p) =>
+      this._articles(p, withScores, p.built ? `${this.prefix}${order}:${group}` : null),
+    );
   }
   _direct(method) {
     if (this.inPipeline) {
       throw new TypeError(`redvote: Site.${method} takes two round trips; in a pipeline use ${method}Members`);
     }
   }
-  async _articles(p, withScores) {
+  // The second round trip (docs/site.md#pages): a refusal there (an article
+  // key of the wrong type) is REDVOTE_INVALID_CONFIG, and the group ordering
+  // the first call built (`built`, its key) is deleted, so nothing stays.
+  async _articles(p, withScores, built) {
     if (!p.members.length) return { ...p, articles: [] };
     const m = this.client.multi();
     if (withScores) m.zmscore(`${this.prefix}score:`, ...p.members);
     for (const key of p.members) m.hgetall(this.prefix + key);
-    const res = await m.exec();
-    for (const [err] of res) if (err) throw translateError(err);
+    let res;
+    let failed;
+    try {
+      res = await m.exec();
+      failed = res.find(([err]) => err);
+    } catch (err) {
+      failed = [err];
+    }
+    if (failed) {
+      if (built) await this.client.del(built);
+      const InvalidConfig = errorClassFor('REDVOTE_INVALID_CONFIG');
+      throw new InvalidConfig(`reading the page's articles: ${failed[0].message}`, failed[0]);
+    }
     const values = res.map(([, v]) => v);
     const scores = withScores ? values.shift() : null;
     const articles = p.members.map((key, i) => {
@@ -190,16 +206,20 @@ class Site extends Bound {
   }
 }
 
-// groups.lua and campaign_import.lua answer two counts (the manifest's
-// reply text says list(string) for both; the scripts and the Rust driver
-// read integers).
+// groups.lua and campaign_import.lua answer two counts.
 function counts(p) {
-  const n = (v) => (Array.isArray(v) ? v.length : Number(v));
-  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, n(v)]));
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Number(v)]));
 }
 
+// A page's members: one space-separated string of `n` article keys (a key
+// holding a space would split into more: refused as the Python package does).
 function members(p) {
-  return { ...p, members: p.members === '' ? [] : p.members.split(' ') };
+  const list = p.members === '' ? [] : p.members.split(' ');
+  if (list.length !== Number(p.n)) {
+    const InvalidConfig = errorClassFor('REDVOTE_INVALID_CONFIG');
+    throw new InvalidConfig(`the page lists ${list.length} article keys, ${p.n} expected`);
+  }
+  return { ...p, members: list };
 }
 
 class Campaign extends Bound {
@@ -284,7 +304,7 @@ class Campaign extends Bound {
     return this._run('campaign_reindex', [board, String(cursor), String(count)]);
   }
   /** campaign_remove.lua: one step of finishing a removal of options (configure's `remove`); loop until next is "0". */
-  removeStep(board, { cursor = '0', count = 500 } = {}) {
+  removeStep(board, { cursor = '0', count = 100 } = {}) {
     return this._run('campaign_remove', [board, String(cursor), String(count)]);
   }
   /** campaign_stats.lua: hourly or daily buckets from `from` to `to` (Unix seconds). */
@@ -300,7 +320,7 @@ class Campaign extends Bound {
     return this._run('campaign_void_range', [by, value, String(from), String(to), String(cursor), String(count)]);
   }
   /** campaign_upgrade.lua: one step moving the campaign's data layout forward; loop until next is "0". */
-  upgrade({ cursor = '0', count = 1000 } = {}) {
+  upgrade({ cursor = '0', count = 100 } = {}) {
     return this._run('campaign_upgrade', [String(cursor), String(count)]);
   }
 }

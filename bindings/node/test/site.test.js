@@ -86,3 +86,22 @@ test('upgrade moves a site to layout 2: group pages read the kept boards', async
   assert.equal(gp.built, 0);
   assert.deepEqual(await site.upgrade(), { from: 2, to: 2, next: '0' });
 });
+
+test('a group page refused in its second round trip is InvalidConfig and leaves nothing', async () => {
+  const { InvalidConfigError } = require('..');
+  const site = new Site(ctx.redis);
+  await site.post('user:1', 'One', 'https://example.com/1');
+  await site.post('user:1', 'Two', 'https://example.com/2');
+  await site.groups(1, { add: ['g'] });
+  await site.groups(2, { add: ['g'] });
+  // article 2's hash replaced by a string: its HGETALL fails
+  await ctx.redis.del('article:2');
+  await ctx.redis.set('article:2', 'not a hash');
+  const before = await ctx.redis.debug('DIGEST');
+  await assert.rejects(site.groupPage('g', 'time'), (err) => {
+    assert.ok(err instanceof InvalidConfigError, String(err));
+    assert.equal(err.code, 'REDVOTE_INVALID_CONFIG');
+    return true;
+  });
+  assert.equal(await ctx.redis.debug('DIGEST'), before, 'the ordering the first call built is gone');
+});

@@ -168,11 +168,14 @@ def check(path: Path, server: Server) -> None:
         pytest.fail(f"{len(failures)} of {ran} steps failed:\n" + "\n".join(failures), pytrace=False)
 
 
-if GOLDEN:
+def test_the_golden_cases_are_there() -> None:
+    # a missing or mistyped directory must fail, not collect zero cases
+    assert GOLDEN, "no golden cases (*.json) found: run the tests from the repository, or set REDVOTE_GOLDEN_DIR"
 
-    @pytest.mark.parametrize("path", GOLDEN, ids=[p.name for p in GOLDEN])
-    def test_golden(path: Path, server: Server) -> None:
-        check(path, server)
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.name for p in GOLDEN])
+def test_golden(path: Path, server: Server) -> None:
+    check(path, server)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])

@@ -220,9 +220,8 @@ def _config(v: Any) -> SiteConfig:
 
 
 def _count(value: Any) -> int:
-    # groups.lua and campaign_import.lua answer counts, though their headers
-    # (and the manifest) say list(string): accept both.
-    return len(items(value)) if isinstance(value, list) else integer(value)
+    # groups.lua and campaign_import.lua answer counts (their headers say so)
+    return integer(value)
 
 
 def _group_change(v: Any) -> GroupChange:
@@ -441,8 +440,8 @@ def _stats(v: Any) -> List[StatsBucket]:
         bucket, start, votes, amount, voided, voided_amount, participants, channels, devices = items(entry, 9)
         out.append(
             StatsBucket(
-                text(bucket), integer(start), integer(votes), text(amount), integer(voided),
-                text(voided_amount), integer(participants), pairs(channels, integer), pairs(devices, integer),
+                text(bucket), integer(start), integer(votes), integer(amount), integer(voided),
+                integer(voided_amount), integer(participants), pairs(channels, integer), pairs(devices, integer),
             )
         )
     return out
@@ -587,11 +586,11 @@ class CampaignCalls:
         return self._call("campaign_participants", [arg(board)] + names(options), _participants)
 
     @binds("campaign_reindex")
-    def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Call[Reindexed]:
+    def reindex(self, board: str, cursor: str = "0", count: int = 100) -> Call[Reindexed]:
         return self._call("campaign_reindex", [arg(board), arg(cursor), arg(count)], _reindexed)
 
     @binds("campaign_remove")
-    def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> Call[RemoveStep]:
+    def remove_step(self, board: str, cursor: str = "0", count: int = 100) -> Call[RemoveStep]:
         return self._call("campaign_remove", [arg(board), arg(cursor), arg(count)], _remove_step)
 
     @binds("campaign_settings")
@@ -603,7 +602,7 @@ class CampaignCalls:
         return self._call("campaign_stats", [arg(board), arg(granularity), arg(from_), arg(to)], _stats)
 
     @binds("campaign_upgrade")
-    def upgrade(self, cursor: str = "0", count: int = 1000) -> Call[Upgraded]:
+    def upgrade(self, cursor: str = "0", count: int = 100) -> Call[Upgraded]:
         return self._call("campaign_upgrade", [arg(cursor), arg(count)], _upgraded)
 
     @binds("campaign_void")

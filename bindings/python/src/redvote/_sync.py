@@ -161,7 +161,8 @@ class Pending(Generic[T]):
 
 
 class Pipeline:
-    """Several typed calls (and raw commands) in one round trip, by default
+    """Several typed calls (and raw commands) sent at once (redis-py adds a
+    SCRIPT EXISTS round trip before them), by default
     in one ``MULTI``/``EXEC``:
 
         pipe = redvote.Pipeline(r)
@@ -427,10 +428,10 @@ class Campaign(_Bound):
     def participants(self, board: str, options: Union[str, Sequence[str]] = ()) -> Participants:
         return self._run(self.calls.participants(board, options))
 
-    def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Reindexed:
+    def reindex(self, board: str, cursor: str = "0", count: int = 100) -> Reindexed:
         return self._run(self.calls.reindex(board, cursor, count))
 
-    def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> RemoveStep:
+    def remove_step(self, board: str, cursor: str = "0", count: int = 100) -> RemoveStep:
         """One step of finishing a removal of options (configure's
         ``remove``); loop until ``next`` is ``"0"``."""
         return self._run(self.calls.remove_step(board, cursor, count))
@@ -441,7 +442,7 @@ class Campaign(_Bound):
     def stats(self, board: str, granularity: str, from_: int, to: int) -> List[StatsBucket]:
         return self._run(self.calls.stats(board, granularity, from_, to))
 
-    def upgrade(self, cursor: str = "0", count: int = 1000) -> Upgraded:
+    def upgrade(self, cursor: str = "0", count: int = 100) -> Upgraded:
         """Move the campaign's data layout forward (call until ``next`` is "0")."""
         return self._run(self.calls.upgrade(cursor, count))
 

@@ -129,7 +129,8 @@ def scripts_for(client: Union["redis.asyncio.Redis", Scripts]) -> Scripts:
 
 
 class Pipeline:
-    """Several typed calls (and raw commands) in one round trip, by default
+    """Several typed calls (and raw commands) sent at once (redis-py adds a
+    SCRIPT EXISTS round trip before them), by default
     in one ``MULTI``/``EXEC``:
 
         pipe = redvote.aio.Pipeline(r)
@@ -395,10 +396,10 @@ class Campaign(_Bound):
     async def participants(self, board: str, options: Union[str, Sequence[str]] = ()) -> Participants:
         return await self._run(self.calls.participants(board, options))
 
-    async def reindex(self, board: str, cursor: str = "0", count: int = 1000) -> Reindexed:
+    async def reindex(self, board: str, cursor: str = "0", count: int = 100) -> Reindexed:
         return await self._run(self.calls.reindex(board, cursor, count))
 
-    async def remove_step(self, board: str, cursor: str = "0", count: int = 500) -> RemoveStep:
+    async def remove_step(self, board: str, cursor: str = "0", count: int = 100) -> RemoveStep:
         """One step of finishing a removal of options (configure's
         ``remove``); loop until ``next`` is ``"0"``."""
         return await self._run(self.calls.remove_step(board, cursor, count))
@@ -409,7 +410,7 @@ class Campaign(_Bound):
     async def stats(self, board: str, granularity: str, from_: int, to: int) -> List[StatsBucket]:
         return await self._run(self.calls.stats(board, granularity, from_, to))
 
-    async def upgrade(self, cursor: str = "0", count: int = 1000) -> Upgraded:
+    async def upgrade(self, cursor: str = "0", count: int = 100) -> Upgraded:
         """Move the campaign's data layout forward (call until ``next`` is "0")."""
         return await self._run(self.calls.upgrade(cursor, count))
 

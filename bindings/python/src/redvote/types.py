@@ -265,9 +265,9 @@ class StatsBucket:
     bucket: str
     start: int
     votes: int
-    amount: str
+    amount: int
     voided: int
-    voided_amount: str
+    voided_amount: int
     participants: int
     channels: Dict[str, int]
     devices: Dict[str, int]
