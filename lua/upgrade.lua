@@ -140,12 +140,14 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  -- with the settings a post or a vote applies (lib/site_vote_settings),
+  -- so that they cost no second read of the hash
+  local stored = rcall('HMGET', config, 'layout', 'layout_next', 'vote_score', 'window', 'rankings')
   local layout = check_layout('site', config, stored[1])
   if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
     fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
   end
-  return key, prefix, layout, layout == 2 or stored[2] ~= false
+  return key, prefix, layout, layout == 2 or stored[2] ~= false, stored
 end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the

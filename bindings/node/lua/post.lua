@@ -104,12 +104,14 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  -- with the settings a post or a vote applies (lib/site_vote_settings),
+  -- so that they cost no second read of the hash
+  local stored = rcall('HMGET', config, 'layout', 'layout_next', 'vote_score', 'window', 'rankings')
   local layout = check_layout('site', config, stored[1])
   if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
     fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
   end
-  return key, prefix, layout, layout == 2 or stored[2] ~= false
+  return key, prefix, layout, layout == 2 or stored[2] ~= false, stored
 end
 
 -- stored: the one parser of stored integer settings (a site's
@@ -150,14 +152,15 @@ local CONFIG = 'redvote:config'
 -- site_vote_settings: the settings a post or a vote applies, read and
 -- checked in one call (lib/site_config holds the defaults and ranges).
 
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;
--- INVALID_CONFIG when a number is corrupt. A stored default is taken as
--- it is (Lua strings are interned: the comparison is one pointer).
--- Measured per vote (issue 10): HGETALL would save 5k instructions on a
--- site without the hash but cost 7k more on one with it.
-local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+-- What a post or a vote needs, from the HMGET lib/site_args' site_root
+-- made (`stored`: layout, layout_next, vote_score, window, rankings):
+-- vote_score and window (numbers), rankings, and vote_score as the digits
+-- to pass to ZINCRBY; INVALID_CONFIG when a number is corrupt. A stored
+-- default is taken as it is (Lua strings are interned: the comparison is
+-- one pointer). Measured per vote (issue 10): HGETALL would save 5k
+-- instructions on a site without the hash but cost 7k more on one with it.
+local function vote_settings(prefix, stored)
+  local cfg = { stored[3], stored[4], stored[5] }
   local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
   return vote_score == DEFAULT_VOTE_SCORE and 432
       or stored_int(vote_score, 1, VOTE_SCORE_MAX, prefix .. CONFIG, 'vote_score'),
@@ -201,7 +204,7 @@ local function write_rankings(prefix, rankings, member, up, down, time)
 end
 
 local function main()
-  local root, prefix = site_root('post', 3, 4, 'user, title, link [, time]')
+  local root, prefix, _, _, stored = site_root('post', 3, 4, 'user, title, link [, time]')
   local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
   check_user(user)
   if #title == 0 or #title > 512 or title:find('%c') then
@@ -216,7 +219,7 @@ local function main()
   else
     now = tonumber(rcall('TIME')[1])
   end
-  local vote_score, window, rankings = vote_settings(prefix)
+  local vote_score, window, rankings = vote_settings(prefix, stored)
   -- Every key the post writes is read first: a key of the wrong type, or an
   -- id counter that is not one (ids have at most 15 digits), is refused
   -- before the first write.

@@ -32,9 +32,9 @@
     hot / best when kept; O(groups x log N). The boards are created by
     groups.lua and upgrade.lua, which check their type.
 
-  Cost (issue 10): 8 redis.calls for a new vote (HMGET of the layout,
-    HMGET, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 9 when it
-    creates a set), 6 for a repeated one; numbers go to Redis as strings. On site layout 2 one
+  Cost (issue 10): 7 redis.calls for a new vote (HMGET of the layout and
+    settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
+    creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
     best kept; docs/site.md measures it).
 
@@ -112,12 +112,14 @@ local function site_root(op, lo, hi, usage)
   if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
   local prefix = key:sub(1, -9)
   local config = prefix .. 'redvote:config'
-  local stored = rcall('HMGET', config, 'layout', 'layout_next')
+  -- with the settings a post or a vote applies (lib/site_vote_settings),
+  -- so that they cost no second read of the hash
+  local stored = rcall('HMGET', config, 'layout', 'layout_next', 'vote_score', 'window', 'rankings')
   local layout = check_layout('site', config, stored[1])
   if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
     fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
   end
-  return key, prefix, layout, layout == 2 or stored[2] ~= false
+  return key, prefix, layout, layout == 2 or stored[2] ~= false, stored
 end
 -- site_id: an article reference argument (vote, article, groups).
 
@@ -167,14 +169,15 @@ local CONFIG = 'redvote:config'
 -- site_vote_settings: the settings a post or a vote applies, read and
 -- checked in one call (lib/site_config holds the defaults and ranges).
 
--- What a post or a vote needs, in one HMGET: vote_score and window
--- (numbers), rankings, and vote_score as the digits to pass to ZINCRBY;
--- INVALID_CONFIG when a number is corrupt. A stored default is taken as
--- it is (Lua strings are interned: the comparison is one pointer).
--- Measured per vote (issue 10): HGETALL would save 5k instructions on a
--- site without the hash but cost 7k more on one with it.
-local function vote_settings(prefix)
-  local cfg = rcall('HMGET', prefix .. CONFIG, 'vote_score', 'window', 'rankings')
+-- What a post or a vote needs, from the HMGET lib/site_args' site_root
+-- made (`stored`: layout, layout_next, vote_score, window, rankings):
+-- vote_score and window (numbers), rankings, and vote_score as the digits
+-- to pass to ZINCRBY; INVALID_CONFIG when a number is corrupt. A stored
+-- default is taken as it is (Lua strings are interned: the comparison is
+-- one pointer). Measured per vote (issue 10): HGETALL would save 5k
+-- instructions on a site without the hash but cost 7k more on one with it.
+local function vote_settings(prefix, stored)
+  local cfg = { stored[3], stored[4], stored[5] }
   local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW
   return vote_score == DEFAULT_VOTE_SCORE and 432
       or stored_int(vote_score, 1, VOTE_SCORE_MAX, prefix .. CONFIG, 'vote_score'),
@@ -248,7 +251,7 @@ local function boards_rankings(prefix, rankings, groups, member)
 end
 
 local function main()
-  local _, prefix, _, boards = site_root('vote', 2, 3, 'user, article [, up|down|none]')
+  local _, prefix, _, boards, stored = site_root('vote', 2, 3, 'user, article [, up|down|none]')
   local user, want = ARGV[1], ARGV[3] or 'up'
   check_user(user)
   local id = article_id(ARGV[2])
@@ -279,7 +282,7 @@ local function main()
   if down ~= '0' and (#down > 15 or not down:find('^[1-9]%d*$')) then
     fail('INVALID_CONFIG', article .. ' downvotes is corrupt: "' .. down:sub(1, 40) .. '"')
   end
-  local vote_score, window, rankings, by = vote_settings(prefix)
+  local vote_score, window, rankings, by = vote_settings(prefix, stored)
   local closes = time + window
   if tonumber(rcall('TIME')[1]) > closes then
     fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))

@@ -40,7 +40,7 @@
 --- @include "lib/rankings"
 
 local function main()
-  local root, prefix = site_root('post', 3, 4, 'user, title, link [, time]')
+  local root, prefix, _, _, stored = site_root('post', 3, 4, 'user, title, link [, time]')
   local user, title, link, at = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
   check_user(user)
   if #title == 0 or #title > 512 or title:find('%c') then
@@ -55,7 +55,7 @@ local function main()
   else
     now = tonumber(rcall('TIME')[1])
   end
-  local vote_score, window, rankings = vote_settings(prefix)
+  local vote_score, window, rankings = vote_settings(prefix, stored)
   -- Every key the post writes is read first: a key of the wrong type, or an
   -- id counter that is not one (ids have at most 15 digits), is refused
   -- before the first write.

@@ -30,9 +30,9 @@
     hot / best when kept; O(groups x log N). The boards are created by
     groups.lua and upgrade.lua, which check their type.
 
-  Cost (issue 10): 8 redis.calls for a new vote (HMGET of the layout,
-    HMGET, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 9 when it
-    creates a set), 6 for a repeated one; numbers go to Redis as strings. On site layout 2 one
+  Cost (issue 10): 7 redis.calls for a new vote (HMGET of the layout and
+    settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
+    creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
     best kept; docs/site.md measures it).
 
@@ -62,7 +62,7 @@
 --- @include "lib/site_boards"
 
 local function main()
-  local _, prefix, _, boards = site_root('vote', 2, 3, 'user, article [, up|down|none]')
+  local _, prefix, _, boards, stored = site_root('vote', 2, 3, 'user, article [, up|down|none]')
   local user, want = ARGV[1], ARGV[3] or 'up'
   check_user(user)
   local id = article_id(ARGV[2])
@@ -93,7 +93,7 @@ local function main()
   if down ~= '0' and (#down > 15 or not down:find('^[1-9]%d*$')) then
     fail('INVALID_CONFIG', article .. ' downvotes is corrupt: "' .. down:sub(1, 40) .. '"')
   end
-  local vote_score, window, rankings, by = vote_settings(prefix)
+  local vote_score, window, rankings, by = vote_settings(prefix, stored)
   local closes = time + window
   if tonumber(rcall('TIME')[1]) > closes then
     fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
