@@ -189,11 +189,15 @@ local COUNTER_GRACE = 604800
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise) of a campaign whose data layout this script knows
--- (lib/layout). Returns it, <ns>, from which every other key derives, and
--- the layout.
-local function campaign_key(op)
+-- (lib/layout). Returns it, <ns>, from which every other key derives, the
+-- layout, and the values of the root's fields `...` (a caller's own
+-- settings, read in the same HMGET: no second read of the hash).
+local function campaign_key(op, ...)
   local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
-  return root, ns, check_layout('campaign', root, rcall('HGET', root, 'layout'))
+  local c = rcall('HMGET', root, 'layout', ...)
+  local layout = check_layout('campaign', root, c[1])
+  table.remove(c, 1)
+  return root, ns, layout, c
 end
 -- pair_args: the argument count of a script that takes a few fixed
 -- arguments, then pairs (board, option / option, votes). Needs fail
@@ -1244,7 +1248,8 @@ end
 -- id, cost, now, usec, request) and, when the vote id is already recorded,
 -- the recorded reply to answer at once (nothing else read or written).
 local function vote_args()
-  local root, ns = campaign_key('campaign_vote')
+  local root, ns, _, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
+    'vote_id_ttl', 'vote_log', 'stats_keep')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
@@ -1252,7 +1257,7 @@ local function vote_args()
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
   local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec }
+    usec = usec, c = c }
   if id ~= '' then
     local record
     record, v.request = vote_id_lookup(ns, id)
@@ -1261,14 +1266,13 @@ local function vote_args()
   return v
 end
 
--- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
+-- Phase 2a, the campaign's stored settings (read with its layout by
+-- campaign_key, in phase 1: v.c; UNKNOWN_CAMPAIGN; parsed
 -- strictly by lib/stored: INVALID_CONFIG naming the key and field) and its
 -- window (CAMPAIGN_CLOSED). Sets v.offset, v.end_at, v.rules (false: none),
 -- v.id_ttl (a vote with an id only); returns whether deny lists are on.
 local function read_campaign(v)
-  local root, now = v.root, v.now
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
-    'stats_keep')
+  local root, now, c = v.root, v.now, v.c
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
