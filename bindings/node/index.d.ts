@@ -259,6 +259,8 @@ export interface Participants {
 export interface Imported {
   changed: number;
   unchanged: number;
+  /** Pairs left (one call's work is bounded): send the last `rest` again; 0 when done. */
+  rest: number;
 }
 export interface Reindexed {
   indexed: number;

@@ -132,7 +132,11 @@ impl Campaign {
     }
 
     /// Set the imported (starting) shown votes of options of `board`:
-    /// `(option, votes)` with votes a decimal string. Idempotent.
+    /// `(option, votes)` with votes a decimal string. Idempotent. One call's
+    /// work is bounded (about 2.5 ms of the server's time): it takes the
+    /// pairs in order while they fit and answers how many it left in
+    /// [`Imported::rest`]; send [`Imported::rest_of`] again until none is
+    /// left (its example).
     pub fn import(&self, board: &str, votes: &[(&str, &str)]) -> Call<Imported> {
         let mut args = vec![board.to_string(), self.time_arg()];
         args.extend(flat(votes));

@@ -166,7 +166,7 @@ pub struct Participants {
     pub options: Vec<(String, u64)>,
 }
 
-/// What an import did.
+/// What an import call did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Imported {
@@ -174,6 +174,54 @@ pub struct Imported {
     pub changed: u64,
     /// Options already at the asked amount.
     pub unchanged: u64,
+    /// Pairs left for another call: the last `rest` pairs sent, which this
+    /// call did not take because one call's work is bounded
+    /// (`lua/campaign_import.lua`, Bounded work). 0: every pair is done
+    /// (and left out of the JSON form, which the CLI and the service
+    /// answer once every call is made).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rest: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Imported {
+    /// Every pair sent was taken: nothing left to send again.
+    pub fn is_done(&self) -> bool {
+        self.rest == 0
+    }
+
+    /// The pairs of `sent` (what the call was given) that it left: its last
+    /// [`Imported::rest`], to send in the next call.
+    ///
+    /// ```no_run
+    /// # fn main() -> redvote::Result<()> {
+    /// # let mut con = redis::Client::open("redis://127.0.0.1:1/")?.get_connection()?;
+    /// let spring = redvote::Campaign::new("spring2026");
+    /// let rows = [("yyqx", "120"), ("wjk", "100.5")];
+    /// let mut left = &rows[..];
+    /// while !left.is_empty() {
+    ///     left = spring.import("male-stars", left).run(&mut con)?.rest_of(left);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn rest_of<'a, T>(&self, sent: &'a [T]) -> &'a [T] {
+        let rest = (self.rest as usize).min(sent.len());
+        &sent[sent.len() - rest..]
+    }
+
+    /// This call's counts added to `self` (the totals of an import made in
+    /// several calls); `rest` becomes the later call's.
+    pub fn and(self, later: Imported) -> Imported {
+        Imported {
+            changed: self.changed + later.changed,
+            unchanged: self.unchanged + later.unchanged,
+            rest: later.rest,
+        }
+    }
 }
 
 /// What one `campaign_reindex` call did (see [`crate::Campaign::reindex`]).

@@ -67,12 +67,13 @@ reply_type! {
             },
         })
     };
-    // `campaign_import.lua`: `{ changed, unchanged }`.
+    // `campaign_import.lua`: `{ changed, unchanged, rest }`.
     Imported => |v| {
         let items = items(v)?;
         Ok(Imported {
             changed: count(get(&items, 0)?)?,
             unchanged: count(get(&items, 1)?)?,
+            rest: count(get(&items, 2)?)?,
         })
     };
     // `campaign_reindex.lua`: `{ members, boards, next cursor }`.

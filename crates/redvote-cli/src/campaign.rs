@@ -896,37 +896,49 @@ fn import(g: &Global, campaign: &Campaign, board: &str, file: &str, batch: usize
     };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} options").expect("template"));
     let (mut changed, mut unchanged, mut done_rows) = (0, 0, 0);
-    // Each batch is one atomic call; the import as a whole is idempotent,
-    // so after an interruption running it again completes it.
+    // Each batch is sent in atomic calls of bounded work (a call takes the
+    // pairs that fit and answers how many it left, sent again at once); the
+    // import as a whole is idempotent, so after an interruption running it
+    // again completes it.
     for chunk in rows.chunks(batch) {
         let pairs: Vec<(&str, &str)> = chunk
             .iter()
             .map(|r| (r.option.as_str(), r.votes.as_str()))
             .collect();
-        let done = match g.run_on(&mut con, &campaign.import(board, &pairs)) {
-            Ok(done) => done,
-            Err(err) => {
-                bar.finish_and_clear();
-                let (first, last) = (&chunk[0].at, &chunk[chunk.len() - 1].at);
-                let what = if done_rows == 0 {
-                    "nothing imported".to_string()
-                } else {
-                    format!(
-                        "{done_rows} rows imported (of {}), then the batch from {first} to {last} \
-                         was refused; the import is idempotent: fix the file and rerun it",
-                        rows.len()
-                    )
-                };
-                return Err(err.context(format!("{file}: {what}")));
-            }
-        };
-        changed += done.changed;
-        unchanged += done.unchanged;
-        done_rows += chunk.len();
-        bar.inc(chunk.len() as u64);
+        let mut left = &pairs[..];
+        while !left.is_empty() {
+            let done = match g.run_on(&mut con, &campaign.import(board, left)) {
+                Ok(done) => done,
+                Err(err) => {
+                    bar.finish_and_clear();
+                    let at = &chunk[chunk.len() - left.len()].at;
+                    let last = &chunk[chunk.len() - 1].at;
+                    let what = if done_rows == 0 {
+                        "nothing imported".to_string()
+                    } else {
+                        format!(
+                            "{done_rows} rows imported (of {}), then the call of the rows from {at} to {last} \
+                             was refused; the import is idempotent: fix the file and rerun it",
+                            rows.len()
+                        )
+                    };
+                    return Err(err.context(format!("{file}: {what}")));
+                }
+            };
+            let taken = left.len() - done.rest_of(left).len();
+            left = done.rest_of(left);
+            changed += done.changed;
+            unchanged += done.unchanged;
+            done_rows += taken;
+            bar.inc(taken as u64);
+        }
     }
     bar.finish_and_clear();
-    let summary = redvote::campaign::Imported { changed, unchanged };
+    let summary = redvote::campaign::Imported {
+        changed,
+        unchanged,
+        rest: 0,
+    };
     crate::audit::note(
         g,
         campaign,

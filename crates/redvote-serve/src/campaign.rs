@@ -384,7 +384,18 @@ async fn import(
         .map(|(o, a)| (o.as_str(), a.as_text()))
         .collect();
     let pairs: Vec<(&str, &str)> = amounts.iter().map(|(o, a)| (*o, a.as_str())).collect();
-    let imported = state.run(&c.import(&board, &pairs)).await?;
+    // one call's work is bounded: send what it left until none is
+    let mut left = &pairs[..];
+    let mut imported = Imported {
+        changed: 0,
+        unchanged: 0,
+        rest: 0,
+    };
+    while !left.is_empty() {
+        let step = state.run(&c.import(&board, left)).await?;
+        left = step.rest_of(left);
+        imported = imported.and(step);
+    }
     let what: BTreeMap<&str, &str> = pairs.iter().copied().collect();
     let change = Change {
         who: &admin.who,

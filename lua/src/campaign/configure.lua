@@ -217,7 +217,7 @@ end
 local function parse_document()
   local root, ns
   root, ns, layout = campaign_key('campaign_configure')
-  if rcall('EXISTS', root) == 0 then layout = LAYOUTS.campaign[2] end
+  if rcall('EXISTS', root) == 0 then layout = CAMPAIGN_LAYOUT_LAST end
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])

@@ -45,7 +45,7 @@ local function main()
   end
   integer_arg(ARGV[2], 'count', 1, 5000)
   if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
-  local to = LAYOUTS.campaign[2]
+  local to = CAMPAIGN_LAYOUT_LAST
 
   -- validated: the writes start here
   if from < to then rcall('HSET', root, 'layout', to) end

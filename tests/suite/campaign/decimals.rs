@@ -120,7 +120,8 @@ fn writes_beyond_the_exact_range_are_refused() {
             .unwrap(),
         Imported {
             changed: 1,
-            unchanged: 0
+            unchanged: 0,
+            rest: 0
         }
     );
     assert_eq!(

@@ -36,7 +36,8 @@ fn import_is_idempotent_and_adds_only_the_difference() {
             .unwrap(),
         Imported {
             changed: 2,
-            unchanged: 0
+            unchanged: 0,
+            rest: 0
         }
     );
     let once = support::digest(&mut con);
@@ -46,7 +47,8 @@ fn import_is_idempotent_and_adds_only_the_difference() {
             .unwrap(),
         Imported {
             changed: 0,
-            unchanged: 2
+            unchanged: 2,
+            rest: 0
         }
     );
     assert_eq!(support::digest(&mut con), once, "a second import wrote");
@@ -55,7 +57,8 @@ fn import_is_idempotent_and_adds_only_the_difference() {
         at.import("B", &[("x", "10.5")]).run(&mut con).unwrap(),
         Imported {
             changed: 0,
-            unchanged: 1
+            unchanged: 1,
+            rest: 0
         }
     );
     assert_eq!(support::digest(&mut con), once);
@@ -81,7 +84,8 @@ fn import_is_idempotent_and_adds_only_the_difference() {
             .unwrap(),
         Imported {
             changed: 1,
-            unchanged: 2
+            unchanged: 2,
+            rest: 0
         }
     );
     for p in current {
@@ -171,4 +175,140 @@ fn import_refuses_bad_amounts_and_unknown_options() {
         page(&mut con, &c, "B", Kind::Shown, "total", 1, 10),
         vec![e("x", "1.00", 1)]
     );
+}
+
+/// Commands the server has run so far (scripts' inner commands included):
+/// the sum of INFO commandstats' `calls`.
+fn commands_run(con: &mut redis::Connection) -> u64 {
+    let info: String = redis::cmd("INFO").arg("commandstats").query(con).unwrap();
+    info.lines()
+        .filter_map(|l| l.split("calls=").nth(1))
+        .map(|rest| rest.split(',').next().unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+/// One call's work is bounded (lua/campaign_import.lua, Bounded work): it
+/// takes the pairs that fit, in order, and answers how many it left; sending
+/// those again until none is left imports everything, exactly as importing
+/// the same amounts one pair a call does. Each call sends at most its
+/// budget of 1000 commands (plus the few it makes whatever the pairs).
+#[test]
+fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let names: Vec<String> = (0..450).map(|i| format!("o{i}")).collect();
+    let weights = || {
+        names
+            .iter()
+            .map(|n| (n.clone(), redvote::campaign::OptionSettings::weighted(1)))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let five = [
+        Period::Hour,
+        Period::Day,
+        Period::Week,
+        Period::Month,
+        Period::Total,
+    ];
+    let settings = || {
+        boards([
+            (
+                "F",
+                BoardSettings {
+                    ties: Some(redvote::Ties::First),
+                    ..board(&five, weights())
+                },
+            ),
+            ("C", board(&[Period::Total], weights())),
+        ])
+    };
+    let chunked = setup(&mut con, "chunked", settings());
+    let single = setup(&mut con, "single", settings());
+    let amounts: Vec<(String, String)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.clone(),
+                format!("{}.{:02}", (i * 7919) % 500 + 1, i % 100),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = amounts
+        .iter()
+        .map(|(o, a)| (o.as_str(), a.as_str()))
+        .collect();
+    // (board, pairs sent, pairs the first call takes: 1000 / (3 + keys x
+    // (2 + 4 a side rule + 2 for first's sequence numbers)))
+    for (b, sent, takes) in [("F", 60, 1000 / (3 + 5 * 8)), ("C", 450, 1000 / (3 + 2))] {
+        let at = chunked.at(T0);
+        let mut left = &pairs[..sent];
+        let mut calls = 0;
+        let mut total = Imported {
+            changed: 0,
+            unchanged: 0,
+            rest: 0,
+        };
+        while !left.is_empty() {
+            let before = commands_run(&mut con);
+            let done = at.import(b, left).run(&mut con).unwrap();
+            let commands = commands_run(&mut con) - before;
+            assert!(
+                commands <= 1000 + 20,
+                "{b}: one call ran {commands} commands"
+            );
+            if calls == 0 {
+                assert_eq!(
+                    done.rest as usize,
+                    sent - takes,
+                    "{b}: the first call's rest"
+                );
+            }
+            calls += 1;
+            left = done.rest_of(left);
+            total = total.and(done);
+        }
+        assert_eq!(
+            total,
+            Imported {
+                changed: sent as u64,
+                unchanged: 0,
+                rest: 0
+            },
+            "{b}"
+        );
+        assert_eq!(calls, sent.div_ceil(takes), "{b}: calls");
+        for pair in &pairs[..sent] {
+            single.at(T0).import(b, &[*pair]).run(&mut con).unwrap();
+        }
+        // every board of the two campaigns, side keys included, alike
+        for key in keys(&mut con, &format!("{{c:single}}:*:{b}:*")) {
+            let twin = key.replacen("{c:single}", "{c:chunked}", 1);
+            let dump = |con: &mut redis::Connection, k: &str| -> Vec<(String, String)> {
+                redis::cmd("ZRANGE")
+                    .arg(k)
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .query(con)
+                    .unwrap()
+            };
+            let (a, c) = (dump(&mut con, &key), dump(&mut con, &twin));
+            if key.contains(":f:") || key.contains(":o:") {
+                // sequence numbers differ (one call a pair against one a
+                // chunk), the pages below show the order they give
+                assert_eq!(a.len(), c.len(), "{key}");
+            } else {
+                assert_eq!(a, c, "{key}");
+            }
+        }
+        // first ties: the same order from other sequence numbers
+        for n in 1..=(sent as u32).div_ceil(100) {
+            assert_eq!(
+                page(&mut con, &chunked, b, Kind::Shown, "total", n, 100),
+                page(&mut con, &single, b, Kind::Shown, "total", n, 100),
+                "{b} page {n}"
+            );
+        }
+    }
 }

@@ -372,8 +372,8 @@ def _configured(v: Any) -> Configured:
 
 
 def _imported(v: Any) -> Imported:
-    changed, unchanged = items(v, 2)
-    return Imported(_count(changed), _count(unchanged))
+    changed, unchanged, rest = items(v, 3)
+    return Imported(_count(changed), _count(unchanged), _count(rest))
 
 
 def _top(v: Any) -> List[BoardPage]:

@@ -165,11 +165,13 @@ class Configured:
 @dataclass(frozen=True)
 class Imported:
     """``campaign_import.lua``: how many options' imported amounts changed,
-    and how many were already those. (The script answers counts; its
-    header's ``Reply:`` says ``list(string)``.)"""
+    how many were already those, and how many pairs the call left (its
+    work is bounded: send the last ``rest`` pairs again; 0 when all are
+    done)."""
 
     changed: int
     unchanged: int
+    rest: int
 
 
 @dataclass(frozen=True)

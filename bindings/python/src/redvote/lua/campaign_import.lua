@@ -35,12 +35,29 @@
     decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
     <ns>seq, <ns>periods:B.
 
-  Output: { options whose imported amount changed, options unchanged }
+  Bounded work: one call does at most IMPORT_BUDGET (1000) units of work,
+  a unit being one command it sends: 3 a pair (its option, its amount
+  before, its amount after) plus, for each shown board it writes, 2 (read
+  and write) and the side keys' (lib/order: 4 a dense or first rule kept, 2
+  more for "first"'s sequence numbers). It takes the pairs in order while
+  they fit (always the first one) and answers how many it left: send those
+  last `rest` pairs again (the import is idempotent, so a call sent twice
+  changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
+  Scale): about 2.5 microseconds a unit, so a call stays near 2.5 ms
+  whatever the board's periods and tie rule: 200 pairs a call on a board
+  that keeps one period with competition ties, 90 with first ties, 23 on
+  a first board keeping five periods. Every pair's option name and amount
+  are checked in every call (INVALID_NAME, INVALID_NUMBER, USAGE for an
+  option twice); whether an option exists (UNKNOWN_OPTION) and the exact
+  range only for the pairs the call takes.
+
+  Output: { options whose imported amount changed, options unchanged,
+    pairs left for the next call (0: all done) }
 
   Keys: <ns>board:B, <ns>weights:B, <ns>periods:B, <ns>b:B:KIND:P,
     <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B, <ns>seq
 
-  Reply: {changed: integer, unchanged: integer}
+  Reply: {changed: integer, unchanged: integer, rest: integer}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_NUMBER,
@@ -79,25 +96,28 @@ end
 -- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
--- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. Site layout 2
+-- These scripts (redvote 0.6) read and write the layouts first..last
+-- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
 -- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
+-- (Plain numbers, not a table: a table costs every call of every script
+-- about 1.5k instructions to build and collect, docs/benchmark.md.)
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
 local function check_layout(what, key, stored)
   if not stored then return 1 end
-  local known = LAYOUTS[what]
+  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
+  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
   local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
   if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
-  if have < known[1] or have > known[2] then
-    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. known[1]
-      .. '..' .. known[2] .. '): it was written by ' .. (have > known[2] and 'a newer' or 'an older')
+  if have < first or have > last then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
+      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
       .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
   end
   return have
@@ -637,6 +657,9 @@ local function order_drop(ns, board, rule)
   end
 end
 
+-- The most work one call does (Bounded work, in the header).
+local IMPORT_BUDGET = 1000
+
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
 -- a point and digits, at most 16 digits in all) is one; anything else
@@ -674,18 +697,28 @@ local function main()
     touched[#touched + 1] = { 'shown:' .. name, expiry or false }
   end
   local initial = ns .. 'initial:' .. b.name
-  local changes, unchanged, seen = {}, 0, {}
+  -- The work a pair costs (see Bounded work), and how many pairs fit.
+  local per_key = 2 + 4 * #b.sides + (b.first and 2 or 0)
+  local per_pair = 3 + #keys * per_key
+  local take = math.max(1, math.floor(IMPORT_BUDGET / per_pair))
+  local changes, unchanged, seen, units_of_pair = {}, 0, {}, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]
     check_name(option)
-    check_option(ns, b.name, option)
     if seen[option] then fail('USAGE', 'option ' .. option .. ' is imported twice in one call') end
     seen[option] = true
     local int, frac = votes:match('^(%d+)%.?(%d*)$')
     if not int or #votes > 20 or #frac > decimals or (votes:find('%.') and #frac == 0) then
       fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
     end
-    local units = tonumber(int .. frac .. string.rep('0', decimals - #frac))
+    units_of_pair[option] = tonumber(int .. frac .. string.rep('0', decimals - #frac))
+  end
+  local pairs_given = (#ARGV - 2) / 2
+  take = math.min(take, pairs_given)
+  for i = 3, 2 * take + 1, 2 do
+    local option = ARGV[i]
+    check_option(ns, b.name, option)
+    local units = units_of_pair[option]
     local delta = units - stored_units(rcall('HGET', initial, option), decimals, initial, option)
     if delta == 0 then
       unchanged = unchanged + 1
@@ -731,7 +764,7 @@ local function main()
       if touched[j][2] and rcall('TTL', k) == -1 then rcall('EXPIREAT', k, touched[j][2]) end
     end
   end
-  return { #changes, unchanged }
+  return { #changes, unchanged, pairs_given - take }
 end
 
 -- epilogue: what every script closes with: run main() and answer its

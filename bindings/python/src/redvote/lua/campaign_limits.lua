@@ -66,25 +66,28 @@ end
 -- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
 -- or by any redvote, campaigns configured by redvote 0.5 or before).
 --
--- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
--- first..last, and configure a new campaign at the last. Site layout 2
+-- These scripts (redvote 0.6) read and write the layouts first..last
+-- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
 -- moves to it only by upgrade.lua. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
+-- (Plain numbers, not a table: a table costs every call of every script
+-- about 1.5k instructions to build and collect, docs/benchmark.md.)
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
 local function check_layout(what, key, stored)
   if not stored then return 1 end
-  local known = LAYOUTS[what]
+  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
+  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
   local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
   if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
-  if have < known[1] or have > known[2] then
-    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. known[1]
-      .. '..' .. known[2] .. '): it was written by ' .. (have > known[2] and 'a newer' or 'an older')
+  if have < first or have > last then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
+      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
       .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
   end
   return have
