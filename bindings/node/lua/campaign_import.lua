@@ -35,11 +35,11 @@
     decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
     <ns>seq, <ns>periods:B.
 
-  Bounded work: one call does at most IMPORT_BUDGET (1000) units of work,
-  a unit being one command it sends: 3 a pair (its option, its amount
-  before, its amount after) plus, for each shown board it writes, 2 (read
-  and write) and the side keys' (lib/order: 4 a dense or first rule kept, 2
-  more for "first"'s sequence numbers). It takes the pairs in order while
+  Bounded work: one call does at most 1000 units of work (lib/board's
+  CALL_WORK), a unit being about one command it sends: 3 a pair (its
+  option, its amount before, its amount after) plus, for each shown board it
+  writes, 2 (read and write) and the side keys' (lib/order: 4 a dense or
+  first rule kept, 2 more for "first"'s sequence numbers). It takes the pairs in order while
   they fit (always the first one) and answers how many it left: send those
   last `rest` pairs again (the import is idempotent, so a call sent twice
   changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
@@ -256,6 +256,25 @@ end
 
 -- The tie rules whose side keys (lib/order) make ranks O(log N).
 local ORDERED_RULES = { dense = true, first = true }
+
+-- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- writer that takes many pairs (campaign_import, a batch campaign_vote)
+-- does at most CALL_WORK units of work a call, a unit being about one
+-- command it sends: a pair costs 3 in an import (its option, its amount
+-- before and after) and 8 in a vote (its weight, its participants, its
+-- statistics), plus 4 a rate-limit rule in a vote; each board entry it
+-- writes (one option on one period board) 2 (its read and its write) plus
+-- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
+-- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
+-- Bounded work): about 2.5 microseconds a unit, so 1000 units stay near
+-- 2.5 ms. One pair never exceeds it (at most 8 + 14 entries x 12 + 32
+-- rules x 4 = 304).
+local CALL_WORK = 1000
+
+-- The units of one entry written on a board with settings `b`.
+local function entry_work(b)
+  return 2 + 4 * #b.sides + (b.first and 2 or 0)
+end
 
 -- A stored tie rule of `key`, field `field` (nil: absent).
 local function stored_ties(v, key, field)
@@ -657,9 +676,6 @@ local function order_drop(ns, board, rule)
   end
 end
 
--- The most work one call does (Bounded work, in the header).
-local IMPORT_BUDGET = 1000
-
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
 -- a point and digits, at most 16 digits in all) is one; anything else
@@ -698,9 +714,8 @@ local function main()
   end
   local initial = ns .. 'initial:' .. b.name
   -- The work a pair costs (see Bounded work), and how many pairs fit.
-  local per_key = 2 + 4 * #b.sides + (b.first and 2 or 0)
-  local per_pair = 3 + #keys * per_key
-  local take = math.max(1, math.floor(IMPORT_BUDGET / per_pair))
+  local per_pair = 3 + #keys * entry_work(b)
+  local take = math.max(1, math.floor(CALL_WORK / per_pair))
   local changes, unchanged, seen, units_of_pair = {}, 0, {}, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]

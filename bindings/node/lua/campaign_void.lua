@@ -179,6 +179,25 @@ end
 -- The tie rules whose side keys (lib/order) make ranks O(log N).
 local ORDERED_RULES = { dense = true, first = true }
 
+-- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- writer that takes many pairs (campaign_import, a batch campaign_vote)
+-- does at most CALL_WORK units of work a call, a unit being about one
+-- command it sends: a pair costs 3 in an import (its option, its amount
+-- before and after) and 8 in a vote (its weight, its participants, its
+-- statistics), plus 4 a rate-limit rule in a vote; each board entry it
+-- writes (one option on one period board) 2 (its read and its write) plus
+-- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
+-- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
+-- Bounded work): about 2.5 microseconds a unit, so 1000 units stay near
+-- 2.5 ms. One pair never exceeds it (at most 8 + 14 entries x 12 + 32
+-- rules x 4 = 304).
+local CALL_WORK = 1000
+
+-- The units of one entry written on a board with settings `b`.
+local function entry_work(b)
+  return 2 + 4 * #b.sides + (b.first and 2 or 0)
+end
+
 -- A stored tie rule of `key`, field `field` (nil: absent).
 local function stored_ties(v, key, field)
   if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then

@@ -33,11 +33,11 @@
     decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
     <ns>seq, <ns>periods:B.
 
-  Bounded work: one call does at most IMPORT_BUDGET (1000) units of work,
-  a unit being one command it sends: 3 a pair (its option, its amount
-  before, its amount after) plus, for each shown board it writes, 2 (read
-  and write) and the side keys' (lib/order: 4 a dense or first rule kept, 2
-  more for "first"'s sequence numbers). It takes the pairs in order while
+  Bounded work: one call does at most 1000 units of work (lib/board's
+  CALL_WORK), a unit being about one command it sends: 3 a pair (its
+  option, its amount before, its amount after) plus, for each shown board it
+  writes, 2 (read and write) and the side keys' (lib/order: 4 a dense or
+  first rule kept, 2 more for "first"'s sequence numbers). It takes the pairs in order while
   they fit (always the first one) and answers how many it left: send those
   last `rest` pairs again (the import is idempotent, so a call sent twice
   changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
@@ -75,9 +75,6 @@
 --- @include "lib/board_write"
 --- @include "lib/exact"
 --- @include "lib/order"
-
--- The most work one call does (Bounded work, in the header).
-local IMPORT_BUDGET = 1000
 
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
@@ -117,9 +114,8 @@ local function main()
   end
   local initial = ns .. 'initial:' .. b.name
   -- The work a pair costs (see Bounded work), and how many pairs fit.
-  local per_key = 2 + 4 * #b.sides + (b.first and 2 or 0)
-  local per_pair = 3 + #keys * per_key
-  local take = math.max(1, math.floor(IMPORT_BUDGET / per_pair))
+  local per_pair = 3 + #keys * entry_work(b)
+  local take = math.max(1, math.floor(CALL_WORK / per_pair))
   local changes, unchanged, seen, units_of_pair = {}, 0, {}, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]

@@ -89,6 +89,15 @@
   is refused (REDVOTE_VOTE_ID_REUSED). A refused vote records nothing: its
   retry is judged afresh.
 
+  Bounded work: a batch does at most 1000 units of work (lib/board's
+  CALL_WORK: 8 a pair, for each board entry it writes 2 plus its side
+  keys', 4 a rate-limit rule a pair); a batch over it is refused
+  (REDVOTE_USAGE, naming how many pairs of these boards fit a call) before
+  anything is written. One pair always fits. On a board keeping one
+  period, 50 pairs fit with competition or name ties, 41 with first ties;
+  on one keeping five periods with carry, 27 with competition ties, 8 with
+  first ties.
+
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
     replay each entry has a fourth element, "replay".
@@ -380,6 +389,21 @@ local function main()
   if record then return record end
   local denying = read_campaign(v)
   local boards, pairs_ = read_pairs(v.ns)
+  if #pairs_ > 1 then
+    -- Bounded work (header): a batch's units, refused over CALL_WORK
+    local work, rules = 0, v.rules and #v.rules or 0
+    for _, pair in ipairs(pairs_) do
+      local b = boards[pair.board]
+      local n = #b.periods
+      -- real and shown of each period, and the carry into each next one
+      local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+      work = work + 8 + entries * entry_work(b) + 4 * rules
+    end
+    if work > CALL_WORK then
+      fail('USAGE', 'campaign_vote: these ' .. #pairs_ .. ' pairs are ' .. work .. ' units of work, more than one call may do ('
+        .. CALL_WORK .. '): send at most ' .. math.floor(CALL_WORK * #pairs_ / work) .. ' pairs of these boards a call')
+    end
+  end
   local checks = check_limits(v, denying, pairs_)
   local order, unseen, shown_at = plan_writes(v, boards, pairs_)
   local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)

@@ -36,6 +36,7 @@ mod void;
 mod vote;
 mod vote_id_empty;
 mod vote_ids;
+mod work;
 
 use redis::Connection;
 use redvote::campaign::{Ballot, Entry, PeriodScore, Standing};

@@ -74,7 +74,10 @@ fn big_board(con: &mut Connection, name: &str) -> Campaign {
             .iter()
             .map(|(o, v)| (o.as_str(), v.as_str()))
             .collect();
-        c.at(T0).import("b", &pairs).run(con).unwrap();
+        let mut left = &pairs[..];
+        while !left.is_empty() {
+            left = c.at(T0).import("b", left).run(con).unwrap().rest_of(left);
+        }
     }
     for (i, u) in ["u1", "u2", "u3"].iter().enumerate() {
         c.at(T0).vote(u, &[("b", &tied(i * 7))]).run(con).unwrap();
