@@ -188,10 +188,11 @@ local ORDERED_RULES = { dense = true, first = true }
 -- writes (one option on one period board) 2 (its read and its write) plus
 -- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
 -- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
--- Bounded work): about 2.5 microseconds a unit, so 1000 units stay near
--- 2.5 ms. One pair never exceeds it (at most 8 + 14 entries x 12 + 32
--- rules x 4 = 304).
-local CALL_WORK = 1000
+-- Bounded work): about 2.5 microseconds a unit (3 on a loaded machine), so
+-- 600 units stay near 1.5-2 ms, with room under 5 ms for a call the
+-- machine delays. One pair never exceeds it (at most 8 + 14 entries x 12
+-- + 32 rules x 4 = 304).
+local CALL_WORK = 600
 
 -- The units of one entry written on a board with settings `b`.
 local function entry_work(b)

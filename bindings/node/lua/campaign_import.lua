@@ -35,7 +35,7 @@
     decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
     <ns>seq, <ns>periods:B.
 
-  Bounded work: one call does at most 1000 units of work (lib/board's
+  Bounded work: one call does at most 600 units of work (lib/board's
   CALL_WORK), a unit being about one command it sends: 3 a pair (its
   option, its amount before, its amount after) plus, for each shown board it
   writes, 2 (read and write) and the side keys' (lib/order: 4 a dense or
@@ -43,10 +43,10 @@
   they fit (always the first one) and answers how many it left: send those
   last `rest` pairs again (the import is idempotent, so a call sent twice
   changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
-  Scale): about 2.5 microseconds a unit, so a call stays near 2.5 ms
-  whatever the board's periods and tie rule: 200 pairs a call on a board
-  that keeps one period with competition ties, 90 with first ties, 23 on
-  a first board keeping five periods. Every pair's option name and amount
+  Bounded work): about 2.5 microseconds a unit, so a call stays near 1.5-2
+  ms whatever the board's periods and tie rule: 120 pairs a call on a
+  board that keeps one period with competition ties, 54 with first ties,
+  13 on a first board keeping five periods. Every pair's option name and amount
   are checked in every call (INVALID_NAME, INVALID_NUMBER, USAGE for an
   option twice); whether an option exists (UNKNOWN_OPTION) and the exact
   range only for the pairs the call takes.
@@ -266,10 +266,11 @@ local ORDERED_RULES = { dense = true, first = true }
 -- writes (one option on one period board) 2 (its read and its write) plus
 -- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
 -- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
--- Bounded work): about 2.5 microseconds a unit, so 1000 units stay near
--- 2.5 ms. One pair never exceeds it (at most 8 + 14 entries x 12 + 32
--- rules x 4 = 304).
-local CALL_WORK = 1000
+-- Bounded work): about 2.5 microseconds a unit (3 on a loaded machine), so
+-- 600 units stay near 1.5-2 ms, with room under 5 ms for a call the
+-- machine delays. One pair never exceeds it (at most 8 + 14 entries x 12
+-- + 32 rules x 4 = 304).
+local CALL_WORK = 600
 
 -- The units of one entry written on a board with settings `b`.
 local function entry_work(b)

@@ -73,8 +73,8 @@ test('votes, batch pairs and the reads answer typed objects', async () => {
   assert.equal(await c.limitsReset('u1', [], { time: T }), 0);
 
   const imported = await c.import('other', { x: 10, y: '5' }, { time: T });
-  assert.deepEqual(imported, { changed: 2, unchanged: 0 });
-  assert.deepEqual(await c.import('other', [['x', 10]], { time: T }), { changed: 0, unchanged: 1 });
+  assert.deepEqual(imported, { changed: 2, unchanged: 0, rest: 0 });
+  assert.deepEqual(await c.import('other', [['x', 10]], { time: T }), { changed: 0, unchanged: 1, rest: 0 });
 
   const re = await c.reindex('stars', { count: 100 });
   assert.equal(re.next, '0');

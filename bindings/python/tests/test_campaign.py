@@ -75,7 +75,7 @@ def test_vote_id_replay_is_counted_once(spring):
 
 def test_import_participants_and_settings(spring):
     imported = spring.import_("stars", {"yyqx": 120, "zly": "100"}, time=T0)
-    assert (imported.changed, imported.unchanged) == (2, 0)
+    assert (imported.changed, imported.unchanged, imported.rest) == (2, 0, 0)
     assert spring.import_("stars", [("yyqx", 120)], time=T0).unchanged == 1
     assert spring.top("stars", time=T0)[0].members[0].member == "yyqx"
     spring.vote("user:1", [("stars", "wy")], time=T0)

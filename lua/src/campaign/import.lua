@@ -33,7 +33,7 @@
     decimals as written, else REDVOTE_INVALID_CONFIG), the boards' scores,
     <ns>seq, <ns>periods:B.
 
-  Bounded work: one call does at most 1000 units of work (lib/board's
+  Bounded work: one call does at most 600 units of work (lib/board's
   CALL_WORK), a unit being about one command it sends: 3 a pair (its
   option, its amount before, its amount after) plus, for each shown board it
   writes, 2 (read and write) and the side keys' (lib/order: 4 a dense or
@@ -41,10 +41,10 @@
   they fit (always the first one) and answers how many it left: send those
   last `rest` pairs again (the import is idempotent, so a call sent twice
   changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
-  Scale): about 2.5 microseconds a unit, so a call stays near 2.5 ms
-  whatever the board's periods and tie rule: 200 pairs a call on a board
-  that keeps one period with competition ties, 90 with first ties, 23 on
-  a first board keeping five periods. Every pair's option name and amount
+  Bounded work): about 2.5 microseconds a unit, so a call stays near 1.5-2
+  ms whatever the board's periods and tie rule: 120 pairs a call on a
+  board that keeps one period with competition ties, 54 with first ties,
+  13 on a first board keeping five periods. Every pair's option name and amount
   are checked in every call (INVALID_NAME, INVALID_NUMBER, USAGE for an
   option twice); whether an option exists (UNKNOWN_OPTION) and the exact
   range only for the pairs the call takes.

@@ -89,14 +89,14 @@
   is refused (REDVOTE_VOTE_ID_REUSED). A refused vote records nothing: its
   retry is judged afresh.
 
-  Bounded work: a batch does at most 1000 units of work (lib/board's
+  Bounded work: a batch does at most 600 units of work (lib/board's
   CALL_WORK: 8 a pair, for each board entry it writes 2 plus its side
   keys', 4 a rate-limit rule a pair); a batch over it is refused
   (REDVOTE_USAGE, naming how many pairs of these boards fit a call) before
   anything is written. One pair always fits. On a board keeping one
-  period, 50 pairs fit with competition or name ties, 41 with first ties;
-  on one keeping five periods with carry, 27 with competition ties, 8 with
-  first ties.
+  period, 50 pairs fit with competition or name ties, 30 with dense ties,
+  25 with first ties; on one keeping five periods with carry, 16 with
+  competition ties, 5 with first ties.
 
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a

@@ -191,7 +191,7 @@ fn commands_run(con: &mut redis::Connection) -> u64 {
 /// takes the pairs that fit, in order, and answers how many it left; sending
 /// those again until none is left imports everything, exactly as importing
 /// the same amounts one pair a call does. Each call sends at most its
-/// budget of 1000 commands (plus the few it makes whatever the pairs).
+/// budget of 600 commands (plus the few it makes whatever the pairs).
 #[test]
 fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
     let server = support::server();
@@ -238,9 +238,9 @@ fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
         .iter()
         .map(|(o, a)| (o.as_str(), a.as_str()))
         .collect();
-    // (board, pairs sent, pairs the first call takes: 1000 / (3 + keys x
+    // (board, pairs sent, pairs the first call takes: 600 / (3 + keys x
     // (2 + 4 a side rule + 2 for first's sequence numbers)))
-    for (b, sent, takes) in [("F", 60, 1000 / (3 + 5 * 8)), ("C", 450, 1000 / (3 + 2))] {
+    for (b, sent, takes) in [("F", 60, 600 / (3 + 5 * 8)), ("C", 450, 600 / (3 + 2))] {
         let at = chunked.at(T0);
         let mut left = &pairs[..sent];
         let mut calls = 0;
@@ -254,7 +254,7 @@ fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
             let done = at.import(b, left).run(&mut con).unwrap();
             let commands = commands_run(&mut con) - before;
             assert!(
-                commands <= 1000 + 20,
+                commands <= 600 + 20,
                 "{b}: one call ran {commands} commands"
             );
             if calls == 0 {

@@ -79,9 +79,9 @@ const PIPE: usize = 1000;
 const CONFIGURE_BATCH: u64 = 1000;
 const IMPORT_BATCH: u64 = 500;
 /// Votes a build import call is sent: as many as one call takes on a board
-/// keeping one period, whatever its tie rule (first: 1000 / (3 + 8)), so the
+/// keeping one period, whatever its tie rule (first: 600 / (3 + 8)), so the
 /// pipelined build leaves none (checked after it).
-const BUILD_IMPORT_BATCH: u64 = 90;
+const BUILD_IMPORT_BATCH: u64 = 54;
 /// Pairs of the batch vote.
 const BATCH_PAIRS: u64 = 50;
 /// Options of the periods board and of the limits board.

@@ -84,9 +84,9 @@ pub(super) const SCALING_PER_PAGE: u32 = 25;
 const CONFIGURE_BATCH: usize = 1000;
 /// Options an `import` call is sent: as many as one call takes on a board
 /// keeping one period, whatever its tie rule (first ties take the fewest:
-/// 1000 / (3 + 8); lua/campaign_import.lua, Bounded work), so a pipelined
+/// 600 / (3 + 8); lua/campaign_import.lua, Bounded work), so a pipelined
 /// build leaves none (checked after it).
-const IMPORT_BATCH: usize = 90;
+const IMPORT_BATCH: usize = 54;
 /// Build calls sent in one pipeline (hides the round trips).
 const BUILD_PIPELINE: usize = 16;
 /// The targets: growth from the smallest to the largest size, a rule over

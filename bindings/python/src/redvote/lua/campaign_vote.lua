@@ -91,14 +91,14 @@
   is refused (REDVOTE_VOTE_ID_REUSED). A refused vote records nothing: its
   retry is judged afresh.
 
-  Bounded work: a batch does at most 1000 units of work (lib/board's
+  Bounded work: a batch does at most 600 units of work (lib/board's
   CALL_WORK: 8 a pair, for each board entry it writes 2 plus its side
   keys', 4 a rate-limit rule a pair); a batch over it is refused
   (REDVOTE_USAGE, naming how many pairs of these boards fit a call) before
   anything is written. One pair always fits. On a board keeping one
-  period, 50 pairs fit with competition or name ties, 41 with first ties;
-  on one keeping five periods with carry, 27 with competition ties, 8 with
-  first ties.
+  period, 50 pairs fit with competition or name ties, 30 with dense ties,
+  25 with first ties; on one keeping five periods with carry, 16 with
+  competition ties, 5 with first ties.
 
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
@@ -306,10 +306,11 @@ local ORDERED_RULES = { dense = true, first = true }
 -- writes (one option on one period board) 2 (its read and its write) plus
 -- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
 -- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
--- Bounded work): about 2.5 microseconds a unit, so 1000 units stay near
--- 2.5 ms. One pair never exceeds it (at most 8 + 14 entries x 12 + 32
--- rules x 4 = 304).
-local CALL_WORK = 1000
+-- Bounded work): about 2.5 microseconds a unit (3 on a loaded machine), so
+-- 600 units stay near 1.5-2 ms, with room under 5 ms for a call the
+-- machine delays. One pair never exceeds it (at most 8 + 14 entries x 12
+-- + 32 rules x 4 = 304).
+local CALL_WORK = 600
 
 -- The units of one entry written on a board with settings `b`.
 local function entry_work(b)
