@@ -35,7 +35,8 @@
     ARGV[2]  cursor  <cursor>  "0" to start; else the cursor the previous call
              returned
     ARGV[3]  count  <integer 1..10000>  units of work for this call (period
-             boards x pending options), 1..10000
+             boards x pending options), 1..10000; bounded work: at most 200
+             a call, more is taken as 200
 
   Writes: ZREM of the pending options from <ns>b:B:KIND:P and their side
     keys <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P (lib/order's
@@ -417,7 +418,7 @@ local function main()
   local _, ns = campaign_key('campaign_remove')
   argc('campaign_remove', 3, 3, 'board, cursor, count')
   local cursor = ARGV[2]
-  local count = integer_arg(ARGV[3], 'count', 1, 10000)
+  local count = math.min(integer_arg(ARGV[3], 'count', 1, 10000), 200) -- bounded work (ARGV[3])
   local gen, p, at = cursor:match('^(%d+)|([^|]+)|(%d+)$')
   if gen and (#gen > 15 or #at > 5) then gen = nil end
   if cursor ~= '0' and not gen then

@@ -27,7 +27,8 @@
              logged before then
     ARGV[5]  cursor  <cursor>  "0" to start, then the cursor the last call
              answered
-    ARGV[6]  count  <integer 1..1000>  entries read a call, 1..1000
+    ARGV[6]  count  <integer 1..1000>  entries read a call, 1..1000; bounded
+             work: at most 100 a call (each voids a vote), more is taken as 100
 
   Keys written: as campaign_void, for each vote voided; <ns>log (XDEL).
 
@@ -871,7 +872,7 @@ local function main()
   if cursor ~= '0' and not (#cursor <= 41 and cursor:find('^%d+%-%d+$')) then
     fail('INVALID_NUMBER', 'cursor must be "0" or the cursor a call answered, got "' .. cursor:sub(1, 80) .. '"')
   end
-  local count = integer_arg(ARGV[6], 'count', 1, 1000)
+  local count = math.min(integer_arg(ARGV[6], 'count', 1, 1000), 100) -- bounded work
   campaign_offset(root)
   local log = ns .. 'log'
   local t = rcall('TYPE', log).ok

@@ -33,7 +33,8 @@
     ARGV[1]  board  <name>
     ARGV[2]  cursor  <cursor>  "0" to start; else the cursor the previous call
              returned
-    ARGV[3]  count  <integer 1..5000>  members to index in this call, 1..5000
+    ARGV[3]  count  <integer 1..5000>  members to index in this call, 1..5000;
+             bounded work: at most 300 a call, more is taken as 300
 
   Writes: ZADD <ns>d:B:KIND:P (dense) or <ns>o:B:KIND:P (first), each with
     its board's expiry (as is <ns>f:B:KIND:P, for first); when done, HSET
@@ -63,7 +64,7 @@ local function main()
   local _, ns = campaign_key('campaign_reindex')
   argc('campaign_reindex', 3, 3, 'board, cursor, count')
   local cursor = ARGV[2]
-  local count = integer_arg(ARGV[3], 'count', 1, 5000)
+  local count = math.min(integer_arg(ARGV[3], 'count', 1, 5000), 300) -- bounded work
   local gen, p, scan = cursor:match('^(%d+)|([^|]+)|(%d+)$')
   -- (a ZSCAN cursor is below 2^63: 19 digits; more would be a Redis error)
   if gen and (#gen > 15 or #scan > 19) then gen = nil end
