@@ -291,13 +291,26 @@ class Campaign extends Bound {
       options: p.rest,
     }));
   }
-  /** campaign_import.lua: sets imported votes ({option: votes} or [[option, votes]]). */
+  /** campaign_import.lua: sets imported votes ({option: votes} or [[option, votes]]). One call's work
+   * is bounded: on a client, the pairs a call leaves are sent again until none is (each call atomic)
+   * and the counts of every call come back (rest 0); in a pipeline it is one call (see rest). */
   import(board, votes, { time: t } = {}) {
     const entries = Array.isArray(votes) ? votes : Object.entries(votes);
-    return this._then(
-      this._run('campaign_import', [board, this._time(t), ...entries.flatMap(([o, v]) => [o, String(v)])]),
-      counts
-    );
+    const once = (left) =>
+      this._then(this._run('campaign_import', [board, this._time(t), ...left.flatMap(([o, v]) => [o, String(v)])]), counts);
+    if (this.inPipeline) return once(entries);
+    return (async () => {
+      let left = entries;
+      const total = { changed: 0, unchanged: 0, rest: 0 };
+      for (;;) {
+        const done = await once(left);
+        total.changed += done.changed;
+        total.unchanged += done.unchanged;
+        total.rest = done.rest;
+        if (done.rest === 0 || done.rest >= left.length) return total;
+        left = left.slice(left.length - done.rest);
+      }
+    })();
   }
   /** campaign_reindex.lua: one step of a tie-rule switch; loop until next is "0". */
   reindex(board, { cursor = '0', count = 100 } = {}) {

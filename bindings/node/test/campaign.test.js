@@ -129,3 +129,18 @@ test('the campaign registry registers and pages names', async () => {
   assert.notEqual(page.next, 0);
   assert.deepEqual((await reg.names()).sort(), ['autumn', 'spring']);
 });
+
+test('an import larger than one call is sent in calls; in a pipeline it is one call', async () => {
+  // a board keeping five periods with first ties: a call takes 13 pairs (lua/src/lib/board.lua, CALL_WORK)
+  const c = new Campaign(ctx.redis, 'bounded');
+  const options = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`o${i}`, {}]));
+  await c.configure({ boards: { f: { periods: ['hour', 'day', 'week', 'month', 'total'], ties: 'first', carry: '0.1', options } } });
+  const pairs = Array.from({ length: 30 }, (_, i) => [`o${i}`, 10 + i]);
+  const pipe = ctx.redis.pipeline();
+  const once = new Campaign(pipe, 'bounded').import('f', pairs, { time: T });
+  await pipe.exec();
+  assert.deepEqual(await once, { changed: 13, unchanged: 0, rest: 17 });
+  assert.deepEqual(await c.import('f', pairs, { time: T }), { changed: 17, unchanged: 13, rest: 0 });
+  const [top] = await c.top('f', { perPage: 50, time: T });
+  assert.equal(top.size, 30);
+});

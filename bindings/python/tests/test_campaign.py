@@ -169,3 +169,19 @@ def test_registry(r):
     assert (page.next, page.total, len(page.names)) == (1, 2, 1)
     rest = reg.registry(page.next, 10)
     assert rest.next == 0 and sorted(page.names + rest.names) == ["autumn", "spring"]
+
+
+def test_an_import_larger_than_one_call_is_sent_in_calls(r):
+    # a board keeping five periods with first ties: a call takes 13 pairs
+    # (lua/src/lib/board.lua, CALL_WORK)
+    five = ["hour", "day", "week", "month", "total"]
+    options = {f"o{i}": {} for i in range(30)}
+    c = redvote.Campaign(r, "bounded")
+    c.configure({"boards": {"f": {"periods": five, "ties": "first", "carry": "0.1", "options": options}}})
+    pairs = [(f"o{i}", 10 + i) for i in range(30)]
+    one_call = c.calls.import_("f", pairs, time=T0)
+    first = c._run(one_call)
+    assert (first.changed, first.unchanged, first.rest) == (13, 0, 17)
+    done = c.import_("f", pairs, time=T0)
+    assert (done.changed, done.unchanged, done.rest) == (17, 13, 0)
+    assert c.top("f", time=T0, per_page=50)[0].size == 30

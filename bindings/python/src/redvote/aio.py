@@ -330,8 +330,18 @@ class Campaign(_Bound):
     async def import_(
         self, board: str, votes: Union[Mapping[str, Number], Sequence[Tuple[str, Number]]], *, time: Optional[int] = None
     ) -> Imported:
-        """Set the imported (starting) shown votes of options (idempotent)."""
-        return await self._run(self.calls.import_(board, votes, time=time))
+        """Set the imported (starting) shown votes of options (idempotent),
+        in as many calls as their bounded work takes: each call is atomic
+        and the pairs it leaves are sent again. Answers the counts of every
+        call (``rest`` 0). ``calls.import_`` is one call (pipelines)."""
+        left = list(votes.items()) if isinstance(votes, Mapping) else list(votes)
+        changed = unchanged = 0
+        while True:
+            done = await self._run(self.calls.import_(board, left, time=time))
+            changed, unchanged = changed + done.changed, unchanged + done.unchanged
+            if done.rest == 0 or done.rest >= len(left):
+                return Imported(changed, unchanged, done.rest)
+            left = left[len(left) - done.rest :]
 
     async def top(
         self,
