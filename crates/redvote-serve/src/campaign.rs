@@ -384,17 +384,21 @@ async fn import(
         .map(|(o, a)| (o.as_str(), a.as_text()))
         .collect();
     let pairs: Vec<(&str, &str)> = amounts.iter().map(|(o, a)| (*o, a.as_str())).collect();
-    // one call's work is bounded: send what it left until none is
+    // one call's work is bounded: send what it left until none is (the
+    // first call always: the script judges an empty body too)
     let mut left = &pairs[..];
     let mut imported = Imported {
         changed: 0,
         unchanged: 0,
         rest: 0,
     };
-    while !left.is_empty() {
+    loop {
         let step = state.run(&c.import(&board, left)).await?;
         left = step.rest_of(left);
         imported = imported.and(step);
+        if left.is_empty() {
+            break;
+        }
     }
     let what: BTreeMap<&str, &str> = pairs.iter().copied().collect();
     let change = Change {

@@ -95,6 +95,13 @@ fn campaign_routes_configure_vote_import_and_read() {
         )
         .ok(200);
     assert_eq!(again, json!({"changed": 0, "unchanged": 1}), "idempotent");
+    // an empty body is the script's to refuse (the route sends at least one call)
+    svc.admin(
+        Method::PUT,
+        "/v1/campaigns/spring/boards/male-stars/import",
+        json!({}),
+    )
+    .problem(422, "REDVOTE_USAGE");
 
     // top of several boards, paging
     let top = svc
