@@ -44,12 +44,14 @@
   last `rest` pairs again (the import is idempotent, so a call sent twice
   changes nothing more). Measured on 1M-option boards (docs/benchmark.md,
   Bounded work): about 2.5 microseconds a unit, so a call stays near 1.5-2
-  ms whatever the board's periods and tie rule: 120 pairs a call on a
-  board that keeps one period with competition ties, 54 with first ties,
-  13 on a first board keeping five periods. Every pair's option name and amount
-  are checked in every call (INVALID_NAME, INVALID_NUMBER, USAGE for an
-  option twice); whether an option exists (UNKNOWN_OPTION) and the exact
-  range only for the pairs the call takes.
+  ms whatever the board's periods and tie rule: 110-120 pairs a call on a
+  board that keeps one period with competition ties, 50-54 with first
+  ties, 12-13 on a first board keeping five periods (the options sent are checked
+  in one read: a unit for ten of them). Every pair's option name, amount
+  and option are checked in every call (INVALID_NAME, INVALID_NUMBER,
+  USAGE for an option twice, UNKNOWN_OPTION), so an import sent whole is
+  refused before its first call writes; the exact range (OUT_OF_RANGE)
+  only for the pairs the call takes.
 
   Output: { options whose imported amount changed, options unchanged,
     pairs left for the next call (0: all done) }
@@ -482,15 +484,6 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- option: whether a board has an option (a weight in <ns>weights:B). Needs
--- rcall and fail (lib/prologue).
-
--- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
-local function check_option(ns, board, option)
-  if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
-  end
-end
 -- board_write: for writes to period boards (vote, import): when a board
 -- expires, and the index of the boards written. Needs rcall
 -- (lib/prologue); `b` is what board_settings (lib/board) returns.
@@ -716,7 +709,6 @@ local function main()
   local initial = ns .. 'initial:' .. b.name
   -- The work a pair costs (see Bounded work), and how many pairs fit.
   local per_pair = 3 + #keys * entry_work(b)
-  local take = math.max(1, math.floor(CALL_WORK / per_pair))
   local changes, unchanged, seen, units_of_pair = {}, 0, {}, {}
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]
@@ -730,10 +722,19 @@ local function main()
     units_of_pair[option] = tonumber(int .. frac .. string.rep('0', decimals - #frac))
   end
   local pairs_given = (#ARGV - 2) / 2
-  take = math.min(take, pairs_given)
+  -- Every option sent is one of the board's, in one read (a unit of work
+  -- for ten options): an unknown one refuses the call, so an import sent
+  -- whole (the CLI's batches, the service, the packages) is refused before
+  -- its first call writes.
+  local weights, sent = ns .. 'weights:' .. b.name, {}
+  for i = 3, #ARGV, 2 do sent[#sent + 1] = ARGV[i] end
+  local known = rcall('HMGET', weights, unpack(sent))
+  for i = 1, #sent do
+    if not known[i] then fail('UNKNOWN_OPTION', weights .. ' has no option ' .. sent[i]) end
+  end
+  local take = math.max(1, math.min(math.floor((CALL_WORK - math.ceil(pairs_given / 10)) / per_pair), pairs_given))
   for i = 3, 2 * take + 1, 2 do
     local option = ARGV[i]
-    check_option(ns, b.name, option)
     local units = units_of_pair[option]
     local delta = units - stored_units(rcall('HGET', initial, option), decimals, initial, option)
     if delta == 0 then

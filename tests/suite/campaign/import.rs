@@ -238,9 +238,13 @@ fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
         .iter()
         .map(|(o, a)| (o.as_str(), a.as_str()))
         .collect();
-    // (board, pairs sent, pairs the first call takes: 600 / (3 + keys x
-    // (2 + 4 a side rule + 2 for first's sequence numbers)))
-    for (b, sent, takes) in [("F", 60, 600 / (3 + 5 * 8)), ("C", 450, 600 / (3 + 2))] {
+    // (board, pairs sent, pairs the first call takes: (600 - a unit for ten
+    // options checked) / (3 + keys x (2 + 4 a side rule + 2 for first's
+    // sequence numbers)))
+    for (b, sent, takes) in [
+        ("F", 60, (600 - 6) / (3 + 5 * 8)),
+        ("C", 450, (600 - 45) / (3 + 2)),
+    ] {
         let at = chunked.at(T0);
         let mut left = &pairs[..sent];
         let mut calls = 0;
@@ -277,7 +281,8 @@ fn an_import_larger_than_one_call_is_finished_by_resending_the_rest() {
             },
             "{b}"
         );
-        assert_eq!(calls, sent.div_ceil(takes), "{b}: calls");
+        // later calls, sent fewer pairs, check fewer and take as many or more
+        assert!(calls <= sent.div_ceil(takes), "{b}: {calls} calls");
         for pair in &pairs[..sent] {
             single.at(T0).import(b, &[*pair]).run(&mut con).unwrap();
         }
