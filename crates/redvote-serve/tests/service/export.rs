@@ -44,7 +44,10 @@ fn board(
             .zip(amounts)
             .map(|(o, a)| (o.as_str(), a.as_str()))
             .collect();
-        c.import("b", &pairs).run(con).unwrap();
+        let mut left = &pairs[..];
+        while !left.is_empty() {
+            left = c.import("b", left).run(con).unwrap().rest_of(left);
+        }
     }
     c
 }
