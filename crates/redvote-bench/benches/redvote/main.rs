@@ -25,6 +25,7 @@ mod campaign;
 mod ceiling;
 mod checks;
 mod cluster;
+mod ir;
 mod limits;
 mod measure;
 mod replicas;
@@ -153,9 +154,14 @@ pub struct BenchArgs {
     /// Run the scaling section only
     #[arg(long)]
     pub scaling_only: bool,
-    /// The section to run alone: `scale` (the same as --scale-only)
-    #[arg(value_parser = ["scale"])]
+    /// The section to run alone: `scale` (the same as --scale-only), or
+    /// `ir` (server instructions a call under callgrind, against issue 23's
+    /// targets; ir.rs)
+    #[arg(value_parser = ["scale", "ir"])]
     pub section: Option<String>,
+    /// Ir section: calls a side of each row
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(2..=100_000))]
+    pub ir_calls: u64,
     /// Run the scale section only (issue 23: the large data set on a
     /// throwaway server, every operation against the 5 ms bound; scale.rs)
     #[arg(long)]
@@ -229,6 +235,8 @@ fn main() -> ExitCode {
     let args = BenchArgs::parse();
     let done = if args.scale_only || args.section.as_deref() == Some("scale") {
         scale_section(&args)
+    } else if args.section.as_deref() == Some("ir") {
+        ir_section(&args)
     } else if args.scaling_only {
         scaling_only(&args)
     } else if args.cluster_only {
@@ -291,6 +299,25 @@ fn scale_section(args: &BenchArgs) -> Result<()> {
         writeln!(out, "{json}")?;
     } else {
         scale::write_scale(&mut out, &scale)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The server-instructions section alone (`ir`): the JSON object
+/// `{"ir": ...}` or its table.
+fn ir_section(args: &BenchArgs) -> Result<()> {
+    let ir = ir::run_ir(args.ir_calls).context("the ir section")?;
+    let json = serde_json::json!({ "ir": serde_json::to_value(&ir)? });
+    if let Some(path) = &args.json_file {
+        std::fs::write(path, format!("{json}\n"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{json}")?;
+    } else {
+        ir::write_ir(&mut out, &ir)?;
     }
     out.flush()?;
     Ok(())

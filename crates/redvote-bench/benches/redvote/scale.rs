@@ -601,7 +601,7 @@ pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
 /// The commit measured: `$REDVOTE_BENCH_COMMIT` when set (a build from an
 /// exported tree has no git), else `git rev-parse --short HEAD`, when there
 /// is one.
-fn commit() -> Option<String> {
+pub(super) fn commit() -> Option<String> {
     if let Ok(commit) = std::env::var("REDVOTE_BENCH_COMMIT") {
         return Some(commit);
     }

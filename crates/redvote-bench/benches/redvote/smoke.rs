@@ -270,14 +270,28 @@ fn smoke() -> Result<String> {
     {
         problems.push(format!("the scale section:\n{table}"));
     }
+    // the ir section, tiny (under callgrind: valgrind is required, the
+    // section fails naming how to install it): every row measured
+    let ir = crate::ir::run_ir(4).context("the ir section")?;
+    let mut table = Vec::new();
+    crate::ir::write_ir(&mut table, &ir)?;
+    let table = String::from_utf8(table)?;
+    if ir.rows.len() != 6
+        || ir.rows.iter().any(|r| r.ir == 0 || r.against_ir == 0)
+        || ir.batch_call_ir == 0
+        || !table.contains("| target |")
+    {
+        problems.push(format!("the ir section:\n{table}"));
+    }
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, replicas (3 modes), scale ({} operations), checks OK, text report of {} \
-             lines",
+             masters, replicas (3 modes), scale ({} operations), ir ({} rows), checks OK, text \
+             report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             scale.ops.len(),
+            ir.rows.len(),
             text.lines().count()
         ))
     } else {

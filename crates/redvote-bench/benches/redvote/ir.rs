@@ -1,0 +1,476 @@
+//! The server-instructions section (`ir`, issue 23): what a call costs the
+//! server in instructions (Ir), counted by callgrind, side by side with what
+//! it is measured against, in one run on one server.
+//!
+//! Why instructions: on a shared 2-core machine a microsecond figure moves
+//! with the neighbours' load, while callgrind counts the same instructions
+//! for the same binary, data and calls whatever else runs. The server is a
+//! throwaway `redis-server` started under `valgrind --tool=callgrind
+//! --collect-atstart=no --toggle-collect=processCommand`: only what runs
+//! inside `processCommand` is counted, which is once per top-level command
+//! a client sends (the whole script for an `EVALSHA`, its own commands
+//! included; a script's inner commands do not enter `processCommand`), and
+//! not the socket reads and writes or the parsing of the request. So a
+//! plain command and a script are counted alike. A phase is measured by
+//! `callgrind_control --zero`, the calls, `callgrind_control --dump`, and
+//! the dump's total divided by the calls.
+//!
+//! The rows compare (targets of issue 23): the article vote with a lean
+//! 4-call script (1.6x), the campaign vote with the seed's 16 commands
+//! (1.5x), the vote with `first` ties with the same vote with `competition`
+//! (1.3x; and the memory per option of their boards, 1.5x), 4 rate-limit
+//! rules with none (1.3x), and a pair of a batch vote with a single vote
+//! (1.0x). Every call goes through the library (`Site::vote`,
+//! `Campaign::vote_by`, ...), so the rows measure whatever scripts are
+//! checked out.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use redvote::campaign::{BoardSettings, OptionSettings, Voter};
+use redvote::{Campaign, CampaignSettings, Site, Ties};
+use serde::Serialize;
+
+use crate::campaign::{campaign_settings, CampaignNames, CAMPAIGN_BOARD};
+use crate::limits::{limit_rules, LIMITS_BOARD, LIMITS_PERIODS};
+
+/// What to tell someone whose machine has no valgrind.
+const VALGRIND_HINT: &str = "the ir section needs valgrind (callgrind) and callgrind_control; \
+    install them (Debian/Ubuntu: `sudo apt-get install -y valgrind`)";
+
+/// The lean article vote of issue 23: the seeds' four commands in one
+/// script, nothing checked. KEYS: time:, voted:ID, score:, article:ID;
+/// ARGV: user, member.
+const LEAN_VOTE: &str = "local t = redis.call('ZSCORE', KEYS[1], ARGV[2]) \
+    redis.call('SADD', KEYS[2], ARGV[1]) \
+    redis.call('ZINCRBY', KEYS[3], '432', ARGV[2]) \
+    redis.call('HINCRBY', KEYS[4], 'votes', '1') return 1";
+
+/// Articles of the site the article votes spread over.
+const ARTICLES: u64 = 100;
+/// Pairs of the batch row: the most a call takes on the 5-period
+/// competition board (lua/campaign_vote.lua, Bounded work).
+const BATCH: usize = 16;
+
+/// One row: a call, its Ir, what it is measured against and the target.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct IrRow {
+    /// The call measured.
+    pub(super) what: String,
+    /// Its Ir a call (a pair for the batch row).
+    pub(super) ir: u64,
+    /// What it is measured against.
+    pub(super) against: String,
+    /// That one's Ir a call.
+    pub(super) against_ir: u64,
+    /// ir / against_ir.
+    pub(super) ratio: f64,
+    /// Issue 23's most for the ratio.
+    pub(super) target: f64,
+    /// ratio <= target.
+    pub(super) pass: bool,
+}
+
+/// The section's result.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct IrReport {
+    /// `REDVOTE_BENCH_COMMIT`, else `git rev-parse --short HEAD`.
+    pub(super) commit: Option<String>,
+    /// The server's version.
+    pub(super) redis_version: String,
+    /// Calls a row measures (each side).
+    pub(super) calls: u64,
+    /// The rows, in the module doc's order.
+    pub(super) rows: Vec<IrRow>,
+    /// The whole batch call's Ir (its pairs times the batch row's Ir).
+    pub(super) batch_call_ir: u64,
+    /// Pairs of that batch.
+    pub(super) batch_pairs: usize,
+    /// Seconds the section took.
+    pub(super) seconds: f64,
+}
+
+/// A `redis-server` under callgrind, killed (and its directory removed)
+/// on drop.
+struct Callgrind {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Callgrind {
+    fn start() -> Result<Callgrind> {
+        for tool in ["valgrind", "callgrind_control"] {
+            let found = Command::new(tool)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok();
+            ensure!(found, "{tool} was not found: {VALGRIND_HINT}");
+        }
+        let port = TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port();
+        let dir = std::env::temp_dir().join(format!("redvote-ir-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let child = Command::new("valgrind")
+            .args([
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=processCommand",
+            ])
+            .arg(format!(
+                "--callgrind-out-file={}",
+                dir.join("cg.out").display()
+            ))
+            .arg(redvote_testing::server_binary())
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--enable-debug-command", "yes"])
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--logfile", "redis.log"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("valgrind: {VALGRIND_HINT}"))?;
+        let mut server = Callgrind { child, port, dir };
+        let client = redis::Client::open(server.url())?;
+        let started = Instant::now();
+        loop {
+            if let Some(status) = server.child.try_wait()? {
+                bail!("redis-server under callgrind exited ({status})");
+            }
+            if let Ok(mut con) = client.get_connection() {
+                if redis::cmd("PING").query::<String>(&mut con).is_ok() {
+                    return Ok(server);
+                }
+            }
+            ensure!(
+                started.elapsed() < Duration::from_secs(120),
+                "redis-server under callgrind did not answer PING within 120 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn control(&self, what: &str) -> Result<()> {
+        let out = Command::new("callgrind_control")
+            .arg(what)
+            .arg(self.child.id().to_string())
+            .output()
+            .context(VALGRIND_HINT)?;
+        ensure!(
+            out.status.success(),
+            "callgrind_control {what} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(())
+    }
+
+    /// The Ir of `calls` calls of `f` (a call: `f(i)` for i in 0..calls)
+    /// divided by `per` (the calls, or the pairs). One call `f(calls)`
+    /// first, not counted: it loads the script (NOSCRIPT, then EVAL).
+    fn measure(&self, calls: u64, per: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<u64> {
+        f(calls)?;
+        self.control("--zero")?;
+        for i in 0..calls {
+            f(i)?;
+        }
+        let before = dumps(&self.dir)?;
+        self.control("--dump")?;
+        let started = Instant::now();
+        let total = loop {
+            if let Some(path) = dumps(&self.dir)?.into_iter().find(|p| !before.contains(p)) {
+                if let Some(total) = dump_total(&path)? {
+                    let _ = std::fs::remove_file(&path);
+                    break total;
+                }
+            }
+            ensure!(
+                started.elapsed() < Duration::from_secs(60),
+                "callgrind wrote no dump within 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        Ok(total / per.max(1))
+    }
+}
+
+impl Drop for Callgrind {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The dump files callgrind has written in `dir`.
+fn dumps(dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("cg.out."))
+        })
+        .collect())
+}
+
+/// A complete dump's total Ir (its `totals:` or `summary:` line), None
+/// while it is being written.
+fn dump_total(path: &Path) -> Result<Option<u64>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
+        .and_then(|v| v.trim().split_whitespace().next()?.parse().ok()))
+}
+
+fn row(what: &str, ir: u64, against: &str, against_ir: u64, target: f64) -> IrRow {
+    let ratio = (ir as f64 / against_ir.max(1) as f64 * 100.0).round() / 100.0;
+    IrRow {
+        what: what.to_string(),
+        ir,
+        against: against.to_string(),
+        against_ir,
+        ratio,
+        target,
+        pass: ratio <= target,
+    }
+}
+
+/// The memory of every board key of `ns` (board, side keys), MEMORY USAGE
+/// summed, per option.
+fn board_bytes_per_option(con: &mut redis::Connection, ns: &str, options: usize) -> Result<u64> {
+    let mut total = 0u64;
+    for letter in ["b", "o", "f", "d"] {
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{ns}{letter}:{CAMPAIGN_BOARD}:*"))
+            .query(con)?;
+        for key in keys {
+            let bytes: Option<u64> = redis::cmd("MEMORY")
+                .arg("USAGE")
+                .arg(&key)
+                .arg("SAMPLES")
+                .arg(0)
+                .query(con)?;
+            total += bytes.unwrap_or(0);
+        }
+    }
+    Ok(total / options as u64)
+}
+
+/// Run the section: `calls` calls a side of each row.
+pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
+    let started = Instant::now();
+    let server = Callgrind::start()?;
+    let mut con = redis::Client::open(server.url())?.get_connection()?;
+    let info: String = redis::cmd("INFO").arg("server").query(&mut con)?;
+    let redis_version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("?")
+        .trim()
+        .to_string();
+    let mut rows = Vec::new();
+
+    // The article vote against the lean script, a new voter a call.
+    let site = Site::default();
+    for a in 0..ARTICLES {
+        site.post("poster", &format!("t{a}"), "https://e.x/")
+            .run(&mut con)?;
+    }
+    let vote = server.measure(calls, calls, |i| {
+        site.vote(&format!("sv:{i}"), &(i % ARTICLES + 1).to_string())
+            .run(&mut con)?;
+        Ok(())
+    })?;
+    let lean = redis::Script::new(LEAN_VOTE);
+    let lean_ir = server.measure(calls, calls, |i| {
+        let id = i % ARTICLES + 1;
+        lean.key("time:")
+            .key(format!("voted:{id}"))
+            .key("score:")
+            .key(format!("article:{id}"))
+            .arg(format!("lv:{i}"))
+            .arg(format!("article:{id}"))
+            .invoke::<i64>(&mut con)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "article vote (vote.lua, a new voter up)",
+        vote,
+        "a lean 4-call script",
+        lean_ir,
+        1.6,
+    ));
+
+    // The campaign vote (the bench's 5-period board) against the seed's 16
+    // commands; the same vote with first ties; a batch.
+    let names = CampaignNames::new("");
+    let settings = campaign_settings(&names.options);
+    names.redvote.configure(&settings).run(&mut con)?;
+    let first = Campaign::with_namespace("{c:bench-first}:");
+    let mut first_settings = settings.clone();
+    for board in first_settings.boards.values_mut() {
+        board.ties = Some(Ties::First);
+    }
+    first.configure(&first_settings).run(&mut con)?;
+    let option = |i: u64| &names.options[(i * 7 % names.options.len() as u64) as usize];
+    let competition = server.measure(calls, calls, |i| {
+        names
+            .redvote
+            .vote(&format!("cv:{i}"), &[(CAMPAIGN_BOARD, option(i))])
+            .run(&mut con)?;
+        Ok(())
+    })?;
+    let seed = server.measure(calls, calls, |i| {
+        let keys = names.seed_keys(crate::scenario::unix_now() as i64);
+        for cmd in keys.commands(option(i), &format!("sd:{i}")) {
+            cmd.query::<redis::Value>(&mut con)?;
+        }
+        Ok(())
+    })?;
+    rows.push(row(
+        "campaign vote (5 periods, carry, competition)",
+        competition,
+        "the seed's 16 commands",
+        seed,
+        1.5,
+    ));
+    let first_ir = server.measure(calls, calls, |i| {
+        first
+            .vote(&format!("fv:{i}"), &[(CAMPAIGN_BOARD, option(i))])
+            .run(&mut con)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        "campaign vote, first ties",
+        first_ir,
+        "the same vote, competition ties",
+        competition,
+        1.3,
+    ));
+    let options = names.options.len();
+    let first_bytes = board_bytes_per_option(&mut con, first.namespace(), options)?;
+    let competition_bytes = board_bytes_per_option(&mut con, names.redvote.namespace(), options)?;
+    rows.push(row(
+        "memory a option, first ties (bytes, MEMORY USAGE of its boards)",
+        first_bytes,
+        "competition ties",
+        competition_bytes,
+        1.5,
+    ));
+    let batch_calls = (calls / 4).max(2);
+    let per_pair = server.measure(batch_calls, batch_calls * BATCH as u64, |i| {
+        let pairs: Vec<(&str, &str)> = (0..BATCH as u64)
+            .map(|k| (CAMPAIGN_BOARD, option(i * BATCH as u64 + k).as_str()))
+            .collect();
+        names
+            .redvote
+            .vote(&format!("bv:{i}"), &pairs)
+            .run(&mut con)?;
+        Ok(())
+    })?;
+    rows.push(row(
+        &format!("a pair of a {BATCH}-pair batch vote (5 periods, competition)"),
+        per_pair,
+        "a single vote",
+        competition,
+        1.0,
+    ));
+
+    // Rate limits: the limits section's light board with 4 rules and none.
+    let mut limited = BTreeMap::new();
+    for rules in [0, 4] {
+        let campaign = Campaign::with_namespace(format!("{{c:bench-limits{rules}}}:"));
+        let board = names.options.iter().fold(
+            BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
+            |b, o| b.with_option(o, OptionSettings::weighted(1)),
+        );
+        let settings = CampaignSettings {
+            offset: Some(crate::campaign::CAMPAIGN_OFFSET.to_string()),
+            limits: Some(limit_rules(rules)),
+            boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
+            ..CampaignSettings::default()
+        };
+        campaign.configure(&settings).run(&mut con)?;
+        let ir = server.measure(calls, calls, |i| {
+            let user = format!("lv{rules}:{i}");
+            let voter = Voter {
+                user: &user,
+                channel: Some("web"),
+                device: Some("pc"),
+                cost: 1,
+                id: None,
+            };
+            campaign
+                .vote_by(&voter, &[(LIMITS_BOARD, option(i))])
+                .run(&mut con)?;
+            Ok(())
+        })?;
+        limited.insert(rules, ir);
+    }
+    rows.push(row(
+        "campaign vote, 4 rate-limit rules (day + total board)",
+        limited[&4],
+        "the same vote, no rule",
+        limited[&0],
+        1.3,
+    ));
+
+    Ok(IrReport {
+        commit: crate::scale::commit(),
+        redis_version,
+        calls,
+        batch_call_ir: per_pair * BATCH as u64,
+        batch_pairs: BATCH,
+        rows,
+        seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+    })
+}
+
+/// The section's table.
+pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
+    writeln!(
+        out,
+        "\nServer instructions (Ir, callgrind, processCommand): {} calls a side, commit {}, Redis {}",
+        r.calls,
+        r.commit.as_deref().unwrap_or("?"),
+        r.redis_version
+    )?;
+    writeln!(out, "\n| call | Ir | against | Ir | ratio | target | |")?;
+    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |")?;
+    for row in &r.rows {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.2}x | {:.1}x | {} |",
+            row.what,
+            row.ir,
+            row.against,
+            row.against_ir,
+            row.ratio,
+            row.target,
+            if row.pass { "met" } else { "**missed**" }
+        )?;
+    }
+    writeln!(
+        out,
+        "\nA {}-pair batch call: {} Ir. ({:.1} s)",
+        r.batch_pairs, r.batch_call_ir, r.seconds
+    )?;
+    Ok(())
+}
