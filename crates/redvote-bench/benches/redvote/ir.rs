@@ -236,7 +236,7 @@ fn dump_total(path: &Path) -> Result<Option<u64>> {
             l.strip_prefix("totals:")
                 .or_else(|| l.strip_prefix("summary:"))
         })
-        .and_then(|v| v.trim().split_whitespace().next()?.parse().ok()))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok()))
 }
 
 fn row(what: &str, ir: u64, against: &str, against_ir: u64, target: f64) -> IrRow {
