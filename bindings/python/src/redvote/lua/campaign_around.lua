@@ -88,11 +88,13 @@ end
 -- These scripts (redvote 0.6) read and write the layouts LAYOUTS gives,
 -- first..last, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. A layout outside
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
-local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 2 } }
+local LAYOUTS = { site = { 1, 2 }, campaign = { 1, 3 } }
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
