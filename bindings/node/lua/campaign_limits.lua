@@ -722,8 +722,9 @@ local function voter_checks(op, wanted)
   local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until')
   local rules = limit_layout(limit_rules(root, c[1] or '[]'), layout)
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
-  -- layout 3 upgraded from 2: the voters' hashes' fixed counters still count
-  local legacy = c[3] and now < stored_int(c[3], 0, 253402300799, root, 'rlu_until')
+  -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
+  -- count (campaign_vote: until rlu_until, always on the explicit clock)
+  local legacy = c[3] and (now < stored_int(c[3], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   local pairs_ = {}
   for i = 5, #ARGV, 2 do
     check_name(ARGV[i])

@@ -15,9 +15,10 @@
   in bucketed hashes <ns>rlb:RULE:WINDOW:N instead of the voters' hashes
   <ns>rlu:USER (lib/limits); nothing is moved: the call records
   `rlu_until`, 32 days after the server's clock (past the end of every
-  window in flight, a month included), and until then every vote, peek and
-  reset also reads (and a reset deletes) the voter's former counter of the
-  same window in its hash, so a voter at a limit before the upgrade stays
+  window in flight, a month included), and until then (on the explicit
+  clock of the test and import path: always) every vote, peek and reset
+  also reads (and a reset deletes) the voter's former counter of the same
+  window in its hash, so a voter at a limit before the upgrade stays
   refused after it (docs/versions.md). One call does it too; later layouts
   may need several: call with cursor "0", then again with the cursor each
   call returns, until it returns "0". Each call does at most `count` units

@@ -1352,8 +1352,9 @@ local function read_campaign(v)
   v.offset, v.end_at = offset, end_at
   v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4]), v.layout)
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
-  -- windows in flight still count (lib/limits, campaign_upgrade)
-  v.legacy = c[10] and now < stored_int(c[10], 0, 253402300799, root, 'rlu_until')
+  -- windows in flight still count (lib/limits, campaign_upgrade); on the
+  -- explicit clock, whose windows may lie anywhere, always
+  v.legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
