@@ -9,7 +9,8 @@ use redvote::campaign::{Voter, Window};
 use redvote::Campaign;
 
 use super::{
-    at_layout_2, bucket_of, fixed, pass, rl_expiries, rl_keys, rolling, settings, with_rules, BOARDS,
+    at_layout_2, bucket_of, fixed, pass, rl_expiries, rl_keys, rolling, settings, with_rules,
+    BOARDS,
 };
 use crate::support::{self, dbsize, keys, local, DAY, HOUR, PLUS8};
 
@@ -110,7 +111,10 @@ fn layout_3_buckets_expire_with_their_window() {
         .arg(format!("{ns}rlb:s:{t}:{n}"))
         .query(&mut con)
         .unwrap();
-    assert_eq!(second, BTreeMap::from([("1:u".to_string(), "1".to_string())]));
+    assert_eq!(
+        second,
+        BTreeMap::from([("1:u".to_string(), "1".to_string())])
+    );
 }
 
 /// With the server's clock: second-window and rolling counters disappear by

@@ -227,7 +227,8 @@ fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
     for k in rl_keys(con, c) {
         let expires: i64 = redis::cmd("EXPIRETIME").arg(&k).query(con).unwrap();
         if k[c.namespace().len()..].starts_with("rlb:") {
-            let counts: BTreeMap<String, String> = redis::cmd("HGETALL").arg(&k).query(con).unwrap();
+            let counts: BTreeMap<String, String> =
+                redis::cmd("HGETALL").arg(&k).query(con).unwrap();
             for (f, v) in &counts {
                 assert!(v.parse::<u64>().unwrap() >= 1, "{k} {f} = {v}");
             }

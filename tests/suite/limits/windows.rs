@@ -10,8 +10,8 @@ use redvote::campaign::{Voter, Window};
 use redvote::{CampaignSettings, Code};
 
 use super::{
-    at_layout_2, code_of, configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote,
-    rl_expiries, settings, with_rules, BOARDS,
+    at_layout_2, code_of, configure, fixed, lefts, pass, pass_n, peek, real_total, refusal,
+    refused_vote, rl_expiries, settings, with_rules, BOARDS,
 };
 use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
 
