@@ -24,6 +24,7 @@ mod deny;
 mod dimensions;
 mod exact;
 mod expiry;
+mod memory;
 mod peek_readonly;
 mod rolling;
 mod rolling_corrupt;
