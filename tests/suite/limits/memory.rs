@@ -4,7 +4,8 @@
 //! fresh server, at one explicit second. The figure is the `used_memory`
 //! delta of those votes minus the delta of the same votes on a campaign
 //! without rules (what the boards, HyperLogLogs and statistics cost either
-//! way), per user; the whole delta per user is printed beside it.
+//! way), per user; the whole delta per user, MEMORY USAGE of the counters
+//! and the figure of layout 2 (a hash a voter) are printed beside it.
 
 use redis::Value;
 use redvote::campaign::{BoardSettings, Dimension, LimitRule, OptionSettings, Voter, Window};
@@ -87,12 +88,17 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
             .with_limits(rules)
             .with_board("stars", board.clone())
     };
-    let (free, limited) = (Campaign::new("free"), Campaign::new("limited"));
+    let (free, limited, hashes) = (
+        Campaign::new("free"),
+        Campaign::new("limited"),
+        Campaign::new("hashes"),
+    );
     free.configure(&settings(vec![])).run(&mut con).unwrap();
-    limited
-        .configure(&settings(bench_rules()))
-        .run(&mut con)
-        .unwrap();
+    for c in [&limited, &hashes] {
+        c.configure(&settings(bench_rules())).run(&mut con).unwrap();
+    }
+    // for comparison: layout 2, a hash per voter
+    super::at_layout_2(&mut con, &hashes);
     // an explicit second in the server's future: no counter expires while
     // the test reads the memory
     let now = support::server_time(&mut con) as u64;
@@ -100,6 +106,7 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
     let base = votes_cost(&mut con, &free, at);
     let whole = votes_cost(&mut con, &limited, at);
     let per_user = (whole - base) as f64 / USERS as f64;
+    let layout_2 = (votes_cost(&mut con, &hashes, at) - base) as f64 / USERS as f64;
     let buckets: Vec<String> = support::keys(&mut con, &format!("{}rlb:*", limited.namespace()))
         .into_iter()
         .collect();
@@ -116,7 +123,8 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
     }
     println!(
         "rate-limited user: {per_user:.1} B (used_memory delta {whole} B with the 4 rules, {base} B without, \
-         {USERS} users); the whole vote {:.1} B a user; MEMORY USAGE of the counters {:.1} B a user; {} buckets",
+         {USERS} users); the whole vote {:.1} B a user; MEMORY USAGE of the counters {:.1} B a user; {} buckets; \
+         layout 2 (a hash a voter): {layout_2:.1} B",
         whole as f64 / USERS as f64,
         usage as f64 / USERS as f64,
         buckets.len()
