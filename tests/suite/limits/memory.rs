@@ -5,7 +5,8 @@
 //! delta of those votes minus the delta of the same votes on a campaign
 //! without rules (what the boards, HyperLogLogs and statistics cost either
 //! way), per user; the whole delta per user, MEMORY USAGE of the counters
-//! and the figure of layout 2 (a hash a voter) are printed beside it.
+//! and the figure of layout 2 (a hash a voter) are printed beside it, with
+//! the server's mean time a vote (INFO commandstats, EVALSHA) of each.
 
 use redis::Value;
 use redvote::campaign::{BoardSettings, Dimension, LimitRule, OptionSettings, Voter, Window};
@@ -42,12 +43,30 @@ fn bench_rules() -> Vec<LimitRule> {
     ]
 }
 
-/// `used_memory` the votes of USERS new users add to campaign `c`.
-fn votes_cost(con: &mut redis::Connection, c: &Campaign, at: u64) -> i64 {
+/// The server's EVALSHA calls and their microseconds so far (INFO
+/// commandstats).
+fn evalsha_stats(con: &mut redis::Connection) -> (f64, f64) {
+    let info: String = redis::cmd("INFO").arg("commandstats").query(con).unwrap();
+    let line = info
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_evalsha:"))
+        .unwrap_or("");
+    let field = |name: &str| {
+        line.split(',')
+            .find_map(|f| f.strip_prefix(name))
+            .map_or(0.0, |v| v.parse().unwrap())
+    };
+    (field("calls="), field("usec="))
+}
+
+/// `used_memory` the votes of USERS new users add to campaign `c`, and the
+/// server's mean microseconds a vote.
+fn votes_cost(con: &mut redis::Connection, c: &Campaign, at: u64) -> (i64, f64) {
     let c = c.at(at);
     let names: Vec<String> = (1..=USERS).map(|u| format!("user:{u}")).collect();
     // the scripts loaded (EVALSHA in the pipelines below)
     c.vote("loader", &[("stars", "opt0")]).run(con).unwrap();
+    let (calls, usec) = evalsha_stats(con);
     let before = used_memory(con);
     for chunk in names.chunks(500) {
         let mut pipe = redis::pipe();
@@ -70,7 +89,9 @@ fn votes_cost(con: &mut redis::Connection, c: &Campaign, at: u64) -> i64 {
             call.decode(reply).unwrap();
         }
     }
-    used_memory(con) - before
+    let delta = used_memory(con) - before;
+    let (calls_after, usec_after) = evalsha_stats(con);
+    (delta, (usec_after - usec) / (calls_after - calls))
 }
 
 #[test]
@@ -103,10 +124,14 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
     // the test reads the memory
     let now = support::server_time(&mut con) as u64;
     let at = now - now % 3600 + 7200 + 30;
-    let base = votes_cost(&mut con, &free, at);
-    let whole = votes_cost(&mut con, &limited, at);
+    // the INFO sections' own first allocations, before any measure
+    evalsha_stats(&mut con);
+    used_memory(&mut con);
+    let (base, usec_free) = votes_cost(&mut con, &free, at);
+    let (whole, usec) = votes_cost(&mut con, &limited, at);
     let per_user = (whole - base) as f64 / USERS as f64;
-    let layout_2 = (votes_cost(&mut con, &hashes, at) - base) as f64 / USERS as f64;
+    let (hashes_whole, usec_2) = votes_cost(&mut con, &hashes, at);
+    let layout_2 = (hashes_whole - base) as f64 / USERS as f64;
     let buckets: Vec<String> = support::keys(&mut con, &format!("{}rlb:*", limited.namespace()))
         .into_iter()
         .collect();
@@ -124,7 +149,8 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
     println!(
         "rate-limited user: {per_user:.1} B (used_memory delta {whole} B with the 4 rules, {base} B without, \
          {USERS} users); the whole vote {:.1} B a user; MEMORY USAGE of the counters {:.1} B a user; {} buckets; \
-         layout 2 (a hash a voter): {layout_2:.1} B",
+         layout 2 (a hash a voter): {layout_2:.1} B; server µs a vote: {usec:.1} (layout 2 {usec_2:.1}, \
+         no rules {usec_free:.1})",
         whole as f64 / USERS as f64,
         usage as f64 / USERS as f64,
         buckets.len()
