@@ -340,11 +340,22 @@ end
 --                  lies R/L of a microsecond later (L: the rule's limit),
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
--- Where the counters live (issue 10: one key with an expiry costs ~150 B
--- in Redis 7, so a key per rule, window and user cost 484 B a user with
--- the bench's 4 rules; this layout 245 B, README "Server cost"):
---   per voter      a rule that counts by user (fixed or rolling, not the
---                  campaign window): one hash per user and campaign,
+-- Where the counters live (docs/rate-limits.md#counters; one key with an
+-- expiry costs ~120-150 B in Redis 7, so no key per user can get under
+-- issue 23's 100 B a rate-limited user):
+--   buckets        campaign layout 3, a fixed-window rule that counts by
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
+--                  N the user's bucket, field the subject (the user's
+--                  included), value the count; the bucket EXPIREATs its
+--                  window's end, so every window keeps its own counts until
+--                  it ends (a vote dated in an earlier window counts there).
+--                  One HGET a counter, one HINCRBY (and an EXPIREAT for a
+--                  new field) to spend. A campaign upgraded from layout 2
+--                  (root field rlu_until) also counts the voter's former
+--                  field of the same window in <ns>rlu:USER (check.legacy).
+--   per voter      a rule that counts by user (layouts 1 and 2: fixed or
+--                  rolling; layout 3: rolling only), not the campaign
+--                  window: one hash per user and campaign,
 --                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
 --                  by more than the user: REST is the subject of its other
 --                  dimensions), value "END:COUNT:WINDOW" (END: the first
@@ -425,11 +436,12 @@ end
 
 -- Buckets a fixed-window rule that counts by user spreads its voters over
 -- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
--- bucket stays a listpack (Redis' hash-max-listpack-entries, 128) while a
--- window sees at most 128 x 256 = 32,768 voters of a rule; beyond that the
--- buckets turn into hash tables (more memory a voter, counts still exact).
--- Fewer buckets cost less for a small campaign (each bucket key is ~120 B),
--- more keep a large window compact: docs/rate-limits.md#counters.
+-- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
+-- while a window sees at most 512 x 256 = 131,072 voters of a rule; beyond
+-- that the buckets turn into hash tables (more memory a voter, counts still
+-- exact). Fewer buckets cost less for a small campaign (each bucket key is
+-- ~130 B), more keep a large window compact: docs/rate-limits.md#counters.
+-- crates/redvote-check knows this number (LIMIT_BUCKETS there).
 local LIMIT_BUCKETS = 256
 
 -- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo

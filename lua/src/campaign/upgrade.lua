@@ -7,9 +7,8 @@
   layout 1. These scripts read and write it as it is, beside redvote 0.5's
   (the rolling deploy), but refuse what 0.5's writers would break: a vote
   log, and a tie switch on a board with votes. Once no client runs 0.5,
-  the upgrade records layout 2, and from then on every script of a later
-  version checks it. From 1 to 2 no stored value changes form, so one call
-  does it. Layout 3 keeps the per-user counters of fixed-window rate limits
+  the upgrade records the last layout, and from then on every script of a
+  later version checks it. From 1 to 2 no stored value changes form. Layout 3 keeps the per-user counters of fixed-window rate limits
   in bucketed hashes <ns>rlb:RULE:WINDOW:N instead of the voters' hashes
   <ns>rlu:USER (lib/limits); nothing is moved: the call records
   `rlu_until`, 32 days after the server's clock (past the end of every
