@@ -817,13 +817,6 @@ fn absurd_real_counts_are_reported_not_panicked_on() {
     }
 }
 
-/// The key of `pattern` (exactly one).
-fn only_key(con: &mut Connection, pattern: &str) -> String {
-    let found = keys(con, pattern);
-    assert_eq!(found.len(), 1, "{pattern}: {found:?}");
-    found.into_iter().next().unwrap()
-}
-
 #[test]
 fn each_planted_campaign_violation_is_reported_on_its_key() {
     let server = support::server();
