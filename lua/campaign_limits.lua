@@ -23,9 +23,10 @@
           one entry per counter, in rule order
 
   Cost: O(rules x pairs) counters, read in one MGET, one HMGET and one
-    HGET per campaign-window counter (at most 32 rules, 50 pairs).
+    HGET per campaign-window or bucketed counter (at most 32 rules, 50
+    pairs).
 
-  Keys: <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+  Keys: <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N, <ns>rl:RULE:WINDOW:SUBJECT,
     <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
 
   Reply: list({rule: string, remaining: integer, reset_in: integer})
@@ -69,13 +70,15 @@ end
 -- These scripts (redvote 0.6) read and write the layouts first..last
 -- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. A layout outside
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -340,11 +343,22 @@ end
 --                  lies R/L of a microsecond later (L: the rule's limit),
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
--- Where the counters live (issue 10: one key with an expiry costs ~150 B
--- in Redis 7, so a key per rule, window and user cost 484 B a user with
--- the bench's 4 rules; this layout 245 B, README "Server cost"):
---   per voter      a rule that counts by user (fixed or rolling, not the
---                  campaign window): one hash per user and campaign,
+-- Where the counters live (docs/rate-limits.md#counters; one key with an
+-- expiry costs ~120-150 B in Redis 7, so no key per user can get under
+-- issue 23's 100 B a rate-limited user):
+--   buckets        campaign layout 3, a fixed-window rule that counts by
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
+--                  N the user's bucket, field the subject (the user's
+--                  included), value the count; the bucket EXPIREATs its
+--                  window's end, so every window keeps its own counts until
+--                  it ends (a vote dated in an earlier window counts there).
+--                  One HGET a counter, one HINCRBY (and an EXPIREAT for a
+--                  new field) to spend. A campaign upgraded from layout 2
+--                  (root field rlu_until) also counts the voter's former
+--                  field of the same window in <ns>rlu:USER (check.legacy).
+--   per voter      a rule that counts by user (layouts 1 and 2: fixed or
+--                  rolling; layout 3: rolling only), not the campaign
+--                  window: one hash per user and campaign,
 --                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
 --                  by more than the user: REST is the subject of its other
 --                  dimensions), value "END:COUNT:WINDOW" (END: the first
@@ -423,6 +437,34 @@ local function limit_rules(root, json)
   return rules
 end
 
+-- Buckets a fixed-window rule that counts by user spreads its voters over
+-- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
+-- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
+-- while a window sees at most 512 x 256 = 131,072 voters of a rule; beyond
+-- that the buckets turn into hash tables (more memory a voter, counts still
+-- exact). Fewer buckets cost less for a small campaign (each bucket key is
+-- ~130 B), more keep a large window compact: docs/rate-limits.md#counters.
+-- crates/redvote-check knows this number (LIMIT_BUCKETS there).
+local LIMIT_BUCKETS = 256
+
+-- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
+-- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
+-- Lua for ids longer than a few bytes).
+local function limit_bucket(user)
+  return tonumber(redis.sha1hex(user):sub(1, 8), 16) % LIMIT_BUCKETS
+end
+
+-- Where the rules' counters live on campaign data layout `layout`
+-- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
+-- from the voter's hash to the buckets (rule.bucket), a rolling one stays
+-- (its state has no window to expire with). Returns `rules`.
+local function limit_layout(rules, layout)
+  for _, r in ipairs(rules) do
+    if layout >= 3 and r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+  end
+  return rules
+end
+
 -- Whom a rule counts a vote for one option against: the values of its
 -- dimensions `by`, each prefixed by its length (the user left out of a
 -- rule counted in the voter's hash).
@@ -431,6 +473,8 @@ local function limit_subject(rule, ctx, board, option)
   for _, dim in ipairs(rule.by) do
     if dim == 'user' and rule.voter then
       -- the hash is the user's
+    elseif dim == 'user' then
+      parts[#parts + 1] = #ctx.user .. ':' .. ctx.user
     elseif dim == 'option' then
       parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
     else
@@ -465,8 +509,18 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
       local subject = limit_subject(rule, ctx, pair.board, pair.option)
       local key, field
+      local legacy
       if rule.voter then
         key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.bucket then
+        ctx.bucket = ctx.bucket or limit_bucket(ctx.user)
+        key, field = ns .. 'rlb:' .. rule.name .. ':' .. id .. ':' .. ctx.bucket, subject
+        if ctx.legacy then
+          -- the field this counter had in the voter's hash before the
+          -- upgrade to layout 3: the user's own subject left out
+          local rest = limit_subject({ by = rule.by, voter = true }, ctx, pair.board, pair.option)
+          legacy = rest == '' and rule.name or (rule.name .. '|' .. rest)
+        end
       elseif rule.window == 'campaign' then
         key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
       else
@@ -478,7 +532,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
         check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
-          voter = rule.voter }
+          voter = rule.voter, bucket = rule.bucket, legacy = legacy }
+        if legacy then checks.legacy_key = ns .. 'rlu:' .. ctx.user end
         by_key[id_of] = check
         checks[#checks + 1] = check
       end
@@ -502,7 +557,7 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at, fields, voter = {}, {}, {}, nil
+  local keys, at, fields, voter, was = {}, {}, {}, checks.legacy_key, {}
   for i, c in ipairs(checks) do
     if c.voter then
       voter = c.key
@@ -511,6 +566,10 @@ local function limit_evaluate(checks, now, usec)
     elseif not c.field then
       keys[#keys + 1] = c.key
       at[i] = #keys
+    end
+    if c.legacy then
+      fields[#fields + 1] = c.legacy
+      was[i] = #fields
     end
   end
   local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
@@ -617,6 +676,17 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      local old = was[i] and mine[was[i]]
+      if old then
+        -- a bucketed counter of a campaign upgraded to layout 3 also counts
+        -- what the voter's hash held for this very window before the
+        -- upgrade (until that window ends: nothing writes it any more);
+        -- a value of another window, kind or a rolling TAT counts 0
+        local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
+        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == c.rule.window) then
+          used = used + tonumber(count)
+        end
+      end
       c.used = used
       left = c.allowance - used
       if c.behind then
@@ -658,15 +728,18 @@ end
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps
 -- (`with_pairs`: the call gave board, option pairs); and the call's second.
 local function voter_checks(op, wanted)
-  local root, ns = campaign_key(op)
+  local root, ns, layout = campaign_key(op)
   pair_argc(op, 4, 0, 50, 'user, time, channel, device, then board, option pairs')
   local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
-  local c = rcall('HMGET', root, 'limits', 'end')
-  local rules = limit_rules(root, c[1] or '[]')
+  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until')
+  local rules = limit_layout(limit_rules(root, c[1] or '[]'), layout)
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
+  -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
+  -- count (campaign_vote: until rlu_until, always on the explicit clock)
+  local legacy = c[3] and (now < stored_int(c[3], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   local pairs_ = {}
   for i = 5, #ARGV, 2 do
     check_name(ARGV[i])
@@ -678,7 +751,8 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at), now
+  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy }, subjects, 0, now,
+    offset, end_at), now
 end
 
 local function main()

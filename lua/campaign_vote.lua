@@ -62,10 +62,16 @@
                                       (channel), d (device), i (vote id), a
                                       (what it added, lib/void)
     <ns>rlu:USER                      hash: the user's rate-limit counters of
-                                      rules that count by user, field RULE or
+                                      rules that count by user (layout 3:
+                                      rolling rules only), field RULE or
                                       RULE|SUBJECT, value END:COUNT:WINDOW or a
                                       rolling TAT, "@" its expiry (the latest
                                       END; see lua/src/lib/limits.lua)
+    <ns>rlb:RULE:WINDOW:N             hash, layout 3: a bucket of the counts of
+                                      a fixed-window rule that counts by user,
+                                      field the subject (the user's included),
+                                      value the count (EXPIREAT the window's
+                                      end)
     <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with
                                       their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
@@ -107,8 +113,9 @@
   Keys: <ns>board:B, <ns>weights:B, <ns>deny:users, <ns>deny:channels,
     <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P, <ns>o:B:KIND:P,
     <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
-    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
-    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N,
+    <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>rl:RULE:campaign
 
   Reply: list({board: string, option: string, scores: pairs(string, string),
     replay: string|nil})
@@ -168,13 +175,15 @@ end
 -- These scripts (redvote 0.6) read and write the layouts first..last
 -- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. A layout outside
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -529,11 +538,22 @@ end
 --                  lies R/L of a microsecond later (L: the rule's limit),
 --                  e.g. "2215484417.142857+1/7"; the key expires one second
 --                  after the TAT has passed.
--- Where the counters live (issue 10: one key with an expiry costs ~150 B
--- in Redis 7, so a key per rule, window and user cost 484 B a user with
--- the bench's 4 rules; this layout 245 B, README "Server cost"):
---   per voter      a rule that counts by user (fixed or rolling, not the
---                  campaign window): one hash per user and campaign,
+-- Where the counters live (docs/rate-limits.md#counters; one key with an
+-- expiry costs ~120-150 B in Redis 7, so no key per user can get under
+-- issue 23's 100 B a rate-limited user):
+--   buckets        campaign layout 3, a fixed-window rule that counts by
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
+--                  N the user's bucket, field the subject (the user's
+--                  included), value the count; the bucket EXPIREATs its
+--                  window's end, so every window keeps its own counts until
+--                  it ends (a vote dated in an earlier window counts there).
+--                  One HGET a counter, one HINCRBY (and an EXPIREAT for a
+--                  new field) to spend. A campaign upgraded from layout 2
+--                  (root field rlu_until) also counts the voter's former
+--                  field of the same window in <ns>rlu:USER (check.legacy).
+--   per voter      a rule that counts by user (layouts 1 and 2: fixed or
+--                  rolling; layout 3: rolling only), not the campaign
+--                  window: one hash per user and campaign,
 --                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
 --                  by more than the user: REST is the subject of its other
 --                  dimensions), value "END:COUNT:WINDOW" (END: the first
@@ -612,6 +632,34 @@ local function limit_rules(root, json)
   return rules
 end
 
+-- Buckets a fixed-window rule that counts by user spreads its voters over
+-- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
+-- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
+-- while a window sees at most 512 x 256 = 131,072 voters of a rule; beyond
+-- that the buckets turn into hash tables (more memory a voter, counts still
+-- exact). Fewer buckets cost less for a small campaign (each bucket key is
+-- ~130 B), more keep a large window compact: docs/rate-limits.md#counters.
+-- crates/redvote-check knows this number (LIMIT_BUCKETS there).
+local LIMIT_BUCKETS = 256
+
+-- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
+-- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
+-- Lua for ids longer than a few bytes).
+local function limit_bucket(user)
+  return tonumber(redis.sha1hex(user):sub(1, 8), 16) % LIMIT_BUCKETS
+end
+
+-- Where the rules' counters live on campaign data layout `layout`
+-- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
+-- from the voter's hash to the buckets (rule.bucket), a rolling one stays
+-- (its state has no window to expire with). Returns `rules`.
+local function limit_layout(rules, layout)
+  for _, r in ipairs(rules) do
+    if layout >= 3 and r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+  end
+  return rules
+end
+
 -- Whom a rule counts a vote for one option against: the values of its
 -- dimensions `by`, each prefixed by its length (the user left out of a
 -- rule counted in the voter's hash).
@@ -620,6 +668,8 @@ local function limit_subject(rule, ctx, board, option)
   for _, dim in ipairs(rule.by) do
     if dim == 'user' and rule.voter then
       -- the hash is the user's
+    elseif dim == 'user' then
+      parts[#parts + 1] = #ctx.user .. ':' .. ctx.user
     elseif dim == 'option' then
       parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
     else
@@ -654,8 +704,18 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
       local subject = limit_subject(rule, ctx, pair.board, pair.option)
       local key, field
+      local legacy
       if rule.voter then
         key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
+      elseif rule.bucket then
+        ctx.bucket = ctx.bucket or limit_bucket(ctx.user)
+        key, field = ns .. 'rlb:' .. rule.name .. ':' .. id .. ':' .. ctx.bucket, subject
+        if ctx.legacy then
+          -- the field this counter had in the voter's hash before the
+          -- upgrade to layout 3: the user's own subject left out
+          local rest = limit_subject({ by = rule.by, voter = true }, ctx, pair.board, pair.option)
+          legacy = rest == '' and rule.name or (rule.name .. '|' .. rest)
+        end
       elseif rule.window == 'campaign' then
         key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
       else
@@ -667,7 +727,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
         -- A window that outlives the campaign never resets within it.
         local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
         check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
-          voter = rule.voter }
+          voter = rule.voter, bucket = rule.bucket, legacy = legacy }
+        if legacy then checks.legacy_key = ns .. 'rlu:' .. ctx.user end
         by_key[id_of] = check
         checks[#checks + 1] = check
       end
@@ -691,7 +752,7 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at, fields, voter = {}, {}, {}, nil
+  local keys, at, fields, voter, was = {}, {}, {}, checks.legacy_key, {}
   for i, c in ipairs(checks) do
     if c.voter then
       voter = c.key
@@ -700,6 +761,10 @@ local function limit_evaluate(checks, now, usec)
     elseif not c.field then
       keys[#keys + 1] = c.key
       at[i] = #keys
+    end
+    if c.legacy then
+      fields[#fields + 1] = c.legacy
+      was[i] = #fields
     end
   end
   local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
@@ -806,6 +871,17 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      local old = was[i] and mine[was[i]]
+      if old then
+        -- a bucketed counter of a campaign upgraded to layout 3 also counts
+        -- what the voter's hash held for this very window before the
+        -- upgrade (until that window ends: nothing writes it any more);
+        -- a value of another window, kind or a rolling TAT counts 0
+        local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
+        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == c.rule.window) then
+          used = used + tonumber(count)
+        end
+      end
       c.used = used
       left = c.allowance - used
       if c.behind then
@@ -835,7 +911,9 @@ end
 -- is created with its expiry, an existing one already has it; a
 -- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
 -- when a subject is new), and one HSET for every counter of the voter's
--- hash (lib/limits), with an EXPIREAT when its expiry grows.
+-- hash (lib/limits), with an EXPIREAT when its expiry grows; a voter's
+-- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
+-- voter's field is new (the bucket may be new).
 local function limit_spend(checks)
   local mine, expiry = {}, checks.voter_expiry
   for _, c in ipairs(checks) do
@@ -849,6 +927,10 @@ local function limit_spend(checks)
         mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need) .. ':' .. c.rule.window
         if c.finish > expiry then expiry = c.finish end
       end
+    elseif c.bucket then
+      -- a bucket of voters (campaign layout 3): a new field may be the
+      -- bucket's first, which expires with its window
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need then rcall('EXPIREAT', c.key, c.finish) end
     elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
       if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
@@ -1280,8 +1362,8 @@ end
 -- id, cost, now, usec, request) and, when the vote id is already recorded,
 -- the recorded reply to answer at once (nothing else read or written).
 local function vote_args()
-  local root, ns, _, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep')
+  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
@@ -1289,7 +1371,7 @@ local function vote_args()
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
   local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c }
+    usec = usec, c = c, layout = layout }
   if id ~= '' then
     local record
     record, v.request = vote_id_lookup(ns, id)
@@ -1312,7 +1394,11 @@ local function read_campaign(v)
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4]), v.layout)
+  -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
+  -- windows in flight still count (lib/limits, campaign_upgrade); on the
+  -- explicit clock, whose windows may lie anywhere, always
+  v.legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
@@ -1353,8 +1439,8 @@ local function check_limits(v, denying, pairs_)
   end
   local checks
   if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device }, pairs_, v.cost, v.now,
-      v.offset, v.end_at)
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy }, pairs_,
+      v.cost, v.now, v.offset, v.end_at)
     local refusal = limit_evaluate(checks, v.now, v.usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end

@@ -94,7 +94,7 @@ impl Campaign {
     /// Idempotent (retried after an unknown outcome) unless it removes
     /// options: sent again, a removal would be refused, the option being gone.
     /// A removal (a board's `remove`) deletes the options at once for
-    /// writers and reads, and on campaign data layout 2 leaves their
+    /// writers and reads, and on campaign data layout 2 and later leaves their
     /// entries on the period boards to [`Campaign::remove_step`]: loop it
     /// to the end after the configure (the CLI and the service do), or an
     /// option of the same name cannot be configured again.
@@ -210,7 +210,8 @@ impl Campaign {
     /// run it once no client of redvote 0.5 writes the campaign any more.
     /// Start with cursor `"0"` and call again with [`Upgraded::next`] until
     /// [`Upgraded::is_done`]; each call does at most `count` (1..=5000)
-    /// units of work (from layout 1 to 2, one call does it all).
+    /// units of work (from layout 1 or 2 to 3, one call does it all: the
+    /// rate-limit counters are not moved, docs/versions.md).
     /// Idempotent: a campaign already upgraded answers done.
     pub fn upgrade(&self, cursor: &str, count: u32) -> Call<Upgraded> {
         Call::new(

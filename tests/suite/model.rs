@@ -115,10 +115,11 @@ struct Model {
     end: Option<u64>,
     /// board key suffix ("real:total", "shown:day:2040-03-01") -> option -> score
     boards: BTreeMap<String, BTreeMap<String, f64>>,
-    /// user -> (day index, votes counted by the daily rule): the latest day
-    /// only (the voter's counter hash keeps one window; a vote dated
-    /// before it is refused)
-    daily: BTreeMap<String, (u64, u64)>,
+    /// (user, day index) -> votes counted by the daily rule: every day
+    /// apart (campaign layout 3 keeps each window's counts in buckets of
+    /// that window until it ends, so a vote dated in an earlier day counts
+    /// in that day)
+    daily: BTreeMap<(String, u64), u64>,
     /// vote id -> (the request, the ballots answered)
     ids: BTreeMap<String, (String, Vec<Ballot>)>,
     /// campaign votes sent so far, for resends
@@ -227,16 +228,16 @@ impl Model {
             return Err(Code::CampaignClosed);
         }
         let day = (at - BASE) / DAY;
-        let used = match self.daily.get(user) {
-            Some(&(d, n)) if d == day => n,
-            Some(&(d, _)) if d > day => return Err(Code::RateLimited),
-            _ => 0,
-        };
+        let used = self
+            .daily
+            .get(&(user.to_string(), day))
+            .copied()
+            .unwrap_or(0);
         if used + pairs.len() as u64 > DAILY_LIMIT {
             return Err(Code::RateLimited);
         }
         self.daily
-            .insert(user.to_string(), (day, used + pairs.len() as u64));
+            .insert((user.to_string(), day), used + pairs.len() as u64);
         let d = self.decimals;
         let (today, tomorrow) = (day_name(at), day_name(at + DAY));
         let mut scores = BTreeMap::new();

@@ -25,6 +25,19 @@ const TIME_MAX: i64 = 253402300799;
 /// Scores beyond 2^53 are not exact integers.
 const COUNT_MAX: i64 = 9007199254740991;
 
+/// The buckets of a fixed-window rule that counts by user (campaign layout
+/// 3): `LIMIT_BUCKETS` in lua/src/lib/limits.lua.
+const LIMIT_BUCKETS: i64 = 256;
+
+/// The bucket of a user (`limit_bucket` in lua/src/lib/limits.lua): the
+/// first 32 bits of the SHA1 of its id, modulo [`LIMIT_BUCKETS`].
+pub fn limit_bucket(user: &str) -> i64 {
+    let digest = sha1_smol::Sha1::from(user.as_bytes()).digest().bytes();
+    i64::from(u32::from_be_bytes([
+        digest[0], digest[1], digest[2], digest[3],
+    ])) % LIMIT_BUCKETS
+}
+
 /// Check every invariant of `campaign` (see docs/checking.md, "Checking a data
 /// set"), reading only.
 ///
@@ -52,7 +65,11 @@ const COUNT_MAX: i64 = 9007199254740991;
 ///   theoretical arrival time (TAT) and expires one second after it; a
 ///   voter's hash `<ns>rlu:USER` holds `END:COUNT:WINDOW` fields whose END ends a
 ///   window of their rule, or TATs, and expires exactly at its `@` field,
-///   no earlier than its latest counter;
+///   no earlier than its latest counter; a bucket `<ns>rlb:RULE:WINDOW:N`
+///   (campaign layout 3) is a hash of a fixed-window rule that counts by
+///   user, N the bucket of each of its users (SHA1, [`limit_bucket`]), its
+///   fields subjects of the rule holding counts >= 1 (settled: within the
+///   allowance), and expires as its window ends;
 /// - the statistics (docs/statistics.md): each `<ns>st:B:P` (P an hour or
 ///   a day) a hash of known fields and whole counts, `voided` <= `votes`
 ///   <= `amount`, `voided_amount` <= `amount`, the channels' and devices'
@@ -115,6 +132,7 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         order_keys: Vec::new(),
         counters: Vec::new(),
         voters: Vec::new(),
+        buckets: Vec::new(),
         stats: Vec::new(),
         pending: Vec::new(),
     };
@@ -132,6 +150,11 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
                 scan.voters(con, page, &mut r)?;
             }
         }
+        if scan.buckets.len() >= PAGE {
+            for page in std::mem::take(&mut scan.buckets).chunks(PAGE) {
+                scan.buckets(con, page, &mut r)?;
+            }
+        }
         if scan.stats.len() >= PAGE {
             for page in std::mem::take(&mut scan.stats).chunks(PAGE) {
                 crate::stats::check_stats(con, ns, page, &mut r)?;
@@ -144,6 +167,9 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
     }
     for page in std::mem::take(&mut scan.voters).chunks(PAGE) {
         scan.voters(con, page, &mut r)?;
+    }
+    for page in std::mem::take(&mut scan.buckets).chunks(PAGE) {
+        scan.buckets(con, page, &mut r)?;
     }
     for page in std::mem::take(&mut scan.stats).chunks(PAGE) {
         crate::stats::check_stats(con, ns, page, &mut r)?;
@@ -278,8 +304,30 @@ impl Rule {
         self.subject_of(s, false)
     }
 
-    /// Whether the rule's counters live in the voter's hash (`<ns>rlu:USER`):
-    /// it counts by user, over any window but the campaign.
+    /// The user a subject names (the rule's `user` value), if it counts by
+    /// user; `s` a well-formed subject ([`Rule::subject`]).
+    fn user_of<'s>(&self, s: &'s str) -> Option<&'s str> {
+        let mut rest = s;
+        for (i, dim) in self.by.iter().enumerate() {
+            if i > 0 {
+                rest = rest.strip_prefix('|')?;
+            }
+            for _ in 0..if dim == "option" { 2 } else { 1 } {
+                let (len, after) = rest.split_once(':')?;
+                let n: usize = len.parse().ok()?;
+                let value = after.get(..n)?;
+                rest = &after[n..];
+                if dim == "user" {
+                    return Some(value);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the rule's counters live in the voter's hash (`<ns>rlu:USER`;
+    /// on layout 3 its fixed windows in buckets, `<ns>rlb:...`): it counts
+    /// by user, over any window but the campaign.
     fn per_voter(&self) -> bool {
         self.window != RuleWindow::Campaign && self.by.iter().any(|d| d == "user")
     }
@@ -1061,6 +1109,9 @@ struct Scan<'a> {
     counters: Vec<(String, String, String)>,
     /// Voters' counter hashes (`<ns>rlu:USER`) not checked yet.
     voters: Vec<String>,
+    /// Buckets of per-user fixed-window counters (`<ns>rlb:RULE:REST`) not
+    /// checked yet: key, rule name, the rest (`WINDOW:N`).
+    buckets: Vec<(String, String, String)>,
     /// Statistics keys and the vote log (`<ns>st:`, `sp:`, `sn:`, `log`)
     /// not checked yet ([`crate::stats`]).
     stats: Vec<String>,
@@ -1132,6 +1183,13 @@ impl Scan<'_> {
                 }
             }
             "rlu" => self.voters.push(key),
+            "rlb" => match tail.split_once(':') {
+                Some((rule, rest)) if self.c.rules.contains_key(rule) => {
+                    let (rule, rest) = (rule.to_string(), rest.to_string());
+                    self.buckets.push((key, rule, rest));
+                }
+                _ => r.count("counters_of_other_rules", 1),
+            },
             "st" | "sp" | "sn" | "log" => {
                 if crate::stats::is_stats_key(rest) {
                     self.stats.push(key);
@@ -1341,6 +1399,129 @@ impl Scan<'_> {
             if let Some(over) = tat.over(rule, channel, read.now_us) {
                 r.violation(key, format!("its TAT {value} {over}"));
             }
+        }
+    }
+
+    /// A page of buckets (`<ns>rlb:RULE:WINDOW:N`, campaign layout 3,
+    /// lib/limits.lua): hashes of a fixed-window rule that counts by user,
+    /// naming one of its windows and a bucket 0..[`LIMIT_BUCKETS`], each
+    /// field the subject of a user of that bucket (the user included),
+    /// holding a count >= 1 (settled: within the allowance), expiring as the
+    /// window ends. A bucket of the rule as it was before a configure
+    /// (another window, kind or `by` under its name) is only counted.
+    fn buckets(
+        &mut self,
+        con: &mut dyn ConnectionLike,
+        batch: &[(String, String, String)],
+        r: &mut Report,
+    ) -> RedisResult<()> {
+        let keys = batch.iter().map(|(key, ..)| key.as_str());
+        let Some((got, _)) = typed_reads(con, keys, "HGETALL")? else {
+            return Ok(());
+        };
+        let c = &self.c;
+        for ((key, rule, rest), v) in batch.iter().zip(got.chunks(3)) {
+            let expires = int(&v[2]).unwrap_or(-2);
+            if expires == -2 {
+                continue; // expired since SCAN
+            }
+            let kind = text(&v[0]).unwrap_or_default();
+            if kind != "hash" {
+                r.violation(key, format!("is a {kind}, not a bucket of counters"));
+                continue;
+            }
+            let rule = &c.rules[rule];
+            let fixed = !matches!(rule.window, RuleWindow::Rolling | RuleWindow::Campaign);
+            let found = if fixed && rule.per_voter() {
+                rule.fixed_window(rest, c.offset)
+            } else {
+                Err("is a bucket of a rule that keeps no buckets (rolling, campaign, or not by user)")
+            };
+            let (window, bucket) = match found {
+                Ok(found) => found,
+                Err(_) if !c.settled() => {
+                    r.count("counters_of_former_rules", 1);
+                    continue;
+                }
+                Err(what) => {
+                    r.violation(key, what);
+                    continue;
+                }
+            };
+            let Some(bucket) = stored_int(bucket, 0, LIMIT_BUCKETS - 1) else {
+                r.violation(
+                    key,
+                    format!("names bucket {bucket:?}, not 0..{}", LIMIT_BUCKETS - 1),
+                );
+                continue;
+            };
+            let settled = match (rule.window, window) {
+                (RuleWindow::Period(_), Some((start, _))) => c.settled_period(Some(start)),
+                (_, Some((start, _))) => c.settled_since(start),
+                (_, None) => c.settled(),
+            };
+            r.count("buckets", 1);
+            let fields: Vec<String> = match &v[1] {
+                Value::Array(items) => items.iter().map(|i| text(i).unwrap_or_default()).collect(),
+                Value::Map(items) => items
+                    .iter()
+                    .flat_map(|(k, v)| [text(k).unwrap_or_default(), text(v).unwrap_or_default()])
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for pair in fields.chunks(2) {
+                let [field, value] = pair else { continue };
+                self.bucket_field(key, rule, bucket, (field, value), settled, r);
+            }
+            self.counter_expiry(key, window, settled, expires, r);
+        }
+        Ok(())
+    }
+
+    /// One field of a bucket (see [`Scan::buckets`]): the subject of a user
+    /// of the bucket, and a count.
+    fn bucket_field(
+        &self,
+        key: &str,
+        rule: &Rule,
+        bucket: i64,
+        (field, value): (&str, &str),
+        settled: bool,
+        r: &mut Report,
+    ) {
+        r.count("counters", 1);
+        let Some(channel) = rule.subject(field) else {
+            if !settled {
+                return r.count("counters_of_former_rules", 1);
+            }
+            return r.violation(
+                key,
+                format!("field {field:?} does not match the rule's dimensions"),
+            );
+        };
+        if let Some(user) = rule.user_of(field) {
+            if limit_bucket(user) != bucket {
+                r.violation(
+                    key,
+                    format!(
+                        "field {field:?}: user {user:?} belongs in bucket {}",
+                        limit_bucket(user)
+                    ),
+                );
+            }
+        }
+        let Some(count) = stored_int(value, 1, COUNT_MAX) else {
+            return r.violation(
+                key,
+                format!("field {field:?} holds {value:?}, not a count >= 1"),
+            );
+        };
+        let allowance = rule.allowance(channel);
+        if settled && count > allowance {
+            r.violation(
+                key,
+                format!("field {field:?} counts {count}, over its rule's allowance of {allowance}"),
+            );
         }
     }
 

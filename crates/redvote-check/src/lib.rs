@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 use serde::Serialize;
 
-pub use campaign::check_campaign;
+pub use campaign::{check_campaign, limit_bucket};
 pub use site::check_site;
 
 /// Keys a `SCAN` call asks for (its `COUNT`).

@@ -388,6 +388,8 @@ fn campaign_key(campaign: &str, key: &str) -> String {
         }
         "vid" => "the vote of that Idempotency-Key".to_string(),
         "rlu" => "the user's rate-limit counters".to_string(),
+        // rlb:RULE:WINDOW:N, a bucket of per-user counters (layout 3)
+        "rlb" => format!("the per-user counters of rate-limit rule {board:?}"),
         "rl" => format!("the counters of rate-limit rule {board:?}"),
         _ => format!("a stored value of campaign {campaign:?}"),
     }
@@ -575,6 +577,13 @@ mod tests {
             "campaign_vote takes 1 key, the campaign root \"<ns>campaign\"",
         );
         assert!(!usage.contains("key") && usage.contains("votes"), "{usage}");
+        assert_eq!(
+            campaign(
+                Code::InvalidConfig,
+                "{c:x}:rlb:day:day:2026-03-17:66 6:user:1 is corrupt: \"x\""
+            ),
+            "the per-user counters of rate-limit rule \"day\" 6:user:1 is corrupt: \"x\""
+        );
         let name = campaign(
             Code::InvalidName,
             "\"a b\" is not a name (none of : { } * ? [ ] \\ , spaces)",

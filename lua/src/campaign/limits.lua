@@ -21,9 +21,10 @@
           one entry per counter, in rule order
 
   Cost: O(rules x pairs) counters, read in one MGET, one HMGET and one
-    HGET per campaign-window counter (at most 32 rules, 50 pairs).
+    HGET per campaign-window or bucketed counter (at most 32 rules, 50
+    pairs).
 
-  Keys: <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+  Keys: <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N, <ns>rl:RULE:WINDOW:SUBJECT,
     <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
 
   Reply: list({rule: string, remaining: integer, reset_in: integer})

@@ -3,8 +3,9 @@
   campaign_limits_reset (admin): delete one voter's counters of every rule
   that counts per user (current windows and rolling state; the fields of
   the voter's hash <ns>rlu:USER, which goes when only its expiry field "@"
-  is left, and the campaign-window hashes' fields). Idempotent: sent again
-  it deletes nothing more. The read-only look at the same counters is
+  is left, the voter's fields of the buckets <ns>rlb:RULE:WINDOW:N of the
+  current windows (layout 3) and the campaign-window hashes' fields). Sent
+  again it deletes nothing more. The read-only look at the same counters is
   campaign_limits.
 
   Input:
@@ -19,12 +20,12 @@
              whose counters go
 
   Writes: HDEL of the voter's fields in <ns>rlu:USER (DEL when only "@" is
-    left) and in <ns>rl:RULE:campaign; DEL of <ns>rl:RULE:WINDOW:SUBJECT and
+    left), in <ns>rlb:RULE:WINDOW:N and in <ns>rl:RULE:campaign; DEL of <ns>rl:RULE:WINDOW:SUBJECT and
     <ns>rl:RULE:rolling:SUBJECT.
 
   Output: the number of counters deleted
 
-  Keys: <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
+  Keys: <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N, <ns>rl:RULE:WINDOW:SUBJECT,
     <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
 
   Reply: integer
@@ -45,8 +46,16 @@ local function main()
   for _, check in ipairs(checks) do
     if check.field then rcall('HEXISTS', check.key, check.field) end
   end
+  if checks.legacy_key then rcall('HEXISTS', checks.legacy_key, '@') end
   local deleted, voter = 0, nil
   for _, check in ipairs(checks) do
+    if check.legacy then
+      -- layout 3 upgraded from 2: the count this window had before the
+      -- upgrade, in the voter's hash, goes with the bucket's
+      local gone = rcall('HDEL', checks.legacy_key, check.legacy)
+      if check.field and rcall('HEXISTS', check.key, check.field) == 0 then deleted = deleted + gone end
+      voter = checks.legacy_key
+    end
     if check.field then
       deleted = deleted + rcall('HDEL', check.key, check.field)
       if check.voter then voter = check.key end
@@ -55,7 +64,7 @@ local function main()
     end
   end
   -- a voter's hash left with its expiry field only goes
-  if voter and rcall('HLEN', voter) == 1 then rcall('DEL', voter) end
+  if voter and rcall('HLEN', voter) == 1 and rcall('HEXISTS', voter, '@') == 1 then rcall('DEL', voter) end
   return deleted
 end
 

@@ -60,10 +60,16 @@
                                       (channel), d (device), i (vote id), a
                                       (what it added, lib/void)
     <ns>rlu:USER                      hash: the user's rate-limit counters of
-                                      rules that count by user, field RULE or
+                                      rules that count by user (layout 3:
+                                      rolling rules only), field RULE or
                                       RULE|SUBJECT, value END:COUNT:WINDOW or a
                                       rolling TAT, "@" its expiry (the latest
                                       END; see lua/src/lib/limits.lua)
+    <ns>rlb:RULE:WINDOW:N             hash, layout 3: a bucket of the counts of
+                                      a fixed-window rule that counts by user,
+                                      field the subject (the user's included),
+                                      value the count (EXPIREAT the window's
+                                      end)
     <ns>rl:RULE:WINDOW:SUBJECT         other rate-limit counters (expire with
                                       their window)
     <ns>rl:RULE:campaign              hash: campaign-window counters, field
@@ -105,8 +111,9 @@
   Keys: <ns>board:B, <ns>weights:B, <ns>deny:users, <ns>deny:channels,
     <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P, <ns>o:B:KIND:P,
     <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
-    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rl:RULE:WINDOW:SUBJECT,
-    <ns>rl:RULE:rolling:SUBJECT, <ns>rl:RULE:campaign
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N,
+    <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>rl:RULE:campaign
 
   Reply: list({board: string, option: string, scores: pairs(string, string),
     replay: string|nil})
@@ -141,8 +148,8 @@
 -- id, cost, now, usec, request) and, when the vote id is already recorded,
 -- the recorded reply to answer at once (nothing else read or written).
 local function vote_args()
-  local root, ns, _, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep')
+  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
@@ -150,7 +157,7 @@ local function vote_args()
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
   local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c }
+    usec = usec, c = c, layout = layout }
   if id ~= '' then
     local record
     record, v.request = vote_id_lookup(ns, id)
@@ -173,7 +180,11 @@ local function read_campaign(v)
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_rules(root, c[4])
+  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4]), v.layout)
+  -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
+  -- windows in flight still count (lib/limits, campaign_upgrade); on the
+  -- explicit clock, whose windows may lie anywhere, always
+  v.legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
@@ -214,8 +225,8 @@ local function check_limits(v, denying, pairs_)
   end
   local checks
   if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device }, pairs_, v.cost, v.now,
-      v.offset, v.end_at)
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy }, pairs_,
+      v.cost, v.now, v.offset, v.end_at)
     local refusal = limit_evaluate(checks, v.now, v.usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end

@@ -8,7 +8,9 @@
 -- is created with its expiry, an existing one already has it; a
 -- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
 -- when a subject is new), and one HSET for every counter of the voter's
--- hash (lib/limits), with an EXPIREAT when its expiry grows.
+-- hash (lib/limits), with an EXPIREAT when its expiry grows; a voter's
+-- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
+-- voter's field is new (the bucket may be new).
 local function limit_spend(checks)
   local mine, expiry = {}, checks.voter_expiry
   for _, c in ipairs(checks) do
@@ -22,6 +24,10 @@ local function limit_spend(checks)
         mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need) .. ':' .. c.rule.window
         if c.finish > expiry then expiry = c.finish end
       end
+    elseif c.bucket then
+      -- a bucket of voters (campaign layout 3): a new field may be the
+      -- bucket's first, which expires with its window
+      if rcall('HINCRBY', c.key, c.field, c.need) == c.need then rcall('EXPIREAT', c.key, c.finish) end
     elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
       if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then

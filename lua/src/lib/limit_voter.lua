@@ -24,15 +24,18 @@ end
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps
 -- (`with_pairs`: the call gave board, option pairs); and the call's second.
 local function voter_checks(op, wanted)
-  local root, ns = campaign_key(op)
+  local root, ns, layout = campaign_key(op)
   pair_argc(op, 4, 0, 50, 'user, time, channel, device, then board, option pairs')
   local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
-  local c = rcall('HMGET', root, 'limits', 'end')
-  local rules = limit_rules(root, c[1] or '[]')
+  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until')
+  local rules = limit_layout(limit_rules(root, c[1] or '[]'), layout)
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
+  -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
+  -- count (campaign_vote: until rlu_until, always on the explicit clock)
+  local legacy = c[3] and (now < stored_int(c[3], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
   local pairs_ = {}
   for i = 5, #ARGV, 2 do
     check_name(ARGV[i])
@@ -44,5 +47,6 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device }, subjects, 0, now, offset, end_at), now
+  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy }, subjects, 0, now,
+    offset, end_at), now
 end

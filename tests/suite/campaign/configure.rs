@@ -61,7 +61,7 @@ fn configure_creates_boards_with_the_documented_defaults() {
         root.keys().collect::<Vec<_>>(),
         ["layout", "stats_keep", "updated"]
     );
-    assert_eq!(root["layout"], "2");
+    assert_eq!(root["layout"], "3");
     assert_eq!(root["stats_keep"], "-1");
     let updated: i64 = root["updated"].parse().unwrap();
     assert!(before <= updated && updated <= after, "{updated}");

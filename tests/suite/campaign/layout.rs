@@ -145,13 +145,13 @@ fn redvote_0_5_and_this_version_vote_side_by_side_until_the_upgrade() {
     .unwrap();
     assert_eq!(layout(&mut con, &root), None);
 
-    // the upgrade, once no 0.5 client remains: one step from 1 to 2
+    // the upgrade, once no 0.5 client remains: one step from 1 to 3
     let step = c.upgrade("0", 100).run(&mut con).unwrap();
-    assert_eq!((step.from, step.to, step.is_done()), (1, 2, true));
-    assert_eq!(layout(&mut con, &root).as_deref(), Some("2"));
+    assert_eq!((step.from, step.to, step.is_done()), (1, 3, true));
+    assert_eq!(layout(&mut con, &root).as_deref(), Some("3"));
     let before = digest(&mut con);
     let again = c.upgrade("0", 100).run(&mut con).unwrap();
-    assert_eq!((again.from, again.to, again.is_done()), (2, 2, true));
+    assert_eq!((again.from, again.to, again.is_done()), (3, 3, true));
     assert_eq!(
         digest(&mut con),
         before,
@@ -171,8 +171,8 @@ fn redvote_0_5_and_this_version_vote_side_by_side_until_the_upgrade() {
 /// One call of a script, its reply dropped.
 type Probe<'a> = dyn Fn(&mut Connection) -> redvote::Result<()> + 'a;
 
-/// A campaign configured by this version records layout 2; one whose
-/// layout this version does not know (a newer redvote's 3, a corrupt
+/// A campaign configured by this version records layout 3; one whose
+/// layout this version does not know (a newer redvote's 4, a corrupt
 /// value) is refused by every campaign script, reads included, writing
 /// nothing; the same for a site whose layout is newer than 2.
 #[test]
@@ -181,7 +181,7 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
     let mut con = support::con(&server);
     let c = support::setup(&mut con, "next", settings());
     let root = c.root_key().to_string();
-    assert_eq!(layout(&mut con, &root).as_deref(), Some("2"));
+    assert_eq!(layout(&mut con, &root).as_deref(), Some("3"));
     c.at(T0)
         .vote_by(&Voter::new("u").id("v1"), &[("F", "x")])
         .run(&mut con)
@@ -266,13 +266,13 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
     redis::cmd("HSET")
         .arg(&root)
         .arg("layout")
-        .arg("3")
+        .arg("4")
         .exec(&mut con)
         .unwrap();
     for (name, call) in &calls {
         let detail = refused_unchanged(&mut con, name, Code::LayoutVersion, |con| call(con));
         assert!(
-            detail.contains("layout 3") && detail.contains("1..2") && detail.contains("newer"),
+            detail.contains("layout 4") && detail.contains("1..3") && detail.contains("newer"),
             "{name}: {detail}"
         );
     }

@@ -145,20 +145,21 @@ fn corrupt_stored_settings_are_refused_by_every_reader_before_any_write() {
     ] {
         cases.push((root.clone(), "limits", v.to_string(), vote_limits));
     }
-    // alice's rate-limit counters (lua/src/lib/limits.lua: the voter's hash)
-    let counters = format!("{ns}rlu:alice");
-    for v in [
-        "x",
-        "5",
-        "1:",
-        ":5",
-        "1:x",
-        "1:-1",
-        "1:5 ",
-        "1234567890123:1",
-    ] {
-        cases.push((counters.clone(), "day", v.to_string(), vote_limits));
+    // alice's day counter (lua/src/lib/limits.lua, layout 3: her field
+    // "5:alice" in the day's bucket rlb:day:day:2040-03-13:N, N her bucket)
+    let hex: String = redis::cmd("EVAL")
+        .arg("return redis.sha1hex(ARGV[1])")
+        .arg(0)
+        .arg("alice")
+        .query(&mut con)
+        .unwrap();
+    let n = u64::from_str_radix(&hex[..8], 16).unwrap() % 256;
+    let bucket = format!("{ns}rlb:day:day:2040-03-13:{n}");
+    for v in NUMBERS.iter().chain(&["1:5", "9007199254740992"]) {
+        cases.push((bucket.clone(), "5:alice", v.to_string(), vote_limits));
     }
+    // the voter's hash (the rolling rule's state, and its expiry)
+    let counters = format!("{ns}rlu:alice");
     for v in NUMBERS.iter().chain(&["0", "253402300801"]) {
         cases.push((counters.clone(), "@", v.to_string(), vote_limits));
     }

@@ -24,6 +24,7 @@ mod deny;
 mod dimensions;
 mod exact;
 mod expiry;
+mod memory;
 mod peek_readonly;
 mod rolling;
 mod rolling_corrupt;
@@ -94,6 +95,32 @@ fn configure(con: &mut Connection, name: &str, s: &CampaignSettings) -> Campaign
 /// Campaign `name` at +08:00 with `rules` and the standard boards.
 fn with_rules(con: &mut Connection, name: &str, rules: Vec<LimitRule>) -> Campaign {
     configure(con, name, &settings("+08:00", rules, BOARDS))
+}
+
+/// Puts a freshly configured campaign (no vote yet) at data layout 2, where
+/// every per-user counter lives in the voter's hash `rlu:USER` (layouts 1
+/// and 2; layout 3, what configure writes, buckets the fixed-window ones).
+fn at_layout_2(con: &mut Connection, c: &Campaign) {
+    let root = format!("{}campaign", c.namespace());
+    redis::cmd("HSET")
+        .arg(&root)
+        .arg("layout")
+        .arg(2)
+        .exec(con)
+        .unwrap();
+}
+
+/// The bucket `rlb:RULE:WINDOW:N` a user's counters of fixed-window rules
+/// live in on layout 3: the first 32 bits of the SHA1 of the user, modulo
+/// 256 (lib/limits.lua).
+fn bucket_of(con: &mut Connection, user: &str) -> u64 {
+    let hex: String = redis::cmd("EVAL")
+        .arg("return redis.sha1hex(ARGV[1])")
+        .arg(0)
+        .arg(user)
+        .query(con)
+        .unwrap();
+    u64::from_str_radix(&hex[..8], 16).unwrap() % 256
 }
 
 fn voter<'a>(user: &'a str, channel: Option<&'a str>, device: Option<&'a str>) -> Voter<'a> {
@@ -183,8 +210,8 @@ fn lefts(items: &[(&str, i64, i64)]) -> Vec<LimitLeft> {
         .collect()
 }
 
-/// Every rate-limit key of the campaign: `rl:...` counters and `rlu:USER`
-/// voter hashes.
+/// Every rate-limit key of the campaign: `rl:...` counters, `rlu:USER`
+/// voter hashes and `rlb:RULE:WINDOW:N` buckets.
 fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {
     keys(con, &format!("{}rl*", c.namespace()))
 }
@@ -194,11 +221,19 @@ fn rl_keys(con: &mut Connection, c: &Campaign) -> BTreeSet<String> {
 /// field F of a voter's hash `rlu:USER` as `rlu:USER#F`, by the end its
 /// value names (`END:COUNT:WINDOW`; a rolling TAT: one second after it, rounded
 /// up). Asserts that each voter hash expires exactly at its `@` field, the
-/// latest end among its counters.
+/// latest end among its counters. A bucket `rlb:...` by its `EXPIRETIME`,
+/// asserting that each of its fields holds a count of at least 1.
 fn rl_expiries(con: &mut Connection, c: &Campaign) -> BTreeMap<String, i64> {
     let mut out = BTreeMap::new();
     for k in rl_keys(con, c) {
         let expires: i64 = redis::cmd("EXPIRETIME").arg(&k).query(con).unwrap();
+        if k[c.namespace().len()..].starts_with("rlb:") {
+            let counts: BTreeMap<String, String> =
+                redis::cmd("HGETALL").arg(&k).query(con).unwrap();
+            for (f, v) in &counts {
+                assert!(v.parse::<u64>().unwrap() >= 1, "{k} {f} = {v}");
+            }
+        }
         if !k[c.namespace().len()..].starts_with("rlu:") {
             out.insert(k, expires);
             continue;

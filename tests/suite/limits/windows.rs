@@ -10,8 +10,8 @@ use redvote::campaign::{Voter, Window};
 use redvote::{CampaignSettings, Code};
 
 use super::{
-    code_of, configure, fixed, lefts, pass, pass_n, peek, real_total, refusal, refused_vote,
-    rl_expiries, settings, with_rules, BOARDS,
+    at_layout_2, code_of, configure, fixed, lefts, pass, pass_n, peek, real_total, refusal,
+    refused_vote, rl_expiries, settings, with_rules, BOARDS,
 };
 use crate::support::{self, local, utc, DAY, HOUR, PLUS8};
 
@@ -77,10 +77,10 @@ fn window_edges(
         &[("b", "a")],
         exhausted(1),
     );
-    // the voter's counter names its window's end (the previous window's
-    // count was overwritten)
+    // each window's bucket expires at its window's end (layout 3: the
+    // previous window's count stays in its own bucket until then)
     let expiries: BTreeSet<i64> = rl_expiries(&mut con, &c).into_values().collect();
-    assert_eq!(expiries, BTreeSet::from([end as i64]));
+    assert_eq!(expiries, BTreeSet::from([start as i64, end as i64]));
     // the next window
     pass(&mut con, &c.at(end), &alice, &[("b", "a")]);
     assert_eq!(
@@ -88,7 +88,10 @@ fn window_edges(
         lefts(&[("w", limit as i64 - 1, (next_end - end) as i64)])
     );
     let expiries: BTreeSet<i64> = rl_expiries(&mut con, &c).into_values().collect();
-    assert_eq!(expiries, BTreeSet::from([next_end as i64]));
+    assert_eq!(
+        expiries,
+        BTreeSet::from([start as i64, end as i64, next_end as i64])
+    );
     assert_eq!(real_total(&mut con, &c, "b", "a"), 2 * limit + 1);
 }
 
@@ -320,17 +323,19 @@ fn moving_the_end_later_keeps_once_per_campaign() {
     assert!(!support::exists(&mut con, &hash));
 }
 
-/// A vote dated in an earlier window than the one its counter holds (only
-/// the explicit clock, or a server clock that went back, can send one) is
-/// refused, with retry_after -1 and nothing written: the voter's hash keeps
-/// one window per rule, that earlier window's count is gone, and a limit
-/// fails closed. The earlier window's votes are never counted afresh.
+/// Layout 2: a vote dated in an earlier window than the one its counter
+/// holds (only the explicit clock, or a server clock that went back, can
+/// send one) is refused, with retry_after -1 and nothing written: the
+/// voter's hash keeps one window per rule, that earlier window's count is
+/// gone, and a limit fails closed. The earlier window's votes are never
+/// counted afresh.
 #[test]
 fn a_vote_dated_before_its_counters_window_is_refused() {
     let server = support::server();
     let mut con = support::con(&server);
     let rule = fixed("d", &[User], Window::Day, 2);
     let c = configure(&mut con, "lim", &settings("+08:00", vec![rule], BOARDS));
+    at_layout_2(&mut con, &c);
     let alice = Voter::new("alice");
     let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
     pass_n(&mut con, &c.at(t), &alice, &[("b", "a")], 2);
@@ -351,7 +356,54 @@ fn a_vote_dated_before_its_counters_window_is_refused() {
     assert_eq!(real_total(&mut con, &c, "b", "a"), 4);
 }
 
-/// A rule whose window changes under the same name (configure replaces the
+/// Layout 3: each window's counts live in buckets of their own until the
+/// window ends, so a vote dated in an earlier window (the explicit clock)
+/// is counted against that window's own count, exactly: refused while it
+/// is spent (retry_after: until that window's end), passing while it is
+/// not, and the later window untouched either way.
+#[test]
+fn layout_3_counts_a_vote_dated_in_an_earlier_window_in_that_window() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let rule = fixed("d", &[User], Window::Day, 2);
+    let c = configure(&mut con, "lim", &settings("+08:00", vec![rule], BOARDS));
+    let alice = Voter::new("alice");
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    pass_n(&mut con, &c.at(t), &alice, &[("b", "a")], 2);
+    pass(&mut con, &c.at(t + DAY), &alice, &[("b", "a")]);
+    refused_vote(
+        &mut con,
+        &c.at(t),
+        &alice,
+        &[("b", "a")],
+        refusal("d", (12 * HOUR) as i64, &[("d", 0)]),
+    );
+    assert_eq!(
+        peek(&mut con, &c.at(t), &alice, &[]),
+        lefts(&[("d", 0, (12 * HOUR) as i64)])
+    );
+    // the day before: nothing spent there, two votes
+    pass_n(&mut con, &c.at(t - DAY), &alice, &[("b", "a")], 2);
+    refused_vote(
+        &mut con,
+        &c.at(t - DAY),
+        &alice,
+        &[("b", "a")],
+        refusal("d", (12 * HOUR) as i64, &[("d", 0)]),
+    );
+    // the later window is untouched: one vote left there
+    pass(&mut con, &c.at(t + DAY), &alice, &[("b", "a")]);
+    refused_vote(
+        &mut con,
+        &c.at(t + DAY),
+        &alice,
+        &[("b", "a")],
+        refusal("d", (12 * HOUR) as i64, &[("d", 0)]),
+    );
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 6);
+}
+
+/// Layout 2: a rule whose window changes under the same name (configure replaces the
 /// rules): the voter's counter of the old window is of a window the rule no
 /// longer has and counts as 0, not as a vote "before its counter's window"
 /// (a day's END is later than the hour's: the voter was refused until
@@ -367,6 +419,7 @@ fn a_rule_whose_window_changes_starts_counting_afresh() {
         "lim",
         &settings("+08:00", vec![fixed("x", &[User], Window::Day, 1)], BOARDS),
     );
+    at_layout_2(&mut con, &c);
     let alice = Voter::new("alice");
     let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
     pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
@@ -422,6 +475,55 @@ fn a_rule_whose_window_changes_starts_counting_afresh() {
         "an hour's count of the former rule: {report}"
     );
     assert_eq!(report.checked["counters_of_former_windows"], 1, "{report}");
+}
+
+/// Layout 3: a rule whose window changes under the same name counts each
+/// window in buckets of that window (`rlb:RULE:WINDOW:N`): the new window
+/// starts afresh, a rolling rule keeps its state in the voter's hash, and
+/// a rule changed back to a window still in flight finds that window's
+/// count where it was (it fails closed: the day's vote still counts).
+#[test]
+fn layout_3_a_rule_changed_back_to_a_window_in_flight_keeps_its_count() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = configure(
+        &mut con,
+        "lim",
+        &settings("+08:00", vec![fixed("x", &[User], Window::Day, 1)], BOARDS),
+    );
+    let alice = Voter::new("alice");
+    let t = local(PLUS8, (2040, 3, 13), (12, 0, 0));
+    pass(&mut con, &c.at(t), &alice, &[("b", "a")]);
+    let reconfigure = |con: &mut redis::Connection, rule| {
+        c.configure(&CampaignSettings {
+            limits: Some(vec![rule]),
+            ..Default::default()
+        })
+        .run(con)
+        .unwrap();
+    };
+    reconfigure(&mut con, fixed("x", &[User], Window::Hour, 1));
+    pass(&mut con, &c.at(t + 1), &alice, &[("b", "a")]);
+    refused_vote(
+        &mut con,
+        &c.at(t + 2),
+        &alice,
+        &[("b", "a")],
+        refusal("x", (HOUR - 2) as i64, &[("x", 0)]),
+    );
+    reconfigure(&mut con, super::rolling("x", &[User], 1, 60, 1));
+    pass(&mut con, &c.at(t + 3), &alice, &[("b", "a")]);
+    reconfigure(&mut con, fixed("x", &[User], Window::Day, 1));
+    refused_vote(
+        &mut con,
+        &c.at(t + 4),
+        &alice,
+        &[("b", "a")],
+        refusal("x", (12 * HOUR - 4) as i64, &[("x", 0)]),
+    );
+    assert_eq!(real_total(&mut con, &c, "b", "a"), 3);
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report}");
 }
 
 /// "@" is the voter hash's expiry field: no rule may be named so (a rule

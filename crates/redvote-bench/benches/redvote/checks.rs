@@ -346,7 +346,8 @@ impl Bench {
             "limits check ({who}): unexpected boards {:?}",
             sums.keys().collect::<Vec<_>>()
         );
-        // string counters (rl:...) and the voters' hashes (rlu:USER)
+        // string counters (rl:...), the buckets (rlb:..., campaign layout
+        // 3) and the voters' hashes (rlu:USER)
         let counters = scan_keys(&mut self.admin, &format!("{ns}rl"))?;
         if rules == 0 {
             ensure!(
@@ -374,8 +375,21 @@ impl Bench {
             }
             let mut sum = 0u64;
             if rule.by.contains(&Dimension::User) {
-                // in each voter's hash, field RULE or RULE|SUBJECT:
-                // "END:COUNT:WINDOW"
+                // campaign layout 3: in the rule's buckets
+                // rlb:RULE:WINDOW:N, each field a voter's count
+                let prefix = format!("{ns}rlb:{}:", rule.name);
+                let keys: Vec<&String> =
+                    counters.iter().filter(|k| k.starts_with(&prefix)).collect();
+                for chunk in keys.chunks(1000) {
+                    let mut pipe = redis::pipe();
+                    for k in chunk {
+                        pipe.cmd("HVALS").arg(k);
+                    }
+                    let buckets: Vec<Vec<u64>> = pipe.query(&mut self.admin)?;
+                    sum += buckets.iter().flatten().sum::<u64>();
+                }
+                // layouts 1 and 2: in each voter's hash, field RULE or
+                // RULE|SUBJECT: "END:COUNT:WINDOW"
                 let voters = format!("{ns}rlu:");
                 let keys: Vec<&String> =
                     counters.iter().filter(|k| k.starts_with(&voters)).collect();
@@ -552,7 +566,7 @@ pub(super) struct LimitsCheck {
     /// Rate-limit counter keys at the end (the fixed windows' and rolling
     /// state still alive).
     pub(super) counters: u64,
-    /// MEMORY USAGE of the rate-limit keys (`rl:...`, `rlu:USER`) at the
+    /// MEMORY USAGE of the rate-limit keys (`rl:...`, `rlb:...`, `rlu:USER`) at the
     /// end, divided by the votes (each by a new voter).
     pub(super) bytes_per_voter: u64,
     /// Day rule -> the sum of its counters (each equal to `votes`); null

@@ -817,13 +817,6 @@ fn absurd_real_counts_are_reported_not_panicked_on() {
     }
 }
 
-/// The key of `pattern` (exactly one).
-fn only_key(con: &mut Connection, pattern: &str) -> String {
-    let found = keys(con, pattern);
-    assert_eq!(found.len(), 1, "{pattern}: {found:?}");
-    found.into_iter().next().unwrap()
-}
-
 #[test]
 fn each_planted_campaign_violation_is_reported_on_its_key() {
     let server = support::server();
@@ -925,28 +918,38 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
     planted(c, &url, &args, &check_spring, &day, &[&index], |c| {
         send(c, &["ZREM", &index, "real:day:2030-03-17"]);
     });
-    // alice's counters (one hash): a fixed-window counter over its
-    // allowance (50 + the partner's 10), one naming no window end, the hash
-    // without expiry or with an expiry other than its "@"
-    let counter = only_key(c, &format!("{}rlu:alice", redis_glob(&ns)));
-    let day: String = redis::cmd("HGET")
+    // alice's day count (campaign layout 3: her field in a day's bucket
+    // rlb:user-day:DAY:N): over its allowance (50 + the partner's 10), not
+    // a count, in another user's bucket; the bucket without expiry
+    // (each day voted in keeps its bucket until it ends: the latest day's)
+    let n = redvote_check::limit_bucket("alice");
+    let counter = keys(c, &format!("{}rlb:user-day:*:{n}", redis_glob(&ns)))
+        .into_iter()
+        .max_by_key(|k| support::expiretime(c, k))
+        .unwrap();
+    let count: Option<String> = redis::cmd("HGET")
         .arg(&counter)
-        .arg("user-day")
+        .arg("5:alice")
         .query(c)
         .unwrap();
-    let end = day.split_once(':').unwrap().0.to_string();
+    assert!(count.is_some(), "{counter} holds alice's count");
+    let end = support::expiretime(c, &counter).to_string();
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        send(c, &["HSET", &counter, "user-day", &format!("{end}:61")]);
+        send(c, &["HSET", &counter, "5:alice", "61"]);
     });
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        let early = end.parse::<i64>().unwrap() - 7;
-        send(c, &["HSET", &counter, "user-day", &format!("{early}:1")]);
+        send(c, &["HSET", &counter, "5:alice", "1:1"]);
+    });
+    let stranger = (0..)
+        .map(|i| format!("u{i}"))
+        .find(|u| redvote_check::limit_bucket(u) != n)
+        .unwrap();
+    planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
+        let field = format!("{}:{stranger}", stranger.len());
+        send(c, &["HSET", &counter, &field, "1"]);
     });
     planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
         send(c, &["PERSIST", &counter]);
-    });
-    planted(c, &url, &args, &check_spring, &counter, &[&counter], |c| {
-        send(c, &["HSET", &counter, "@", "4000000000"]);
     });
     // a string counter of the layout before (a key per rule, window and
     // user) over its allowance

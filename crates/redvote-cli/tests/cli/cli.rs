@@ -759,7 +759,7 @@ fn campaign_reindex_indexes_a_board_in_batches() {
 }
 
 /// `campaign NAME upgrade`: a campaign configured by redvote 0.5 (no
-/// layout field: layout 1) moves to layout 2 in one call; again, nothing
+/// layout field: layout 1) moves to layout 3 in one call; again, nothing
 /// to do; a campaign of a newer layout exits 1 naming both layouts, and an
 /// unknown campaign exits 1.
 #[test]
@@ -776,21 +776,21 @@ fn campaign_upgrade_moves_the_layout_forward() {
     let _: () = con.hdel("{c:up}:campaign", "layout").unwrap();
 
     let out = ok(u, &["campaign", "up", "upgrade"]);
-    assert_eq!(out.trim(), "data layout 1 -> 2 in 1 call(s)");
+    assert_eq!(out.trim(), "data layout 1 -> 3 in 1 call(s)");
     let layout: Option<String> = con.hget("{c:up}:campaign", "layout").unwrap();
-    assert_eq!(layout.as_deref(), Some("2"));
+    assert_eq!(layout.as_deref(), Some("3"));
     let again = json(u, &["campaign", "up", "upgrade"]);
     assert_eq!(
         (again["from"].as_u64(), again["to"].as_u64()),
-        (Some(2), Some(2))
+        (Some(3), Some(3))
     );
 
-    let _: () = con.hset("{c:up}:campaign", "layout", "3").unwrap();
+    let _: () = con.hset("{c:up}:campaign", "layout", "4").unwrap();
     let out = redvote(u, &["campaign", "up", "upgrade"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("REDVOTE_LAYOUT_VERSION") && err.contains("layout 3") && err.contains("1..2"),
+        err.contains("REDVOTE_LAYOUT_VERSION") && err.contains("layout 4") && err.contains("1..3"),
         "{err}"
     );
     let out = redvote(u, &["campaign", "nope", "upgrade"]);

@@ -103,13 +103,15 @@ end
 -- These scripts (redvote 0.6) read and write the layouts first..last
 -- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. A layout outside
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.

@@ -9,12 +9,20 @@
   layout 1. These scripts read and write it as it is, beside redvote 0.5's
   (the rolling deploy), but refuse what 0.5's writers would break: a vote
   log, and a tie switch on a board with votes. Once no client runs 0.5,
-  the upgrade records layout 2, and from then on every script of a later
-  version checks it. From 1 to 2 no stored value changes form, so one call
-  does it; later layouts may need several: call with cursor "0", then again
-  with the cursor each call returns, until it returns "0". Each call does
-  at most `count` units of work. Upgrading a campaign already at the last
-  layout writes nothing and answers done.
+  the upgrade records the last layout, and from then on every script of a
+  later version checks it. From 1 to 2 no stored value changes form. Layout 3 keeps the per-user counters of fixed-window rate limits
+  in bucketed hashes <ns>rlb:RULE:WINDOW:N instead of the voters' hashes
+  <ns>rlu:USER (lib/limits); nothing is moved: the call records
+  `rlu_until`, 32 days after the server's clock (past the end of every
+  window in flight, a month included), and until then (on the explicit
+  clock of the test and import path: always) every vote, peek and reset
+  also reads (and a reset deletes) the voter's former counter of the same
+  window in its hash, so a voter at a limit before the upgrade stays
+  refused after it (docs/versions.md). One call does it too; later layouts
+  may need several: call with cursor "0", then again with the cursor each
+  call returns, until it returns "0". Each call does at most `count` units
+  of work. Upgrading a campaign already at the last layout writes nothing
+  and answers done.
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -22,7 +30,8 @@
              returned
     ARGV[2]  count  <integer 1..5000>  units of work in this call, 1..5000
 
-  Writes: HSET <ns>campaign layout (the call that finishes).
+  Writes: HSET <ns>campaign layout (the call that finishes) and, from
+    layout 1 or 2, rlu_until (Unix seconds).
 
   Output: { the layout before this call, the layout after it, next cursor
     ("0": done) }
@@ -82,13 +91,15 @@ end
 -- These scripts (redvote 0.6) read and write the layouts first..last
 -- below, and configure a new campaign at the last. Site layout 2
 -- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. A layout outside
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 2
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -137,7 +148,12 @@ local function main()
   local to = CAMPAIGN_LAYOUT_LAST
 
   -- validated: the writes start here
-  if from < to then rcall('HSET', root, 'layout', to) end
+  if from < to then
+    -- the voters' hashes' fixed counters count until every window in
+    -- flight has ended (a month is at most 31 days, plus the offset)
+    local rlu_until = tonumber(rcall('TIME')[1]) + 32 * 86400
+    rcall('HSET', root, 'layout', to, 'rlu_until', rlu_until)
+  end
   return { from, to, '0' }
 end
 
