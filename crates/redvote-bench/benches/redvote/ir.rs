@@ -368,7 +368,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let first_bytes = board_bytes_per_option(&mut con, first.namespace(), options)?;
     let competition_bytes = board_bytes_per_option(&mut con, names.redvote.namespace(), options)?;
     rows.push(row(
-        "memory a option, first ties (bytes, MEMORY USAGE of its boards)",
+        "memory an option, first ties (bytes, MEMORY USAGE of its boards)",
         first_bytes,
         "competition ties",
         competition_bytes,
