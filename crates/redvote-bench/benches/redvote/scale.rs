@@ -65,11 +65,11 @@ use super::measure::round;
 /// among them), 2 reindex steps.
 pub(super) const SCALE_OPS: usize = 10 + 7 + 7 * 4 + 10 + 2;
 /// Keys or group members a site upgrade step is asked to visit: all of
-/// the scan's keys it takes (1000); of the members it takes 50 a call
+/// the scan's keys it takes (1000); of the members it takes 25 a call
 /// (lua/upgrade.lua, bounded work).
 const UPGRADE_COUNT: u32 = 1000;
 /// Group members a site upgrade step visits (upgrade.lua's most).
-const UPGRADE_MEMBERS: u32 = 50;
+const UPGRADE_MEMBERS: u32 = 25;
 /// Units of work a removal step does (the CLI's and the service's batch).
 const REMOVE_COUNT: u32 = 100;
 /// The bound: no call above 5 ms.

@@ -12,9 +12,9 @@
     ARGV[1]  cursor  <cursor>  "0" to start; else the cursor the previous call
              returned
     ARGV[2]  count  <integer 1..5000>  keys or members visited in this call,
-             1..5000; bounded work: a call visits at most 1000 keys or 50
-             members (a member costs about 30 microseconds on a 1M-article
-             site), more is taken as that
+             1..5000; bounded work: a call visits at most 1000 keys or 25
+             members (a member costs about 30-45 microseconds on a
+             1M-article site), more is taken as that
 
   Writes: HSET <prefix>redvote:config layout_next 2 (the first call);
     ZADD <prefix>upgrade:groups; SET <prefix>upgrade:scanned (the scan's
@@ -236,7 +236,7 @@ local function main()
   local cursor = ARGV[1]
   local count = integer_arg(ARGV[2], 'count', 1, 5000)
   -- bounded work (ARGV[2]): the scan's keys and the members' phase apart
-  local members_count = math.min(count, 50)
+  local members_count = math.min(count, 25)
   count = math.min(count, 1000)
   local scan = cursor:match('^s,(%d+)$')
   local sscan, name = cursor:match('^g,(%d+),(.*)$')
