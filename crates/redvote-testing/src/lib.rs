@@ -12,6 +12,9 @@
 //!   says how to install `redis-server` when it is missing. The binary is
 //!   [`server_binary`]: `redis-server`, or the path in `REDVOTE_SERVER`
 //!   ([`SERVER_ENV`], e.g. a `valkey-server`: docs/servers.md).
+//! - [`callgrind`]: a throwaway server under valgrind's callgrind, counting
+//!   the instructions (Ir) of each top-level command (the benchmark's `ir`
+//!   section).
 //! - [`cluster`]: a throwaway Redis Cluster (any masters and replicas),
 //!   nodes of [`server_binary`] too.
 //! - [`sentinel`]: a throwaway Sentinel deployment (master, replica, 3
@@ -30,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod builders;
+pub mod callgrind;
 pub mod cluster;
 mod fixtures;
 mod formulas;

@@ -25,6 +25,9 @@ pub struct TempServer {
     port: u16,
     dir: PathBuf,
     extra: Vec<String>,
+    /// A program the server runs under (e.g. `valgrind --tool=callgrind
+    /// ...`): its argv, the server's command line appended.
+    wrapper: Vec<String>,
 }
 
 /// What to tell someone whose machine has no `redis-server`.
@@ -70,6 +73,19 @@ impl TempServer {
     /// Start a server with extra `redis-server` arguments (e.g.
     /// `["--maxmemory", "1mb"]`).
     pub fn start_with(extra: &[&str]) -> io::Result<TempServer> {
+        Self::start_wrapped(&[], extra, Duration::from_secs(10))
+    }
+
+    /// Start a server under `wrapper` (a program and its arguments, the
+    /// server's command line appended: `["valgrind", "--tool=callgrind"]`),
+    /// with extra `redis-server` arguments, waiting up to `ready` for PING
+    /// (a server under valgrind takes seconds to start). An empty
+    /// `wrapper` runs the server itself.
+    pub fn start_wrapped(
+        wrapper: &[&str],
+        extra: &[&str],
+        ready: Duration,
+    ) -> io::Result<TempServer> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let mut last = None;
         // A free port can be taken by someone else between our probe and the
@@ -83,14 +99,16 @@ impl TempServer {
             ));
             std::fs::create_dir_all(&dir)?;
             let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
-            let child = spawn(port, &dir, &extra)?;
+            let wrapper: Vec<String> = wrapper.iter().map(|a| a.to_string()).collect();
+            let child = spawn(&wrapper, port, &dir, &extra)?;
             let mut server = TempServer {
                 child,
                 port,
                 dir,
                 extra,
+                wrapper,
             };
-            match server.wait_ready(Duration::from_secs(10)) {
+            match server.wait_ready(ready) {
                 Ok(()) => return Ok(server),
                 Err(e) => last = Some(e),
             }
@@ -142,7 +160,7 @@ impl TempServer {
         if self.child.try_wait()?.is_none() {
             self.kill()?;
         }
-        self.child = spawn(self.port, &self.dir, &self.extra)?;
+        self.child = spawn(&self.wrapper, self.port, &self.dir, &self.extra)?;
         self.wait_ready(Duration::from_secs(30))
     }
 
@@ -182,11 +200,25 @@ impl TempServer {
     }
 }
 
-/// [`server_binary`] on `port` in `dir`: persistence off and DEBUG on unless
-/// `extra` says otherwise (later arguments win).
-fn spawn(port: u16, dir: &std::path::Path, extra: &[String]) -> io::Result<Child> {
+/// [`server_binary`] on `port` in `dir` (under `wrapper` when not empty):
+/// persistence off and DEBUG on unless `extra` says otherwise (later
+/// arguments win).
+fn spawn(
+    wrapper: &[String],
+    port: u16,
+    dir: &std::path::Path,
+    extra: &[String],
+) -> io::Result<Child> {
     let binary = server_binary();
-    Command::new(&binary)
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(&binary);
+            c
+        }
+        None => Command::new(&binary),
+    };
+    command
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
         .args(["--enable-debug-command", "yes"])
@@ -199,6 +231,9 @@ fn spawn(port: u16, dir: &std::path::Path, extra: &[String]) -> io::Result<Child
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied if !wrapper.is_empty() => {
+                io::Error::new(e.kind(), format!("{} cannot be run: {e}", wrapper[0]))
+            }
             io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => not_found(&binary, e),
             _ => e,
         })
