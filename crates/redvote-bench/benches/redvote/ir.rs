@@ -11,9 +11,10 @@
 //! a client sends (the whole script for an `EVALSHA`, its own commands
 //! included; a script's inner commands do not enter `processCommand`), and
 //! not the socket reads and writes or the parsing of the request. So a
-//! plain command and a script are counted alike. A phase is measured by
-//! `callgrind_control --zero`, the calls, `callgrind_control --dump`, and
-//! the dump's total divided by the calls.
+//! plain command and a script are counted alike. The server is
+//! `redvote_testing::callgrind::CallgrindServer` (a `TempServer` under
+//! valgrind); a phase is its `measure` (zero, the calls, dump) divided by
+//! the calls.
 //!
 //! The rows compare (targets of issue 23): the article vote with a lean
 //! 4-call script (1.6x), the campaign vote with the seed's 16 commands
@@ -26,22 +27,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{Context, Result};
 use redvote::campaign::{BoardSettings, OptionSettings, Voter};
 use redvote::{Campaign, CampaignSettings, Site, Ties};
+use redvote_testing::callgrind::CallgrindServer;
 use serde::Serialize;
 
 use crate::campaign::{campaign_settings, CampaignNames, CAMPAIGN_BOARD};
 use crate::limits::{limit_rules, LIMITS_BOARD, LIMITS_PERIODS};
-
-/// What to tell someone whose machine has no valgrind.
-const VALGRIND_HINT: &str = "the ir section needs valgrind (callgrind) and callgrind_control; \
-    install them (Debian/Ubuntu: `sudo apt-get install -y valgrind`)";
 
 /// The lean article vote of issue 23: the seeds' four commands in one
 /// script, nothing checked. KEYS: time:, voted:ID, score:, article:ID;
@@ -95,148 +90,23 @@ pub(super) struct IrReport {
     pub(super) seconds: f64,
 }
 
-/// A `redis-server` under callgrind, killed (and its directory removed)
-/// on drop.
-struct Callgrind {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl Callgrind {
-    fn start() -> Result<Callgrind> {
-        for tool in ["valgrind", "callgrind_control"] {
-            let found = Command::new(tool)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok();
-            ensure!(found, "{tool} was not found: {VALGRIND_HINT}");
-        }
-        let port = TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port();
-        let dir = std::env::temp_dir().join(format!("redvote-ir-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        let child = Command::new("valgrind")
-            .args([
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                "--toggle-collect=processCommand",
-            ])
-            .arg(format!(
-                "--callgrind-out-file={}",
-                dir.join("cg.out").display()
-            ))
-            .arg(redvote_testing::server_binary())
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .args(["--enable-debug-command", "yes"])
-            .arg("--dir")
-            .arg(&dir)
-            .args(["--logfile", "redis.log"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| format!("valgrind: {VALGRIND_HINT}"))?;
-        let mut server = Callgrind { child, port, dir };
-        let client = redis::Client::open(server.url())?;
-        let started = Instant::now();
-        loop {
-            if let Some(status) = server.child.try_wait()? {
-                bail!("redis-server under callgrind exited ({status})");
-            }
-            if let Ok(mut con) = client.get_connection() {
-                if redis::cmd("PING").query::<String>(&mut con).is_ok() {
-                    return Ok(server);
-                }
-            }
-            ensure!(
-                started.elapsed() < Duration::from_secs(120),
-                "redis-server under callgrind did not answer PING within 120 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    fn control(&self, what: &str) -> Result<()> {
-        let out = Command::new("callgrind_control")
-            .arg(what)
-            .arg(self.child.id().to_string())
-            .output()
-            .context(VALGRIND_HINT)?;
-        ensure!(
-            out.status.success(),
-            "callgrind_control {what} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Ok(())
-    }
-
-    /// The Ir of `calls` calls of `f` (a call: `f(i)` for i in 0..calls)
-    /// divided by `per` (the calls, or the pairs). One call `f(calls)`
-    /// first, not counted: it loads the script (NOSCRIPT, then EVAL).
-    fn measure(&self, calls: u64, per: u64, mut f: impl FnMut(u64) -> Result<()>) -> Result<u64> {
-        f(calls)?;
-        self.control("--zero")?;
+/// The Ir of `calls` calls of `f` (a call: `f(i)` for i in 0..calls) on
+/// `server`, divided by `per` (the calls, or the pairs). One call
+/// `f(calls)` first, not counted: it loads the script (NOSCRIPT, then EVAL).
+fn measure(
+    server: &mut CallgrindServer,
+    calls: u64,
+    per: u64,
+    mut f: impl FnMut(u64) -> Result<()>,
+) -> Result<u64> {
+    f(calls)?;
+    let ((), ir) = server.measure(|| -> Result<()> {
         for i in 0..calls {
             f(i)?;
         }
-        let before = dumps(&self.dir)?;
-        self.control("--dump")?;
-        let started = Instant::now();
-        let total = loop {
-            if let Some(path) = dumps(&self.dir)?.into_iter().find(|p| !before.contains(p)) {
-                if let Some(total) = dump_total(&path)? {
-                    let _ = std::fs::remove_file(&path);
-                    break total;
-                }
-            }
-            ensure!(
-                started.elapsed() < Duration::from_secs(60),
-                "callgrind wrote no dump within 60 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        Ok(total / per.max(1))
-    }
-}
-
-impl Drop for Callgrind {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// The dump files callgrind has written in `dir`.
-fn dumps(dir: &Path) -> Result<Vec<PathBuf>> {
-    Ok(std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("cg.out."))
-        })
-        .collect())
-}
-
-/// A complete dump's total Ir (its `totals:` or `summary:` line), None
-/// while it is being written.
-fn dump_total(path: &Path) -> Result<Option<u64>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("totals:")
-                .or_else(|| l.strip_prefix("summary:"))
-        })
-        .and_then(|v| v.split_whitespace().next()?.parse().ok()))
+        Ok(())
+    })?;
+    Ok(ir / per.max(1))
 }
 
 fn row(what: &str, ir: u64, against: &str, against_ir: u64, target: f64) -> IrRow {
@@ -276,8 +146,9 @@ fn board_bytes_per_option(con: &mut redis::Connection, ns: &str, options: usize)
 /// Run the section: `calls` calls a side of each row.
 pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let started = Instant::now();
-    let server = Callgrind::start()?;
-    let mut con = redis::Client::open(server.url())?.get_connection()?;
+    let mut server =
+        CallgrindServer::start(&[]).context("starting redis-server under callgrind")?;
+    let mut con = server.server().client().get_connection()?;
     let info: String = redis::cmd("INFO").arg("server").query(&mut con)?;
     let redis_version = info
         .lines()
@@ -293,13 +164,13 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         site.post("poster", &format!("t{a}"), "https://e.x/")
             .run(&mut con)?;
     }
-    let vote = server.measure(calls, calls, |i| {
+    let vote = measure(&mut server, calls, calls, |i| {
         site.vote(&format!("sv:{i}"), &(i % ARTICLES + 1).to_string())
             .run(&mut con)?;
         Ok(())
     })?;
     let lean = redis::Script::new(LEAN_VOTE);
-    let lean_ir = server.measure(calls, calls, |i| {
+    let lean_ir = measure(&mut server, calls, calls, |i| {
         let id = i % ARTICLES + 1;
         lean.key("time:")
             .key(format!("voted:{id}"))
@@ -330,14 +201,14 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     }
     first.configure(&first_settings).run(&mut con)?;
     let option = |i: u64| &names.options[(i * 7 % names.options.len() as u64) as usize];
-    let competition = server.measure(calls, calls, |i| {
+    let competition = measure(&mut server, calls, calls, |i| {
         names
             .redvote
             .vote(&format!("cv:{i}"), &[(CAMPAIGN_BOARD, option(i))])
             .run(&mut con)?;
         Ok(())
     })?;
-    let seed = server.measure(calls, calls, |i| {
+    let seed = measure(&mut server, calls, calls, |i| {
         let keys = names.seed_keys(crate::scenario::unix_now() as i64);
         for cmd in keys.commands(option(i), &format!("sd:{i}")) {
             cmd.query::<redis::Value>(&mut con)?;
@@ -351,7 +222,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         seed,
         1.5,
     ));
-    let first_ir = server.measure(calls, calls, |i| {
+    let first_ir = measure(&mut server, calls, calls, |i| {
         first
             .vote(&format!("fv:{i}"), &[(CAMPAIGN_BOARD, option(i))])
             .run(&mut con)?;
@@ -375,7 +246,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         1.5,
     ));
     let batch_calls = (calls / 4).max(2);
-    let per_pair = server.measure(batch_calls, batch_calls * BATCH as u64, |i| {
+    let per_pair = measure(&mut server, batch_calls, batch_calls * BATCH as u64, |i| {
         let pairs: Vec<(&str, &str)> = (0..BATCH as u64)
             .map(|k| (CAMPAIGN_BOARD, option(i * BATCH as u64 + k).as_str()))
             .collect();
@@ -408,7 +279,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
             ..CampaignSettings::default()
         };
         campaign.configure(&settings).run(&mut con)?;
-        let ir = server.measure(calls, calls, |i| {
+        let ir = measure(&mut server, calls, calls, |i| {
             let user = format!("lv{rules}:{i}");
             let voter = Voter {
                 user: &user,
