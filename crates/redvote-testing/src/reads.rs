@@ -103,3 +103,67 @@ pub fn stored_time(con: &mut Connection, site: &redvote::Site, id: u64) -> i64 {
     let raw = hget(con, &format!("{}article:{id}", site.prefix()), "time").unwrap();
     raw.parse().unwrap()
 }
+
+/// Every key whose name starts with `prefix`, without the prefix, to its
+/// type, content and expiry (`EXPIRETIME`: -1 kept), as text: two data
+/// sets built by different scripts compare equal key for key. Hash fields
+/// named in `ignore` as (key, field) are left out: a key ending in `:`
+/// stands for every key it starts. Zsets, hashes, sets, strings (and so
+/// HyperLogLogs, byte for byte) and streams (entries without their IDs,
+/// which hold the clock) are compared by content, anything else by type.
+pub fn keyspace(
+    con: &mut Connection,
+    prefix: &str,
+    ignore: &[(&str, &str)],
+) -> BTreeMap<String, String> {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query(con)
+        .unwrap();
+    let mut out = BTreeMap::new();
+    for key in keys {
+        let short = key[prefix.len()..].to_string();
+        let kind: String = redis::cmd("TYPE").arg(&key).query(con).unwrap();
+        let content = match kind.as_str() {
+            "zset" => {
+                let v: Vec<(String, String)> = redis::cmd("ZRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .query(con)
+                    .unwrap();
+                format!("{v:?}")
+            }
+            "hash" => {
+                let mut v = hgetall(con, &key);
+                for (k, field) in ignore {
+                    let hit = short == *k || (k.ends_with(':') && short.starts_with(k));
+                    if hit {
+                        v.remove(*field);
+                    }
+                }
+                format!("{v:?}")
+            }
+            "set" => format!("{:?}", smembers(con, &key)),
+            "string" => {
+                let v: redis::Value = redis::cmd("GET").arg(&key).query(con).unwrap();
+                format!("{v:?}")
+            }
+            "stream" => {
+                let v: Vec<(String, Vec<String>)> = redis::cmd("XRANGE")
+                    .arg(&key)
+                    .arg("-")
+                    .arg("+")
+                    .query(con)
+                    .unwrap();
+                let entries: Vec<&Vec<String>> = v.iter().map(|(_, fields)| fields).collect();
+                format!("{entries:?}")
+            }
+            other => other.to_string(),
+        };
+        let expires: i64 = redis::cmd("EXPIRETIME").arg(&key).query(con).unwrap();
+        out.insert(short, format!("{kind} {content} expires {expires}"));
+    }
+    out
+}

@@ -147,51 +147,14 @@ fn reads(con: &mut Connection, c: &Campaign, p: &Plan) -> Vec<String> {
     out
 }
 
-/// Every key of the campaign namespace `ns`, without `ns`, to its type,
-/// content and expiry.
+/// Every key of the campaign namespace `ns` (support::keyspace), but for
+/// the clocks: the root's `updated` and the board hash's `remove_gen`.
 fn dump(con: &mut Connection, ns: &str) -> BTreeMap<String, String> {
-    let keys: Vec<String> = redis::cmd("KEYS").arg(format!("{ns}*")).query(con).unwrap();
-    let mut out = BTreeMap::new();
-    for key in keys {
-        let short = key[ns.len()..].to_string();
-        let kind: String = redis::cmd("TYPE").arg(&key).query(con).unwrap();
-        let content = match kind.as_str() {
-            "zset" => {
-                let v: Vec<(String, String)> = redis::cmd("ZRANGE")
-                    .arg(&key)
-                    .arg(0)
-                    .arg(-1)
-                    .arg("WITHSCORES")
-                    .query(con)
-                    .unwrap();
-                format!("{v:?}")
-            }
-            "hash" => {
-                let mut v: BTreeMap<String, String> =
-                    redis::cmd("HGETALL").arg(&key).query(con).unwrap();
-                if short == "campaign" {
-                    v.remove("updated");
-                }
-                if short.starts_with("board:") {
-                    v.remove("remove_gen");
-                }
-                format!("{v:?}")
-            }
-            "set" => {
-                let mut v: Vec<String> = redis::cmd("SMEMBERS").arg(&key).query(con).unwrap();
-                v.sort();
-                format!("{v:?}")
-            }
-            "string" => {
-                let v: Value = redis::cmd("GET").arg(&key).query(con).unwrap();
-                format!("{v:?}")
-            }
-            other => other.to_string(),
-        };
-        let expires: i64 = redis::cmd("EXPIRETIME").arg(&key).query(con).unwrap();
-        out.insert(short, format!("{kind} {content} expires {expires}"));
-    }
-    out
+    support::keyspace(
+        con,
+        ns,
+        &[("campaign", "updated"), ("board:", "remove_gen")],
+    )
 }
 
 #[test]
