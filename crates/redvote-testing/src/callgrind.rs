@@ -34,6 +34,23 @@ pub const VALGRIND_HINT: &str = "valgrind (and its callgrind_control) was not fo
 /// command.
 pub const TOGGLE_FUNCTION: &str = "processCommand";
 
+/// The function through which a script's `redis.call` runs a command
+/// (Redis 7's script.c): its inclusive Ir is what the script's own
+/// commands cost, the rest of a script's Ir its Lua (and the conversion of
+/// arguments and replies between Lua and Redis).
+pub const SCRIPT_COMMAND_FUNCTION: &str = "scriptCall";
+
+/// A dump's counts: the Ir in all, and of them the Ir inside
+/// [`SCRIPT_COMMAND_FUNCTION`] (None when the dump does not name it: no
+/// script ran, or a Redis before 7.0, or `callgrind_annotate` is missing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IrSplit {
+    /// Every Ir counted.
+    pub total: u64,
+    /// The Ir of the commands scripts sent (inclusive).
+    pub in_script_commands: Option<u64>,
+}
+
 /// A throwaway server under callgrind (killed and its files removed on
 /// drop).
 #[derive(Debug)]
@@ -115,6 +132,22 @@ impl CallgrindServer {
         Ok(ir)
     }
 
+    /// Like [`dump`](Self::dump), with the Ir inside the commands scripts
+    /// sent (`callgrind_annotate --inclusive=yes`, the line of
+    /// [`SCRIPT_COMMAND_FUNCTION`]).
+    pub fn dump_split(&mut self) -> io::Result<IrSplit> {
+        self.control("--dump")?;
+        self.dumps += 1;
+        let path = self.out_dir.join(format!("callgrind.out.{}", self.dumps));
+        let total = summary(&path)?;
+        let in_script_commands = inclusive(&path, SCRIPT_COMMAND_FUNCTION);
+        let _ = std::fs::remove_file(&path);
+        Ok(IrSplit {
+            total,
+            in_script_commands,
+        })
+    }
+
     /// The Ir of what `f` makes the server do: zero, `f`, dump.
     pub fn measure<T, E: From<io::Error>>(
         &mut self,
@@ -158,6 +191,28 @@ fn summary(path: &Path) -> io::Result<u64> {
         .next()
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| io::Error::other(format!("{}: bad summary {line:?}", path.display())))
+}
+
+/// The inclusive Ir of `function` in a dump file, from `callgrind_annotate
+/// --inclusive=yes` (a line `N (P%)  FILE:function [OBJECT]`; a recursive
+/// entry, `function'2`, is already inside it). None when it is not there.
+fn inclusive(path: &Path, function: &str) -> Option<u64> {
+    let out = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100", "--auto=no"])
+        .arg(path)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let suffix = format!(":{function} ");
+    text.lines().find_map(|line| {
+        let line = line.trim_start();
+        let (count, rest) = line.split_once(' ')?;
+        rest.contains(&suffix)
+            .then(|| count.replace(',', "").parse().ok())
+            .flatten()
+    })
 }
 
 impl Drop for CallgrindServer {

@@ -52,6 +52,20 @@ const ARTICLES: u64 = 100;
 /// competition board (lua/campaign_vote.lua, Bounded work).
 const BATCH: usize = 16;
 
+/// A call's Ir, and of them those of the commands its script sent.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    ir: u64,
+    commands: Option<u64>,
+}
+
+impl From<u64> for Measured {
+    /// A count that is not split (bytes).
+    fn from(ir: u64) -> Self {
+        Measured { ir, commands: None }
+    }
+}
+
 /// One row: a call, its Ir, what it is measured against and the target.
 #[derive(Debug, Clone, Serialize)]
 pub(super) struct IrRow {
@@ -59,10 +73,16 @@ pub(super) struct IrRow {
     pub(super) what: String,
     /// Its Ir a call (a pair for the batch row).
     pub(super) ir: u64,
+    /// Of them, the Ir of the commands the script sent (callgrind's
+    /// inclusive count of `scriptCall`): the rest is Lua and the passing of
+    /// arguments and replies. None: not a script, or not split.
+    pub(super) ir_in_commands: Option<u64>,
     /// What it is measured against.
     pub(super) against: String,
     /// That one's Ir a call.
     pub(super) against_ir: u64,
+    /// That one's Ir in its script's commands (as `ir_in_commands`).
+    pub(super) against_in_commands: Option<u64>,
     /// ir / against_ir.
     pub(super) ratio: f64,
     /// Issue 23's most for the ratio.
@@ -91,31 +111,38 @@ pub(super) struct IrReport {
 }
 
 /// The Ir of `calls` calls of `f` (a call: `f(i)` for i in 0..calls) on
-/// `server`, divided by `per` (the calls, or the pairs). One call
-/// `f(calls)` first, not counted: it loads the script (NOSCRIPT, then EVAL).
+/// `server`, divided by `per` (the calls, or the pairs), and of them those
+/// in the commands scripts sent. One call `f(calls)` first, not counted:
+/// it loads the script (NOSCRIPT, then EVAL).
 fn measure(
     server: &mut CallgrindServer,
     calls: u64,
     per: u64,
     mut f: impl FnMut(u64) -> Result<()>,
-) -> Result<u64> {
+) -> Result<Measured> {
     f(calls)?;
-    let ((), ir) = server.measure(|| -> Result<()> {
-        for i in 0..calls {
-            f(i)?;
-        }
-        Ok(())
-    })?;
-    Ok(ir / per.max(1))
+    server.zero()?;
+    for i in 0..calls {
+        f(i)?;
+    }
+    let split = server.dump_split()?;
+    let per = per.max(1);
+    Ok(Measured {
+        ir: split.total / per,
+        commands: split.in_script_commands.map(|c| c / per),
+    })
 }
 
-fn row(what: &str, ir: u64, against: &str, against_ir: u64, target: f64) -> IrRow {
+fn row(what: &str, m: Measured, against: &str, a: Measured, target: f64) -> IrRow {
+    let (ir, against_ir) = (m.ir, a.ir);
     let ratio = (ir as f64 / against_ir.max(1) as f64 * 100.0).round() / 100.0;
     IrRow {
         what: what.to_string(),
         ir,
+        ir_in_commands: m.commands,
         against: against.to_string(),
         against_ir,
+        against_in_commands: a.commands,
         ratio,
         target,
         pass: ratio <= target,
@@ -240,9 +267,9 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let competition_bytes = board_bytes_per_option(&mut con, names.redvote.namespace(), options)?;
     rows.push(row(
         "memory an option, first ties (bytes, MEMORY USAGE of its boards)",
-        first_bytes,
+        first_bytes.into(),
         "competition ties",
-        competition_bytes,
+        competition_bytes.into(),
         1.5,
     ));
     let batch_calls = (calls / 4).max(2);
@@ -307,7 +334,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         commit: crate::scale::commit(),
         redis_version,
         calls,
-        batch_call_ir: per_pair * BATCH as u64,
+        batch_call_ir: per_pair.ir * BATCH as u64,
         batch_pairs: BATCH,
         rows,
         seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
@@ -323,16 +350,25 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
         r.commit.as_deref().unwrap_or("?"),
         r.redis_version
     )?;
-    writeln!(out, "\n| call | Ir | against | Ir | ratio | target | |")?;
-    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |")?;
+    writeln!(
+        out,
+        "\n| call | Ir | in its commands | against | Ir | in its commands | ratio | target | |"
+    )?;
+    writeln!(
+        out,
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    )?;
+    let split = |c: Option<u64>| c.map_or("-".to_string(), |c| c.to_string());
     for row in &r.rows {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {:.2}x | {:.1}x | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.2}x | {:.1}x | {} |",
             row.what,
             row.ir,
+            split(row.ir_in_commands),
             row.against,
             row.against_ir,
+            split(row.against_in_commands),
             row.ratio,
             row.target,
             if row.pass { "met" } else { "**missed**" }
