@@ -394,8 +394,9 @@ end
 -- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
 -- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
 -- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
--- and field otherwise.
-local function limit_rules(root, json)
+-- and field otherwise. limit_rules below tries a cheaper check first and
+-- comes here for anything it does not accept (and for every error text).
+local function limit_rules_checked(root, json)
   local ok, rules = pcall(cjson.decode, json)
   local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
   local n = 0
@@ -434,6 +435,69 @@ local function limit_rules(root, json)
     end
   end
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
+  return rules
+end
+
+-- name_ok (lib/names), cheaper for the common names: a class of one item
+-- a byte matched (letters, digits, _ - .) before the full class a byte
+-- (9 items, all tried for an accepted byte).
+local function limit_name_ok(s)
+  return type(s) == 'string' and #s <= 64 and s:find('^[%w_%-%.]+$') ~= nil or name_ok(s)
+end
+
+-- Whether v is a whole number in lo..hi (a JSON number; a numeric string,
+-- which limit_rules_checked also takes, is left to it).
+local function limit_whole(v, lo, hi)
+  return type(v) == 'number' and v % 1 == 0 and v >= lo and v <= hi
+end
+
+-- The rules, as limit_rules_checked returns them, checked without a string
+-- built or a table made for the check (issue 23: the rules are read by
+-- every vote): what it does not accept at once, it leaves to
+-- limit_rules_checked, which decodes again and fails with the error text
+-- (or accepts what only it knows, e.g. a limit stored as a string). A
+-- decoded JSON list is a table with keys 1..#rules only, and so is a
+-- non-empty decoded `by` (a JSON object's keys are strings, its # is 0).
+local function limit_rules(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  if not ok or type(rules) ~= 'table' or #rules > 32 or not json:find('^%s*%[') then
+    return limit_rules_checked(root, json)
+  end
+  for i = 1, #rules do
+    local r = rules[i]
+    if type(r) ~= 'table' then return limit_rules_checked(root, json) end
+    local name, by, extra, rolling, window = r.name, r.by, r.extra, r.rolling, r.window
+    if name == '@' or not limit_name_ok(name) or type(by) ~= 'table' then return limit_rules_checked(root, json) end
+    local n, user = #by, false
+    if n == 0 or n > 4 then return limit_rules_checked(root, json) end
+    for j = 1, n do
+      local d = by[j]
+      if d == 'user' then
+        user = true
+      elseif d ~= 'option' and d ~= 'channel' and d ~= 'device' then
+        return limit_rules_checked(root, json)
+      end
+      for k = 1, j - 1 do
+        if by[k] == d then return limit_rules_checked(root, json) end
+      end
+    end
+    if extra ~= nil then
+      if type(extra) ~= 'table' or #extra > 0 then return limit_rules_checked(root, json) end
+      for channel, x in pairs(extra) do
+        if not limit_name_ok(channel) or not limit_whole(x, 0, 1000000000) then return limit_rules_checked(root, json) end
+      end
+    end
+    if rolling == true then
+      if not (limit_whole(r.limit, 1, 1000000) and limit_whole(r.per, 1, 315360000) and limit_whole(r.burst, 1, 1000000)) then
+        return limit_rules_checked(root, json)
+      end
+    elseif rolling ~= nil or not limit_whole(r.limit, 1, 1000000000) or (window ~= 'minute' and window ~= 'hour'
+        and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month' and window ~= 'campaign') then
+      return limit_rules_checked(root, json)
+    end
+    -- counted in the voter's hash (see above)
+    if user and window ~= 'campaign' then r.voter = true end
+  end
   return rules
 end
 
