@@ -708,9 +708,10 @@ local LIMIT_BUCKETS = 256
 
 -- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
 -- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
--- Lua for ids longer than a few bytes).
+-- Lua for ids longer than a few bytes), as the decimal text keys name it.
+-- 256 divides 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 local function limit_bucket(user)
-  return tonumber(redis.sha1hex(user):sub(1, 8), 16) % LIMIT_BUCKETS
+  return string.format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
 end
 
 -- Where the rules' counters live on campaign data layout `layout`
@@ -718,38 +719,24 @@ end
 -- from the voter's hash to the buckets (rule.bucket), a rolling one stays
 -- (its state has no window to expire with). Returns `rules`.
 local function limit_layout(rules, layout)
-  for _, r in ipairs(rules) do
-    if layout >= 3 and r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+  if layout >= 3 then
+    for i = 1, #rules do
+      local r = rules[i]
+      if r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+    end
   end
   return rules
 end
 
--- Whom a rule counts a vote for one option against: the values of its
--- dimensions `by`, each prefixed by its length (the user left out of a
--- rule counted in the voter's hash).
-local function limit_subject(rule, ctx, board, option)
-  local parts = {}
-  for _, dim in ipairs(rule.by) do
-    if dim == 'user' and rule.voter then
-      -- the hash is the user's
-    elseif dim == 'user' then
-      parts[#parts + 1] = #ctx.user .. ':' .. ctx.user
-    elseif dim == 'option' then
-      parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
-    else
-      parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
-    end
-  end
-  return table.concat(parts, '|')
-end
-
 -- The window holding `now`: id and end (first second after; nil: none).
+-- Numbers are written with %d (what tostring writes for these integers,
+-- for less).
 local function limit_window(rule, now, offset, campaign_end)
   local w = rule.window
-  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'second' then return string.format('%d', now), now + 1 end
   if w == 'minute' then
-    local m = math.floor(now / 60)
-    return 'm' .. m, (m + 1) * 60
+    local m = (now - now % 60) / 60
+    return string.format('m%d', m), (m + 1) * 60
   end
   if w == 'campaign' then return 'campaign', campaign_end end
   local name, _, finish = period(w, now, offset)
@@ -758,43 +745,122 @@ end
 
 -- Every counter this call touches, with what it would spend: a list of
 -- checks { rule, key, need, allowance, finish } (rolling rules: key holds
--- the theoretical arrival time; finish unused).
+-- the theoretical arrival time; finish unused). Whom a rule counts a vote
+-- for one option against (its subject): the values of its dimensions `by`,
+-- each prefixed by its length, joined by "|" (the user left out of a rule
+-- counted in the voter's hash); each value's part is formatted once a
+-- call, a rule's window and key (but for a string counter's) once a rule.
 local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
-  local checks, by_key = {}, {}
-  for _, rule in ipairs(rules) do
-    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
-    for _, pair in ipairs(pairs) do
-      local id, finish = 'rolling', nil
-      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
-      local subject = limit_subject(rule, ctx, pair.board, pair.option)
-      local key, field
-      local legacy
-      if rule.voter then
-        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
-      elseif rule.bucket then
-        ctx.bucket = ctx.bucket or limit_bucket(ctx.user)
-        key, field = ns .. 'rlb:' .. rule.name .. ':' .. id .. ':' .. ctx.bucket, subject
-        if ctx.legacy then
+  local format = string.format
+  local checks, n = {}, 0
+  local user, channel, device, legacy = ctx.user, ctx.channel, ctx.device, ctx.legacy
+  local npairs = #pairs
+  -- a batch meets a counter again for another pair: checks joined by key
+  -- and field (one pair: a scan, see below)
+  local by_key = npairs > 1 and {} or nil
+  local user_part, channel_part, device_part, option_part, option_parts
+  local voter_key, bucket, last_window, last_id, last_finish
+  for ri = 1, #rules do
+    local rule = rules[ri]
+    local rolling, voter, bucket_rule, name, by, window = rule.rolling, rule.voter, rule.bucket, rule.name, rule.by,
+      rule.window
+    local extra = rule.extra
+    local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
+    local id, finish = 'rolling', nil
+    if not rolling then
+      if window ~= last_window then
+        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end)
+      end
+      id, finish = last_id, last_finish
+    end
+    -- A window that outlives the campaign never resets within it.
+    local never = window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+    local key -- the rule's key (a string counter's depends on the subject)
+    if voter then
+      voter_key = voter_key or (ns .. 'rlu:' .. user)
+      key = voter_key
+    elseif bucket_rule then
+      bucket = bucket or limit_bucket(user)
+      key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
+    elseif window == 'campaign' then
+      key = ns .. 'rl:' .. name .. ':campaign'
+    end
+    local nby = #by
+    for k = 1, npairs do
+      local subject, rest -- rest: without the user's part (legacy, below)
+      for j = 1, nby do
+        local dim, part = by[j], nil
+        if dim == 'user' then
+          if not voter then
+            user_part = user_part or format('%d:%s', #user, user)
+            part = user_part
+          end
+        elseif dim == 'option' then
+          if npairs == 1 then
+            if not option_part then
+              local board, option = pairs[1].board, pairs[1].option
+              option_part = format('%d:%s%d:%s', #board, board, #option, option)
+            end
+            part = option_part
+          else
+            option_parts = option_parts or {}
+            part = option_parts[k]
+            if not part then
+              local board, option = pairs[k].board, pairs[k].option
+              part = format('%d:%s%d:%s', #board, board, #option, option)
+              option_parts[k] = part
+            end
+          end
+        elseif dim == 'channel' then
+          channel_part = channel_part or format('%d:%s', #channel, channel)
+          part = channel_part
+        else
+          device_part = device_part or format('%d:%s', #device, device)
+          part = device_part
+        end
+        if part then
+          subject = subject and (subject .. '|' .. part) or part
+          if legacy and dim ~= 'user' then rest = rest and (rest .. '|' .. part) or part end
+        end
+      end
+      subject = subject or ''
+      local counter, field, was = key, nil, nil
+      if voter then
+        field = subject == '' and name or (name .. '|' .. subject)
+      elseif bucket_rule then
+        field = subject
+        if legacy then
           -- the field this counter had in the voter's hash before the
           -- upgrade to layout 3: the user's own subject left out
-          local rest = limit_subject({ by = rule.by, voter = true }, ctx, pair.board, pair.option)
-          legacy = rest == '' and rule.name or (rule.name .. '|' .. rest)
+          was = rest and (name .. '|' .. rest) or name
         end
-      elseif rule.window == 'campaign' then
-        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      elseif window == 'campaign' then
+        field = subject
       else
-        key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject
+        counter = ns .. 'rl:' .. name .. ':' .. id .. ':' .. subject
       end
-      local id_of = field and (key .. '\0' .. field) or key
-      local check = by_key[id_of]
+      local check, id_of
+      if by_key then
+        id_of = field and (counter .. '\0' .. field) or counter
+        check = by_key[id_of]
+      else
+        -- one pair: two rules meet on a counter only by their names (one
+        -- repeated, or a voter field RULE|SUBJECT another rule's name)
+        for x = 1, n do
+          local c = checks[x]
+          if c.key == counter and c.field == field then
+            check = c
+            break
+          end
+        end
+      end
       if not check then
-        -- A window that outlives the campaign never resets within it.
-        local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
-          voter = rule.voter, bucket = rule.bucket, legacy = legacy }
-        if legacy then checks.legacy_key = ns .. 'rlu:' .. ctx.user end
-        by_key[id_of] = check
-        checks[#checks + 1] = check
+        check = { rule = rule, key = counter, field = field, need = 0, allowance = allowance, finish = finish,
+          never = never, voter = voter, bucket = bucket_rule, legacy = was }
+        if by_key then by_key[id_of] = check end
+        if was then checks.legacy_key = ns .. 'rlu:' .. user end
+        n = n + 1
+        checks[n] = check
       end
       check.need = check.need + cost
     end
