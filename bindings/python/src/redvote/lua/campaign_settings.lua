@@ -519,65 +519,74 @@ local function limit_rules_checked(root, json)
   return rules
 end
 
--- name_ok (lib/names), cheaper for the common names: a class of one item
--- a byte matched (letters, digits, _ - .) before the full class a byte
--- (9 items, all tried for an accepted byte).
-local function limit_name_ok(s)
-  return type(s) == 'string' and #s <= 64 and s:find('^[%w_%-%.]+$') ~= nil or name_ok(s)
-end
-
--- Whether v is a whole number in lo..hi (a JSON number; a numeric string,
--- which limit_rules_checked also takes, is left to it).
-local function limit_whole(v, lo, hi)
-  return type(v) == 'number' and v % 1 == 0 and v >= lo and v <= hi
+-- The rules decoded from `json` when limit_rules_checked would accept them
+-- as they are; false (or an error, which limit_rules catches) when it
+-- might not. Run inside pcall, so a value of the wrong type needs no
+-- type() (a C call): indexing, # or comparing it raises (a number or a
+-- string compared with a number), or it fails the check (a string's
+-- fields are nil). A decoded JSON list is a table with keys 1..#t only,
+-- and so is a non-empty decoded `by` (a JSON object's keys are strings,
+-- its # is 0). Names: the one-item class of the common names first (name_ok
+-- tries its 9 items on every accepted byte).
+local function limit_rules_fast(json)
+  if not json:find('^%s*%[') then return false end
+  local rules = cjson.decode(json)
+  local n = #rules
+  if n > 32 then return false end
+  for i = 1, n do
+    local r = rules[i]
+    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
+    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
+    local nby = #by
+    if nby == 0 or nby > 4 then return false end
+    for j = 1, nby do
+      local d = by[j]
+      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
+      for k = 1, j - 1 do
+        if by[k] == d then return false end
+      end
+    end
+    if extra ~= nil then
+      if #extra > 0 then return false end
+      for channel, x in pairs(extra) do
+        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
+            or x > 1000000000 then
+          return false
+        end
+      end
+    end
+    if rolling == true then
+      local per, burst = r.per, r.burst
+      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
+          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
+        return false
+      end
+    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
+        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
+        and window ~= 'campaign') then
+      return false
+    end
+  end
+  return rules
 end
 
 -- The rules, as limit_rules_checked returns them, checked without a string
 -- built or a table made for the check (issue 23: the rules are read by
--- every vote): what it does not accept at once, it leaves to
--- limit_rules_checked, which decodes again and fails with the error text
--- (or accepts what only it knows, e.g. a limit stored as a string). A
--- decoded JSON list is a table with keys 1..#rules only, and so is a
--- non-empty decoded `by` (a JSON object's keys are strings, its # is 0).
+-- every vote) by limit_rules_fast; what it does not accept at once goes
+-- to limit_rules_checked, which decodes again and fails with the error
+-- text (or accepts what only it knows, e.g. a limit stored as a string).
 local function limit_rules(root, json)
-  local ok, rules = pcall(cjson.decode, json)
-  if not ok or type(rules) ~= 'table' or #rules > 32 or not json:find('^%s*%[') then
-    return limit_rules_checked(root, json)
-  end
+  local ok, rules = pcall(limit_rules_fast, json)
+  if not (ok and rules) then return limit_rules_checked(root, json) end
   for i = 1, #rules do
     local r = rules[i]
-    if type(r) ~= 'table' then return limit_rules_checked(root, json) end
-    local name, by, extra, rolling, window = r.name, r.by, r.extra, r.rolling, r.window
-    if name == '@' or not limit_name_ok(name) or type(by) ~= 'table' then return limit_rules_checked(root, json) end
-    local n, user = #by, false
-    if n == 0 or n > 4 then return limit_rules_checked(root, json) end
-    for j = 1, n do
-      local d = by[j]
-      if d == 'user' then
-        user = true
-      elseif d ~= 'option' and d ~= 'channel' and d ~= 'device' then
-        return limit_rules_checked(root, json)
-      end
-      for k = 1, j - 1 do
-        if by[k] == d then return limit_rules_checked(root, json) end
-      end
-    end
-    if extra ~= nil then
-      if type(extra) ~= 'table' or #extra > 0 then return limit_rules_checked(root, json) end
-      for channel, x in pairs(extra) do
-        if not limit_name_ok(channel) or not limit_whole(x, 0, 1000000000) then return limit_rules_checked(root, json) end
-      end
-    end
-    if rolling == true then
-      if not (limit_whole(r.limit, 1, 1000000) and limit_whole(r.per, 1, 315360000) and limit_whole(r.burst, 1, 1000000)) then
-        return limit_rules_checked(root, json)
-      end
-    elseif rolling ~= nil or not limit_whole(r.limit, 1, 1000000000) or (window ~= 'minute' and window ~= 'hour'
-        and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month' and window ~= 'campaign') then
-      return limit_rules_checked(root, json)
-    end
+    local by = r.by
     -- counted in the voter's hash (see above)
-    if user and window ~= 'campaign' then r.voter = true end
+    if r.window ~= 'campaign' then
+      for j = 1, #by do
+        if by[j] == 'user' then r.voter = true end
+      end
+    end
   end
   return rules
 end
@@ -768,36 +777,46 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at, fields, voter, was = {}, {}, {}, checks.legacy_key, {}
-  for i, c in ipairs(checks) do
+  local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
+  -- the reads' positions follow the checks' order (counted again below)
+  for i = 1, n do
+    local c = checks[i]
     if c.voter then
       voter = c.key
-      fields[#fields + 1] = c.field
-      at[i] = #fields
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.field
     elseif not c.field then
-      keys[#keys + 1] = c.key
-      at[i] = #keys
+      keys = keys or {}
+      nkeys = nkeys + 1
+      keys[nkeys] = c.key
     end
     if c.legacy then
-      fields[#fields + 1] = c.legacy
-      was[i] = #fields
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.legacy
     end
   end
-  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
-  local mine = {}
+  local values = keys and rcall('MGET', unpack(keys)) -- one read for every string counter
+  local mine
   if voter then
     -- one read for every counter in the voter's hash, and its expiry
-    fields[#fields + 1] = '@'
+    fields = fields or {}
+    fields[nfields + 1] = '@'
     mine = rcall('HMGET', voter, unpack(fields))
-    local at_ = mine[#fields]
+    local at_ = mine[nfields + 1]
     checks.voter_key = voter
     checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
   end
-  for i, c in ipairs(checks) do
+  local at_key, at_field = 0, 0
+  for i = 1, n do
+    local c = checks[i]
+    local rule = c.rule
     local value -- false when absent
     if c.voter then
-      value = mine[at[i]]
-      if value and not c.rule.rolling then
+      at_field = at_field + 1
+      value = mine[at_field]
+      if value and not rule.rolling then
         -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
         -- (0); of another WINDOW (the rule changed under its name) or a
         -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
@@ -810,7 +829,7 @@ local function limit_evaluate(checks, now, usec)
             fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
           end
           finish = tonumber(finish)
-          local same = kind == '' or kind == c.rule.window
+          local same = kind == '' or kind == rule.window
           value = same and finish == c.finish and count or false
           -- a vote dated before the window its counter holds (the
           -- explicit clock, or a server clock that went back): that
@@ -822,13 +841,19 @@ local function limit_evaluate(checks, now, usec)
     elseif c.field then
       value = rcall('HGET', c.key, c.field)
     else
-      value = values[at[i]]
+      at_key = at_key + 1
+      value = values[at_key]
+    end
+    local old -- a bucketed counter's field in the voter's hash (legacy)
+    if c.legacy then
+      at_field = at_field + 1
+      old = mine[at_field]
     end
     c.existed = value and true or false
     local left, wait
-    if c.rule.rolling then
-      local l, need, allowance = c.rule.limit, c.need, c.allowance
-      local iq, ir = math.floor(c.rule.per * 1000000 / l), (c.rule.per * 1000000) % l
+    if rule.rolling then
+      local l, need, allowance = rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
       -- d = TAT - now (dq us + dr / l us), from the stored TAT
       local dq, dr = 0, 0
       if value then
@@ -887,33 +912,35 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
-      local old = was[i] and mine[was[i]]
       if old then
         -- a bucketed counter of a campaign upgraded to layout 3 also counts
         -- what the voter's hash held for this very window before the
         -- upgrade (until that window ends: nothing writes it any more);
         -- a value of another window, kind or a rolling TAT counts 0
         local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
-        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == c.rule.window) then
+        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == rule.window) then
           used = used + tonumber(count)
         end
       end
       c.used = used
-      left = c.allowance - used
-      if c.behind then
+      local allowance, need, finish, never, behind = c.allowance, c.need, c.finish, c.never, c.behind
+      left = allowance - used
+      if behind then
         left, wait = 0, -1
-      elseif used + c.need > c.allowance then
+      elseif used + need > allowance then
         -- More than a whole window allows can never pass: -1 as well.
-        wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
+        wait = (never or not finish or need > allowance) and -1 or (finish - now)
       end
-      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
+      c.reset_in = (never or behind or not finish) and -1 or (finish - now)
     end
-    c.left = math.max(0, left)
-    local name = c.rule.name
-    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if not (left > 0) then left = 0 end -- math.max(0, left)
+    c.left = left
+    local name = rule.name
+    local least = remaining[name]
+    if least == nil or left < least then remaining[name] = left end
     if wait then
       refused = refused or name
-      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+      if wait < 0 or retry < 0 then retry = -1 elseif wait > retry then retry = wait end
     end
   end
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
