@@ -475,8 +475,9 @@ end
 -- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
 -- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
 -- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
--- and field otherwise.
-local function limit_rules(root, json)
+-- and field otherwise. limit_rules below tries a cheaper check first and
+-- comes here for anything it does not accept (and for every error text).
+local function limit_rules_checked(root, json)
   local ok, rules = pcall(cjson.decode, json)
   local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
   local n = 0
@@ -518,6 +519,78 @@ local function limit_rules(root, json)
   return rules
 end
 
+-- The rules decoded from `json` when limit_rules_checked would accept them
+-- as they are; false (or an error, which limit_rules catches) when it
+-- might not. Run inside pcall, so a value of the wrong type needs no
+-- type() (a C call): indexing, # or comparing it raises (a number or a
+-- string compared with a number), or it fails the check (a string's
+-- fields are nil). A decoded JSON list is a table with keys 1..#t only,
+-- and so is a non-empty decoded `by` (a JSON object's keys are strings,
+-- its # is 0). Names: the one-item class of the common names first (name_ok
+-- tries its 9 items on every accepted byte).
+local function limit_rules_fast(json)
+  if not json:find('^%s*%[') then return false end
+  local rules = cjson.decode(json)
+  local n = #rules
+  if n > 32 then return false end
+  for i = 1, n do
+    local r = rules[i]
+    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
+    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
+    local nby = #by
+    if nby == 0 or nby > 4 then return false end
+    for j = 1, nby do
+      local d = by[j]
+      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
+      for k = 1, j - 1 do
+        if by[k] == d then return false end
+      end
+    end
+    if extra ~= nil then
+      if #extra > 0 then return false end
+      for channel, x in pairs(extra) do
+        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
+            or x > 1000000000 then
+          return false
+        end
+      end
+    end
+    if rolling == true then
+      local per, burst = r.per, r.burst
+      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
+          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
+        return false
+      end
+    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
+        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
+        and window ~= 'campaign') then
+      return false
+    end
+  end
+  return rules
+end
+
+-- The rules, as limit_rules_checked returns them, checked without a string
+-- built or a table made for the check (issue 23: the rules are read by
+-- every vote) by limit_rules_fast; what it does not accept at once goes
+-- to limit_rules_checked, which decodes again and fails with the error
+-- text (or accepts what only it knows, e.g. a limit stored as a string).
+local function limit_rules(root, json)
+  local ok, rules = pcall(limit_rules_fast, json)
+  if not (ok and rules) then return limit_rules_checked(root, json) end
+  for i = 1, #rules do
+    local r = rules[i]
+    local by = r.by
+    -- counted in the voter's hash (see above)
+    if r.window ~= 'campaign' then
+      for j = 1, #by do
+        if by[j] == 'user' then r.voter = true end
+      end
+    end
+  end
+  return rules
+end
+
 -- Buckets a fixed-window rule that counts by user spreads its voters over
 -- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
 -- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
@@ -530,9 +603,10 @@ local LIMIT_BUCKETS = 256
 
 -- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
 -- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
--- Lua for ids longer than a few bytes).
+-- Lua for ids longer than a few bytes), as the decimal text keys name it.
+-- 256 divides 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 local function limit_bucket(user)
-  return tonumber(redis.sha1hex(user):sub(1, 8), 16) % LIMIT_BUCKETS
+  return string.format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
 end
 
 -- Where the rules' counters live on campaign data layout `layout`
@@ -540,38 +614,24 @@ end
 -- from the voter's hash to the buckets (rule.bucket), a rolling one stays
 -- (its state has no window to expire with). Returns `rules`.
 local function limit_layout(rules, layout)
-  for _, r in ipairs(rules) do
-    if layout >= 3 and r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+  if layout >= 3 then
+    for i = 1, #rules do
+      local r = rules[i]
+      if r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+    end
   end
   return rules
 end
 
--- Whom a rule counts a vote for one option against: the values of its
--- dimensions `by`, each prefixed by its length (the user left out of a
--- rule counted in the voter's hash).
-local function limit_subject(rule, ctx, board, option)
-  local parts = {}
-  for _, dim in ipairs(rule.by) do
-    if dim == 'user' and rule.voter then
-      -- the hash is the user's
-    elseif dim == 'user' then
-      parts[#parts + 1] = #ctx.user .. ':' .. ctx.user
-    elseif dim == 'option' then
-      parts[#parts + 1] = #board .. ':' .. board .. #option .. ':' .. option
-    else
-      parts[#parts + 1] = #ctx[dim] .. ':' .. ctx[dim]
-    end
-  end
-  return table.concat(parts, '|')
-end
-
 -- The window holding `now`: id and end (first second after; nil: none).
+-- Numbers are written with %d (what tostring writes for these integers,
+-- for less).
 local function limit_window(rule, now, offset, campaign_end)
   local w = rule.window
-  if w == 'second' then return tostring(now), now + 1 end
+  if w == 'second' then return string.format('%d', now), now + 1 end
   if w == 'minute' then
-    local m = math.floor(now / 60)
-    return 'm' .. m, (m + 1) * 60
+    local m = (now - now % 60) / 60
+    return string.format('m%d', m), (m + 1) * 60
   end
   if w == 'campaign' then return 'campaign', campaign_end end
   local name, _, finish = period(w, now, offset)
@@ -580,43 +640,122 @@ end
 
 -- Every counter this call touches, with what it would spend: a list of
 -- checks { rule, key, need, allowance, finish } (rolling rules: key holds
--- the theoretical arrival time; finish unused).
+-- the theoretical arrival time; finish unused). Whom a rule counts a vote
+-- for one option against (its subject): the values of its dimensions `by`,
+-- each prefixed by its length, joined by "|" (the user left out of a rule
+-- counted in the voter's hash); each value's part is formatted once a
+-- call, a rule's window and key (but for a string counter's) once a rule.
 local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
-  local checks, by_key = {}, {}
-  for _, rule in ipairs(rules) do
-    local allowance = (rule.rolling and rule.burst or rule.limit) + ((rule.extra or {})[ctx.channel] or 0)
-    for _, pair in ipairs(pairs) do
-      local id, finish = 'rolling', nil
-      if not rule.rolling then id, finish = limit_window(rule, now, offset, campaign_end) end
-      local subject = limit_subject(rule, ctx, pair.board, pair.option)
-      local key, field
-      local legacy
-      if rule.voter then
-        key, field = ns .. 'rlu:' .. ctx.user, subject == '' and rule.name or (rule.name .. '|' .. subject)
-      elseif rule.bucket then
-        ctx.bucket = ctx.bucket or limit_bucket(ctx.user)
-        key, field = ns .. 'rlb:' .. rule.name .. ':' .. id .. ':' .. ctx.bucket, subject
-        if ctx.legacy then
+  local format = string.format
+  local checks, n = {}, 0
+  local user, channel, device, legacy = ctx.user, ctx.channel, ctx.device, ctx.legacy
+  local npairs = #pairs
+  -- a batch meets a counter again for another pair: checks joined by key
+  -- and field (one pair: a scan, see below)
+  local by_key = npairs > 1 and {} or nil
+  local user_part, channel_part, device_part, option_part, option_parts
+  local voter_key, bucket, last_window, last_id, last_finish
+  for ri = 1, #rules do
+    local rule = rules[ri]
+    local rolling, voter, bucket_rule, name, by, window = rule.rolling, rule.voter, rule.bucket, rule.name, rule.by,
+      rule.window
+    local extra = rule.extra
+    local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
+    local id, finish = 'rolling', nil
+    if not rolling then
+      if window ~= last_window then
+        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end)
+      end
+      id, finish = last_id, last_finish
+    end
+    -- A window that outlives the campaign never resets within it.
+    local never = window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+    local key -- the rule's key (a string counter's depends on the subject)
+    if voter then
+      voter_key = voter_key or (ns .. 'rlu:' .. user)
+      key = voter_key
+    elseif bucket_rule then
+      bucket = bucket or limit_bucket(user)
+      key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
+    elseif window == 'campaign' then
+      key = ns .. 'rl:' .. name .. ':campaign'
+    end
+    local nby = #by
+    for k = 1, npairs do
+      local subject, rest -- rest: without the user's part (legacy, below)
+      for j = 1, nby do
+        local dim, part = by[j], nil
+        if dim == 'user' then
+          if not voter then
+            user_part = user_part or format('%d:%s', #user, user)
+            part = user_part
+          end
+        elseif dim == 'option' then
+          if npairs == 1 then
+            if not option_part then
+              local board, option = pairs[1].board, pairs[1].option
+              option_part = format('%d:%s%d:%s', #board, board, #option, option)
+            end
+            part = option_part
+          else
+            option_parts = option_parts or {}
+            part = option_parts[k]
+            if not part then
+              local board, option = pairs[k].board, pairs[k].option
+              part = format('%d:%s%d:%s', #board, board, #option, option)
+              option_parts[k] = part
+            end
+          end
+        elseif dim == 'channel' then
+          channel_part = channel_part or format('%d:%s', #channel, channel)
+          part = channel_part
+        else
+          device_part = device_part or format('%d:%s', #device, device)
+          part = device_part
+        end
+        if part then
+          subject = subject and (subject .. '|' .. part) or part
+          if legacy and dim ~= 'user' then rest = rest and (rest .. '|' .. part) or part end
+        end
+      end
+      subject = subject or ''
+      local counter, field, was = key, nil, nil
+      if voter then
+        field = subject == '' and name or (name .. '|' .. subject)
+      elseif bucket_rule then
+        field = subject
+        if legacy then
           -- the field this counter had in the voter's hash before the
           -- upgrade to layout 3: the user's own subject left out
-          local rest = limit_subject({ by = rule.by, voter = true }, ctx, pair.board, pair.option)
-          legacy = rest == '' and rule.name or (rule.name .. '|' .. rest)
+          was = rest and (name .. '|' .. rest) or name
         end
-      elseif rule.window == 'campaign' then
-        key, field = ns .. 'rl:' .. rule.name .. ':campaign', subject
+      elseif window == 'campaign' then
+        field = subject
       else
-        key = ns .. 'rl:' .. rule.name .. ':' .. id .. ':' .. subject
+        counter = ns .. 'rl:' .. name .. ':' .. id .. ':' .. subject
       end
-      local id_of = field and (key .. '\0' .. field) or key
-      local check = by_key[id_of]
+      local check, id_of
+      if by_key then
+        id_of = field and (counter .. '\0' .. field) or counter
+        check = by_key[id_of]
+      else
+        -- one pair: two rules meet on a counter only by their names (one
+        -- repeated, or a voter field RULE|SUBJECT another rule's name)
+        for x = 1, n do
+          local c = checks[x]
+          if c.key == counter and c.field == field then
+            check = c
+            break
+          end
+        end
+      end
       if not check then
-        -- A window that outlives the campaign never resets within it.
-        local never = rule.window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-        check = { rule = rule, key = key, field = field, need = 0, allowance = allowance, finish = finish, never = never,
-          voter = rule.voter, bucket = rule.bucket, legacy = legacy }
-        if legacy then checks.legacy_key = ns .. 'rlu:' .. ctx.user end
-        by_key[id_of] = check
-        checks[#checks + 1] = check
+        check = { rule = rule, key = counter, field = field, need = 0, allowance = allowance, finish = finish,
+          never = never, voter = voter, bucket = bucket_rule, legacy = was }
+        if by_key then by_key[id_of] = check end
+        if was then checks.legacy_key = ns .. 'rlu:' .. user end
+        n = n + 1
+        checks[n] = check
       end
       check.need = check.need + cost
     end
@@ -638,36 +777,46 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
-  local keys, at, fields, voter, was = {}, {}, {}, checks.legacy_key, {}
-  for i, c in ipairs(checks) do
+  local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
+  -- the reads' positions follow the checks' order (counted again below)
+  for i = 1, n do
+    local c = checks[i]
     if c.voter then
       voter = c.key
-      fields[#fields + 1] = c.field
-      at[i] = #fields
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.field
     elseif not c.field then
-      keys[#keys + 1] = c.key
-      at[i] = #keys
+      keys = keys or {}
+      nkeys = nkeys + 1
+      keys[nkeys] = c.key
     end
     if c.legacy then
-      fields[#fields + 1] = c.legacy
-      was[i] = #fields
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.legacy
     end
   end
-  local values = #keys > 0 and rcall('MGET', unpack(keys)) or {} -- one read for every string counter
-  local mine = {}
+  local values = keys and rcall('MGET', unpack(keys)) -- one read for every string counter
+  local mine
   if voter then
     -- one read for every counter in the voter's hash, and its expiry
-    fields[#fields + 1] = '@'
+    fields = fields or {}
+    fields[nfields + 1] = '@'
     mine = rcall('HMGET', voter, unpack(fields))
-    local at_ = mine[#fields]
+    local at_ = mine[nfields + 1]
     checks.voter_key = voter
     checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
   end
-  for i, c in ipairs(checks) do
+  local at_key, at_field = 0, 0
+  for i = 1, n do
+    local c = checks[i]
+    local rule = c.rule
     local value -- false when absent
     if c.voter then
-      value = mine[at[i]]
-      if value and not c.rule.rolling then
+      at_field = at_field + 1
+      value = mine[at_field]
+      if value and not rule.rolling then
         -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
         -- (0); of another WINDOW (the rule changed under its name) or a
         -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
@@ -680,7 +829,7 @@ local function limit_evaluate(checks, now, usec)
             fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
           end
           finish = tonumber(finish)
-          local same = kind == '' or kind == c.rule.window
+          local same = kind == '' or kind == rule.window
           value = same and finish == c.finish and count or false
           -- a vote dated before the window its counter holds (the
           -- explicit clock, or a server clock that went back): that
@@ -692,13 +841,19 @@ local function limit_evaluate(checks, now, usec)
     elseif c.field then
       value = rcall('HGET', c.key, c.field)
     else
-      value = values[at[i]]
+      at_key = at_key + 1
+      value = values[at_key]
+    end
+    local old -- a bucketed counter's field in the voter's hash (legacy)
+    if c.legacy then
+      at_field = at_field + 1
+      old = mine[at_field]
     end
     c.existed = value and true or false
     local left, wait
-    if c.rule.rolling then
-      local l, need, allowance = c.rule.limit, c.need, c.allowance
-      local iq, ir = math.floor(c.rule.per * 1000000 / l), (c.rule.per * 1000000) % l
+    if rule.rolling then
+      local l, need, allowance = rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
       -- d = TAT - now (dq us + dr / l us), from the stored TAT
       local dq, dr = 0, 0
       if value then
@@ -757,33 +912,35 @@ local function limit_evaluate(checks, now, usec)
       c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
     else
       local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
-      local old = was[i] and mine[was[i]]
       if old then
         -- a bucketed counter of a campaign upgraded to layout 3 also counts
         -- what the voter's hash held for this very window before the
         -- upgrade (until that window ends: nothing writes it any more);
         -- a value of another window, kind or a rolling TAT counts 0
         local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
-        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == c.rule.window) then
+        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == rule.window) then
           used = used + tonumber(count)
         end
       end
       c.used = used
-      left = c.allowance - used
-      if c.behind then
+      local allowance, need, finish, never, behind = c.allowance, c.need, c.finish, c.never, c.behind
+      left = allowance - used
+      if behind then
         left, wait = 0, -1
-      elseif used + c.need > c.allowance then
+      elseif used + need > allowance then
         -- More than a whole window allows can never pass: -1 as well.
-        wait = (c.never or not c.finish or c.need > c.allowance) and -1 or (c.finish - now)
+        wait = (never or not finish or need > allowance) and -1 or (finish - now)
       end
-      c.reset_in = (c.never or c.behind or not c.finish) and -1 or (c.finish - now)
+      c.reset_in = (never or behind or not finish) and -1 or (finish - now)
     end
-    c.left = math.max(0, left)
-    local name = c.rule.name
-    remaining[name] = math.min(remaining[name] or c.left, c.left)
+    if not (left > 0) then left = 0 end -- math.max(0, left)
+    c.left = left
+    local name = rule.name
+    local least = remaining[name]
+    if least == nil or left < least then remaining[name] = left end
     if wait then
       refused = refused or name
-      if wait < 0 or retry < 0 then retry = -1 else retry = math.max(retry, wait) end
+      if wait < 0 or retry < 0 then retry = -1 elseif wait > retry then retry = wait end
     end
   end
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end

@@ -12,46 +12,70 @@
 -- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
 -- voter's field is new (the bucket may be new).
 local function limit_spend(checks)
-  local mine, expiry = {}, checks.voter_expiry
+  local mine, expiry, n = {}, checks.voter_expiry, 0
+  -- the numbers redis.call is given, as their decimal text (what it would
+  -- write with %.17g: the same digits for these integers), each once
+  local text = {}
   for _, c in ipairs(checks) do
+    local rule, need = c.rule, c.need
+    local need_text = text[need]
+    if not need_text then
+      need_text = string.format('%d', need)
+      text[need] = need_text
+    end
     if c.voter then
       -- the voter's hash: every field in one HSET below
-      mine[#mine + 1] = c.field
-      if c.rule.rolling then
-        mine[#mine + 1] = c.new_tat
+      mine[n + 1] = c.field
+      if rule.rolling then
+        mine[n + 2] = c.new_tat
         if c.expire_at > expiry then expiry = c.expire_at end
       else
-        mine[#mine + 1] = c.finish .. ':' .. (c.used + c.need) .. ':' .. c.rule.window
+        mine[n + 2] = c.finish .. ':' .. (c.used + need) .. ':' .. rule.window
         if c.finish > expiry then expiry = c.finish end
       end
+      n = n + 2
     elseif c.bucket then
       -- a bucket of voters (campaign layout 3): a new field may be the
       -- bucket's first, which expires with its window
-      if rcall('HINCRBY', c.key, c.field, c.need) == c.need then rcall('EXPIREAT', c.key, c.finish) end
+      if rcall('HINCRBY', c.key, c.field, need_text) == need then
+        local finish = c.finish
+        local finish_text = text[finish]
+        if not finish_text then
+          finish_text = string.format('%d', finish)
+          text[finish] = finish_text
+        end
+        rcall('EXPIREAT', c.key, finish_text)
+      end
     elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
-      if rcall('HINCRBY', c.key, c.field, c.need) == c.need and c.finish then
-        rcall('EXPIREAT', c.key, c.finish + COUNTER_GRACE)
+      if rcall('HINCRBY', c.key, c.field, need_text) == need and c.finish then
+        rcall('EXPIREAT', c.key, string.format('%d', c.finish + COUNTER_GRACE))
       end
-    elseif c.rule.rolling then
-      rcall('SET', c.key, c.new_tat, 'EXAT', c.expire_at)
+    elseif rule.rolling then
+      rcall('SET', c.key, c.new_tat, 'EXAT', string.format('%d', c.expire_at))
     elseif c.existed then
-      rcall('INCRBY', c.key, c.need)
+      rcall('INCRBY', c.key, need_text)
     elseif c.finish then
-      rcall('SET', c.key, c.need, 'EXAT', c.finish)
+      local finish = c.finish
+      local finish_text = text[finish]
+      if not finish_text then
+        finish_text = string.format('%d', finish)
+        text[finish] = finish_text
+      end
+      rcall('SET', c.key, need_text, 'EXAT', finish_text)
     else
-      rcall('SET', c.key, c.need)
+      rcall('SET', c.key, need_text)
     end
   end
-  if #mine > 0 then
+  if n > 0 then
     -- The hash lives as long as its latest counter: its expiry is only
     -- raised (recorded in "@", read with the counters: no TTL call).
     local raise = expiry > checks.voter_expiry
     if raise then
-      mine[#mine + 1] = '@'
-      mine[#mine + 1] = string.format('%d', expiry)
+      mine[n + 1] = '@'
+      mine[n + 2] = string.format('%d', expiry)
     end
     rcall('HSET', checks.voter_key, unpack(mine))
-    if raise then rcall('EXPIREAT', checks.voter_key, string.format('%d', expiry)) end
+    if raise then rcall('EXPIREAT', checks.voter_key, mine[n + 2]) end
   end
 end

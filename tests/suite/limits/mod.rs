@@ -21,6 +21,7 @@ mod batches;
 mod concurrency;
 mod configure;
 mod deny;
+mod diff;
 mod dimensions;
 mod exact;
 mod expiry;
