@@ -34,6 +34,7 @@ mod time_bound;
 mod top;
 mod void;
 mod vote;
+mod vote_diff;
 mod vote_id_empty;
 mod vote_ids;
 mod work;

@@ -1,5 +1,5 @@
 //! The rate limits against the scripts before issue 23's per-rule speed-up
-//! (the oracle, kept byte for byte in `tests/fixtures/limits-oracle/`), on
+//! (the oracle, kept byte for byte in `tests/fixtures/vote-oracle/`), on
 //! random data: two campaigns of one server configured alike with a random
 //! rule set (every window, rolling rules, 1..3 dimensions, channel extras,
 //! sometimes a campaign end), `old` by the oracle's configure and votes
@@ -24,8 +24,8 @@ use redvote::{Campaign, Period};
 
 use crate::support::{self, utc};
 
-const ORACLE_VOTE: &str = include_str!("../../fixtures/limits-oracle/campaign_vote.lua");
-const ORACLE_CONFIGURE: &str = include_str!("../../fixtures/limits-oracle/campaign_configure.lua");
+const ORACLE_VOTE: &str = include_str!("../../fixtures/vote-oracle/campaign_vote.lua");
+const ORACLE_CONFIGURE: &str = include_str!("../../fixtures/vote-oracle/campaign_configure.lua");
 
 /// xorshift64*: the test's data from a seed, the same on every run.
 struct Rng(u64);
