@@ -149,15 +149,18 @@
 -- the recorded reply to answer at once (nothing else read or written).
 local function vote_args()
   local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until')
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
   check_voter(user, channel, device)
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
+  -- periods_at: each period kind's current period (name, end) and next
+  -- one, computed once a call (by the rate limits, the plan or the
+  -- statistics, whichever needs it first)
   local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c, layout = layout }
+    usec = usec, c = c, layout = layout, periods_at = {} }
   if id ~= '' then
     local record
     record, v.request = vote_id_lookup(ns, id)
@@ -180,7 +183,7 @@ local function read_campaign(v)
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4]), v.layout)
+  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4], c[11]), v.layout)
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
   -- windows in flight still count (lib/limits, campaign_upgrade); on the
   -- explicit clock, whose windows may lie anywhere, always
@@ -225,7 +228,8 @@ local function check_limits(v, denying, pairs_)
   end
   local checks
   if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy }, pairs_,
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy,
+      periods_at = v.periods_at }, pairs_,
       v.cost, v.now, v.offset, v.end_at)
     local refusal = limit_evaluate(checks, v.now, v.usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
@@ -286,8 +290,7 @@ local function plan_writes(v, boards, pairs_)
   end
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
-  local periods_at = {}
-  v.periods_at = periods_at -- (lib/stats reuses the hour's and the day's)
+  local periods_at = v.periods_at
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]

@@ -30,8 +30,8 @@ local function voter_checks(op, wanted)
   check_voter(user, channel, device)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
-  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until')
-  local rules = limit_layout(limit_rules(root, c[1] or '[]'), layout)
+  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
+  local rules = limit_layout(limit_rules(root, c[1] or '[]', c[4]), layout)
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
   -- count (campaign_vote: until rlu_until, always on the explicit clock)

@@ -219,3 +219,66 @@ fn deny_list_given_as_an_object_is_refused_not_emptied() {
     );
     assert_eq!(support::digest(&mut con), before, "the refusal wrote");
 }
+
+/// The rules configure writes carry their stamp (`limits_checked`, a copy
+/// of the JSON it validated), which lets every vote skip their validation;
+/// rules that no longer equal it (changed by hand) are not trusted: the
+/// vote validates the rules as stored, obeys them when they are sound and
+/// refuses them, writing nothing, when they are not.
+#[test]
+fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = with_rules(
+        &mut con,
+        "stamp",
+        vec![fixed("user-day", &[User], Window::Day, 3)],
+    );
+    let root = c.root_key();
+    let (limits, checked): (String, String) = redis::cmd("HMGET")
+        .arg(&root)
+        .arg("limits")
+        .arg("limits_checked")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(checked, limits, "the stamp is the stored rules");
+    let t = c.at(local(PLUS8, (2040, 3, 13), (12, 0, 0)));
+    let alice = Voter::new("alice");
+    pass(&mut con, &t, &alice, &[("b", "a")]);
+
+    // a sound change by hand: the stamp no longer matches, the new limit holds
+    let one = limits.replace(r#""limit":3"#, r#""limit":1"#);
+    assert_ne!(one, limits, "{limits}");
+    hset(&mut con, &root, &[("limits", &one)]);
+    let bob = Voter::new("bob");
+    pass(&mut con, &t, &bob, &[("b", "a")]);
+    let second = t.vote_by(&bob, &[("b", "a")]).run(&mut con);
+    assert!(
+        matches!(&second, Err(Error::RateLimited(r)) if r.rule == "user-day"),
+        "{second:?}"
+    );
+
+    // a corrupt change by hand: refused as corrupt, nothing written
+    let corrupt = limits.replace(r#""limit":3"#, r#""limit":-3"#);
+    hset(&mut con, &root, &[("limits", &corrupt)]);
+    let detail =
+        support::refused_unchanged(&mut con, "corrupt rules", Code::InvalidConfig, |con| {
+            t.vote_by(&Voter::new("carol"), &[("b", "a")]).run(con)
+        });
+    assert!(
+        detail.contains("limits rule 1 limit is corrupt"),
+        "{detail}"
+    );
+
+    // a corrupt stamp with sound rules: validated, obeyed
+    hset(
+        &mut con,
+        &root,
+        &[("limits", &limits), ("limits_checked", "x")],
+    );
+    pass(&mut con, &t, &Voter::new("carol"), &[("b", "a")]);
+}
+
+fn hset(con: &mut redis::Connection, key: &str, fields: &[(&str, &str)]) {
+    redis::cmd("HSET").arg(key).arg(fields).exec(con).unwrap();
+}

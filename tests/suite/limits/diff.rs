@@ -155,7 +155,11 @@ fn text(reply: redis::RedisResult<Value>, ns: &str) -> String {
 
 /// Every key of the namespace but the root's `updated` (a clock).
 fn dump(con: &mut Connection, ns: &str) -> BTreeMap<String, String> {
-    support::keyspace(con, ns, &[("campaign", "updated")])
+    support::keyspace(
+        con,
+        ns,
+        &[("campaign", "updated"), ("campaign", "limits_checked")],
+    )
 }
 
 struct Pair {

@@ -968,7 +968,14 @@ local function main()
   local campaign = campaign_fields(doc)
   local stored = check_window(root, doc)
   local rules = parse_limits(doc.limits)
-  if rules then push(campaign, 'limits', #rules > 0 and cjson.encode(rules) or '[]') end
+  if rules then
+    -- the rules as lib/limits reads them, and their stamp: a copy of what
+    -- was validated here, which the votes compare with the rules to trust
+    -- them (limit_rules)
+    local json = #rules > 0 and cjson.encode(rules) or '[]'
+    push(campaign, 'limits', json)
+    push(campaign, 'limits_checked', json)
+  end
   local counters = counter_changes(root, ns, doc, rules, stored)
   local deny = deny_lists(doc)
   local boards, count = board_plans(ns, doc)

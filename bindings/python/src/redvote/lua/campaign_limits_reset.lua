@@ -490,13 +490,24 @@ local function limit_rules_fast(json)
   return rules
 end
 
--- The rules, as limit_rules_checked returns them, checked without a string
--- built or a table made for the check (issue 23: the rules are read by
--- every vote) by limit_rules_fast; what it does not accept at once goes
--- to limit_rules_checked, which decodes again and fails with the error
--- text (or accepts what only it knows, e.g. a limit stored as a string).
-local function limit_rules(root, json)
-  local ok, rules = pcall(limit_rules_fast, json)
+-- The rules, as limit_rules_checked returns them. Rules stamped by
+-- campaign_configure are decoded and trusted as they are: `checked`, the
+-- root's `limits_checked`, is the copy configure wrote of the rules it
+-- validated, and comparing it costs nothing (Lua strings are interned:
+-- two equal texts are one object), where validating 4 rules cost a vote
+-- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- the stamp, or that differ from it (changed by hand, or stale), are
+-- checked without a string built or a table made for the check by
+-- limit_rules_fast; what it does not accept at once goes to
+-- limit_rules_checked, which decodes again and fails with the error text
+-- (or accepts what only it knows, e.g. a limit stored as a string).
+local function limit_rules(root, json, checked)
+  local ok, rules
+  if json == checked then
+    ok, rules = pcall(cjson.decode, json)
+  else
+    ok, rules = pcall(limit_rules_fast, json)
+  end
   if not (ok and rules) then return limit_rules_checked(root, json) end
   for i = 1, #rules do
     local r = rules[i]
@@ -545,8 +556,10 @@ end
 
 -- The window holding `now`: id and end (first second after; nil: none).
 -- Numbers are written with %d (what tostring writes for these integers,
--- for less).
-local function limit_window(rule, now, offset, campaign_end)
+-- for less). A calendar window's name and end come from, or go to,
+-- `periods_at` (the vote's memo of its periods, at the same `now` and
+-- offset: { name, end } by kind; nil: none).
+local function limit_window(rule, now, offset, campaign_end, periods_at)
   local w = rule.window
   if w == 'second' then return string.format('%d', now), now + 1 end
   if w == 'minute' then
@@ -554,7 +567,10 @@ local function limit_window(rule, now, offset, campaign_end)
     return string.format('m%d', m), (m + 1) * 60
   end
   if w == 'campaign' then return 'campaign', campaign_end end
+  local p = periods_at and periods_at[w]
+  if p then return p[1], p[2] end
   local name, _, finish = period(w, now, offset)
+  if periods_at then periods_at[w] = { name, finish } end
   return name, finish
 end
 
@@ -584,7 +600,7 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     local id, finish = 'rolling', nil
     if not rolling then
       if window ~= last_window then
-        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end)
+        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end, ctx.periods_at)
       end
       id, finish = last_id, last_finish
     end
@@ -892,8 +908,8 @@ local function voter_checks(op, wanted)
   check_voter(user, channel, device)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
-  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until')
-  local rules = limit_layout(limit_rules(root, c[1] or '[]'), layout)
+  local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
+  local rules = limit_layout(limit_rules(root, c[1] or '[]', c[4]), layout)
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
   -- count (campaign_vote: until rlu_until, always on the explicit clock)

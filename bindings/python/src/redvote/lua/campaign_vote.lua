@@ -684,13 +684,24 @@ local function limit_rules_fast(json)
   return rules
 end
 
--- The rules, as limit_rules_checked returns them, checked without a string
--- built or a table made for the check (issue 23: the rules are read by
--- every vote) by limit_rules_fast; what it does not accept at once goes
--- to limit_rules_checked, which decodes again and fails with the error
--- text (or accepts what only it knows, e.g. a limit stored as a string).
-local function limit_rules(root, json)
-  local ok, rules = pcall(limit_rules_fast, json)
+-- The rules, as limit_rules_checked returns them. Rules stamped by
+-- campaign_configure are decoded and trusted as they are: `checked`, the
+-- root's `limits_checked`, is the copy configure wrote of the rules it
+-- validated, and comparing it costs nothing (Lua strings are interned:
+-- two equal texts are one object), where validating 4 rules cost a vote
+-- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- the stamp, or that differ from it (changed by hand, or stale), are
+-- checked without a string built or a table made for the check by
+-- limit_rules_fast; what it does not accept at once goes to
+-- limit_rules_checked, which decodes again and fails with the error text
+-- (or accepts what only it knows, e.g. a limit stored as a string).
+local function limit_rules(root, json, checked)
+  local ok, rules
+  if json == checked then
+    ok, rules = pcall(cjson.decode, json)
+  else
+    ok, rules = pcall(limit_rules_fast, json)
+  end
   if not (ok and rules) then return limit_rules_checked(root, json) end
   for i = 1, #rules do
     local r = rules[i]
@@ -739,8 +750,10 @@ end
 
 -- The window holding `now`: id and end (first second after; nil: none).
 -- Numbers are written with %d (what tostring writes for these integers,
--- for less).
-local function limit_window(rule, now, offset, campaign_end)
+-- for less). A calendar window's name and end come from, or go to,
+-- `periods_at` (the vote's memo of its periods, at the same `now` and
+-- offset: { name, end } by kind; nil: none).
+local function limit_window(rule, now, offset, campaign_end, periods_at)
   local w = rule.window
   if w == 'second' then return string.format('%d', now), now + 1 end
   if w == 'minute' then
@@ -748,7 +761,10 @@ local function limit_window(rule, now, offset, campaign_end)
     return string.format('m%d', m), (m + 1) * 60
   end
   if w == 'campaign' then return 'campaign', campaign_end end
+  local p = periods_at and periods_at[w]
+  if p then return p[1], p[2] end
   local name, _, finish = period(w, now, offset)
+  if periods_at then periods_at[w] = { name, finish } end
   return name, finish
 end
 
@@ -778,7 +794,7 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     local id, finish = 'rolling', nil
     if not rolling then
       if window ~= last_window then
-        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end)
+        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end, ctx.periods_at)
       end
       id, finish = last_id, last_finish
     end
@@ -1544,15 +1560,18 @@ end
 -- the recorded reply to answer at once (nothing else read or written).
 local function vote_args()
   local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until')
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
   check_voter(user, channel, device)
   local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(ARGV[2])
+  -- periods_at: each period kind's current period (name, end) and next
+  -- one, computed once a call (by the rate limits, the plan or the
+  -- statistics, whichever needs it first)
   local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c, layout = layout }
+    usec = usec, c = c, layout = layout, periods_at = {} }
   if id ~= '' then
     local record
     record, v.request = vote_id_lookup(ns, id)
@@ -1575,7 +1594,7 @@ local function read_campaign(v)
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4]), v.layout)
+  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4], c[11]), v.layout)
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
   -- windows in flight still count (lib/limits, campaign_upgrade); on the
   -- explicit clock, whose windows may lie anywhere, always
@@ -1620,7 +1639,8 @@ local function check_limits(v, denying, pairs_)
   end
   local checks
   if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy }, pairs_,
+    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy,
+      periods_at = v.periods_at }, pairs_,
       v.cost, v.now, v.offset, v.end_at)
     local refusal = limit_evaluate(checks, v.now, v.usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
@@ -1681,8 +1701,7 @@ local function plan_writes(v, boards, pairs_)
   end
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
-  local periods_at = {}
-  v.periods_at = periods_at -- (lib/stats reuses the hour's and the day's)
+  local periods_at = v.periods_at
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
