@@ -236,7 +236,7 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
     );
     let root = c.root_key();
     let (limits, checked): (String, String) = redis::cmd("HMGET")
-        .arg(&root)
+        .arg(root)
         .arg("limits")
         .arg("limits_checked")
         .query(&mut con)
@@ -249,7 +249,7 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
     // a sound change by hand: the stamp no longer matches, the new limit holds
     let one = limits.replace(r#""limit":3"#, r#""limit":1"#);
     assert_ne!(one, limits, "{limits}");
-    hset(&mut con, &root, &[("limits", &one)]);
+    hset(&mut con, root, &[("limits", &one)]);
     let bob = Voter::new("bob");
     pass(&mut con, &t, &bob, &[("b", "a")]);
     let second = t.vote_by(&bob, &[("b", "a")]).run(&mut con);
@@ -260,7 +260,7 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
 
     // a corrupt change by hand: refused as corrupt, nothing written
     let corrupt = limits.replace(r#""limit":3"#, r#""limit":-3"#);
-    hset(&mut con, &root, &[("limits", &corrupt)]);
+    hset(&mut con, root, &[("limits", &corrupt)]);
     let detail =
         support::refused_unchanged(&mut con, "corrupt rules", Code::InvalidConfig, |con| {
             t.vote_by(&Voter::new("carol"), &[("b", "a")]).run(con)
@@ -273,7 +273,7 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
     // a corrupt stamp with sound rules: validated, obeyed
     hset(
         &mut con,
-        &root,
+        root,
         &[("limits", &limits), ("limits_checked", "x")],
     );
     pass(&mut con, &t, &Voter::new("carol"), &[("b", "a")]);
