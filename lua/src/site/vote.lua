@@ -34,7 +34,9 @@
     settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
     creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
-    best kept; docs/site.md measures it).
+    best kept; docs/site.md measures it). One closure a call, main (issue
+    23): the helpers of a site with rankings, group boards, a layout field
+    or settings written are made only there (see main).
 
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }
