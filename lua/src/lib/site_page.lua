@@ -1,5 +1,6 @@
 --- @include "lib/prologue"
 --- @include "lib/site_config"
+--- @include "lib/stored"
 -- site_page: one page of an ordered set of articles (page.lua: the whole
 -- site's <prefix><order>:, group_page.lua: a group's cached ordering).
 

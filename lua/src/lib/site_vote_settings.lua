@@ -1,5 +1,6 @@
 --- @include "lib/prologue"
 --- @include "lib/site_config"
+--- @include "lib/stored"
 -- site_vote_settings: the settings a post or a vote applies, read and
 -- checked in one call (lib/site_config holds the defaults and ranges).
 

@@ -19,6 +19,7 @@ mod settings_read;
 mod stored;
 mod transport;
 mod vote;
+mod vote_diff;
 
 use redis::Connection;
 

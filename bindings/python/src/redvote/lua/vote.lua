@@ -36,7 +36,9 @@
     settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
     creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
-    best kept; docs/site.md measures it).
+    best kept; docs/site.md measures it). One closure a call, main (issue
+    23): the helpers of a site with rankings, group boards, a layout field
+    or settings written are made only there (see main).
 
   Output: { changed (1 or 0), previous vote, vote, score (string),
             votes (integer), downvotes (integer) }
@@ -59,13 +61,47 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- user: a user id is an opaque string of 1..256 bytes without control
--- characters.
-local function check_user(user)
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+
+-- The vote is the hottest call, and each function a script defines is a
+-- closure made on every call, about 1.3k instructions with its upvalues
+-- (issue 23: the helpers were a sixth of a vote). So main is the vote's one
+-- function: the checks the other site scripts call as helpers
+-- (lib/site_args' site_root, lib/user's check_user, lib/site_id's
+-- article_id) are written out in it, the same checks and messages, and the
+-- helpers of the rarer paths (lib/layout on a site with a layout field,
+-- lib/site_vote_settings with settings written, lib/rankings and
+-- lib/site_boards with rankings kept or on layout 2) are included inside
+-- the branch that needs them, so that only that branch makes their
+-- closures. tests/suite/site/vote_diff.rs holds it to the vote before.
+local function main()
+  -- (the settings' defaults and names as main's own locals: no upvalues)
+-- site_config: the site's settings, hash <prefix>redvote:config, where an
+-- absent field means its default (below, the one place they are written).
+-- configure.lua documents and changes them. Plain locals, no tables: post
+-- and vote read them on every call. No function either (each is a closure
+-- made on every call): the parser of stored numbers, lib/stored, is
+-- included by the libs that parse (site_vote_settings, site_page), and the
+-- vote includes those only on the path that needs them.
+
+local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
+-- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
+-- The ranges configure.lua accepts, and the only stored values post and
+-- vote use (anything else in the hash is refused as corrupt).
+local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
+-- The settings hash is <prefix> .. CONFIG.
+local CONFIG = 'redvote:config'
+  -- the site root and ARGV's count (lib/site_args' site_root)
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'article:' then
+    fail('USAGE', 'vote takes 1 key, the site root "<prefix>article:"')
   end
-end
+  if #ARGV < 2 or #ARGV > 3 then fail('USAGE', 'vote takes user, article [, up|down|none]') end
+  local prefix = root:sub(1, -9)
+  local config = prefix .. CONFIG
+  local stored = rcall('HMGET', config, 'layout', 'layout_next', 'vote_score', 'window', 'rankings')
+  -- boards: the group boards are kept (layout 2, or an upgrade under way)
+  local boards = stored[2] ~= false
+  if stored[1] or boards then
 -- layout: the data-layout version a site or a campaign was written with
 -- (docs/versions.md). A campaign keeps it in the field `layout` of its
 -- settings hash <ns>campaign, a site in the field `layout` of
@@ -100,42 +136,52 @@ local function check_layout(what, key, stored)
   end
   return have
 end
--- site_args: the article site's root key and argument count (every site
--- script); an article reference is lib/site_id.
-
--- The site root "<prefix>article:" (the article id counter), every site
--- script's one key, and ARGV's count (lo..hi, listed in `usage`), of a
--- site whose data layout this script knows (lib/layout): returns the key
--- and <prefix>, from which every other key derives. The same checks
--- as lib/args' one_key and argc, in one function: every site call runs it,
--- and each helper a script defines costs a closure per call.
-local function site_root(op, lo, hi, usage)
-  local key = KEYS[1]
-  if #KEYS ~= 1 or key:sub(-8) ~= 'article:' then
-    fail('USAGE', op .. ' takes 1 key, the site root "<prefix>article:"')
+    local layout = check_layout('site', config, stored[1])
+    if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
+      fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
+    end
+    boards = boards or layout == 2
   end
-  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-  local prefix = key:sub(1, -9)
-  local config = prefix .. 'redvote:config'
-  -- with the settings a post or a vote applies (lib/site_vote_settings),
-  -- so that they cost no second read of the hash
-  local stored = rcall('HMGET', config, 'layout', 'layout_next', 'vote_score', 'window', 'rankings')
-  local layout = check_layout('site', config, stored[1])
-  if stored[2] and (stored[2] ~= '2' or layout ~= 1) then
-    fail('INVALID_CONFIG', config .. ' layout_next must be 2, on layout 1 (an upgrade under way)')
-  end
-  return key, prefix, layout, layout == 2 or stored[2] ~= false, stored
-end
--- site_id: an article reference argument (vote, article, groups).
 
--- An article reference, "N" or "article:N" (N 1..15 digits, no leading
--- zero): returns the id N, or refuses with INVALID_ID.
-local function article_id(ref)
-  local id = ref:match('^article:([1-9]%d*)$') or ref:match('^([1-9]%d*)$')
+  -- the user (lib/user), the article reference (lib/site_id), the vote
+  local user, ref, want = ARGV[1], ARGV[2], ARGV[3] or 'up'
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  local id = ref:match('^([1-9]%d*)$') or ref:match('^article:([1-9]%d*)$')
   if not id or #id > 15 then fail('INVALID_ID', 'article must be N or article:N, got "' .. ref:sub(1, 80) .. '"') end
-  return id
-end
+  if want ~= 'up' and want ~= 'down' and want ~= 'none' then
+    fail('INVALID_VOTE', 'vote must be up, down or none, got "' .. want:sub(1, 80) .. '"')
+  end
 
+  local member = 'article:' .. id
+  local article = prefix .. member
+  -- One read, three uses: the article exists (its hash holds its publish
+  -- time), when its window closes, and its counts. votes / downvotes equal
+  -- the sizes of voted:ID / downvoted:ID (this script keeps them together)
+  -- and are HINCRBY'd below, so they must be what HINCRBY takes ("05",
+  -- "-0", " 5" are not): "0" or 1..15 digits without a leading zero. A
+  -- time is digits, with a fraction when the seeds' Python wrote it. They
+  -- stay strings: numbers are needed only for the reply, and tonumber is
+  -- a strtod.
+  local row = rcall('HMGET', article, 'time', 'votes', 'downvotes')
+  local stamp, up, down = row[1], row[2] or '0', row[3] or '0'
+  if not stamp then fail('UNKNOWN_ARTICLE', article) end
+  -- (dot: "." when the time has a fraction, the seeds' kind, below)
+  local dot = #stamp <= 30 and stamp:match('^%d+(%.?)%d*$')
+  local time = dot and tonumber(stamp)
+  if not time or time > 999999999999 then
+    fail('INVALID_CONFIG', article .. ' time is corrupt: "' .. stamp:sub(1, 40) .. '"')
+  end
+  if up ~= '0' and (#up > 15 or not up:find('^[1-9]%d*$')) then
+    fail('INVALID_CONFIG', article .. ' votes is corrupt: "' .. up:sub(1, 40) .. '"')
+  end
+  if down ~= '0' and (#down > 15 or not down:find('^[1-9]%d*$')) then
+    fail('INVALID_CONFIG', article .. ' downvotes is corrupt: "' .. down:sub(1, 40) .. '"')
+  end
+  -- the settings (lib/site_vote_settings); none written is the defaults
+  local vote_score, window, rankings, by = 432, 604800, stored[5] or '', DEFAULT_VOTE_SCORE
+  if (stored[3] or DEFAULT_VOTE_SCORE) ~= DEFAULT_VOTE_SCORE or (stored[4] or DEFAULT_WINDOW) ~= DEFAULT_WINDOW then
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the
 -- stored `limits` JSON). Lua's
@@ -159,18 +205,6 @@ local function stored_int(v, lo, hi, key, field)
   end
   return n
 end
--- site_config: the site's settings, hash <prefix>redvote:config, where an
--- absent field means its default (below, the one place they are written).
--- configure.lua documents and changes them. Plain locals, no tables: post
--- and vote read them on every call.
-
-local DEFAULT_VOTE_SCORE, DEFAULT_WINDOW, DEFAULT_PAGE_SIZE = '432', '604800', '25'
--- (lib/site_vote_settings answers the first two as the numbers 432 and 604800)
--- The ranges configure.lua accepts, and the only stored values post and
--- vote use (anything else in the hash is refused as corrupt).
-local VOTE_SCORE_MAX, WINDOW_MIN, WINDOW_MAX = 1000000, 60, 315360000
--- The settings hash is <prefix> .. CONFIG.
-local CONFIG = 'redvote:config'
 -- site_vote_settings: the settings a post or a vote applies, read and
 -- checked in one call (lib/site_config holds the defaults and ranges).
 
@@ -189,7 +223,32 @@ local function vote_settings(prefix, stored)
     window == DEFAULT_WINDOW and 604800 or stored_int(window, WINDOW_MIN, WINDOW_MAX, prefix .. CONFIG, 'window'),
     cfg[3] or '', vote_score
 end
+    vote_score, window, rankings, by = vote_settings(prefix, stored)
+  end
+  local closes = time + window
+  if tonumber(rcall('TIME')[1]) > closes then
+    fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
+  end
 
+  -- Each set the vote may write is read first (a wrong type is refused
+  -- before the first write); a count of 0 is an absent set: no one to find.
+  local voted, downvoted = prefix .. 'voted:' .. id, nil
+  local was = 'none'
+  if (want == 'up' or up ~= '0') and rcall('SISMEMBER', voted, user) == 1 then was = 'up' end
+  if want == 'down' or (was == 'none' and down ~= '0') then
+    downvoted = prefix .. 'downvoted:' .. id
+    if rcall('SISMEMBER', downvoted, user) == 1 and was == 'none' then was = 'down' end
+  end
+  if was == want then
+    local score = rcall('ZSCORE', prefix .. 'score:', member)
+    return { 0, was, want, score, tonumber(up), tonumber(down) }
+  end
+
+  -- The rankings and group boards the vote moves, when the site keeps
+  -- them: read here, before the first write; written by `after`, once the
+  -- counts are.
+  local after
+  if rankings ~= '' or boards then
 -- rankings: the extra rankings a site may keep beside score:, hot: and
 -- best:, and writing an article's entries in them (post, vote, rerank).
 -- Both are functions of the article's counts and time only, so they change
@@ -254,61 +313,17 @@ local function boards_rankings(prefix, rankings, groups, member)
     boards_set(prefix, 'best', groups, member, rcall('ZSCORE', prefix .. 'best:', member))
   end
 end
-
-local function main()
-  local _, prefix, _, boards, stored = site_root('vote', 2, 3, 'user, article [, up|down|none]')
-  local user, want = ARGV[1], ARGV[3] or 'up'
-  check_user(user)
-  local id = article_id(ARGV[2])
-  if want ~= 'up' and want ~= 'down' and want ~= 'none' then
-    fail('INVALID_VOTE', 'vote must be up, down or none, got "' .. want:sub(1, 80) .. '"')
+    if rankings ~= '' then check_rankings(prefix, rankings) end
+    -- the article's groups, whose boards this vote moves (layout 2)
+    local groups = boards and rcall('SMEMBERS', prefix .. 'groups:' .. id)
+    after = function(up, down, score)
+      if rankings ~= '' then write_rankings(prefix, rankings, member, up, down, time) end
+      if groups and #groups > 0 then
+        boards_set(prefix, 'score', groups, member, score)
+        if rankings ~= '' then boards_rankings(prefix, rankings, groups, member) end
+      end
+    end
   end
-
-  local member = 'article:' .. id
-  local article = prefix .. member
-  -- One read, three uses: the article exists (its hash holds its publish
-  -- time), when its window closes, and its counts. votes / downvotes equal
-  -- the sizes of voted:ID / downvoted:ID (this script keeps them together)
-  -- and are HINCRBY'd below, so they must be what HINCRBY takes ("05",
-  -- "-0", " 5" are not): "0" or 1..15 digits without a leading zero. A
-  -- time is digits, with a fraction when the seeds' Python wrote it. They
-  -- stay strings: numbers are needed only for the reply, and tonumber is
-  -- a strtod.
-  local row = rcall('HMGET', article, 'time', 'votes', 'downvotes')
-  local stamp, up, down = row[1], row[2] or '0', row[3] or '0'
-  if not stamp then fail('UNKNOWN_ARTICLE', article) end
-  local time = #stamp <= 30 and stamp:find('^%d+%.?%d*$') and tonumber(stamp)
-  if not time or time > 999999999999 then
-    fail('INVALID_CONFIG', article .. ' time is corrupt: "' .. stamp:sub(1, 40) .. '"')
-  end
-  if up ~= '0' and (#up > 15 or not up:find('^[1-9]%d*$')) then
-    fail('INVALID_CONFIG', article .. ' votes is corrupt: "' .. up:sub(1, 40) .. '"')
-  end
-  if down ~= '0' and (#down > 15 or not down:find('^[1-9]%d*$')) then
-    fail('INVALID_CONFIG', article .. ' downvotes is corrupt: "' .. down:sub(1, 40) .. '"')
-  end
-  local vote_score, window, rankings, by = vote_settings(prefix, stored)
-  local closes = time + window
-  if tonumber(rcall('TIME')[1]) > closes then
-    fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
-  end
-
-  -- Each set the vote may write is read first (a wrong type is refused
-  -- before the first write); a count of 0 is an absent set: no one to find.
-  local voted, downvoted = prefix .. 'voted:' .. id, prefix .. 'downvoted:' .. id
-  local was = 'none'
-  if (want == 'up' or up ~= '0') and rcall('SISMEMBER', voted, user) == 1 then was = 'up' end
-  if want == 'down' or (was == 'none' and down ~= '0') then
-    if rcall('SISMEMBER', downvoted, user) == 1 and was == 'none' then was = 'down' end
-  end
-  if was == want then
-    local score = rcall('ZSCORE', prefix .. 'score:', member)
-    return { 0, was, want, score, tonumber(up), tonumber(down) }
-  end
-
-  if rankings ~= '' then check_rankings(prefix, rankings) end
-  -- the article's groups, whose boards this vote moves (layout 2)
-  local groups = boards and rcall('SMEMBERS', prefix .. 'groups:' .. id)
   -- validated: the writes start here. score: is written first: it is the
   -- one key not read above, so a wrong-type score: fails before any write.
   -- Numbers go to Redis as strings (a Lua number is formatted with %.17g,
@@ -338,7 +353,7 @@ local function main()
     -- enough. A publish time with a fraction is the seeds' (their voted:ID
     -- expires by a relative EXPIRE sent before the time is taken, a little
     -- before the window closes): there every vote moves the expiry.
-    if count == '0' or count == 0 or stamp:find('.', 1, true) then
+    if count == '0' or count == 0 or dot == '.' then
       rcall('EXPIREAT', set, string.format('%d', math.ceil(closes) + 1))
     end
     count = rcall('HINCRBY', article, field, '1')
@@ -346,11 +361,7 @@ local function main()
   end
   -- (the count HINCRBY answered is a number; "0" needs no strtod)
   up, down = up == '0' and 0 or tonumber(up), down == '0' and 0 or tonumber(down)
-  if rankings ~= '' then write_rankings(prefix, rankings, member, up, down, time) end
-  if groups and #groups > 0 then
-    boards_set(prefix, 'score', groups, member, score)
-    if rankings ~= '' then boards_rankings(prefix, rankings, groups, member) end
-  end
+  if after then after(up, down, score) end
   return { 1, was, want, score, up, down }
 end
 
