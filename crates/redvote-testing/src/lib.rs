@@ -42,6 +42,7 @@ pub mod http;
 pub mod readme;
 mod reads;
 mod refusals;
+mod rng;
 pub mod seed;
 pub mod sentinel;
 mod server;
@@ -53,6 +54,7 @@ pub use fixtures::*;
 pub use formulas::*;
 pub use reads::*;
 pub use refusals::*;
+pub use rng::Rng;
 pub use server::{server_binary, TempServer, INSTALL_HINT, SERVER_ENV};
 
 /// The article site's default vote score (432 per net vote).

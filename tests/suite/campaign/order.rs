@@ -17,7 +17,7 @@ use super::rank_model::assert_reads_match;
 
 use redvote_check::check_campaign;
 
-use crate::support::{self, boards, setup};
+use crate::support::{self, boards, setup, Rng};
 
 /// 2040-03-11T11:33:20Z: in the future, so that hour boards kept 2 days
 /// have not expired (the boards live on the server's clock).
@@ -26,23 +26,11 @@ const HOUR: u64 = 3600;
 const DAY: u64 = 24 * HOUR;
 const OPTIONS: usize = 30;
 
-/// A seeded xorshift64*: the same votes every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// An option, skewed to the low numbers so that scores tie in the tail.
-    fn option(&mut self) -> String {
-        let a = self.next() % OPTIONS as u64;
-        let b = self.next() % OPTIONS as u64;
-        format!("o{}", a.min(b))
-    }
+/// An option, skewed to the low numbers so that scores tie in the tail.
+fn option(rng: &mut Rng) -> String {
+    let a = rng.below(OPTIONS);
+    let b = rng.below(OPTIONS);
+    format!("o{}", a.min(b))
 }
 
 fn board(ties: Ties) -> BoardSettings {
@@ -75,9 +63,9 @@ fn campaign(con: &mut Connection, name: &str, n: u64) -> Campaign {
 }
 
 fn vote(con: &mut Connection, c: &Campaign, n: u64, seed: u64) {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
+    let mut rng = Rng::seeded(seed);
     for i in 0..n {
-        let option = rng.option();
+        let option = option(&mut rng);
         let pairs = [
             ("f", option.as_str()),
             ("d", option.as_str()),

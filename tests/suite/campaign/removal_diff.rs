@@ -18,27 +18,11 @@ use redvote::campaign::{BoardSettings, CampaignSettings, OptionSettings};
 use redvote::{Campaign, Neighbourhood, Paging, Period, Ties, View};
 
 use super::removal::finish_removal;
-use crate::support::{self, DAY, HOUR, T0};
+use crate::support::{self, Rng, DAY, HOUR, T0};
 
 /// The previous commit's configure: its `remove` cleans every period board
 /// in the one call.
 const ORACLE_CONFIGURE: &str = include_str!("../../fixtures/removal-oracle/campaign_configure.lua");
-
-/// xorshift64*: the test's data from a seed, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 const BOARDS: [(&str, Ties); 4] = [
     ("n", Ties::Name),
@@ -163,7 +147,7 @@ fn bounded_removal_equals_the_one_call_removal_on_random_data() {
     let mut con = support::con(&server);
     let oracle = redis::Script::new(ORACLE_CONFIGURE);
     for seed in [1u64, 7, 23] {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+        let mut rng = Rng::seeded(seed);
         let p = plan(&mut rng);
         let old = Campaign::new(&format!("old{seed}"));
         let new = Campaign::new(&format!("new{seed}"));

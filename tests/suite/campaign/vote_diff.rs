@@ -18,7 +18,7 @@ use redis::{Connection, Value};
 use redvote::campaign::{BoardSettings, CampaignSettings, OptionSettings};
 use redvote::{Campaign, Period, Ties};
 
-use crate::support::{self, DAY};
+use crate::support::{self, Rng, DAY};
 
 /// The calls' times start here (2030-01-01): boards and statistics whose
 /// retention ends before the server's clock would be gone at once.
@@ -28,26 +28,6 @@ const BASE: u64 = 1_893_456_000;
 const ORACLE_VOTE: &str = include_str!("../../fixtures/vote-oracle/campaign_vote.lua");
 /// The vote as assembled now (what the library embeds).
 const VOTE: &str = include_str!("../../../lua/campaign_vote.lua");
-
-/// xorshift64*: the test's data from a seed, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const BOARDS: [(&str, Ties); 4] = [
     ("c", Ties::Competition),
@@ -217,7 +197,7 @@ fn the_vote_equals_the_vote_it_replaced_on_random_calls() {
     let oracle = redis::Script::new(ORACLE_VOTE);
     let current = redis::Script::new(VOTE);
     for seed in [3u64, 11, 29] {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+        let mut rng = Rng::seeded(seed);
         let s = settings(&mut rng);
         let old = Campaign::new(&format!("vold{seed}"));
         let new = Campaign::new(&format!("vnew{seed}"));

@@ -22,26 +22,10 @@ use redvote::campaign::{
 };
 use redvote::{Campaign, Period};
 
-use crate::support::{self, utc};
+use crate::support::{self, utc, Rng};
 
 const ORACLE_VOTE: &str = include_str!("../../fixtures/vote-oracle/campaign_vote.lua");
 const ORACLE_CONFIGURE: &str = include_str!("../../fixtures/vote-oracle/campaign_configure.lua");
-
-/// xorshift64*: the test's data from a seed, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 const DIMS: [Dimension; 4] = [
     Dimension::User,
@@ -286,7 +270,7 @@ fn rate_limits_answer_and_write_what_the_oracle_does_on_random_rules() {
     );
     let (mut votes, mut refused) = (0, 0);
     for seed in 1..=9u64 {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+        let mut rng = Rng::seeded(seed);
         let rules = random_rules(&mut rng);
         let s = settings(&mut rng, rules);
         let what = format!("seed {seed} {}", serde_json::to_string(&s.limits).unwrap());

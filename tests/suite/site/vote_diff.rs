@@ -18,26 +18,10 @@ use std::collections::BTreeMap;
 use redis::{Connection, RedisResult, Value};
 use redvote::{ConfigUpdate, Ranking, Site};
 
-use crate::support;
+use crate::support::{self, Rng};
 
 /// The vote before the cut, exactly as it was assembled.
 const ORACLE_VOTE: &str = include_str!("../../fixtures/vote-oracle-site/vote.lua");
-
-/// xorshift64*: the test's calls from a seed, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The two sites' settings and layout.
 struct Scenario {
@@ -339,7 +323,7 @@ fn the_vote_answers_and_writes_what_the_oracle_does_on_random_calls() {
     let mut tally = (0, 0, 0);
     let mut codes = BTreeMap::<String, usize>::new();
     for (k, s) in scenarios.iter().enumerate() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (k as u64 + 1));
+        let mut rng = Rng::seeded(k as u64 + 1);
         let window = s.window.unwrap_or(604_800);
         // open, closing soon, closed, long closed; never closing during the test
         let ages = [
