@@ -95,13 +95,14 @@ local function check_layout(what, key, stored)
   end
   return have
 end
--- campaign: the one key every campaign script takes. Needs one_key
--- (lib/args).
-
--- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
--- after the campaign's end, not at it: a campaign extended after it ended
--- (configure moves `end` later) keeps "once per campaign" for a week.
+-- counter_grace: campaign-window rate counters (<ns>rl:RULE:campaign)
+-- expire this long after the campaign's end, not at it: a campaign
+-- extended after it ended (configure moves `end` later) keeps "once per
+-- campaign" for a week. Needs nothing, and defines no function: the vote
+-- (lib/limit_spend) includes it without lib/campaign's helpers.
 local COUNTER_GRACE = 604800
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args). (COUNTER_GRACE, lib/counter_grace, comes with it.)
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise) of a campaign whose data layout this script knows
@@ -193,13 +194,6 @@ local function campaign_offset(root)
   if n % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. offset:sub(1, 40) .. '"') end
   return n
 end
--- user: a user id is an opaque string of 1..256 bytes without control
--- characters.
-local function check_user(user)
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
-end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
 -- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
@@ -209,15 +203,6 @@ end
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64
     and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
-end
--- name_arg: a board, option, channel or device name given as an argument.
--- Needs fail (lib/prologue) and name_ok (lib/names).
-
--- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
 end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
 -- includes nothing: tests/periods.rs runs this file on its own against
@@ -337,8 +322,7 @@ end
 -- (campaign_vote) or looked at without spending (campaign_limits): the
 -- voter's arguments, the rules, and what a call would spend of each
 -- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
--- check_user (lib/args), check_name (lib/name_arg) and period
--- (lib/periods).
+-- name_ok (lib/names), stored_int (lib/stored) and period (lib/periods).
 --
 -- A rule (stored as JSON in the campaign hash, field `limits`, validated by
 -- campaign_configure) counts votes per combination of dimensions `by`
@@ -366,7 +350,7 @@ end
 -- expiry costs ~120-150 B in Redis 7, so no key per user can get under
 -- issue 23's 100 B a rate-limited user):
 --   buckets        campaign layout 3, a fixed-window rule that counts by
---                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_plan),
 --                  N the user's bucket, field the subject (the user's
 --                  included), value the count; the bucket EXPIREATs its
 --                  window's end, so every window keeps its own counts until
@@ -400,13 +384,28 @@ end
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
--- The voter: a user id, and the channel and device rules may count by ("":
--- none), names.
-local function check_voter(user, channel, device)
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-end
+-- The rules, as limit_rules_checked returns them. Rules stamped by
+-- campaign_configure are decoded and trusted as they are: `checked`, the
+-- root's `limits_checked`, is the copy configure wrote of the rules it
+-- validated, and comparing it costs nothing (Lua strings are interned:
+-- two equal texts are one object), where validating 4 rules cost a vote
+-- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- the stamp, or that differ from it (changed by hand, or stale), are
+-- checked without a string built or a table made for the check by
+-- limit_rules_fast; what it does not accept at once goes to
+-- limit_rules_checked, which decodes again and fails with the error text
+-- (or accepts what only it knows, e.g. a limit stored as a string).
+-- (Those two are lib/limit_rules_check, included here: each function is a
+-- closure made on every call, and a vote with rules stamped needs neither.)
+local function limit_rules(root, json, checked)
+  local ok, rules
+  if json == checked then ok, rules = pcall(cjson.decode, json) end
+  if not (ok and rules) then
+-- limit_rules_check: the checks of stored rate-limit rules that limit_rules
+-- (lib/limits) runs only when the rules are not stamped by
+-- campaign_configure (`limits_checked`), included inside it so that a vote
+-- whose rules are stamped makes neither closure. Needs fail (lib/prologue),
+-- name_ok (lib/names) and stored_int (lib/stored).
 
 -- The rules, from the campaign's `limits` field (JSON), checked to be
 -- exactly what campaign_configure writes: a list of at most 32 rules, each
@@ -507,26 +506,9 @@ local function limit_rules_fast(json)
   end
   return rules
 end
-
--- The rules, as limit_rules_checked returns them. Rules stamped by
--- campaign_configure are decoded and trusted as they are: `checked`, the
--- root's `limits_checked`, is the copy configure wrote of the rules it
--- validated, and comparing it costs nothing (Lua strings are interned:
--- two equal texts are one object), where validating 4 rules cost a vote
--- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
--- the stamp, or that differ from it (changed by hand, or stale), are
--- checked without a string built or a table made for the check by
--- limit_rules_fast; what it does not accept at once goes to
--- limit_rules_checked, which decodes again and fails with the error text
--- (or accepts what only it knows, e.g. a limit stored as a string).
-local function limit_rules(root, json, checked)
-  local ok, rules
-  if json == checked then
-    ok, rules = pcall(cjson.decode, json)
-  else
-    ok, rules = pcall(limit_rules_fast, json)
+    if json ~= checked then ok, rules = pcall(limit_rules_fast, json) end
+    if not (ok and rules) then return limit_rules_checked(root, json) end
   end
-  if not (ok and rules) then return limit_rules_checked(root, json) end
   for i = 1, #rules do
     local r = rules[i]
     local by = r.by
@@ -550,13 +532,11 @@ end
 -- crates/redvote-check knows this number (LIMIT_BUCKETS there).
 local LIMIT_BUCKETS = 256
 
--- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
--- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
--- Lua for ids longer than a few bytes), as the decimal text keys name it.
--- 256 divides 2^32: the bucket is the 4th byte, hex digits 7 and 8.
-local function limit_bucket(user)
-  return string.format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
-end
+-- The bucket of a user (limit_plan, written out there: one closure less a
+-- call): the first 32 bits of the SHA1 of its id, modulo LIMIT_BUCKETS
+-- (stable across versions and cheaper than a hash loop in Lua for ids
+-- longer than a few bytes), as the decimal text keys name it. 256 divides
+-- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 
 -- Where the rules' counters live on campaign data layout `layout`
 -- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
@@ -570,26 +550,6 @@ local function limit_layout(rules, layout)
     end
   end
   return rules
-end
-
--- The window holding `now`: id and end (first second after; nil: none).
--- Numbers are written with %d (what tostring writes for these integers,
--- for less). A calendar window's name and end come from, or go to,
--- `periods_at` (the vote's memo of its periods, at the same `now` and
--- offset: { name, end } by kind; nil: none).
-local function limit_window(rule, now, offset, campaign_end, periods_at)
-  local w = rule.window
-  if w == 'second' then return string.format('%d', now), now + 1 end
-  if w == 'minute' then
-    local m = (now - now % 60) / 60
-    return string.format('m%d', m), (m + 1) * 60
-  end
-  if w == 'campaign' then return 'campaign', campaign_end end
-  local p = periods_at and periods_at[w]
-  if p then return p[1], p[2] end
-  local name, _, finish = period(w, now, offset)
-  if periods_at then periods_at[w] = { name, finish } end
-  return name, finish
 end
 
 -- Every counter this call touches, with what it would spend: a list of
@@ -618,7 +578,31 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     local id, finish = 'rolling', nil
     if not rolling then
       if window ~= last_window then
-        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end, ctx.periods_at)
+        -- The window holding `now`: id and end (first second after; nil:
+        -- none). Numbers are written with %d (what tostring writes for
+        -- these integers, for less). A calendar window's name and end come
+        -- from, or go to, `periods_at` (the vote's memo of its periods, at
+        -- the same `now` and offset: { name, end } by kind; nil: none).
+        -- (Written out here, not a function: one closure less a call.)
+        last_window = window
+        if window == 'second' then
+          last_id, last_finish = format('%d', now), now + 1
+        elseif window == 'minute' then
+          local m = (now - now % 60) / 60
+          last_id, last_finish = format('m%d', m), (m + 1) * 60
+        elseif window == 'campaign' then
+          last_id, last_finish = 'campaign', campaign_end
+        else
+          local periods_at = ctx.periods_at
+          local p = periods_at and periods_at[window]
+          if p then
+            last_id, last_finish = p[1], p[2]
+          else
+            local _
+            last_id, _, last_finish = period(window, now, offset)
+            if periods_at then periods_at[window] = { last_id, last_finish } end
+          end
+        end
       end
       id, finish = last_id, last_finish
     end
@@ -629,7 +613,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       voter_key = voter_key or (ns .. 'rlu:' .. user)
       key = voter_key
     elseif bucket_rule then
-      bucket = bucket or limit_bucket(user)
+      -- the user's bucket (above)
+      bucket = bucket or format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
       key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
     elseif window == 'campaign' then
       key = ns .. 'rl:' .. name .. ':campaign'
@@ -717,13 +702,6 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   return checks
 end
 
--- n emission intervals (iq + ir / l microseconds each) as whole
--- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
-local function intervals(n, iq, ir, l)
-  local r = n * ir
-  return n * iq + math.floor(r / l), r % l
-end
-
 -- Evaluate every check without writing. Returns the refusal (nil when all
 -- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
 -- `usec` is the microsecond within second `now` (rolling rules; 0 on the
@@ -731,6 +709,10 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
+  -- n emission intervals (iq + ir / l microseconds each) as whole
+  -- microseconds and a remainder in 0..l-1 (units of 1/l microsecond):
+  -- made for a rolling rule only (a closure costs every call that makes it)
+  local intervals
   local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
   -- the reads' positions follow the checks' order (counted again below)
   for i = 1, n do
@@ -806,6 +788,10 @@ local function limit_evaluate(checks, now, usec)
     c.existed = value and true or false
     local left, wait
     if rule.rolling then
+      intervals = intervals or function(n, iq, ir, l)
+        local r = n * ir
+        return n * iq + math.floor(r / l), r % l
+      end
       local l, need, allowance = rule.limit, c.need, c.allowance
       local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
       -- d = TAT - now (dq us + dr / l us), from the stored TAT
@@ -900,13 +886,37 @@ local function limit_evaluate(checks, now, usec)
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
   return nil, remaining
 end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
 -- limit_voter: what campaign_limits (the peek, read-only) and
 -- campaign_limits_reset (the admin reset, a writer) share: their arguments
 -- (KEYS[1] the campaign root; ARGV user, time, channel, device, then up to
 -- 50 board, option pairs), checked in this order, and the counters of one
 -- voter they look at. Needs campaign_key (lib/campaign), pair_argc
--- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset) and
--- lib/limits.
+-- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
+-- lib/limits, check_user (lib/user) and check_name (lib/name_arg).
+
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+end
 
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)

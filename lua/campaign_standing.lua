@@ -96,13 +96,14 @@ local function check_layout(what, key, stored)
   end
   return have
 end
--- campaign: the one key every campaign script takes. Needs one_key
--- (lib/args).
-
--- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
--- after the campaign's end, not at it: a campaign extended after it ended
--- (configure moves `end` later) keeps "once per campaign" for a week.
+-- counter_grace: campaign-window rate counters (<ns>rl:RULE:campaign)
+-- expire this long after the campaign's end, not at it: a campaign
+-- extended after it ended (configure moves `end` later) keeps "once per
+-- campaign" for a week. Needs nothing, and defines no function: the vote
+-- (lib/limit_spend) includes it without lib/campaign's helpers.
 local COUNTER_GRACE = 604800
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args). (COUNTER_GRACE, lib/counter_grace, comes with it.)
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise) of a campaign whose data layout this script knows

@@ -133,153 +133,6 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
--- integer_arg: an integer argument in lo..hi, as decimal digits only (no
--- sign, no exponent, no leading zero when lo >= 1), returned as a number.
--- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
--- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
--- detail names the argument and quotes the value, cut to 80 bytes.
-local function integer_arg(s, name, lo, hi, what, code)
-  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
-  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
-    what = what or ('an integer in ' .. lo .. '..' .. hi)
-    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
-  end
-  return tonumber(s)
-end
--- args: the checks every script makes of its KEYS and ARGV before anything
--- else, refused with REDVOTE_USAGE and a detail naming the operation. The
--- checks of single arguments are lib/integer_arg and lib/user.
-
--- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
--- the site root, 'campaign' for a campaign root); `role` describes it in the
--- refusal. Returns the key and the prefix before the suffix, from which the
--- script derives every other key (so they share the key's hash tag).
-local function one_key(op, suffix, role)
-  local key = KEYS[1]
-  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
-    fail('USAGE', op .. ' takes 1 key, the ' .. role)
-  end
-  return key, key:sub(1, -#suffix - 1)
-end
-
--- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
-local function argc(op, lo, hi, usage)
-  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
-end
--- layout: the data-layout version a site or a campaign was written with
--- (docs/versions.md). A campaign keeps it in the field `layout` of its
--- settings hash <ns>campaign, a site in the field `layout` of
--- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
--- or by any redvote, campaigns configured by redvote 0.5 or before).
---
--- These scripts (redvote 0.6) read and write the layouts first..last
--- below, and configure a new campaign at the last. Site layout 2
--- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
--- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
--- campaign moves to it by campaign_upgrade. A layout outside
--- that range was written by a redvote they do not know: every script, read
--- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
--- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
-
--- The layout of the site or campaign (`what`) whose hash `key` holds
--- `stored` in its field `layout` (nil when absent): a number, checked.
-local function check_layout(what, key, stored)
-  if not stored then return 1 end
-  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
-  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
-  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
-  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
-  if have < first or have > last then
-    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
-      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
-      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
-  end
-  return have
-end
--- campaign: the one key every campaign script takes. Needs one_key
--- (lib/args).
-
--- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
--- after the campaign's end, not at it: a campaign extended after it ended
--- (configure moves `end` later) keeps "once per campaign" for a week.
-local COUNTER_GRACE = 604800
-
--- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
--- `op` otherwise) of a campaign whose data layout this script knows
--- (lib/layout). Returns it, <ns>, from which every other key derives, the
--- layout, and the values of the root's fields `...` (a caller's own
--- settings, read in the same HMGET: no second read of the hash).
-local function campaign_key(op, ...)
-  local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
-  local c = rcall('HMGET', root, 'layout', ...)
-  local layout = check_layout('campaign', root, c[1])
-  table.remove(c, 1)
-  return root, ns, layout, c
-end
--- pair_args: the argument count of a script that takes a few fixed
--- arguments, then pairs (board, option / option, votes). Needs fail
--- (lib/prologue).
-
--- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
--- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
-local function pair_argc(op, fixed, lo, hi, usage, too_many)
-  local n = #ARGV - fixed
-  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
-  if n > 2 * hi then fail('USAGE', too_many) end
-end
--- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
--- and integer_arg (lib/args).
-
--- "" (or nil) for the server's clock, or explicit integer Unix seconds
--- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
--- the microsecond within it (the server's; 0 on the explicit clock), for
--- rolling rate limits.
-local function clock(at)
-  if at == nil or at == '' then
-    local t = rcall('TIME')
-    return tonumber(t[1]), tonumber(t[2])
-  end
-  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
-  return now, 0
-end
--- last_second: the last moment a campaign write may take (a vote's or an
--- import's explicit time). Needs fail (lib/prologue).
-
--- The last second whose calendar names four-digit years (9999-12-31T23:59:59
--- UTC): the bound of every stored time (a campaign's start and end).
-local LAST_SECOND = 253402300799
-
--- A moment a write may take (`now`, from `at`, in the campaign's UTC
--- `offset`): at most LAST_SECOND, in UTC and in the offset, since no
--- period name addresses a later one (REDVOTE_INVALID_NUMBER otherwise).
-local function check_last_second(now, offset, at)
-  if now > LAST_SECOND or now + offset > LAST_SECOND then
-    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
-  end
-end
--- names: the one rule for names that become part of a key (groups,
--- boards, options, channels, devices, rule names): 1..64 bytes, and none of
--- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
--- key's cluster hash tag, or act as a pattern.
--- (Most names are letters, digits, _ - and .: a one-class pattern accepts
--- them first, for a quarter of the cost of trying every forbidden byte.)
-local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
-    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
-end
--- name_arg: a board, option, channel or device name given as an argument.
--- Needs fail (lib/prologue) and name_ok (lib/names).
-
--- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
-end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the
 -- stored `limits` JSON). Lua's
@@ -302,6 +155,25 @@ local function stored_int(v, lo, hi, key, field)
     fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
   end
   return n
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+-- (Most names are letters, digits, _ - and .: a one-class pattern accepts
+-- them first, for a quarter of the cost of trying every forbidden byte.)
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64
+    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
 end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
@@ -406,13 +278,6 @@ local function board_settings(ns, board)
       month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
     },
   }
-end
--- user: a user id is an opaque string of 1..256 bytes without control
--- characters.
-local function check_user(user)
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
 end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
 -- includes nothing: tests/periods.rs runs this file on its own against
@@ -528,691 +393,6 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
--- limits: rate limits, checked inside the vote before its first write
--- (campaign_vote) or looked at without spending (campaign_limits): the
--- voter's arguments, the rules, and what a call would spend of each
--- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
--- check_user (lib/args), check_name (lib/name_arg) and period
--- (lib/periods).
---
--- A rule (stored as JSON in the campaign hash, field `limits`, validated by
--- campaign_configure) counts votes per combination of dimensions `by`
--- (user, option, channel, device) over one window:
---   fixed windows  second, minute, hour, day, week, month: calendar-aligned
---                  in the campaign's UTC offset; a counter per window that
---                  expires when the window ends (a burst at a window edge can
---                  reach twice the limit over a short span);
---   campaign       one counter for the whole campaign (expires at its end);
---                  a refusal by it, or by a window that ends after the
---                  campaign does, has retry_after -1 (not within the campaign);
---   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
---                  votes per `per` seconds spaced evenly, `burst` at once;
---                  no edge bursts; one key per subject holding the
---                  theoretical arrival time (TAT), exactly: the emission
---                  interval per * 10^6 / limit microseconds is kept as the
---                  rational iq + ir / limit (integer microseconds and a
---                  remainder), so burst and remaining are exact for every
---                  limit and per (7 per 60 s: 8571428 + 4/7 us). Stored as
---                  "SECONDS.MICROSECONDS", followed by "+R/L" when the TAT
---                  lies R/L of a microsecond later (L: the rule's limit),
---                  e.g. "2215484417.142857+1/7"; the key expires one second
---                  after the TAT has passed.
--- Where the counters live (docs/rate-limits.md#counters; one key with an
--- expiry costs ~120-150 B in Redis 7, so no key per user can get under
--- issue 23's 100 B a rate-limited user):
---   buckets        campaign layout 3, a fixed-window rule that counts by
---                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
---                  N the user's bucket, field the subject (the user's
---                  included), value the count; the bucket EXPIREATs its
---                  window's end, so every window keeps its own counts until
---                  it ends (a vote dated in an earlier window counts there).
---                  One HGET a counter, one HINCRBY (and an EXPIREAT for a
---                  new field) to spend. A campaign upgraded from layout 2
---                  (root field rlu_until) also counts the voter's former
---                  field of the same window in <ns>rlu:USER (check.legacy).
---   per voter      a rule that counts by user (layouts 1 and 2: fixed or
---                  rolling; layout 3: rolling only), not the campaign
---                  window: one hash per user and campaign,
---                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
---                  by more than the user: REST is the subject of its other
---                  dimensions), value "END:COUNT:WINDOW" (END: the first
---                  second after the counter's window, WINDOW its kind:
---                  a value of another kind, after the rule changed under
---                  its name, counts as 0) or a rolling rule's TAT; the
---                  field "@" holds the hash's expiry, the latest END (or
---                  TAT expiry) written, raised only. A field of an earlier
---                  window counts as 0 and is overwritten; one vote reads
---                  every field in one HMGET and writes them in one HSET.
---                  A vote dated in a window before the one a field holds
---                  (explicit clock, or a server clock that went back) is
---                  refused with retry_after -1: that count is gone, and
---                  the limit fails closed.
---   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
---                  it expires with the campaign (configure moves it).
---   other          (option, channel, device rules) a string key per rule,
---                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
---                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
--- `extra` maps a channel to extra allowance (a partner channel: +5).
--- A vote passes only if every rule passes; nothing is spent unless all do.
-
--- The voter: a user id, and the channel and device rules may count by ("":
--- none), names.
-local function check_voter(user, channel, device)
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-end
-
--- The rules, from the campaign's `limits` field (JSON), checked to be
--- exactly what campaign_configure writes: a list of at most 32 rules, each
--- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
--- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
--- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
--- and field otherwise. limit_rules below tries a cheaper check first and
--- comes here for anything it does not accept (and for every error text).
-local function limit_rules_checked(root, json)
-  local ok, rules = pcall(cjson.decode, json)
-  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
-  local n = 0
-  for _ in pairs(bad and {} or rules) do n = n + 1 end
-  bad = bad or n ~= #rules
-  for i = 1, bad and 0 or #rules do
-    local r = rules[i]
-    local what = 'limits rule ' .. i
-    -- "@" is the voter hash's expiry field: no rule has that name
-    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
-      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
-    if not bad then
-      local seen = {}
-      for j, d in pairs(r.by) do
-        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
-        seen[d] = true
-      end
-      for channel, x in pairs(r.extra or {}) do
-        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
-      end
-      if r.rolling == true then
-        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
-        stored_int(r.per, 1, 315360000, root, what .. ' per')
-        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
-      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
-          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
-        bad = true
-      else
-        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
-      end
-    end
-    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
-    -- counted in the voter's hash (see above)
-    for _, d in ipairs(r.by) do
-      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
-    end
-  end
-  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
-  return rules
-end
-
--- The rules decoded from `json` when limit_rules_checked would accept them
--- as they are; false (or an error, which limit_rules catches) when it
--- might not. Run inside pcall, so a value of the wrong type needs no
--- type() (a C call): indexing, # or comparing it raises (a number or a
--- string compared with a number), or it fails the check (a string's
--- fields are nil). A decoded JSON list is a table with keys 1..#t only,
--- and so is a non-empty decoded `by` (a JSON object's keys are strings,
--- its # is 0). Names: the one-item class of the common names first (name_ok
--- tries its 9 items on every accepted byte).
-local function limit_rules_fast(json)
-  if not json:find('^%s*%[') then return false end
-  local rules = cjson.decode(json)
-  local n = #rules
-  if n > 32 then return false end
-  for i = 1, n do
-    local r = rules[i]
-    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
-    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
-    local nby = #by
-    if nby == 0 or nby > 4 then return false end
-    for j = 1, nby do
-      local d = by[j]
-      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
-      for k = 1, j - 1 do
-        if by[k] == d then return false end
-      end
-    end
-    if extra ~= nil then
-      if #extra > 0 then return false end
-      for channel, x in pairs(extra) do
-        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
-            or x > 1000000000 then
-          return false
-        end
-      end
-    end
-    if rolling == true then
-      local per, burst = r.per, r.burst
-      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
-          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
-        return false
-      end
-    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
-        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
-        and window ~= 'campaign') then
-      return false
-    end
-  end
-  return rules
-end
-
--- The rules, as limit_rules_checked returns them. Rules stamped by
--- campaign_configure are decoded and trusted as they are: `checked`, the
--- root's `limits_checked`, is the copy configure wrote of the rules it
--- validated, and comparing it costs nothing (Lua strings are interned:
--- two equal texts are one object), where validating 4 rules cost a vote
--- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
--- the stamp, or that differ from it (changed by hand, or stale), are
--- checked without a string built or a table made for the check by
--- limit_rules_fast; what it does not accept at once goes to
--- limit_rules_checked, which decodes again and fails with the error text
--- (or accepts what only it knows, e.g. a limit stored as a string).
-local function limit_rules(root, json, checked)
-  local ok, rules
-  if json == checked then
-    ok, rules = pcall(cjson.decode, json)
-  else
-    ok, rules = pcall(limit_rules_fast, json)
-  end
-  if not (ok and rules) then return limit_rules_checked(root, json) end
-  for i = 1, #rules do
-    local r = rules[i]
-    local by = r.by
-    -- counted in the voter's hash (see above)
-    if r.window ~= 'campaign' then
-      for j = 1, #by do
-        if by[j] == 'user' then r.voter = true end
-      end
-    end
-  end
-  return rules
-end
-
--- Buckets a fixed-window rule that counts by user spreads its voters over
--- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
--- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
--- while a window sees at most 512 x 256 = 131,072 voters of a rule; beyond
--- that the buckets turn into hash tables (more memory a voter, counts still
--- exact). Fewer buckets cost less for a small campaign (each bucket key is
--- ~130 B), more keep a large window compact: docs/rate-limits.md#counters.
--- crates/redvote-check knows this number (LIMIT_BUCKETS there).
-local LIMIT_BUCKETS = 256
-
--- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
--- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
--- Lua for ids longer than a few bytes), as the decimal text keys name it.
--- 256 divides 2^32: the bucket is the 4th byte, hex digits 7 and 8.
-local function limit_bucket(user)
-  return string.format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
-end
-
--- Where the rules' counters live on campaign data layout `layout`
--- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
--- from the voter's hash to the buckets (rule.bucket), a rolling one stays
--- (its state has no window to expire with). Returns `rules`.
-local function limit_layout(rules, layout)
-  if layout >= 3 then
-    for i = 1, #rules do
-      local r = rules[i]
-      if r.voter and not r.rolling then r.voter, r.bucket = nil, true end
-    end
-  end
-  return rules
-end
-
--- The window holding `now`: id and end (first second after; nil: none).
--- Numbers are written with %d (what tostring writes for these integers,
--- for less). A calendar window's name and end come from, or go to,
--- `periods_at` (the vote's memo of its periods, at the same `now` and
--- offset: { name, end } by kind; nil: none).
-local function limit_window(rule, now, offset, campaign_end, periods_at)
-  local w = rule.window
-  if w == 'second' then return string.format('%d', now), now + 1 end
-  if w == 'minute' then
-    local m = (now - now % 60) / 60
-    return string.format('m%d', m), (m + 1) * 60
-  end
-  if w == 'campaign' then return 'campaign', campaign_end end
-  local p = periods_at and periods_at[w]
-  if p then return p[1], p[2] end
-  local name, _, finish = period(w, now, offset)
-  if periods_at then periods_at[w] = { name, finish } end
-  return name, finish
-end
-
--- Every counter this call touches, with what it would spend: a list of
--- checks { rule, key, need, allowance, finish } (rolling rules: key holds
--- the theoretical arrival time; finish unused). Whom a rule counts a vote
--- for one option against (its subject): the values of its dimensions `by`,
--- each prefixed by its length, joined by "|" (the user left out of a rule
--- counted in the voter's hash); each value's part is formatted once a
--- call, a rule's window and key (but for a string counter's) once a rule.
-local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
-  local format = string.format
-  local checks, n = {}, 0
-  local user, channel, device, legacy = ctx.user, ctx.channel, ctx.device, ctx.legacy
-  local npairs = #pairs
-  -- a batch meets a counter again for another pair: checks joined by key
-  -- and field (one pair: a scan, see below)
-  local by_key = npairs > 1 and {} or nil
-  local user_part, channel_part, device_part, option_part, option_parts
-  local voter_key, bucket, last_window, last_id, last_finish
-  for ri = 1, #rules do
-    local rule = rules[ri]
-    local rolling, voter, bucket_rule, name, by, window = rule.rolling, rule.voter, rule.bucket, rule.name, rule.by,
-      rule.window
-    local extra = rule.extra
-    local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
-    local id, finish = 'rolling', nil
-    if not rolling then
-      if window ~= last_window then
-        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end, ctx.periods_at)
-      end
-      id, finish = last_id, last_finish
-    end
-    -- A window that outlives the campaign never resets within it.
-    local never = window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
-    local key -- the rule's key (a string counter's depends on the subject)
-    if voter then
-      voter_key = voter_key or (ns .. 'rlu:' .. user)
-      key = voter_key
-    elseif bucket_rule then
-      bucket = bucket or limit_bucket(user)
-      key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
-    elseif window == 'campaign' then
-      key = ns .. 'rl:' .. name .. ':campaign'
-    end
-    local nby = #by
-    for k = 1, npairs do
-      local subject, rest -- rest: without the user's part (legacy, below)
-      for j = 1, nby do
-        local dim, part = by[j], nil
-        if dim == 'user' then
-          if not voter then
-            user_part = user_part or format('%d:%s', #user, user)
-            part = user_part
-          end
-        elseif dim == 'option' then
-          if npairs == 1 then
-            if not option_part then
-              local board, option = pairs[1].board, pairs[1].option
-              option_part = format('%d:%s%d:%s', #board, board, #option, option)
-            end
-            part = option_part
-          else
-            option_parts = option_parts or {}
-            part = option_parts[k]
-            if not part then
-              local board, option = pairs[k].board, pairs[k].option
-              part = format('%d:%s%d:%s', #board, board, #option, option)
-              option_parts[k] = part
-            end
-          end
-        elseif dim == 'channel' then
-          channel_part = channel_part or format('%d:%s', #channel, channel)
-          part = channel_part
-        else
-          device_part = device_part or format('%d:%s', #device, device)
-          part = device_part
-        end
-        if part then
-          subject = subject and (subject .. '|' .. part) or part
-          if legacy and dim ~= 'user' then rest = rest and (rest .. '|' .. part) or part end
-        end
-      end
-      subject = subject or ''
-      local counter, field, was = key, nil, nil
-      if voter then
-        field = subject == '' and name or (name .. '|' .. subject)
-      elseif bucket_rule then
-        field = subject
-        if legacy then
-          -- the field this counter had in the voter's hash before the
-          -- upgrade to layout 3: the user's own subject left out
-          was = rest and (name .. '|' .. rest) or name
-        end
-      elseif window == 'campaign' then
-        field = subject
-      else
-        counter = ns .. 'rl:' .. name .. ':' .. id .. ':' .. subject
-      end
-      local check, id_of
-      if by_key then
-        id_of = field and (counter .. '\0' .. field) or counter
-        check = by_key[id_of]
-      else
-        -- one pair: two rules meet on a counter only by their names (one
-        -- repeated, or a voter field RULE|SUBJECT another rule's name)
-        for x = 1, n do
-          local c = checks[x]
-          if c.key == counter and c.field == field then
-            check = c
-            break
-          end
-        end
-      end
-      if not check then
-        check = { rule = rule, key = counter, field = field, need = 0, allowance = allowance, finish = finish,
-          never = never, voter = voter, bucket = bucket_rule, legacy = was }
-        if by_key then by_key[id_of] = check end
-        if was then checks.legacy_key = ns .. 'rlu:' .. user end
-        n = n + 1
-        checks[n] = check
-      end
-      check.need = check.need + cost
-    end
-  end
-  return checks
-end
-
--- n emission intervals (iq + ir / l microseconds each) as whole
--- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
-local function intervals(n, iq, ir, l)
-  local r = n * ir
-  return n * iq + math.floor(r / l), r % l
-end
-
--- Evaluate every check without writing. Returns the refusal (nil when all
--- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
--- `usec` is the microsecond within second `now` (rolling rules; 0 on the
--- explicit clock). All rolling arithmetic is on integers: durations from
--- now as (whole microseconds, remainder / limit).
-local function limit_evaluate(checks, now, usec)
-  local remaining, refused, retry = {}, nil, 0
-  local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
-  -- the reads' positions follow the checks' order (counted again below)
-  for i = 1, n do
-    local c = checks[i]
-    if c.voter then
-      voter = c.key
-      fields = fields or {}
-      nfields = nfields + 1
-      fields[nfields] = c.field
-    elseif not c.field then
-      keys = keys or {}
-      nkeys = nkeys + 1
-      keys[nkeys] = c.key
-    end
-    if c.legacy then
-      fields = fields or {}
-      nfields = nfields + 1
-      fields[nfields] = c.legacy
-    end
-  end
-  local values = keys and rcall('MGET', unpack(keys)) -- one read for every string counter
-  local mine
-  if voter then
-    -- one read for every counter in the voter's hash, and its expiry
-    fields = fields or {}
-    fields[nfields + 1] = '@'
-    mine = rcall('HMGET', voter, unpack(fields))
-    local at_ = mine[nfields + 1]
-    checks.voter_key = voter
-    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
-  end
-  local at_key, at_field = 0, 0
-  for i = 1, n do
-    local c = checks[i]
-    local rule = c.rule
-    local value -- false when absent
-    if c.voter then
-      at_field = at_field + 1
-      value = mine[at_field]
-      if value and not rule.rolling then
-        -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
-        -- (0); of another WINDOW (the rule changed under its name) or a
-        -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
-        -- is of this window.
-        local finish, count, kind = value:match('^(%d+):(%d+):?(%a*)$')
-        if not finish and value:match('^%d+%.%d') then
-          value = false
-        else
-          if not finish or #finish > 12 or #count > 16 or #kind > 8 then
-            fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
-          end
-          finish = tonumber(finish)
-          local same = kind == '' or kind == rule.window
-          value = same and finish == c.finish and count or false
-          -- a vote dated before the window its counter holds (the
-          -- explicit clock, or a server clock that went back): that
-          -- window's count is gone, so the vote is refused rather than
-          -- counted afresh
-          c.behind = same and finish > c.finish
-        end
-      end
-    elseif c.field then
-      value = rcall('HGET', c.key, c.field)
-    else
-      at_key = at_key + 1
-      value = values[at_key]
-    end
-    local old -- a bucketed counter's field in the voter's hash (legacy)
-    if c.legacy then
-      at_field = at_field + 1
-      old = mine[at_field]
-    end
-    c.existed = value and true or false
-    local left, wait
-    if rule.rolling then
-      local l, need, allowance = rule.limit, c.need, c.allowance
-      local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
-      -- d = TAT - now (dq us + dr / l us), from the stored TAT
-      local dq, dr = 0, 0
-      if value then
-        local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
-        if not s then s, u = value:match('^(%d+)%.(%d+)$') end
-        -- a TAT, or (in the voter's hash) a fixed window's count of a rule
-        -- that was fixed under this name: no state; anything else is corrupt
-        if (not s and not (c.voter and value:match('^%d+:%d+:?%a*$'))) or (s and (#s > 12
-            or (r and (#r > 16 or #den > 16)))) then
-          fail('INVALID_CONFIG', c.key .. ' ' .. (c.field or 'value') .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
-        end
-        if s then
-          dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
-          -- a remainder stored under another limit: rounded down to 1/l
-          if r and tonumber(den) > 0 then dr = math.floor(tonumber(r) * l / tonumber(den)) % l end
-        end
-      end
-      c.reset_in = 0
-      if dq > 0 or (dq == 0 and dr > 0) then
-        c.reset_in = math.ceil((dq + (dr > 0 and 1 or 0)) / 1000000)
-      else
-        dq, dr = 0, 0 -- max(TAT, now)
-      end
-      -- remaining: allowance - ceil(d / interval)
-      local k = math.ceil((dq + dr / l) / (iq + ir / l))
-      local kq, kr = intervals(k, iq, ir, l)
-      while kq < dq or (kq == dq and kr < dr) do
-        k = k + 1
-        kq, kr = intervals(k, iq, ir, l)
-      end
-      while k > 0 do
-        kq, kr = intervals(k - 1, iq, ir, l)
-        if kq < dq or (kq == dq and kr < dr) then break end
-        k = k - 1
-      end
-      left = allowance - k
-      -- passes when d + need * interval <= allowance * interval
-      if need > allowance then
-        wait = -1
-      else
-        local mq, mr = intervals(allowance - need, iq, ir, l)
-        if dq > mq or (dq == mq and dr > mr) then
-          local wq, wr = dq - mq, dr - mr -- how long until it would pass
-          if wr < 0 then wq, wr = wq - 1, wr + l end
-          wait = math.ceil((wq + (wr > 0 and 1 or 0)) / 1000000)
-        end
-      end
-      -- the new TAT: now + d + need * interval
-      local nq, nr = intervals(need, iq, ir, l)
-      nq, nr = dq + nq, dr + nr
-      if nr >= l then nq, nr = nq + 1, nr - l end
-      local total = usec + nq
-      local secs = now + math.floor(total / 1000000)
-      local micros = total % 1000000
-      c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
-      c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
-    else
-      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
-      if old then
-        -- a bucketed counter of a campaign upgraded to layout 3 also counts
-        -- what the voter's hash held for this very window before the
-        -- upgrade (until that window ends: nothing writes it any more);
-        -- a value of another window, kind or a rolling TAT counts 0
-        local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
-        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == rule.window) then
-          used = used + tonumber(count)
-        end
-      end
-      c.used = used
-      local allowance, need, finish, never, behind = c.allowance, c.need, c.finish, c.never, c.behind
-      left = allowance - used
-      if behind then
-        left, wait = 0, -1
-      elseif used + need > allowance then
-        -- More than a whole window allows can never pass: -1 as well.
-        wait = (never or not finish or need > allowance) and -1 or (finish - now)
-      end
-      c.reset_in = (never or behind or not finish) and -1 or (finish - now)
-    end
-    if not (left > 0) then left = 0 end -- math.max(0, left)
-    c.left = left
-    local name = rule.name
-    local least = remaining[name]
-    if least == nil or left < least then remaining[name] = left end
-    if wait then
-      refused = refused or name
-      if wait < 0 or retry < 0 then retry = -1 elseif wait > retry then retry = wait end
-    end
-  end
-  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
-  return nil, remaining
-end
--- limit_spend: spending what limit_plan (lib/limits) planned and
--- limit_evaluate passed, in campaign_vote after its other writes. Needs
--- rcall (lib/prologue) and COUNTER_GRACE (lib/campaign).
-
--- Spend: only after every check passed; one write a counter (a new counter
--- is created with its expiry, an existing one already has it; a
--- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
--- when a subject is new), and one HSET for every counter of the voter's
--- hash (lib/limits), with an EXPIREAT when its expiry grows; a voter's
--- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
--- voter's field is new (the bucket may be new).
-local function limit_spend(checks)
-  local mine, expiry, n = {}, checks.voter_expiry, 0
-  -- the numbers redis.call is given, as their decimal text (what it would
-  -- write with %.17g: the same digits for these integers), each once
-  local text = {}
-  for _, c in ipairs(checks) do
-    local rule, need = c.rule, c.need
-    local need_text = text[need]
-    if not need_text then
-      need_text = string.format('%d', need)
-      text[need] = need_text
-    end
-    if c.voter then
-      -- the voter's hash: every field in one HSET below
-      mine[n + 1] = c.field
-      if rule.rolling then
-        mine[n + 2] = c.new_tat
-        if c.expire_at > expiry then expiry = c.expire_at end
-      else
-        mine[n + 2] = c.finish .. ':' .. (c.used + need) .. ':' .. rule.window
-        if c.finish > expiry then expiry = c.finish end
-      end
-      n = n + 2
-    elseif c.bucket then
-      -- a bucket of voters (campaign layout 3): a new field may be the
-      -- bucket's first, which expires with its window
-      if rcall('HINCRBY', c.key, c.field, need_text) == need then
-        local finish = c.finish
-        local finish_text = text[finish]
-        if not finish_text then
-          finish_text = string.format('%d', finish)
-          text[finish] = finish_text
-        end
-        rcall('EXPIREAT', c.key, finish_text)
-      end
-    elseif c.field then
-      -- a campaign-window hash: a new subject (re)sets the hash's expiry
-      if rcall('HINCRBY', c.key, c.field, need_text) == need and c.finish then
-        rcall('EXPIREAT', c.key, string.format('%d', c.finish + COUNTER_GRACE))
-      end
-    elseif rule.rolling then
-      rcall('SET', c.key, c.new_tat, 'EXAT', string.format('%d', c.expire_at))
-    elseif c.existed then
-      rcall('INCRBY', c.key, need_text)
-    elseif c.finish then
-      local finish = c.finish
-      local finish_text = text[finish]
-      if not finish_text then
-        finish_text = string.format('%d', finish)
-        text[finish] = finish_text
-      end
-      rcall('SET', c.key, need_text, 'EXAT', finish_text)
-    else
-      rcall('SET', c.key, need_text)
-    end
-  end
-  if n > 0 then
-    -- The hash lives as long as its latest counter: its expiry is only
-    -- raised (recorded in "@", read with the counters: no TTL call).
-    local raise = expiry > checks.voter_expiry
-    if raise then
-      mine[n + 1] = '@'
-      mine[n + 2] = string.format('%d', expiry)
-    end
-    rcall('HSET', checks.voter_key, unpack(mine))
-    if raise then rcall('EXPIREAT', checks.voter_key, mine[n + 2]) end
-  end
-end
--- board_write: for writes to period boards (vote, import): when a board
--- expires, and the index of the boards written. Needs rcall
--- (lib/prologue); `b` is what board_settings (lib/board) returns.
-
--- When a period board of `kind` whose period ends at `finish` expires:
--- `finish` plus the board's retention for the kind; nil when it is kept
--- forever (total, or no retention).
-local function expire_at(b, kind, finish)
-  local keep = b.keep[kind] or 0
-  return (finish and keep > 0) and (finish + keep) or nil
-end
-
--- Which of the period boards a write touches are new to <ns>periods:B
--- (the index of the boards written, members "real:P" / "shown:P" ->
--- expiry, 0: kept): a read, done before the first write (an index of the
--- wrong type is refused here; campaign_vote asks only about the boards it
--- did not see to exist). `touched` is a list of { member, expire_at or
--- false }; returns the list of the new ones.
-local function new_periods(ns, board, touched)
-  local members = {}
-  for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
-  local fresh = {}
-  for i, t in ipairs(touched) do
-    if not known[i] then fresh[#fresh + 1] = t end
-  end
-  return fresh
-end
-
--- Record the new period boards (from new_periods) in <ns>periods:B, so that
--- removing an option can find every board; a board seen for the first time
--- gets its expiry (its side keys get theirs when order_write creates them,
--- lib/order).
-local function track_periods(ns, board, fresh)
-  for _, t in ipairs(fresh) do
-    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
-    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
-  end
-end
 -- exact: shown scores kept as exact decimals, in integer units of
 -- 10^-decimals. Needs nothing.
 
@@ -1234,180 +414,6 @@ local DECIMAL_FORMATS = { [0] = '%.0f', '%.1f', '%.2f', '%.3f', '%.4f', '%.5f', 
 -- Units back to the decimal that is stored and shown.
 local function decimal_text(units, decimals)
   return string.format(DECIMAL_FORMATS[decimals] or ('%.' .. decimals .. 'f'), units / 10 ^ decimals)
-end
--- order: the side zsets that make the "dense" and "first" tie rules cost
--- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
--- period board <ns>b:B:KIND:P:
---   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
---                   board, the score as %.17g (score = that score); a
---                   dense rank is 1 + ZCOUNT of the scores above
---   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
---                   score = M's board score, member = 15 digits of
---                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
---                   "first" side key <ns>f:B:KIND:P (the vote that brought M
---                   to its score; none: 10^15 - 1). Redis orders equal
---                   scores by member, descending: here, by seq ascending,
---                   then M descending, the display order of "first"; a
---                   position is a ZREVRANK, a page a ZREVRANGE
--- Every writer keeps them for the rules of the board's `sides` (lib/board:
--- the rule in effect and a pending one), in the same call as the board's
--- own write: order_read before its first write, order_write /
--- order_remove after it. The reads use those of the rule in effect, which
--- are complete; campaign_reindex.lua builds those of a pending rule. Needs
--- rcall (lib/prologue).
-
-local ORDER_SEQ_NONE = 999999999999999
-
--- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
-local function side_key(ns, letter, key)
-  return ns .. letter .. key:sub(#ns + 2)
-end
-
--- The o:... member of `member` whose "first" sequence number is `seq`.
--- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
--- a vote writes two of these a board)
-local function order_member(seq, member)
-  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
-end
-
--- The d:... member of a score (any text of it).
-local function dense_member(score)
-  return string.format('%.17g', tonumber(score))
-end
-
--- Before the first write to `key` for `member` (board settings `b`): read
--- (and so type-check) the side keys the write will touch, for every rule
--- of b.sides. Returns the state order_write takes: the member's current
--- "first" sequence number (`seq`, nil: none) and, per rule, whether its
--- order key is new (order_write then gives it the board's expiry).
-local function order_read(ns, b, key, member)
-  local st = { new = {} }
-  for _, rule in ipairs(b.sides) do
-    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
-  end
-  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
-  return st
-end
-
--- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record, for every rule of b.sides, the new score (dense) or
--- position (first: its new sequence number `seq` in the "first" side key,
--- and its position with it, replacing the one order_read read, st.seq).
--- An order key order_read found new expires at `expiry` (nil: kept), as
--- its board, and so does the "first" side key (new too, or written
--- without an expiry since the board switched to first). `fresh` false:
--- the caller already wrote this member's keys in this call (import), so
--- no key is new.
-local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
-  for _, rule in ipairs(b.sides) do
-    local side
-    if rule == 'dense' then
-      side = side_key(ns, 'd', key)
-      rcall('ZADD', side, new, dense_member(new))
-      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-        rcall('ZREMRANGEBYSCORE', side, old, old)
-      end
-    else
-      -- add first: a key emptied by the ZREM would be deleted, its expiry
-      -- with it (seq always changes, so the two entries differ)
-      side = side_key(ns, 'o', key)
-      rcall('ZADD', side, new, order_member(seq, member))
-      rcall('ZREM', side, order_member(st.seq, member))
-    end
-    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
-  end
-  if b.first then
-    local f = side_key(ns, 'f', key)
-    rcall('ZADD', f, seq, member)
-    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
-  end
-end
-
--- Remove `member` from `key` and the side keys of the rules of b.sides
--- (and its "first" sequence number). Reads first what it needs: call it
--- only once every check has passed.
-local function order_remove(ns, b, key, member)
-  local old = rcall('ZSCORE', key, member)
-  if not old then return end
-  rcall('ZREM', key, member)
-  local f = side_key(ns, 'f', key)
-  for _, rule in ipairs(b.sides) do
-    if rule == 'dense' then
-      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
-    else
-      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
-    end
-  end
-  rcall('ZREM', f, member)
-end
-
--- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
--- numbers f:, which only a first board keeps up to date; none for the
--- others) of every period board listed in <ns>periods:B, unlinked: a rule
--- no longer kept (a switch made, or a pending one replaced) leaves nothing
--- behind to go stale. O(period boards of the board), not O(members):
--- UNLINK frees large keys off the main thread.
-local function order_drop(ns, board, rule)
-  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
-  if not letters then return end
-  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
-  for i = 1, #index, 250 do
-    local keys = {}
-    for j = i, math.min(i + 249, #index) do
-      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
-    end
-    rcall('UNLINK', unpack(keys))
-  end
-end
--- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
--- at <ns>vid:ID, in the same call as its writes, as the JSON text
--- [request, reply, added]: request is itself JSON text, the list of every ARGV of
--- the call but the id (ARGV[6]), the time argument as sent ("" for the
--- server's clock, so a retry matches whenever it is sent); reply is the
--- vote's reply; added is what the vote added (lib/void's object, which
--- campaign_void takes back, marked there once voided; records of redvote
--- 0.5 and before have none). Needs rcall and fail (lib/prologue).
-
--- The id's record. The caller passes a non-empty `id` only (campaign_vote
--- reads "" as "no id" and never looks it up; the driver refuses an empty
--- id before sending). Returns the recorded reply, each entry marked
--- "replay" as its fourth element, when `id` was applied with the same
--- arguments (the caller answers it and writes nothing: the record keeps
--- its expiry); otherwise nil and the request to record. Refuses with
--- REDVOTE_INVALID_VOTE_ID an id longer than 128 bytes or holding control
--- characters (before any read), REDVOTE_VOTE_ID_REUSED an id recorded with
--- other arguments, REDVOTE_INVALID_CONFIG a record that is not such JSON
--- (and, through lib/epilogue, a key of another type).
-local function vote_id_lookup(ns, id)
-  if #id > 128 or id:find('%c') then
-    fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')
-  end
-  local args = {}
-  for i = 1, #ARGV do
-    if i ~= 6 then args[#args + 1] = ARGV[i] end
-  end
-  local request = cjson.encode(args)
-  local key = ns .. 'vid:' .. id
-  local stored = rcall('GET', key)
-  if not stored then return nil, request end
-  local ok, record = pcall(cjson.decode, stored)
-  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
-    fail('INVALID_CONFIG', key .. ' is not a vote record')
-  end
-  if record[1] ~= request then
-    fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
-  end
-  for _, entry in ipairs(record[2]) do
-    if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end
-    entry[4] = 'replay'
-  end
-  return record[2]
-end
-
--- Record an applied vote: its request and reply, and what it added
--- (lib/void: what campaign_void takes back), for `ttl` seconds.
-local function vote_id_record(ns, id, request, reply, ttl, info)
-  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply, info }), 'EX', ttl)
 end
 -- stats: the statistics counters the vote writes in O(1) a pair, and
 -- campaign_stats reads (docs/statistics.md). Per board B and per hour and
@@ -1571,122 +577,1065 @@ local function stats_write(plan, user)
   end
 end
 
--- Phase 1, the arguments: the campaign's key, the argument count, the
--- voter (user, channel, device), the cost, the clock and the vote id (all
--- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
--- INVALID_VOTE_ID). Returns the vote `v` (root, ns, user, channel, device,
--- id, cost, now, usec, request) and, when the vote id is already recorded,
--- the recorded reply to answer at once (nothing else read or written).
-local function vote_args()
-  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
-  pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
-    'at most 50 (board, option) pairs a call')
-  local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
-  check_voter(user, channel, device)
-  local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
-  local now, usec = clock(ARGV[2])
+-- The vote is the campaign's hottest call, and each function a script
+-- defines is a closure made on every call, about 1.3k instructions with
+-- its upvalues (issue 23: the campaign vote made about 60). So the vote's
+-- phases are written out in main, in order, rather than as functions; the
+-- checks other campaign scripts call as helpers (lib/campaign's
+-- campaign_key, lib/pair_args, lib/limits' check_voter, lib/clock,
+-- lib/last_second, lib/board_write's expire_at) are written out in it, the
+-- same checks and messages; and the libs of the rarer paths are included
+-- inside the branch that needs them, so that only that branch makes their
+-- closures: lib/layout for a layout other than the last, lib/integer_arg
+-- for a cost or a time given, lib/vote_id with a vote id, lib/limits and
+-- lib/limit_spend when the campaign has rules, lib/order with a board
+-- keeping dense or first side keys, lib/board_write when a period board is
+-- new. (An included file is emitted once a script: each of those is
+-- included in one branch only.) tests/suite/campaign/vote_diff.rs and
+-- limits::diff hold it to the vote before.
+local function main()
+  -- Phase 1, the arguments: the campaign's key, the argument count, the
+  -- voter (user, channel, device), the cost, the clock and the vote id (all
+  -- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
+  -- INVALID_VOTE_ID); a vote id already recorded answers its recorded reply
+  -- at once (nothing else read or written).
+  -- The campaign root and its hash (lib/campaign's campaign_key), with the
+  -- settings the vote reads; the layout last: c[12].
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
+  end
+  local ns = root:sub(1, -9)
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
+    'stats_keep', 'rlu_until', 'limits_checked', 'layout')
+  -- the layout (lib/layout): absent is 1, the last (3) needs no parsing
+  local layout = 1
+  if c[12] == '3' then
+    layout = 3
+  elseif c[12] then
+-- layout: the data-layout version a site or a campaign was written with
+-- (docs/versions.md). A campaign keeps it in the field `layout` of its
+-- settings hash <ns>campaign, a site in the field `layout` of
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
+-- or by any redvote, campaigns configured by redvote 0.5 or before).
+--
+-- These scripts (redvote 0.6) read and write the layouts first..last
+-- below, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
+-- that range was written by a redvote they do not know: every script, read
+-- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
+-- write, instead of reading or corrupting what it does not understand.
+-- (Plain numbers, not a table: a table costs every call of every script
+-- about 1.5k instructions to build and collect, docs/benchmark.md.)
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+
+-- The layout of the site or campaign (`what`) whose hash `key` holds
+-- `stored` in its field `layout` (nil when absent): a number, checked.
+local function check_layout(what, key, stored)
+  if not stored then return 1 end
+  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
+  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
+  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
+  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
+  if have < first or have > last then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
+      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
+      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
+  end
+  return have
+end
+    layout = check_layout('campaign', root, c[12])
+  end
+  -- the argument count (lib/pair_args): 6, then 1..50 pairs
+  local npairs = #ARGV - 6
+  if npairs < 2 or npairs % 2 ~= 0 then
+    fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, vote id, then board, option pairs')
+  end
+  if npairs > 100 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
+  -- the voter (lib/limits' check_voter: lib/user, lib/name_arg)
+  local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+  -- the cost ("" is 1) and the clock ("": the server's; lib/clock): only
+  -- a cost other than 1 or an explicit time needs lib/integer_arg
+  local cost, now, usec = 1, nil, 0
+  if (ARGV[5] ~= '' and ARGV[5] ~= '1') or at ~= '' then
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+    if ARGV[5] ~= '' then cost = integer_arg(ARGV[5], 'cost', 1, 1000) end
+    if at ~= '' then now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds') end
+  end
+  if not now then
+    local t = rcall('TIME')
+    now, usec = tonumber(t[1]), tonumber(t[2])
+  end
+  -- the vote id (lib/vote_id); request: the call's record, to write
+  local request, record_vote
+  if id ~= '' then
+-- vote_id: idempotency keys of campaign votes. A vote with an id is recorded
+-- at <ns>vid:ID, in the same call as its writes, as the JSON text
+-- [request, reply, added]: request is itself JSON text, the list of every ARGV of
+-- the call but the id (ARGV[6]), the time argument as sent ("" for the
+-- server's clock, so a retry matches whenever it is sent); reply is the
+-- vote's reply; added is what the vote added (lib/void's object, which
+-- campaign_void takes back, marked there once voided; records of redvote
+-- 0.5 and before have none). Needs rcall and fail (lib/prologue).
+
+-- The id's record. The caller passes a non-empty `id` only (campaign_vote
+-- reads "" as "no id" and never looks it up; the driver refuses an empty
+-- id before sending). Returns the recorded reply, each entry marked
+-- "replay" as its fourth element, when `id` was applied with the same
+-- arguments (the caller answers it and writes nothing: the record keeps
+-- its expiry); otherwise nil and the request to record. Refuses with
+-- REDVOTE_INVALID_VOTE_ID an id longer than 128 bytes or holding control
+-- characters (before any read), REDVOTE_VOTE_ID_REUSED an id recorded with
+-- other arguments, REDVOTE_INVALID_CONFIG a record that is not such JSON
+-- (and, through lib/epilogue, a key of another type).
+local function vote_id_lookup(ns, id)
+  if #id > 128 or id:find('%c') then
+    fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')
+  end
+  local args = {}
+  for i = 1, #ARGV do
+    if i ~= 6 then args[#args + 1] = ARGV[i] end
+  end
+  local request = cjson.encode(args)
+  local key = ns .. 'vid:' .. id
+  local stored = rcall('GET', key)
+  if not stored then return nil, request end
+  local ok, record = pcall(cjson.decode, stored)
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+    fail('INVALID_CONFIG', key .. ' is not a vote record')
+  end
+  if record[1] ~= request then
+    fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
+  end
+  for _, entry in ipairs(record[2]) do
+    if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end
+    entry[4] = 'replay'
+  end
+  return record[2]
+end
+
+-- Record an applied vote: its request and reply, and what it added
+-- (lib/void: what campaign_void takes back), for `ttl` seconds.
+local function vote_id_record(ns, id, request, reply, ttl, info)
+  rcall('SET', ns .. 'vid:' .. id, cjson.encode({ request, reply, info }), 'EX', ttl)
+end
+    local record
+    record, request = vote_id_lookup(ns, id)
+    if record then return record end
+    record_vote = vote_id_record
+  end
   -- periods_at: each period kind's current period (name, end) and next
   -- one, computed once a call (by the rate limits, the plan or the
   -- statistics, whichever needs it first)
-  local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c, layout = layout, periods_at = {} }
-  if id ~= '' then
-    local record
-    record, v.request = vote_id_lookup(ns, id)
-    if record then return v, record end
-  end
-  return v
-end
+  local periods_at = {}
 
--- Phase 2a, the campaign's stored settings (read with its layout by
--- campaign_key, in phase 1: v.c; UNKNOWN_CAMPAIGN; parsed
--- strictly by lib/stored: INVALID_CONFIG naming the key and field) and its
--- window (CAMPAIGN_CLOSED). Sets v.offset, v.end_at, v.rules (false: none),
--- v.id_ttl (a vote with an id only); returns whether deny lists are on.
-local function read_campaign(v)
-  local root, now, c = v.root, v.now, v.c
+  -- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
+  -- strictly by lib/stored: INVALID_CONFIG naming the key and field) and
+  -- its window (CAMPAIGN_CLOSED).
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
-  check_last_second(now, offset, ARGV[2])
+  -- the last second a vote may take (lib/last_second)
+  if now > 253402300799 or now + offset > 253402300799 then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
+  end
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
-  v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4], c[11]), v.layout)
+  -- The rate limits (lib/limits, lib/limit_spend), made here only when the
+  -- campaign has rules: the rules (false: none), and the functions the
+  -- later phases call (plan and evaluate in phase 3, spend in phase 5).
+  local rules, limit_plan_, limit_evaluate_, limit_spend_ = c[4] and c[4] ~= '[]'
+  if rules then
+-- limits: rate limits, checked inside the vote before its first write
+-- (campaign_vote) or looked at without spending (campaign_limits): the
+-- voter's arguments, the rules, and what a call would spend of each
+-- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
+-- name_ok (lib/names), stored_int (lib/stored) and period (lib/periods).
+--
+-- A rule (stored as JSON in the campaign hash, field `limits`, validated by
+-- campaign_configure) counts votes per combination of dimensions `by`
+-- (user, option, channel, device) over one window:
+--   fixed windows  second, minute, hour, day, week, month: calendar-aligned
+--                  in the campaign's UTC offset; a counter per window that
+--                  expires when the window ends (a burst at a window edge can
+--                  reach twice the limit over a short span);
+--   campaign       one counter for the whole campaign (expires at its end);
+--                  a refusal by it, or by a window that ends after the
+--                  campaign does, has retry_after -1 (not within the campaign);
+--   rolling        GCRA (as redis-cell and go-redis/redis_rate): `limit`
+--                  votes per `per` seconds spaced evenly, `burst` at once;
+--                  no edge bursts; one key per subject holding the
+--                  theoretical arrival time (TAT), exactly: the emission
+--                  interval per * 10^6 / limit microseconds is kept as the
+--                  rational iq + ir / limit (integer microseconds and a
+--                  remainder), so burst and remaining are exact for every
+--                  limit and per (7 per 60 s: 8571428 + 4/7 us). Stored as
+--                  "SECONDS.MICROSECONDS", followed by "+R/L" when the TAT
+--                  lies R/L of a microsecond later (L: the rule's limit),
+--                  e.g. "2215484417.142857+1/7"; the key expires one second
+--                  after the TAT has passed.
+-- Where the counters live (docs/rate-limits.md#counters; one key with an
+-- expiry costs ~120-150 B in Redis 7, so no key per user can get under
+-- issue 23's 100 B a rate-limited user):
+--   buckets        campaign layout 3, a fixed-window rule that counts by
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_plan),
+--                  N the user's bucket, field the subject (the user's
+--                  included), value the count; the bucket EXPIREATs its
+--                  window's end, so every window keeps its own counts until
+--                  it ends (a vote dated in an earlier window counts there).
+--                  One HGET a counter, one HINCRBY (and an EXPIREAT for a
+--                  new field) to spend. A campaign upgraded from layout 2
+--                  (root field rlu_until) also counts the voter's former
+--                  field of the same window in <ns>rlu:USER (check.legacy).
+--   per voter      a rule that counts by user (layouts 1 and 2: fixed or
+--                  rolling; layout 3: rolling only), not the campaign
+--                  window: one hash per user and campaign,
+--                  <ns>rlu:USER, field RULE (RULE|REST when the rule counts
+--                  by more than the user: REST is the subject of its other
+--                  dimensions), value "END:COUNT:WINDOW" (END: the first
+--                  second after the counter's window, WINDOW its kind:
+--                  a value of another kind, after the rule changed under
+--                  its name, counts as 0) or a rolling rule's TAT; the
+--                  field "@" holds the hash's expiry, the latest END (or
+--                  TAT expiry) written, raised only. A field of an earlier
+--                  window counts as 0 and is overwritten; one vote reads
+--                  every field in one HMGET and writes them in one HSET.
+--                  A vote dated in a window before the one a field holds
+--                  (explicit clock, or a server clock that went back) is
+--                  refused with retry_after -1: that count is gone, and
+--                  the limit fails closed.
+--   campaign       one hash per rule, <ns>rl:RULE:campaign, field SUBJECT;
+--                  it expires with the campaign (configure moves it).
+--   other          (option, channel, device rules) a string key per rule,
+--                  window and subject, <ns>rl:RULE:WINDOW:SUBJECT (rolling:
+--                  <ns>rl:RULE:rolling:SUBJECT), expiring with the window.
+-- `extra` maps a channel to extra allowance (a partner channel: +5).
+-- A vote passes only if every rule passes; nothing is spent unless all do.
+
+-- The rules, as limit_rules_checked returns them. Rules stamped by
+-- campaign_configure are decoded and trusted as they are: `checked`, the
+-- root's `limits_checked`, is the copy configure wrote of the rules it
+-- validated, and comparing it costs nothing (Lua strings are interned:
+-- two equal texts are one object), where validating 4 rules cost a vote
+-- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- the stamp, or that differ from it (changed by hand, or stale), are
+-- checked without a string built or a table made for the check by
+-- limit_rules_fast; what it does not accept at once goes to
+-- limit_rules_checked, which decodes again and fails with the error text
+-- (or accepts what only it knows, e.g. a limit stored as a string).
+-- (Those two are lib/limit_rules_check, included here: each function is a
+-- closure made on every call, and a vote with rules stamped needs neither.)
+local function limit_rules(root, json, checked)
+  local ok, rules
+  if json == checked then ok, rules = pcall(cjson.decode, json) end
+  if not (ok and rules) then
+-- limit_rules_check: the checks of stored rate-limit rules that limit_rules
+-- (lib/limits) runs only when the rules are not stamped by
+-- campaign_configure (`limits_checked`), included inside it so that a vote
+-- whose rules are stamped makes neither closure. Needs fail (lib/prologue),
+-- name_ok (lib/names) and stored_int (lib/stored).
+
+-- The rules, from the campaign's `limits` field (JSON), checked to be
+-- exactly what campaign_configure writes: a list of at most 32 rules, each
+-- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
+-- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
+-- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
+-- and field otherwise. limit_rules below tries a cheaper check first and
+-- comes here for anything it does not accept (and for every error text).
+local function limit_rules_checked(root, json)
+  local ok, rules = pcall(cjson.decode, json)
+  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
+  local n = 0
+  for _ in pairs(bad and {} or rules) do n = n + 1 end
+  bad = bad or n ~= #rules
+  for i = 1, bad and 0 or #rules do
+    local r = rules[i]
+    local what = 'limits rule ' .. i
+    -- "@" is the voter hash's expiry field: no rule has that name
+    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
+      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
+    if not bad then
+      local seen = {}
+      for j, d in pairs(r.by) do
+        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
+        seen[d] = true
+      end
+      for channel, x in pairs(r.extra or {}) do
+        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
+      end
+      if r.rolling == true then
+        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
+        stored_int(r.per, 1, 315360000, root, what .. ' per')
+        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
+      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
+          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
+        bad = true
+      else
+        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
+      end
+    end
+    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
+    -- counted in the voter's hash (see above)
+    for _, d in ipairs(r.by) do
+      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
+    end
+  end
+  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
+  return rules
+end
+
+-- The rules decoded from `json` when limit_rules_checked would accept them
+-- as they are; false (or an error, which limit_rules catches) when it
+-- might not. Run inside pcall, so a value of the wrong type needs no
+-- type() (a C call): indexing, # or comparing it raises (a number or a
+-- string compared with a number), or it fails the check (a string's
+-- fields are nil). A decoded JSON list is a table with keys 1..#t only,
+-- and so is a non-empty decoded `by` (a JSON object's keys are strings,
+-- its # is 0). Names: the one-item class of the common names first (name_ok
+-- tries its 9 items on every accepted byte).
+local function limit_rules_fast(json)
+  if not json:find('^%s*%[') then return false end
+  local rules = cjson.decode(json)
+  local n = #rules
+  if n > 32 then return false end
+  for i = 1, n do
+    local r = rules[i]
+    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
+    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
+    local nby = #by
+    if nby == 0 or nby > 4 then return false end
+    for j = 1, nby do
+      local d = by[j]
+      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
+      for k = 1, j - 1 do
+        if by[k] == d then return false end
+      end
+    end
+    if extra ~= nil then
+      if #extra > 0 then return false end
+      for channel, x in pairs(extra) do
+        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
+            or x > 1000000000 then
+          return false
+        end
+      end
+    end
+    if rolling == true then
+      local per, burst = r.per, r.burst
+      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
+          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
+        return false
+      end
+    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
+        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
+        and window ~= 'campaign') then
+      return false
+    end
+  end
+  return rules
+end
+    if json ~= checked then ok, rules = pcall(limit_rules_fast, json) end
+    if not (ok and rules) then return limit_rules_checked(root, json) end
+  end
+  for i = 1, #rules do
+    local r = rules[i]
+    local by = r.by
+    -- counted in the voter's hash (see above)
+    if r.window ~= 'campaign' then
+      for j = 1, #by do
+        if by[j] == 'user' then r.voter = true end
+      end
+    end
+  end
+  return rules
+end
+
+-- Buckets a fixed-window rule that counts by user spreads its voters over
+-- on campaign layout 3 (<ns>rlb:RULE:WINDOW:N, N in 0..LIMIT_BUCKETS-1): a
+-- bucket stays a listpack (Redis' default hash-max-listpack-entries, 512)
+-- while a window sees at most 512 x 256 = 131,072 voters of a rule; beyond
+-- that the buckets turn into hash tables (more memory a voter, counts still
+-- exact). Fewer buckets cost less for a small campaign (each bucket key is
+-- ~130 B), more keep a large window compact: docs/rate-limits.md#counters.
+-- crates/redvote-check knows this number (LIMIT_BUCKETS there).
+local LIMIT_BUCKETS = 256
+
+-- The bucket of a user (limit_plan, written out there: one closure less a
+-- call): the first 32 bits of the SHA1 of its id, modulo LIMIT_BUCKETS
+-- (stable across versions and cheaper than a hash loop in Lua for ids
+-- longer than a few bytes), as the decimal text keys name it. 256 divides
+-- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
+
+-- Where the rules' counters live on campaign data layout `layout`
+-- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
+-- from the voter's hash to the buckets (rule.bucket), a rolling one stays
+-- (its state has no window to expire with). Returns `rules`.
+local function limit_layout(rules, layout)
+  if layout >= 3 then
+    for i = 1, #rules do
+      local r = rules[i]
+      if r.voter and not r.rolling then r.voter, r.bucket = nil, true end
+    end
+  end
+  return rules
+end
+
+-- Every counter this call touches, with what it would spend: a list of
+-- checks { rule, key, need, allowance, finish } (rolling rules: key holds
+-- the theoretical arrival time; finish unused). Whom a rule counts a vote
+-- for one option against (its subject): the values of its dimensions `by`,
+-- each prefixed by its length, joined by "|" (the user left out of a rule
+-- counted in the voter's hash); each value's part is formatted once a
+-- call, a rule's window and key (but for a string counter's) once a rule.
+local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+  local format = string.format
+  local checks, n = {}, 0
+  local user, channel, device, legacy = ctx.user, ctx.channel, ctx.device, ctx.legacy
+  local npairs = #pairs
+  -- a batch meets a counter again for another pair: checks joined by key
+  -- and field (one pair: a scan, see below)
+  local by_key = npairs > 1 and {} or nil
+  local user_part, channel_part, device_part, option_part, option_parts
+  local voter_key, bucket, last_window, last_id, last_finish
+  for ri = 1, #rules do
+    local rule = rules[ri]
+    local rolling, voter, bucket_rule, name, by, window = rule.rolling, rule.voter, rule.bucket, rule.name, rule.by,
+      rule.window
+    local extra = rule.extra
+    local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
+    local id, finish = 'rolling', nil
+    if not rolling then
+      if window ~= last_window then
+        -- The window holding `now`: id and end (first second after; nil:
+        -- none). Numbers are written with %d (what tostring writes for
+        -- these integers, for less). A calendar window's name and end come
+        -- from, or go to, `periods_at` (the vote's memo of its periods, at
+        -- the same `now` and offset: { name, end } by kind; nil: none).
+        -- (Written out here, not a function: one closure less a call.)
+        last_window = window
+        if window == 'second' then
+          last_id, last_finish = format('%d', now), now + 1
+        elseif window == 'minute' then
+          local m = (now - now % 60) / 60
+          last_id, last_finish = format('m%d', m), (m + 1) * 60
+        elseif window == 'campaign' then
+          last_id, last_finish = 'campaign', campaign_end
+        else
+          local periods_at = ctx.periods_at
+          local p = periods_at and periods_at[window]
+          if p then
+            last_id, last_finish = p[1], p[2]
+          else
+            local _
+            last_id, _, last_finish = period(window, now, offset)
+            if periods_at then periods_at[window] = { last_id, last_finish } end
+          end
+        end
+      end
+      id, finish = last_id, last_finish
+    end
+    -- A window that outlives the campaign never resets within it.
+    local never = window == 'campaign' or (campaign_end ~= nil and finish ~= nil and finish >= campaign_end)
+    local key -- the rule's key (a string counter's depends on the subject)
+    if voter then
+      voter_key = voter_key or (ns .. 'rlu:' .. user)
+      key = voter_key
+    elseif bucket_rule then
+      -- the user's bucket (above)
+      bucket = bucket or format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
+      key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
+    elseif window == 'campaign' then
+      key = ns .. 'rl:' .. name .. ':campaign'
+    end
+    local nby = #by
+    for k = 1, npairs do
+      local subject, rest -- rest: without the user's part (legacy, below)
+      for j = 1, nby do
+        local dim, part = by[j], nil
+        if dim == 'user' then
+          if not voter then
+            user_part = user_part or format('%d:%s', #user, user)
+            part = user_part
+          end
+        elseif dim == 'option' then
+          if npairs == 1 then
+            if not option_part then
+              local board, option = pairs[1].board, pairs[1].option
+              option_part = format('%d:%s%d:%s', #board, board, #option, option)
+            end
+            part = option_part
+          else
+            option_parts = option_parts or {}
+            part = option_parts[k]
+            if not part then
+              local board, option = pairs[k].board, pairs[k].option
+              part = format('%d:%s%d:%s', #board, board, #option, option)
+              option_parts[k] = part
+            end
+          end
+        elseif dim == 'channel' then
+          channel_part = channel_part or format('%d:%s', #channel, channel)
+          part = channel_part
+        else
+          device_part = device_part or format('%d:%s', #device, device)
+          part = device_part
+        end
+        if part then
+          subject = subject and (subject .. '|' .. part) or part
+          if legacy and dim ~= 'user' then rest = rest and (rest .. '|' .. part) or part end
+        end
+      end
+      subject = subject or ''
+      local counter, field, was = key, nil, nil
+      if voter then
+        field = subject == '' and name or (name .. '|' .. subject)
+      elseif bucket_rule then
+        field = subject
+        if legacy then
+          -- the field this counter had in the voter's hash before the
+          -- upgrade to layout 3: the user's own subject left out
+          was = rest and (name .. '|' .. rest) or name
+        end
+      elseif window == 'campaign' then
+        field = subject
+      else
+        counter = ns .. 'rl:' .. name .. ':' .. id .. ':' .. subject
+      end
+      local check, id_of
+      if by_key then
+        id_of = field and (counter .. '\0' .. field) or counter
+        check = by_key[id_of]
+      else
+        -- one pair: two rules meet on a counter only by their names (one
+        -- repeated, or a voter field RULE|SUBJECT another rule's name)
+        for x = 1, n do
+          local c = checks[x]
+          if c.key == counter and c.field == field then
+            check = c
+            break
+          end
+        end
+      end
+      if not check then
+        check = { rule = rule, key = counter, field = field, need = 0, allowance = allowance, finish = finish,
+          never = never, voter = voter, bucket = bucket_rule, legacy = was }
+        if by_key then by_key[id_of] = check end
+        if was then checks.legacy_key = ns .. 'rlu:' .. user end
+        n = n + 1
+        checks[n] = check
+      end
+      check.need = check.need + cost
+    end
+  end
+  return checks
+end
+
+-- Evaluate every check without writing. Returns the refusal (nil when all
+-- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- `usec` is the microsecond within second `now` (rolling rules; 0 on the
+-- explicit clock). All rolling arithmetic is on integers: durations from
+-- now as (whole microseconds, remainder / limit).
+local function limit_evaluate(checks, now, usec)
+  local remaining, refused, retry = {}, nil, 0
+  -- n emission intervals (iq + ir / l microseconds each) as whole
+  -- microseconds and a remainder in 0..l-1 (units of 1/l microsecond):
+  -- made for a rolling rule only (a closure costs every call that makes it)
+  local intervals
+  local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
+  -- the reads' positions follow the checks' order (counted again below)
+  for i = 1, n do
+    local c = checks[i]
+    if c.voter then
+      voter = c.key
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.field
+    elseif not c.field then
+      keys = keys or {}
+      nkeys = nkeys + 1
+      keys[nkeys] = c.key
+    end
+    if c.legacy then
+      fields = fields or {}
+      nfields = nfields + 1
+      fields[nfields] = c.legacy
+    end
+  end
+  local values = keys and rcall('MGET', unpack(keys)) -- one read for every string counter
+  local mine
+  if voter then
+    -- one read for every counter in the voter's hash, and its expiry
+    fields = fields or {}
+    fields[nfields + 1] = '@'
+    mine = rcall('HMGET', voter, unpack(fields))
+    local at_ = mine[nfields + 1]
+    checks.voter_key = voter
+    checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
+  end
+  local at_key, at_field = 0, 0
+  for i = 1, n do
+    local c = checks[i]
+    local rule = c.rule
+    local value -- false when absent
+    if c.voter then
+      at_field = at_field + 1
+      value = mine[at_field]
+      if value and not rule.rolling then
+        -- "END:COUNT:WINDOW": a count of this window, or of an earlier one
+        -- (0); of another WINDOW (the rule changed under its name) or a
+        -- rolling TAT (it was rolling): 0 too. "END:COUNT" (redvote 0.3)
+        -- is of this window.
+        local finish, count, kind = value:match('^(%d+):(%d+):?(%a*)$')
+        if not finish and value:match('^%d+%.%d') then
+          value = false
+        else
+          if not finish or #finish > 12 or #count > 16 or #kind > 8 then
+            fail('INVALID_CONFIG', voter .. ' ' .. c.field .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+          end
+          finish = tonumber(finish)
+          local same = kind == '' or kind == rule.window
+          value = same and finish == c.finish and count or false
+          -- a vote dated before the window its counter holds (the
+          -- explicit clock, or a server clock that went back): that
+          -- window's count is gone, so the vote is refused rather than
+          -- counted afresh
+          c.behind = same and finish > c.finish
+        end
+      end
+    elseif c.field then
+      value = rcall('HGET', c.key, c.field)
+    else
+      at_key = at_key + 1
+      value = values[at_key]
+    end
+    local old -- a bucketed counter's field in the voter's hash (legacy)
+    if c.legacy then
+      at_field = at_field + 1
+      old = mine[at_field]
+    end
+    c.existed = value and true or false
+    local left, wait
+    if rule.rolling then
+      intervals = intervals or function(n, iq, ir, l)
+        local r = n * ir
+        return n * iq + math.floor(r / l), r % l
+      end
+      local l, need, allowance = rule.limit, c.need, c.allowance
+      local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
+      -- d = TAT - now (dq us + dr / l us), from the stored TAT
+      local dq, dr = 0, 0
+      if value then
+        local s, u, r, den = value:match('^(%d+)%.(%d%d%d%d%d%d)%+(%d+)/(%d+)$')
+        if not s then s, u = value:match('^(%d+)%.(%d+)$') end
+        -- a TAT, or (in the voter's hash) a fixed window's count of a rule
+        -- that was fixed under this name: no state; anything else is corrupt
+        if (not s and not (c.voter and value:match('^%d+:%d+:?%a*$'))) or (s and (#s > 12
+            or (r and (#r > 16 or #den > 16)))) then
+          fail('INVALID_CONFIG', c.key .. ' ' .. (c.field or 'value') .. ' is corrupt: "' .. value:sub(1, 40) .. '"')
+        end
+        if s then
+          dq = (tonumber(s) - now) * 1000000 + tonumber(u:sub(1, 6) .. string.rep('0', 6 - #u)) - usec
+          -- a remainder stored under another limit: rounded down to 1/l
+          if r and tonumber(den) > 0 then dr = math.floor(tonumber(r) * l / tonumber(den)) % l end
+        end
+      end
+      c.reset_in = 0
+      if dq > 0 or (dq == 0 and dr > 0) then
+        c.reset_in = math.ceil((dq + (dr > 0 and 1 or 0)) / 1000000)
+      else
+        dq, dr = 0, 0 -- max(TAT, now)
+      end
+      -- remaining: allowance - ceil(d / interval)
+      local k = math.ceil((dq + dr / l) / (iq + ir / l))
+      local kq, kr = intervals(k, iq, ir, l)
+      while kq < dq or (kq == dq and kr < dr) do
+        k = k + 1
+        kq, kr = intervals(k, iq, ir, l)
+      end
+      while k > 0 do
+        kq, kr = intervals(k - 1, iq, ir, l)
+        if kq < dq or (kq == dq and kr < dr) then break end
+        k = k - 1
+      end
+      left = allowance - k
+      -- passes when d + need * interval <= allowance * interval
+      if need > allowance then
+        wait = -1
+      else
+        local mq, mr = intervals(allowance - need, iq, ir, l)
+        if dq > mq or (dq == mq and dr > mr) then
+          local wq, wr = dq - mq, dr - mr -- how long until it would pass
+          if wr < 0 then wq, wr = wq - 1, wr + l end
+          wait = math.ceil((wq + (wr > 0 and 1 or 0)) / 1000000)
+        end
+      end
+      -- the new TAT: now + d + need * interval
+      local nq, nr = intervals(need, iq, ir, l)
+      nq, nr = dq + nq, dr + nr
+      if nr >= l then nq, nr = nq + 1, nr - l end
+      local total = usec + nq
+      local secs = now + math.floor(total / 1000000)
+      local micros = total % 1000000
+      c.new_tat = string.format('%d.%06d', secs, micros) .. (nr > 0 and ('+' .. nr .. '/' .. l) or '')
+      c.expire_at = secs + ((micros > 0 or nr > 0) and 1 or 0) + 1
+    else
+      local used = value and stored_int(value, 0, 9007199254740991, c.key, c.field or 'value') or 0
+      if old then
+        -- a bucketed counter of a campaign upgraded to layout 3 also counts
+        -- what the voter's hash held for this very window before the
+        -- upgrade (until that window ends: nothing writes it any more);
+        -- a value of another window, kind or a rolling TAT counts 0
+        local finish, count, kind = old:match('^(%d+):(%d+):?(%a*)$')
+        if finish and #count <= 16 and tonumber(finish) == c.finish and (kind == '' or kind == rule.window) then
+          used = used + tonumber(count)
+        end
+      end
+      c.used = used
+      local allowance, need, finish, never, behind = c.allowance, c.need, c.finish, c.never, c.behind
+      left = allowance - used
+      if behind then
+        left, wait = 0, -1
+      elseif used + need > allowance then
+        -- More than a whole window allows can never pass: -1 as well.
+        wait = (never or not finish or need > allowance) and -1 or (finish - now)
+      end
+      c.reset_in = (never or behind or not finish) and -1 or (finish - now)
+    end
+    if not (left > 0) then left = 0 end -- math.max(0, left)
+    c.left = left
+    local name = rule.name
+    local least = remaining[name]
+    if least == nil or left < least then remaining[name] = left end
+    if wait then
+      refused = refused or name
+      if wait < 0 or retry < 0 then retry = -1 elseif wait > retry then retry = wait end
+    end
+  end
+  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
+  return nil, remaining
+end
+-- counter_grace: campaign-window rate counters (<ns>rl:RULE:campaign)
+-- expire this long after the campaign's end, not at it: a campaign
+-- extended after it ended (configure moves `end` later) keeps "once per
+-- campaign" for a week. Needs nothing, and defines no function: the vote
+-- (lib/limit_spend) includes it without lib/campaign's helpers.
+local COUNTER_GRACE = 604800
+-- limit_spend: spending what limit_plan (lib/limits) planned and
+-- limit_evaluate passed, in campaign_vote after its other writes. Needs
+-- rcall (lib/prologue) and COUNTER_GRACE (lib/counter_grace).
+
+-- Spend: only after every check passed; one write a counter (a new counter
+-- is created with its expiry, an existing one already has it; a
+-- campaign-window hash gets the campaign's end + COUNTER_GRACE when a
+-- subject is new), and one HSET for every counter of the voter's
+-- hash (lib/limits), with an EXPIREAT when its expiry grows; a voter's
+-- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
+-- voter's field is new (the bucket may be new).
+local function limit_spend(checks)
+  local mine, expiry, n = {}, checks.voter_expiry, 0
+  -- the numbers redis.call is given, as their decimal text (what it would
+  -- write with %.17g: the same digits for these integers), each once
+  local text = {}
+  for _, c in ipairs(checks) do
+    local rule, need = c.rule, c.need
+    local need_text = text[need]
+    if not need_text then
+      need_text = string.format('%d', need)
+      text[need] = need_text
+    end
+    if c.voter then
+      -- the voter's hash: every field in one HSET below
+      mine[n + 1] = c.field
+      if rule.rolling then
+        mine[n + 2] = c.new_tat
+        if c.expire_at > expiry then expiry = c.expire_at end
+      else
+        mine[n + 2] = c.finish .. ':' .. (c.used + need) .. ':' .. rule.window
+        if c.finish > expiry then expiry = c.finish end
+      end
+      n = n + 2
+    elseif c.bucket then
+      -- a bucket of voters (campaign layout 3): a new field may be the
+      -- bucket's first, which expires with its window
+      if rcall('HINCRBY', c.key, c.field, need_text) == need then
+        local finish = c.finish
+        local finish_text = text[finish]
+        if not finish_text then
+          finish_text = string.format('%d', finish)
+          text[finish] = finish_text
+        end
+        rcall('EXPIREAT', c.key, finish_text)
+      end
+    elseif c.field then
+      -- a campaign-window hash: a new subject (re)sets the hash's expiry
+      if rcall('HINCRBY', c.key, c.field, need_text) == need and c.finish then
+        rcall('EXPIREAT', c.key, string.format('%d', c.finish + COUNTER_GRACE))
+      end
+    elseif rule.rolling then
+      rcall('SET', c.key, c.new_tat, 'EXAT', string.format('%d', c.expire_at))
+    elseif c.existed then
+      rcall('INCRBY', c.key, need_text)
+    elseif c.finish then
+      local finish = c.finish
+      local finish_text = text[finish]
+      if not finish_text then
+        finish_text = string.format('%d', finish)
+        text[finish] = finish_text
+      end
+      rcall('SET', c.key, need_text, 'EXAT', finish_text)
+    else
+      rcall('SET', c.key, need_text)
+    end
+  end
+  if n > 0 then
+    -- The hash lives as long as its latest counter: its expiry is only
+    -- raised (recorded in "@", read with the counters: no TTL call).
+    local raise = expiry > checks.voter_expiry
+    if raise then
+      mine[n + 1] = '@'
+      mine[n + 2] = string.format('%d', expiry)
+    end
+    rcall('HSET', checks.voter_key, unpack(mine))
+    if raise then rcall('EXPIREAT', checks.voter_key, mine[n + 2]) end
+  end
+end
+    rules = limit_layout(limit_rules(root, c[4], c[11]), layout)
+    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend
+  end
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
   -- windows in flight still count (lib/limits, campaign_upgrade); on the
   -- explicit clock, whose windows may lie anywhere, always
-  v.legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
-  v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
-  v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
-  v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
+  local legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or at ~= '')
+  local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  local vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
+  local stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
-  return c[5] == '1'
-end
 
--- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
--- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
--- Returns board name -> settings, and the pairs { board, option, weight }
--- in argument order.
-local function read_pairs(ns)
-  local boards, pairs_ = {}, {}
+  -- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
+  -- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
+  -- boards: board name -> settings; pairs_: { board, option, weight } in
+  -- argument order; sided: a board keeps side keys (lib/order), first_ties:
+  -- one has ties "first".
+  local boards, pairs_, sided, first_ties = {}, {}, false, false
   for i = 7, #ARGV, 2 do
     local board, option = ARGV[i], ARGV[i + 1]
     check_name(option)
-    boards[board] = boards[board] or board_settings(ns, board)
+    local b = boards[board]
+    if not b then
+      b = board_settings(ns, board)
+      boards[board] = b
+      sided = sided or b.sides[1] ~= nil
+      first_ties = first_ties or b.first
+    end
     local weight = rcall('HGET', ns .. 'weights:' .. board, option)
     if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
     weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
-  return boards, pairs_
-end
+  if #pairs_ > 1 then
+    -- Bounded work (header): a batch's units, refused over CALL_WORK
+    local work, nrules = 0, rules and #rules or 0
+    for _, pair in ipairs(pairs_) do
+      local b = boards[pair.board]
+      local n = #b.periods
+      -- real and shown of each period, and the carry into each next one
+      local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+      work = work + 8 + entries * entry_work(b) + 4 * nrules
+    end
+    if work > CALL_WORK then
+      fail('USAGE', 'campaign_vote: these ' .. #pairs_ .. ' pairs are ' .. work .. ' units of work, more than one call may do ('
+        .. CALL_WORK .. '): send at most ' .. math.floor(CALL_WORK * #pairs_ / work) .. ' pairs of these boards a call')
+    end
+  end
 
--- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
--- first write, so a refused vote changes nothing and two concurrent votes
--- cannot both take the last slot. Returns the limit checks to spend (nil
--- without rules).
-local function check_limits(v, denying, pairs_)
-  local ns, user, channel = v.ns, v.user, v.channel
-  if denying then
+  -- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
+  -- first write, so a refused vote changes nothing and two concurrent votes
+  -- cannot both take the last slot. checks: the limit checks to spend (nil
+  -- without rules).
+  if c[5] == '1' then
     if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
     if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
       fail('DENIED', 'channel ' .. channel .. ' may not vote')
     end
   end
   local checks
-  if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy,
-      periods_at = v.periods_at }, pairs_,
-      v.cost, v.now, v.offset, v.end_at)
-    local refusal = limit_evaluate(checks, v.now, v.usec)
+  if rules then
+    checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy,
+      periods_at = periods_at }, pairs_, cost, now, offset, end_at)
+    local refusal = limit_evaluate_(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
-  return checks
+
+  -- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are
+  -- exact integer units of 10^-decimals, read first so the range is checked
+  -- before any write; real boards only ever grow by 1 a vote (2^53 votes
+  -- are out of reach) and use ZINCRBY. Every key written is read first
+  -- (ZCARD, ZSCORE): a wrong type is refused here. A board key that exists
+  -- is listed in <ns>periods:B (every writer lists a board when it creates
+  -- it, and option removal unlists a board only once it is gone; campaign
+  -- check verifies it), so only the boards not seen to exist are looked up
+  -- in that index (ZMSCORE); in the steady state none is, and a ZCARD
+  -- checks the index's type. order: the entries in write order; unseen:
+  -- the unseen boards' index members by board; shown_at: each pair's shown
+  -- list (period name, entry, ...).
+  -- The side keys' functions (lib/order), made only for a board keeping
+  -- them.
+  local order_read_, order_write_
+  if sided then
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
 end
 
--- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are exact
--- integer units of 10^-decimals, read first so the range is checked before
--- any write; real boards only ever grow by 1 a vote (2^53 votes are out of
--- reach) and use ZINCRBY. Every key written is read first (ZCARD, ZSCORE):
--- a wrong type is refused here. A board key that exists is listed in
--- <ns>periods:B (every writer lists a board when it creates it, and option
--- removal unlists a board only once it is gone; campaign check verifies
--- it), so only the boards not seen to exist are looked up in that index
--- (ZMSCORE); in the steady state none is, and a ZCARD checks the index's
--- type. Returns the entries in write order, the unseen boards' index
--- members by board, and each pair's shown list (period name, entry, ...).
-local function plan_writes(v, boards, pairs_)
-  local ns, now, offset = v.ns, v.now, v.offset
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+-- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
+-- a vote writes two of these a board)
+local function order_member(seq, member)
+  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes: the member's current
+-- "first" sequence number (`seq`, nil: none) and, per rule, whether its
+-- order key is new (order_write then gives it the board's expiry).
+local function order_read(ns, b, key, member)
+  local st = { new = {} }
+  for _, rule in ipairs(b.sides) do
+    st.new[rule] = rcall('ZCARD', side_key(ns, rule == 'dense' and 'd' or 'o', key)) == 0
+  end
+  if b.first then st.seq = tonumber(rcall('ZSCORE', side_key(ns, 'f', key), member)) end
+  return st
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new.
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  for _, rule in ipairs(b.sides) do
+    local side
+    if rule == 'dense' then
+      side = side_key(ns, 'd', key)
+      rcall('ZADD', side, new, dense_member(new))
+      if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+        rcall('ZREMRANGEBYSCORE', side, old, old)
+      end
+    else
+      -- add first: a key emptied by the ZREM would be deleted, its expiry
+      -- with it (seq always changes, so the two entries differ)
+      side = side_key(ns, 'o', key)
+      rcall('ZADD', side, new, order_member(seq, member))
+      rcall('ZREM', side, order_member(st.seq, member))
+    end
+    if expiry and fresh ~= false and st.new[rule] then rcall('EXPIREAT', side, expiry) end
+  end
+  if b.first then
+    local f = side_key(ns, 'f', key)
+    rcall('ZADD', f, seq, member)
+    if expiry and fresh ~= false and st.new.first then rcall('EXPIREAT', f, expiry) end
+  end
+end
+
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
+  end
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
+    order_read_, order_write_ = order_read, order_write
+  end
   local plan, order, unseen = {}, {}, {}
   -- a key and an option meet twice only in a batch: one pair needs no join
   local batch = #pairs_ > 1
-  local limit -- the exact range of the current pair's board (exact_limit)
+  local limit -- the exact range of the current pair's board (lib/exact)
   local function add(b, which, name, key, option, units, scale, expiry)
-    local id = batch and key .. '\0' .. option
-    local e = id and plan[id]
+    local join = batch and key .. '\0' .. option
+    local e = join and plan[join]
     if not e then
       local old, known
       if scale then
@@ -1697,8 +1646,8 @@ local function plan_writes(v, boards, pairs_)
       end
       e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
         expiry = expiry, old = old, which = which .. name, add = 0 }
-      if b.sides[1] then e.st = order_read(ns, b, key, option) end
-      if id then plan[id] = e end
+      if b.sides[1] then e.st = order_read_(ns, b, key, option) end
+      if join then plan[join] = e end
       order[#order + 1] = e
       if not known then
         local t = unseen[b.name]
@@ -1720,7 +1669,6 @@ local function plan_writes(v, boards, pairs_)
   end
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
-  local periods_at = v.periods_at
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
@@ -1738,7 +1686,10 @@ local function plan_writes(v, boards, pairs_)
         periods_at[kind] = p
       end
       local name, finish = p[1], p[2]
-      local expiry = expire_at(b, kind, finish)
+      -- the board's expiry (lib/board_write's expire_at): the period's end
+      -- plus its retention; nil, kept forever (total, or no retention)
+      local keep = b.keep[kind] or 0
+      local expiry = (finish and keep > 0) and (finish + keep) or nil
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -1747,31 +1698,72 @@ local function plan_writes(v, boards, pairs_)
           local next_name, _, next_finish = period(kind, finish, offset)
           p[3], p[4] = next_name, next_finish
         end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale,
+          (p[4] and keep > 0) and (p[4] + keep) or nil)
       end
     end
   end
-  return order, unseen, shown_at
+
+  -- Phase 4b, the other keys written, read (and checked: a wrong type, a
+  -- corrupt sequence counter, a key that is not a HyperLogLog) before the
+  -- first write: the period index (for boards not seen to exist: fresh,
+  -- the index members to add by board, lib/board_write, made only then),
+  -- the sequence counter, the participant HyperLogLogs (hlls).
+  local fresh, track_periods_
+  if next(unseen) then
+-- board_write: for writes to period boards (vote, import): when a board
+-- expires, and the index of the boards written. Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
+
+-- When a period board of `kind` whose period ends at `finish` expires:
+-- `finish` plus the board's retention for the kind; nil when it is kept
+-- forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
 end
 
--- Phase 4b, the other keys written, read (and checked: a wrong type, a
--- corrupt sequence counter, a key that is not a HyperLogLog) before the
--- first write: the period index (for boards not seen to exist), the
--- sequence counter, the participant HyperLogLogs. Returns the index
--- members to add by board, whether a board has ties "first", and the
--- HyperLogLogs to add the user to.
-local function read_other_keys(ns, boards, pairs_, unseen)
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (an index of the
+-- wrong type is refused here; campaign_vote asks only about the boards it
+-- did not see to exist). `touched` is a list of { member, expire_at or
+-- false }; returns the list of the new ones.
+local function new_periods(ns, board, touched)
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
   local fresh = {}
-  for board in pairs(boards) do
-    local t = unseen[board]
-    if t then
-      fresh[board] = new_periods(ns, board, t)
-    else
+  for i, t in ipairs(touched) do
+    if not known[i] then fresh[#fresh + 1] = t end
+  end
+  return fresh
+end
+
+-- Record the new period boards (from new_periods) in <ns>periods:B, so that
+-- removing an option can find every board; a board seen for the first time
+-- gets its expiry (its side keys get theirs when order_write creates them,
+-- lib/order).
+local function track_periods(ns, board, fresh)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
+  end
+end
+    fresh, track_periods_ = {}, track_periods
+    for board in pairs(boards) do
+      local t = unseen[board]
+      if t then
+        fresh[board] = new_periods(ns, board, t)
+      else
+        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+      end
+    end
+  else
+    for board in pairs(boards) do
       rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
     end
   end
-  local first_ties = false
-  for _, b in pairs(boards) do first_ties = first_ties or b.first end
   if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
   local hlls, seen = { ns .. 'hll' }, {}
   for _, pair in ipairs(pairs_) do
@@ -1782,14 +1774,18 @@ local function read_other_keys(ns, boards, pairs_, unseen)
     local magic = rcall('GETRANGE', hll, 0, 3)
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
   end
-  return fresh, first_ties, hlls
-end
+  local stats, buckets = stats_plan({ ns = ns, now = now, offset = offset, channel = channel, device = device,
+    stats_keep = stats_keep, periods_at = periods_at }, boards, pairs_)
+  local log = ns .. 'log'
+  if vote_log > 0 then
+    local t = rcall('TYPE', log).ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  end
 
--- Phase 5, the writes (everything is validated): the sequence numbers, the
--- boards and their order keys, the rate-limit counters, the period index,
--- the participant HyperLogLogs. Sets each entry's score text.
-local function write_vote(v, order, checks, fresh, first_ties, hlls)
-  local ns = v.ns
+  -- Phase 5, validated: the writes start here. The sequence numbers, the
+  -- boards and their order keys, the rate-limit counters, the period
+  -- index, the participant HyperLogLogs, the statistics; each entry's
+  -- score text.
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
@@ -1805,67 +1801,31 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
       rcall('ZADD', e.key, e.text, e.option)
     end
     if ordered then
-      order_write(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
+      order_write_(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
     end
   end
-  if checks then limit_spend(checks) end
-  for board, f in pairs(fresh) do track_periods(ns, board, f) end
-  for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
-end
-
--- What the vote added (lib/void's object), for its vote-id record and the
--- vote log: every board entry written with its amount, the pairs with
--- their weights, the statistics buckets.
-local function vote_info(v, order, pairs_, buckets)
-  local e, s = {}, {}
-  for i, w in ipairs(order) do
-    e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+  if checks then limit_spend_(checks) end
+  if fresh then
+    for board, f in pairs(fresh) do track_periods_(ns, board, f) end
   end
-  for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
-  return { t = tostring(v.now), u = v.user, c = v.channel, d = v.device, h = buckets.hour, dy = buckets.day, e = e,
-    s = s }
-end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
+  stats_write(stats, user)
 
--- The vote, phase by phase: every check (phases 1-4) before the first write
--- (phase 5), then the reply (and, with a vote id, its record).
-local function main()
-  local v, record = vote_args()
-  if record then return record end
-  local denying = read_campaign(v)
-  local boards, pairs_ = read_pairs(v.ns)
-  if #pairs_ > 1 then
-    -- Bounded work (header): a batch's units, refused over CALL_WORK
-    local work, rules = 0, v.rules and #v.rules or 0
-    for _, pair in ipairs(pairs_) do
-      local b = boards[pair.board]
-      local n = #b.periods
-      -- real and shown of each period, and the carry into each next one
-      local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
-      work = work + 8 + entries * entry_work(b) + 4 * rules
-    end
-    if work > CALL_WORK then
-      fail('USAGE', 'campaign_vote: these ' .. #pairs_ .. ' pairs are ' .. work .. ' units of work, more than one call may do ('
-        .. CALL_WORK .. '): send at most ' .. math.floor(CALL_WORK * #pairs_ / work) .. ' pairs of these boards a call')
-    end
-  end
-  local checks = check_limits(v, denying, pairs_)
-  local order, unseen, shown_at = plan_writes(v, boards, pairs_)
-  local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
-  local stats, buckets = stats_plan(v, boards, pairs_)
-  local log = v.ns .. 'log'
-  if v.vote_log > 0 then
-    local t = rcall('TYPE', log).ok
-    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
-  end
-
-  -- validated: the writes start here
-  write_vote(v, order, checks, fresh, first_ties, hlls)
-  stats_write(stats, v.user)
+  -- What the vote added (lib/void's object), for its vote-id record and
+  -- the vote log: every board entry written with its amount, the pairs
+  -- with their weights, the statistics buckets.
   local info
-  if v.request or v.vote_log > 0 then info = vote_info(v, order, pairs_, buckets) end
-  if v.vote_log > 0 then
-    info.l = rcall('XADD', log, 'MAXLEN', '~', v.vote_log, '*', 'u', v.user, 'c', v.channel, 'd', v.device,
-      'i', v.id, 'a', cjson.encode(info))
+  if request or vote_log > 0 then
+    local e, s = {}, {}
+    for i, w in ipairs(order) do
+      e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+    end
+    for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+    info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
+  end
+  if vote_log > 0 then
+    info.l = rcall('XADD', log, 'MAXLEN', '~', vote_log, '*', 'u', user, 'c', channel, 'd', device,
+      'i', id, 'a', cjson.encode(info))
   end
   local reply = {}
   for n, pair in ipairs(pairs_) do
@@ -1873,7 +1833,7 @@ local function main()
     for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
-  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl, info) end
+  if request then record_vote(ns, id, request, reply, id_ttl, info) end
   return reply
 end
 

@@ -34,15 +34,15 @@ open(f"{work}/settings.json", "w").write(json.dumps(doc))
 src = open(script).read()
 # the phases of main(), in order: (name, the line that starts it)
 phases = [
-    ("arguments, clock, the campaign hash (vote_args)", "  local v, record = vote_args()\n"),
-    ("campaign settings (read_campaign)", "  local denying = read_campaign(v)\n"),
-    ("board settings and the option's weight (read_pairs)", "  local boards, pairs_ = read_pairs(v.ns)\n"),
-    ("bounded work, rate limits (none here)", "  if #pairs_ > 1 then\n"),
-    ("the plan: board reads, period names, entries (plan_writes)", "  local order, unseen, shown_at = plan_writes("),
-    ("period index, sequence, HyperLogLog checks (read_other_keys)", "  local fresh, first_ties, hlls = read_other_keys("),
-    ("statistics plan (stats_plan)", "  local stats, buckets = stats_plan("),
-    ("the writes (write_vote)", "  write_vote(v, order, checks, fresh, first_ties, hlls)\n"),
-    ("statistics writes (stats_write)", "  stats_write(stats, v.user)\n"),
+    ("arguments, clock, the campaign hash, the vote id", "  local root = KEYS[1]\n"),
+    ("campaign settings (rate-limit rules: none here)", "  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end\n"),
+    ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
+    ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),
+    ("the plan: board reads, period names, entries", "  local order_read_, order_write_\n"),
+    ("period index, sequence, HyperLogLog checks", "  local fresh, track_periods_\n"),
+    ("statistics plan (stats_plan), the log's type", "  local stats, buckets = stats_plan("),
+    ("the writes", "  local seq = 0\n"),
+    ("statistics writes (stats_write)", "  stats_write(stats, user)\n"),
     ("the reply", "  local info\n"),
 ]
 names = []

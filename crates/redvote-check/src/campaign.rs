@@ -29,7 +29,7 @@ const COUNT_MAX: i64 = 9007199254740991;
 /// 3): `LIMIT_BUCKETS` in lua/src/lib/limits.lua.
 const LIMIT_BUCKETS: i64 = 256;
 
-/// The bucket of a user (`limit_bucket` in lua/src/lib/limits.lua): the
+/// The bucket of a user (`limit_plan` in lua/src/lib/limits.lua): the
 /// first 32 bits of the SHA1 of its id, modulo [`LIMIT_BUCKETS`].
 pub fn limit_bucket(user: &str) -> i64 {
     let digest = sha1_smol::Sha1::from(user.as_bytes()).digest().bytes();

@@ -126,137 +126,204 @@
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED,
     REDVOTE_LAYOUT_VERSION.
 ]]
---- @include "lib/integer_arg"
 --- @include "lib/prologue"
---- @include "lib/campaign"
---- @include "lib/pair_args"
---- @include "lib/clock"
---- @include "lib/last_second"
+--- @include "lib/stored"
 --- @include "lib/board"
---- @include "lib/limits"
---- @include "lib/limit_spend"
---- @include "lib/board_write"
+--- @include "lib/periods"
 --- @include "lib/exact"
---- @include "lib/order"
---- @include "lib/vote_id"
 --- @include "lib/stats"
 
--- Phase 1, the arguments: the campaign's key, the argument count, the
--- voter (user, channel, device), the cost, the clock and the vote id (all
--- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
--- INVALID_VOTE_ID). Returns the vote `v` (root, ns, user, channel, device,
--- id, cost, now, usec, request) and, when the vote id is already recorded,
--- the recorded reply to answer at once (nothing else read or written).
-local function vote_args()
-  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
-  pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
-    'at most 50 (board, option) pairs a call')
-  local user, channel, device, id = ARGV[1], ARGV[3], ARGV[4], ARGV[6]
-  check_voter(user, channel, device)
-  local cost = integer_arg(ARGV[5] == '' and '1' or ARGV[5], 'cost', 1, 1000)
-  local now, usec = clock(ARGV[2])
+-- The vote is the campaign's hottest call, and each function a script
+-- defines is a closure made on every call, about 1.3k instructions with
+-- its upvalues (issue 23: the campaign vote made about 60). So the vote's
+-- phases are written out in main, in order, rather than as functions; the
+-- checks other campaign scripts call as helpers (lib/campaign's
+-- campaign_key, lib/pair_args, lib/limits' check_voter, lib/clock,
+-- lib/last_second, lib/board_write's expire_at) are written out in it, the
+-- same checks and messages; and the libs of the rarer paths are included
+-- inside the branch that needs them, so that only that branch makes their
+-- closures: lib/layout for a layout other than the last, lib/integer_arg
+-- for a cost or a time given, lib/vote_id with a vote id, lib/limits and
+-- lib/limit_spend when the campaign has rules, lib/order with a board
+-- keeping dense or first side keys, lib/board_write when a period board is
+-- new. (An included file is emitted once a script: each of those is
+-- included in one branch only.) tests/suite/campaign/vote_diff.rs and
+-- limits::diff hold it to the vote before.
+local function main()
+  -- Phase 1, the arguments: the campaign's key, the argument count, the
+  -- voter (user, channel, device), the cost, the clock and the vote id (all
+  -- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
+  -- INVALID_VOTE_ID); a vote id already recorded answers its recorded reply
+  -- at once (nothing else read or written).
+  -- The campaign root and its hash (lib/campaign's campaign_key), with the
+  -- settings the vote reads; the layout last: c[12].
+  local root = KEYS[1]
+  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
+    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
+  end
+  local ns = root:sub(1, -9)
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
+    'stats_keep', 'rlu_until', 'limits_checked', 'layout')
+  -- the layout (lib/layout): absent is 1, the last (3) needs no parsing
+  local layout = 1
+  if c[12] == '3' then
+    layout = 3
+  elseif c[12] then
+--- @include "lib/layout"
+    layout = check_layout('campaign', root, c[12])
+  end
+  -- the argument count (lib/pair_args): 6, then 1..50 pairs
+  local npairs = #ARGV - 6
+  if npairs < 2 or npairs % 2 ~= 0 then
+    fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, vote id, then board, option pairs')
+  end
+  if npairs > 100 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
+  -- the voter (lib/limits' check_voter: lib/user, lib/name_arg)
+  local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
+  -- the cost ("" is 1) and the clock ("": the server's; lib/clock): only
+  -- a cost other than 1 or an explicit time needs lib/integer_arg
+  local cost, now, usec = 1, nil, 0
+  if (ARGV[5] ~= '' and ARGV[5] ~= '1') or at ~= '' then
+--- @include "lib/integer_arg"
+    if ARGV[5] ~= '' then cost = integer_arg(ARGV[5], 'cost', 1, 1000) end
+    if at ~= '' then now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds') end
+  end
+  if not now then
+    local t = rcall('TIME')
+    now, usec = tonumber(t[1]), tonumber(t[2])
+  end
+  -- the vote id (lib/vote_id); request: the call's record, to write
+  local request, record_vote
+  if id ~= '' then
+--- @include "lib/vote_id"
+    local record
+    record, request = vote_id_lookup(ns, id)
+    if record then return record end
+    record_vote = vote_id_record
+  end
   -- periods_at: each period kind's current period (name, end) and next
   -- one, computed once a call (by the rate limits, the plan or the
   -- statistics, whichever needs it first)
-  local v = { root = root, ns = ns, user = user, channel = channel, device = device, id = id, cost = cost, now = now,
-    usec = usec, c = c, layout = layout, periods_at = {} }
-  if id ~= '' then
-    local record
-    record, v.request = vote_id_lookup(ns, id)
-    if record then return v, record end
-  end
-  return v
-end
+  local periods_at = {}
 
--- Phase 2a, the campaign's stored settings (read with its layout by
--- campaign_key, in phase 1: v.c; UNKNOWN_CAMPAIGN; parsed
--- strictly by lib/stored: INVALID_CONFIG naming the key and field) and its
--- window (CAMPAIGN_CLOSED). Sets v.offset, v.end_at, v.rules (false: none),
--- v.id_ttl (a vote with an id only); returns whether deny lists are on.
-local function read_campaign(v)
-  local root, now, c = v.root, v.now, v.c
+  -- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
+  -- strictly by lib/stored: INVALID_CONFIG naming the key and field) and
+  -- its window (CAMPAIGN_CLOSED).
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
-  check_last_second(now, offset, ARGV[2])
+  -- the last second a vote may take (lib/last_second)
+  if now > 253402300799 or now + offset > 253402300799 then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
+  end
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
-  v.offset, v.end_at = offset, end_at
-  v.rules = c[4] and c[4] ~= '[]' and limit_layout(limit_rules(root, c[4], c[11]), v.layout)
+  -- The rate limits (lib/limits, lib/limit_spend), made here only when the
+  -- campaign has rules: the rules (false: none), and the functions the
+  -- later phases call (plan and evaluate in phase 3, spend in phase 5).
+  local rules, limit_plan_, limit_evaluate_, limit_spend_ = c[4] and c[4] ~= '[]'
+  if rules then
+--- @include "lib/limits"
+--- @include "lib/limit_spend"
+    rules = limit_layout(limit_rules(root, c[4], c[11]), layout)
+    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend
+  end
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
   -- windows in flight still count (lib/limits, campaign_upgrade); on the
   -- explicit clock, whose windows may lie anywhere, always
-  v.legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or ARGV[2] ~= '')
-  v.id_ttl = v.request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
-  v.vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
-  v.stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
+  local legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or at ~= '')
+  local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
+  local vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
+  local stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
-  return c[5] == '1'
-end
 
--- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
--- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
--- Returns board name -> settings, and the pairs { board, option, weight }
--- in argument order.
-local function read_pairs(ns)
-  local boards, pairs_ = {}, {}
+  -- Phase 2b, the pairs: every board's settings once (UNKNOWN_BOARD,
+  -- INVALID_CONFIG), every option's weight (INVALID_NAME, UNKNOWN_OPTION).
+  -- boards: board name -> settings; pairs_: { board, option, weight } in
+  -- argument order; sided: a board keeps side keys (lib/order), first_ties:
+  -- one has ties "first".
+  local boards, pairs_, sided, first_ties = {}, {}, false, false
   for i = 7, #ARGV, 2 do
     local board, option = ARGV[i], ARGV[i + 1]
     check_name(option)
-    boards[board] = boards[board] or board_settings(ns, board)
+    local b = boards[board]
+    if not b then
+      b = board_settings(ns, board)
+      boards[board] = b
+      sided = sided or b.sides[1] ~= nil
+      first_ties = first_ties or b.first
+    end
     local weight = rcall('HGET', ns .. 'weights:' .. board, option)
     if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
     weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
-  return boards, pairs_
-end
+  if #pairs_ > 1 then
+    -- Bounded work (header): a batch's units, refused over CALL_WORK
+    local work, nrules = 0, rules and #rules or 0
+    for _, pair in ipairs(pairs_) do
+      local b = boards[pair.board]
+      local n = #b.periods
+      -- real and shown of each period, and the carry into each next one
+      local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+      work = work + 8 + entries * entry_work(b) + 4 * nrules
+    end
+    if work > CALL_WORK then
+      fail('USAGE', 'campaign_vote: these ' .. #pairs_ .. ' pairs are ' .. work .. ' units of work, more than one call may do ('
+        .. CALL_WORK .. '): send at most ' .. math.floor(CALL_WORK * #pairs_ / work) .. ' pairs of these boards a call')
+    end
+  end
 
--- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
--- first write, so a refused vote changes nothing and two concurrent votes
--- cannot both take the last slot. Returns the limit checks to spend (nil
--- without rules).
-local function check_limits(v, denying, pairs_)
-  local ns, user, channel = v.ns, v.user, v.channel
-  if denying then
+  -- Phase 3, deny lists and rate limits (DENIED, RATE_LIMITED): before the
+  -- first write, so a refused vote changes nothing and two concurrent votes
+  -- cannot both take the last slot. checks: the limit checks to spend (nil
+  -- without rules).
+  if c[5] == '1' then
     if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
     if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
       fail('DENIED', 'channel ' .. channel .. ' may not vote')
     end
   end
   local checks
-  if v.rules then
-    checks = limit_plan(ns, v.rules, { user = user, channel = channel, device = v.device, legacy = v.legacy,
-      periods_at = v.periods_at }, pairs_,
-      v.cost, v.now, v.offset, v.end_at)
-    local refusal = limit_evaluate(checks, v.now, v.usec)
+  if rules then
+    checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy,
+      periods_at = periods_at }, pairs_, cost, now, offset, end_at)
+    local refusal = limit_evaluate_(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
-  return checks
-end
 
--- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are exact
--- integer units of 10^-decimals, read first so the range is checked before
--- any write; real boards only ever grow by 1 a vote (2^53 votes are out of
--- reach) and use ZINCRBY. Every key written is read first (ZCARD, ZSCORE):
--- a wrong type is refused here. A board key that exists is listed in
--- <ns>periods:B (every writer lists a board when it creates it, and option
--- removal unlists a board only once it is gone; campaign check verifies
--- it), so only the boards not seen to exist are looked up in that index
--- (ZMSCORE); in the steady state none is, and a ZCARD checks the index's
--- type. Returns the entries in write order, the unseen boards' index
--- members by board, and each pair's shown list (period name, entry, ...).
-local function plan_writes(v, boards, pairs_)
-  local ns, now, offset = v.ns, v.now, v.offset
+  -- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are
+  -- exact integer units of 10^-decimals, read first so the range is checked
+  -- before any write; real boards only ever grow by 1 a vote (2^53 votes
+  -- are out of reach) and use ZINCRBY. Every key written is read first
+  -- (ZCARD, ZSCORE): a wrong type is refused here. A board key that exists
+  -- is listed in <ns>periods:B (every writer lists a board when it creates
+  -- it, and option removal unlists a board only once it is gone; campaign
+  -- check verifies it), so only the boards not seen to exist are looked up
+  -- in that index (ZMSCORE); in the steady state none is, and a ZCARD
+  -- checks the index's type. order: the entries in write order; unseen:
+  -- the unseen boards' index members by board; shown_at: each pair's shown
+  -- list (period name, entry, ...).
+  -- The side keys' functions (lib/order), made only for a board keeping
+  -- them.
+  local order_read_, order_write_
+  if sided then
+--- @include "lib/order"
+    order_read_, order_write_ = order_read, order_write
+  end
   local plan, order, unseen = {}, {}, {}
   -- a key and an option meet twice only in a batch: one pair needs no join
   local batch = #pairs_ > 1
-  local limit -- the exact range of the current pair's board (exact_limit)
+  local limit -- the exact range of the current pair's board (lib/exact)
   local function add(b, which, name, key, option, units, scale, expiry)
-    local id = batch and key .. '\0' .. option
-    local e = id and plan[id]
+    local join = batch and key .. '\0' .. option
+    local e = join and plan[join]
     if not e then
       local old, known
       if scale then
@@ -267,8 +334,8 @@ local function plan_writes(v, boards, pairs_)
       end
       e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
         expiry = expiry, old = old, which = which .. name, add = 0 }
-      if b.sides[1] then e.st = order_read(ns, b, key, option) end
-      if id then plan[id] = e end
+      if b.sides[1] then e.st = order_read_(ns, b, key, option) end
+      if join then plan[join] = e end
       order[#order + 1] = e
       if not known then
         local t = unseen[b.name]
@@ -290,7 +357,6 @@ local function plan_writes(v, boards, pairs_)
   end
   -- Each period kind's current period (and the next one, for the carry)
   -- once a call: every pair votes at the same second.
-  local periods_at = v.periods_at
   local shown_at = {}
   for n, pair in ipairs(pairs_) do
     local b = boards[pair.board]
@@ -308,7 +374,10 @@ local function plan_writes(v, boards, pairs_)
         periods_at[kind] = p
       end
       local name, finish = p[1], p[2]
-      local expiry = expire_at(b, kind, finish)
+      -- the board's expiry (lib/board_write's expire_at): the period's end
+      -- plus its retention; nil, kept forever (total, or no retention)
+      local keep = b.keep[kind] or 0
+      local expiry = (finish and keep > 0) and (finish + keep) or nil
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -317,31 +386,34 @@ local function plan_writes(v, boards, pairs_)
           local next_name, _, next_finish = period(kind, finish, offset)
           p[3], p[4] = next_name, next_finish
         end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale,
+          (p[4] and keep > 0) and (p[4] + keep) or nil)
       end
     end
   end
-  return order, unseen, shown_at
-end
 
--- Phase 4b, the other keys written, read (and checked: a wrong type, a
--- corrupt sequence counter, a key that is not a HyperLogLog) before the
--- first write: the period index (for boards not seen to exist), the
--- sequence counter, the participant HyperLogLogs. Returns the index
--- members to add by board, whether a board has ties "first", and the
--- HyperLogLogs to add the user to.
-local function read_other_keys(ns, boards, pairs_, unseen)
-  local fresh = {}
-  for board in pairs(boards) do
-    local t = unseen[board]
-    if t then
-      fresh[board] = new_periods(ns, board, t)
-    else
+  -- Phase 4b, the other keys written, read (and checked: a wrong type, a
+  -- corrupt sequence counter, a key that is not a HyperLogLog) before the
+  -- first write: the period index (for boards not seen to exist: fresh,
+  -- the index members to add by board, lib/board_write, made only then),
+  -- the sequence counter, the participant HyperLogLogs (hlls).
+  local fresh, track_periods_
+  if next(unseen) then
+--- @include "lib/board_write"
+    fresh, track_periods_ = {}, track_periods
+    for board in pairs(boards) do
+      local t = unseen[board]
+      if t then
+        fresh[board] = new_periods(ns, board, t)
+      else
+        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+      end
+    end
+  else
+    for board in pairs(boards) do
       rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
     end
   end
-  local first_ties = false
-  for _, b in pairs(boards) do first_ties = first_ties or b.first end
   if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
   local hlls, seen = { ns .. 'hll' }, {}
   for _, pair in ipairs(pairs_) do
@@ -352,14 +424,18 @@ local function read_other_keys(ns, boards, pairs_, unseen)
     local magic = rcall('GETRANGE', hll, 0, 3)
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
   end
-  return fresh, first_ties, hlls
-end
+  local stats, buckets = stats_plan({ ns = ns, now = now, offset = offset, channel = channel, device = device,
+    stats_keep = stats_keep, periods_at = periods_at }, boards, pairs_)
+  local log = ns .. 'log'
+  if vote_log > 0 then
+    local t = rcall('TYPE', log).ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
+  end
 
--- Phase 5, the writes (everything is validated): the sequence numbers, the
--- boards and their order keys, the rate-limit counters, the period index,
--- the participant HyperLogLogs. Sets each entry's score text.
-local function write_vote(v, order, checks, fresh, first_ties, hlls)
-  local ns = v.ns
+  -- Phase 5, validated: the writes start here. The sequence numbers, the
+  -- boards and their order keys, the rate-limit counters, the period
+  -- index, the participant HyperLogLogs, the statistics; each entry's
+  -- score text.
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
@@ -375,67 +451,31 @@ local function write_vote(v, order, checks, fresh, first_ties, hlls)
       rcall('ZADD', e.key, e.text, e.option)
     end
     if ordered then
-      order_write(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
+      order_write_(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
     end
   end
-  if checks then limit_spend(checks) end
-  for board, f in pairs(fresh) do track_periods(ns, board, f) end
-  for _, hll in ipairs(hlls) do rcall('PFADD', hll, v.user) end
-end
-
--- What the vote added (lib/void's object), for its vote-id record and the
--- vote log: every board entry written with its amount, the pairs with
--- their weights, the statistics buckets.
-local function vote_info(v, order, pairs_, buckets)
-  local e, s = {}, {}
-  for i, w in ipairs(order) do
-    e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+  if checks then limit_spend_(checks) end
+  if fresh then
+    for board, f in pairs(fresh) do track_periods_(ns, board, f) end
   end
-  for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
-  return { t = tostring(v.now), u = v.user, c = v.channel, d = v.device, h = buckets.hour, dy = buckets.day, e = e,
-    s = s }
-end
+  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
+  stats_write(stats, user)
 
--- The vote, phase by phase: every check (phases 1-4) before the first write
--- (phase 5), then the reply (and, with a vote id, its record).
-local function main()
-  local v, record = vote_args()
-  if record then return record end
-  local denying = read_campaign(v)
-  local boards, pairs_ = read_pairs(v.ns)
-  if #pairs_ > 1 then
-    -- Bounded work (header): a batch's units, refused over CALL_WORK
-    local work, rules = 0, v.rules and #v.rules or 0
-    for _, pair in ipairs(pairs_) do
-      local b = boards[pair.board]
-      local n = #b.periods
-      -- real and shown of each period, and the carry into each next one
-      local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
-      work = work + 8 + entries * entry_work(b) + 4 * rules
-    end
-    if work > CALL_WORK then
-      fail('USAGE', 'campaign_vote: these ' .. #pairs_ .. ' pairs are ' .. work .. ' units of work, more than one call may do ('
-        .. CALL_WORK .. '): send at most ' .. math.floor(CALL_WORK * #pairs_ / work) .. ' pairs of these boards a call')
-    end
-  end
-  local checks = check_limits(v, denying, pairs_)
-  local order, unseen, shown_at = plan_writes(v, boards, pairs_)
-  local fresh, first_ties, hlls = read_other_keys(v.ns, boards, pairs_, unseen)
-  local stats, buckets = stats_plan(v, boards, pairs_)
-  local log = v.ns .. 'log'
-  if v.vote_log > 0 then
-    local t = rcall('TYPE', log).ok
-    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
-  end
-
-  -- validated: the writes start here
-  write_vote(v, order, checks, fresh, first_ties, hlls)
-  stats_write(stats, v.user)
+  -- What the vote added (lib/void's object), for its vote-id record and
+  -- the vote log: every board entry written with its amount, the pairs
+  -- with their weights, the statistics buckets.
   local info
-  if v.request or v.vote_log > 0 then info = vote_info(v, order, pairs_, buckets) end
-  if v.vote_log > 0 then
-    info.l = rcall('XADD', log, 'MAXLEN', '~', v.vote_log, '*', 'u', v.user, 'c', v.channel, 'd', v.device,
-      'i', v.id, 'a', cjson.encode(info))
+  if request or vote_log > 0 then
+    local e, s = {}, {}
+    for i, w in ipairs(order) do
+      e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+    end
+    for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+    info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
+  end
+  if vote_log > 0 then
+    info.l = rcall('XADD', log, 'MAXLEN', '~', vote_log, '*', 'u', user, 'c', channel, 'd', device,
+      'i', id, 'a', cjson.encode(info))
   end
   local reply = {}
   for n, pair in ipairs(pairs_) do
@@ -443,7 +483,7 @@ local function main()
     for i = 2, #shown, 2 do shown[i] = shown[i].text end
     reply[n] = { pair.board, pair.option, shown }
   end
-  if v.request then vote_id_record(v.ns, v.id, v.request, reply, v.id_ttl, info) end
+  if request then record_vote(ns, id, request, reply, id_ttl, info) end
   return reply
 end
 

@@ -1,12 +1,8 @@
 --- @include "lib/args"
 --- @include "lib/layout"
+--- @include "lib/counter_grace"
 -- campaign: the one key every campaign script takes. Needs one_key
--- (lib/args).
-
--- Campaign-window rate counters (<ns>rl:RULE:campaign) expire this long
--- after the campaign's end, not at it: a campaign extended after it ended
--- (configure moves `end` later) keeps "once per campaign" for a week.
-local COUNTER_GRACE = 604800
+-- (lib/args). (COUNTER_GRACE, lib/counter_grace, comes with it.)
 
 -- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
 -- `op` otherwise) of a campaign whose data layout this script knows

@@ -1,13 +1,13 @@
 --- @include "lib/prologue"
---- @include "lib/campaign"
+--- @include "lib/counter_grace"
 -- limit_spend: spending what limit_plan (lib/limits) planned and
 -- limit_evaluate passed, in campaign_vote after its other writes. Needs
--- rcall (lib/prologue) and COUNTER_GRACE (lib/campaign).
+-- rcall (lib/prologue) and COUNTER_GRACE (lib/counter_grace).
 
 -- Spend: only after every check passed; one write a counter (a new counter
 -- is created with its expiry, an existing one already has it; a
--- campaign-window hash gets the campaign's end + COUNTER_GRACE (lib/campaign)
--- when a subject is new), and one HSET for every counter of the voter's
+-- campaign-window hash gets the campaign's end + COUNTER_GRACE when a
+-- subject is new), and one HSET for every counter of the voter's
 -- hash (lib/limits), with an EXPIREAT when its expiry grows; a voter's
 -- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
 -- voter's field is new (the bucket may be new).

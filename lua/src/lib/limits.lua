@@ -1,15 +1,12 @@
---- @include "lib/user"
 --- @include "lib/prologue"
---- @include "lib/args"
---- @include "lib/name_arg"
+--- @include "lib/names"
 --- @include "lib/periods"
 --- @include "lib/stored"
 -- limits: rate limits, checked inside the vote before its first write
 -- (campaign_vote) or looked at without spending (campaign_limits): the
 -- voter's arguments, the rules, and what a call would spend of each
 -- counter (lib/limit_spend spends it). Needs rcall, fail (lib/prologue),
--- check_user (lib/args), check_name (lib/name_arg) and period
--- (lib/periods).
+-- name_ok (lib/names), stored_int (lib/stored) and period (lib/periods).
 --
 -- A rule (stored as JSON in the campaign hash, field `limits`, validated by
 -- campaign_configure) counts votes per combination of dimensions `by`
@@ -37,7 +34,7 @@
 -- expiry costs ~120-150 B in Redis 7, so no key per user can get under
 -- issue 23's 100 B a rate-limited user):
 --   buckets        campaign layout 3, a fixed-window rule that counts by
---                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_bucket),
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_plan),
 --                  N the user's bucket, field the subject (the user's
 --                  included), value the count; the bucket EXPIREATs its
 --                  window's end, so every window keeps its own counts until
@@ -71,114 +68,6 @@
 -- `extra` maps a channel to extra allowance (a partner channel: +5).
 -- A vote passes only if every rule passes; nothing is spent unless all do.
 
--- The voter: a user id, and the channel and device rules may count by ("":
--- none), names.
-local function check_voter(user, channel, device)
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-end
-
--- The rules, from the campaign's `limits` field (JSON), checked to be
--- exactly what campaign_configure writes: a list of at most 32 rules, each
--- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
--- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
--- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
--- and field otherwise. limit_rules below tries a cheaper check first and
--- comes here for anything it does not accept (and for every error text).
-local function limit_rules_checked(root, json)
-  local ok, rules = pcall(cjson.decode, json)
-  local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
-  local n = 0
-  for _ in pairs(bad and {} or rules) do n = n + 1 end
-  bad = bad or n ~= #rules
-  for i = 1, bad and 0 or #rules do
-    local r = rules[i]
-    local what = 'limits rule ' .. i
-    -- "@" is the voter hash's expiry field: no rule has that name
-    bad = type(r) ~= 'table' or not name_ok(r.name) or r.name == '@' or type(r.by) ~= 'table' or #r.by == 0 or #r.by > 4
-      or (r.extra ~= nil and (type(r.extra) ~= 'table' or (#r.extra > 0)))
-    if not bad then
-      local seen = {}
-      for j, d in pairs(r.by) do
-        if type(j) ~= 'number' or seen[d] or (d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device') then bad = true end
-        seen[d] = true
-      end
-      for channel, x in pairs(r.extra or {}) do
-        if not name_ok(channel) then bad = true else stored_int(x, 0, 1000000000, root, what .. ' extra') end
-      end
-      if r.rolling == true then
-        stored_int(r.limit, 1, 1000000, root, what .. ' limit')
-        stored_int(r.per, 1, 315360000, root, what .. ' per')
-        stored_int(r.burst, 1, 1000000, root, what .. ' burst')
-      elseif r.rolling ~= nil or (r.window ~= 'second' and r.window ~= 'minute' and r.window ~= 'hour' and r.window ~= 'day'
-          and r.window ~= 'week' and r.window ~= 'month' and r.window ~= 'campaign') then
-        bad = true
-      else
-        stored_int(r.limit, 1, 1000000000, root, what .. ' limit')
-      end
-    end
-    if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
-    -- counted in the voter's hash (see above)
-    for _, d in ipairs(r.by) do
-      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
-    end
-  end
-  if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
-  return rules
-end
-
--- The rules decoded from `json` when limit_rules_checked would accept them
--- as they are; false (or an error, which limit_rules catches) when it
--- might not. Run inside pcall, so a value of the wrong type needs no
--- type() (a C call): indexing, # or comparing it raises (a number or a
--- string compared with a number), or it fails the check (a string's
--- fields are nil). A decoded JSON list is a table with keys 1..#t only,
--- and so is a non-empty decoded `by` (a JSON object's keys are strings,
--- its # is 0). Names: the one-item class of the common names first (name_ok
--- tries its 9 items on every accepted byte).
-local function limit_rules_fast(json)
-  if not json:find('^%s*%[') then return false end
-  local rules = cjson.decode(json)
-  local n = #rules
-  if n > 32 then return false end
-  for i = 1, n do
-    local r = rules[i]
-    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
-    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
-    local nby = #by
-    if nby == 0 or nby > 4 then return false end
-    for j = 1, nby do
-      local d = by[j]
-      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
-      for k = 1, j - 1 do
-        if by[k] == d then return false end
-      end
-    end
-    if extra ~= nil then
-      if #extra > 0 then return false end
-      for channel, x in pairs(extra) do
-        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
-            or x > 1000000000 then
-          return false
-        end
-      end
-    end
-    if rolling == true then
-      local per, burst = r.per, r.burst
-      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
-          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
-        return false
-      end
-    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
-        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
-        and window ~= 'campaign') then
-      return false
-    end
-  end
-  return rules
-end
-
 -- The rules, as limit_rules_checked returns them. Rules stamped by
 -- campaign_configure are decoded and trusted as they are: `checked`, the
 -- root's `limits_checked`, is the copy configure wrote of the rules it
@@ -190,14 +79,16 @@ end
 -- limit_rules_fast; what it does not accept at once goes to
 -- limit_rules_checked, which decodes again and fails with the error text
 -- (or accepts what only it knows, e.g. a limit stored as a string).
+-- (Those two are lib/limit_rules_check, included here: each function is a
+-- closure made on every call, and a vote with rules stamped needs neither.)
 local function limit_rules(root, json, checked)
   local ok, rules
-  if json == checked then
-    ok, rules = pcall(cjson.decode, json)
-  else
-    ok, rules = pcall(limit_rules_fast, json)
+  if json == checked then ok, rules = pcall(cjson.decode, json) end
+  if not (ok and rules) then
+--- @include "lib/limit_rules_check"
+    if json ~= checked then ok, rules = pcall(limit_rules_fast, json) end
+    if not (ok and rules) then return limit_rules_checked(root, json) end
   end
-  if not (ok and rules) then return limit_rules_checked(root, json) end
   for i = 1, #rules do
     local r = rules[i]
     local by = r.by
@@ -221,13 +112,11 @@ end
 -- crates/redvote-check knows this number (LIMIT_BUCKETS there).
 local LIMIT_BUCKETS = 256
 
--- The bucket of a user: the first 32 bits of the SHA1 of its id, modulo
--- LIMIT_BUCKETS (stable across versions and cheaper than a hash loop in
--- Lua for ids longer than a few bytes), as the decimal text keys name it.
--- 256 divides 2^32: the bucket is the 4th byte, hex digits 7 and 8.
-local function limit_bucket(user)
-  return string.format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
-end
+-- The bucket of a user (limit_plan, written out there: one closure less a
+-- call): the first 32 bits of the SHA1 of its id, modulo LIMIT_BUCKETS
+-- (stable across versions and cheaper than a hash loop in Lua for ids
+-- longer than a few bytes), as the decimal text keys name it. 256 divides
+-- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 
 -- Where the rules' counters live on campaign data layout `layout`
 -- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
@@ -241,26 +130,6 @@ local function limit_layout(rules, layout)
     end
   end
   return rules
-end
-
--- The window holding `now`: id and end (first second after; nil: none).
--- Numbers are written with %d (what tostring writes for these integers,
--- for less). A calendar window's name and end come from, or go to,
--- `periods_at` (the vote's memo of its periods, at the same `now` and
--- offset: { name, end } by kind; nil: none).
-local function limit_window(rule, now, offset, campaign_end, periods_at)
-  local w = rule.window
-  if w == 'second' then return string.format('%d', now), now + 1 end
-  if w == 'minute' then
-    local m = (now - now % 60) / 60
-    return string.format('m%d', m), (m + 1) * 60
-  end
-  if w == 'campaign' then return 'campaign', campaign_end end
-  local p = periods_at and periods_at[w]
-  if p then return p[1], p[2] end
-  local name, _, finish = period(w, now, offset)
-  if periods_at then periods_at[w] = { name, finish } end
-  return name, finish
 end
 
 -- Every counter this call touches, with what it would spend: a list of
@@ -289,7 +158,31 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
     local id, finish = 'rolling', nil
     if not rolling then
       if window ~= last_window then
-        last_window, last_id, last_finish = window, limit_window(rule, now, offset, campaign_end, ctx.periods_at)
+        -- The window holding `now`: id and end (first second after; nil:
+        -- none). Numbers are written with %d (what tostring writes for
+        -- these integers, for less). A calendar window's name and end come
+        -- from, or go to, `periods_at` (the vote's memo of its periods, at
+        -- the same `now` and offset: { name, end } by kind; nil: none).
+        -- (Written out here, not a function: one closure less a call.)
+        last_window = window
+        if window == 'second' then
+          last_id, last_finish = format('%d', now), now + 1
+        elseif window == 'minute' then
+          local m = (now - now % 60) / 60
+          last_id, last_finish = format('m%d', m), (m + 1) * 60
+        elseif window == 'campaign' then
+          last_id, last_finish = 'campaign', campaign_end
+        else
+          local periods_at = ctx.periods_at
+          local p = periods_at and periods_at[window]
+          if p then
+            last_id, last_finish = p[1], p[2]
+          else
+            local _
+            last_id, _, last_finish = period(window, now, offset)
+            if periods_at then periods_at[window] = { last_id, last_finish } end
+          end
+        end
       end
       id, finish = last_id, last_finish
     end
@@ -300,7 +193,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
       voter_key = voter_key or (ns .. 'rlu:' .. user)
       key = voter_key
     elseif bucket_rule then
-      bucket = bucket or limit_bucket(user)
+      -- the user's bucket (above)
+      bucket = bucket or format('%d', tonumber(redis.sha1hex(user):sub(7, 8), 16) % LIMIT_BUCKETS)
       key = ns .. 'rlb:' .. name .. ':' .. id .. ':' .. bucket
     elseif window == 'campaign' then
       key = ns .. 'rl:' .. name .. ':campaign'
@@ -388,13 +282,6 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   return checks
 end
 
--- n emission intervals (iq + ir / l microseconds each) as whole
--- microseconds and a remainder in 0..l-1 (units of 1/l microsecond).
-local function intervals(n, iq, ir, l)
-  local r = n * ir
-  return n * iq + math.floor(r / l), r % l
-end
-
 -- Evaluate every check without writing. Returns the refusal (nil when all
 -- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
 -- `usec` is the microsecond within second `now` (rolling rules; 0 on the
@@ -402,6 +289,10 @@ end
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
   local remaining, refused, retry = {}, nil, 0
+  -- n emission intervals (iq + ir / l microseconds each) as whole
+  -- microseconds and a remainder in 0..l-1 (units of 1/l microsecond):
+  -- made for a rolling rule only (a closure costs every call that makes it)
+  local intervals
   local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
   -- the reads' positions follow the checks' order (counted again below)
   for i = 1, n do
@@ -477,6 +368,10 @@ local function limit_evaluate(checks, now, usec)
     c.existed = value and true or false
     local left, wait
     if rule.rolling then
+      intervals = intervals or function(n, iq, ir, l)
+        local r = n * ir
+        return n * iq + math.floor(r / l), r % l
+      end
       local l, need, allowance = rule.limit, c.need, c.allowance
       local iq, ir = math.floor(rule.per * 1000000 / l), (rule.per * 1000000) % l
       -- d = TAT - now (dq us + dr / l us), from the stored TAT
