@@ -50,7 +50,7 @@
     corrupt stored setting or board or option name, a key of the wrong
     type, or a campaign over 64 boards or 1000 options),
     REDVOTE_LAYOUT_VERSION,
-    REDVOTE_INVALID_NAME, REDVOTE_INVALID_USER, REDVOTE_UNKNOWN_BOARD.
+    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_BOARD.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the

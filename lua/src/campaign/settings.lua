@@ -48,7 +48,7 @@
     corrupt stored setting or board or option name, a key of the wrong
     type, or a campaign over 64 boards or 1000 options),
     REDVOTE_LAYOUT_VERSION,
-    REDVOTE_INVALID_NAME, REDVOTE_INVALID_USER, REDVOTE_UNKNOWN_BOARD.
+    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"
