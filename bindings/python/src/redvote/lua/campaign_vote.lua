@@ -133,6 +133,39 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- user: a user id is an opaque string of 1..256 bytes without control
+-- characters.
+local function check_user(user)
+  if #user == 0 or #user > 256 or user:find('%c') then
+    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
+  end
+end
+-- pair_args: the argument count of a script that takes a few fixed
+-- arguments, then pairs (board, option / option, votes). Needs fail
+-- (lib/prologue).
+
+-- ARGV must hold `fixed` arguments, then lo..hi pairs (REDVOTE_USAGE:
+-- "<op> takes <usage>"; beyond hi pairs `too_many` instead, when given).
+local function pair_argc(op, fixed, lo, hi, usage, too_many)
+  local n = #ARGV - fixed
+  if n < 2 * lo or n % 2 ~= 0 or (n > 2 * hi and not too_many) then fail('USAGE', op .. ' takes ' .. usage) end
+  if n > 2 * hi then fail('USAGE', too_many) end
+end
+-- last_second: the last moment a campaign write may take (a vote's or an
+-- import's explicit time). Needs fail (lib/prologue).
+
+-- The last second whose calendar names four-digit years (9999-12-31T23:59:59
+-- UTC): the bound of every stored time (a campaign's start and end).
+local LAST_SECOND = 253402300799
+
+-- A moment a write may take (`now`, from `at`, in the campaign's UTC
+-- `offset`): at most LAST_SECOND, in UTC and in the offset, since no
+-- period name addresses a later one (REDVOTE_INVALID_NUMBER otherwise).
+local function check_last_second(now, offset, at)
+  if now > LAST_SECOND or now + offset > LAST_SECOND then
+    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
+  end
+end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the
 -- stored `limits` JSON). Lua's
@@ -581,10 +614,12 @@ end
 -- defines is a closure made on every call, about 1.3k instructions with
 -- its upvalues (issue 23: the campaign vote made about 60). So the vote's
 -- phases are written out in main, in order, rather than as functions; the
--- checks other campaign scripts call as helpers (lib/campaign's
--- campaign_key, lib/pair_args, lib/limits' check_voter, lib/clock,
--- lib/last_second, lib/board_write's expire_at) are written out in it, the
--- same checks and messages; and the libs of the rarer paths are included
+-- steps other campaign scripts take through helpers that would pull in
+-- more closures (lib/campaign's campaign_key, lib/clock,
+-- lib/board_write's expire_at) are written out in it, the same steps and
+-- messages, while the validations themselves stay the one shared
+-- check each (lib/user, lib/name_arg, lib/pair_args, lib/last_second);
+-- and the libs of the rarer paths are included
 -- inside the branch that needs them, so that only that branch makes their
 -- closures: lib/layout for a layout other than the last, lib/integer_arg
 -- for a cost or a time given, lib/vote_id with a vote id, lib/limits and
@@ -649,17 +684,11 @@ local function check_layout(what, key, stored)
 end
     layout = check_layout('campaign', root, c[12])
   end
-  -- the argument count (lib/pair_args): 6, then 1..50 pairs
-  local npairs = #ARGV - 6
-  if npairs < 2 or npairs % 2 ~= 0 then
-    fail('USAGE', 'campaign_vote takes user, time, channel, device, cost, vote id, then board, option pairs')
-  end
-  if npairs > 100 then fail('USAGE', 'at most 50 (board, option) pairs a call') end
-  -- the voter (lib/limits' check_voter: lib/user, lib/name_arg)
+  pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
+    'at most 50 (board, option) pairs a call')
+  -- the voter (as lib/limit_voter's check_voter)
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
-  if #user == 0 or #user > 256 or user:find('%c') then
-    fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
-  end
+  check_user(user)
   if channel ~= '' then check_name(channel) end
   if device ~= '' then check_name(device) end
   -- the cost ("" is 1) and the clock ("": the server's; lib/clock): only
@@ -755,10 +784,7 @@ end
   if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
-  -- the last second a vote may take (lib/last_second)
-  if now > 253402300799 or now + offset > 253402300799 then
-    fail('INVALID_NUMBER', 'time must be at most 9999-12-31T23:59:59 in the campaign\'s UTC offset, got "' .. tostring(at):sub(1, 40) .. '"')
-  end
+  check_last_second(now, offset, at)
   local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
   local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
   -- The rate limits (lib/limits, lib/limit_spend), made here only when the
