@@ -785,8 +785,8 @@ end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
   check_last_second(now, offset, at)
-  local start_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'start')
-  local end_at = c[3] and stored_int(c[3], 0, 253402300799, root, 'end') or nil
+  local start_at = c[2] and stored_int(c[2], 0, LAST_SECOND, root, 'start')
+  local end_at = c[3] and stored_int(c[3], 0, LAST_SECOND, root, 'end') or nil
   -- The rate limits (lib/limits, lib/limit_spend), made here only when the
   -- campaign has rules: the rules (false: none), and the functions the
   -- later phases call (plan and evaluate in phase 3, spend in phase 5).
@@ -1451,7 +1451,7 @@ end
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
   -- windows in flight still count (lib/limits, campaign_upgrade); on the
   -- explicit clock, whose windows may lie anywhere, always
-  local legacy = c[10] and (now < stored_int(c[10], 0, 253402300799, root, 'rlu_until') or at ~= '')
+  local legacy = c[10] and (now < stored_int(c[10], 0, LAST_SECOND, root, 'rlu_until') or at ~= '')
   local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   local vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   local stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
