@@ -390,7 +390,7 @@ end
 -- root's `limits_checked`, is the copy configure wrote of the rules it
 -- validated, and comparing it costs nothing (Lua strings are interned:
 -- two equal texts are one object), where validating 4 rules cost a vote
--- about 20k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- about 16k instructions and a SHA1 of them 14k (issue 23). Rules without
 -- the stamp, or that differ from it (changed by hand, or stale), are
 -- checked without a string built or a table made for the check by
 -- limit_rules_fast; what it does not accept at once goes to
