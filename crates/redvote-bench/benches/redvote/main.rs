@@ -185,6 +185,11 @@ pub struct BenchArgs {
     /// destructive ones make a tenth, at least 1)
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub scale_calls: u64,
+    /// Scale section: also count each operation's server instructions (Ir)
+    /// on copies of the data set loaded under callgrind (valgrind
+    /// required; tens of minutes more at the default sizes)
+    #[arg(long)]
+    pub scale_ir: bool,
     /// Votes of each run of the cluster section (campaign votes through
     /// `redis+cluster://` on 1 master, then 3 masters; 0: skip it; not in
     /// the `--json` object) [default: 20000, 2000 with --quick]
@@ -287,6 +292,7 @@ fn scale_section(args: &BenchArgs) -> Result<()> {
         hours: args.scale_hours,
         users: args.scale_users,
         calls: args.scale_calls,
+        ir: args.scale_ir,
     };
     let scale = scale::run_scale(&plan).context("the scale section")?;
     let json = serde_json::json!({ "scale": serde_json::to_value(&scale)? });

@@ -5,6 +5,7 @@
 //! ```text
 //! cargo bench -p redvote-bench -- scale           # or --scale-only
 //! cargo bench -p redvote-bench -- scale --json    # {"scale": {...}}
+//! cargo bench -p redvote-bench -- scale --scale-ir  # and each operation's Ir
 //! ```
 //!
 //! The data set, built through the scripts themselves (pipelined calls of
@@ -40,9 +41,15 @@
 //! (`EVALSHA`, or the `EXEC` of a page's article reads), in µs as Redis
 //! logs it. Redis 7.0 also logs the commands a script runs: those entries
 //! are skipped. An operation reports its calls, the longest and the p99
-//! call, and whether the longest is over the 5 ms bound. Ir (callgrind) is
-//! not measured here: the bench has no callgrind runner, and the data set
-//! cannot be built under valgrind in any reasonable time (`ir` is null).
+//! call, and whether the longest is over the 5 ms bound.
+//!
+//! With `--scale-ir`, the Ir pass ([`ir_pass`]) then counts each
+//! operation's server instructions: the data set cannot be built under
+//! valgrind in any reasonable time (about 50 times slower), so the server
+//! SAVEs it before the operations and again after the site's upgrade, and
+//! a server under callgrind (`redvote_testing::callgrind`) loads each copy
+//! and makes the same calls, the first [`IR_CALLS`] of each operation
+//! measured apart; `ir` is the worst of them (null without the pass).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -53,6 +60,7 @@ use redis::Value;
 use redvote::campaign::{BoardSettings, Neighbourhood, OptionSettings, Voter};
 use redvote::site::{ConfigUpdate, Order, Ranking};
 use redvote::{Call, Campaign, CampaignSettings, Granularity, Paging, Period, Site, Ties, View};
+use redvote_testing::callgrind::CallgrindServer;
 use redvote_testing::TempServer;
 use serde::Serialize;
 
@@ -106,6 +114,9 @@ const LIMIT_OPTIONS: u64 = 100;
 const SLOWLOG_LEN: u64 = 1024;
 /// The group of the site.
 const GROUP: &str = "big";
+/// Calls of an operation the Ir pass measures (the first ones; each under
+/// callgrind about 50 times slower than without).
+const IR_CALLS: usize = 5;
 
 /// How big the data set is and how many calls an operation makes.
 #[derive(Clone, Debug)]
@@ -116,6 +127,8 @@ pub(super) struct ScalePlan {
     pub(super) hours: u64,
     pub(super) users: u64,
     pub(super) calls: u64,
+    /// The Ir pass too (`--scale-ir`): each operation's Ir under callgrind.
+    pub(super) ir: bool,
 }
 
 /// The section's report (`{"scale": ...}` with `--json`).
@@ -161,7 +174,8 @@ pub(super) struct ScaleRow {
     pub(super) max_ms: f64,
     pub(super) p99_ms: f64,
     pub(super) p50_ms: f64,
-    /// Server instructions per call (callgrind): not measured here.
+    /// The Ir pass: the server instructions of the worst of the first
+    /// [`IR_CALLS`] calls (callgrind; None without `--scale-ir`).
     pub(super) ir: Option<u64>,
     pub(super) over_bound: bool,
 }
@@ -230,62 +244,69 @@ fn pipelined<T: redvote::reply::Reply>(
     Ok(n)
 }
 
-/// The server's timer: SLOWLOG around each call.
-struct Slowlog {
-    admin: redis::Connection,
+/// The server's timer: SLOWLOG around each call (on the admin connection).
+fn slowlog_reset(admin: &mut redis::Connection) -> Result<()> {
+    redis::cmd("SLOWLOG").arg("RESET").exec(admin)?;
+    Ok(())
 }
 
-impl Slowlog {
-    fn reset(&mut self) -> Result<()> {
-        redis::cmd("SLOWLOG").arg("RESET").exec(&mut self.admin)?;
-        Ok(())
-    }
-
-    /// The longest top-level command logged since the reset (µs).
-    fn longest(&mut self) -> Result<u64> {
-        let entries: Vec<Value> = redis::cmd("SLOWLOG")
-            .arg("GET")
-            .arg(SLOWLOG_LEN)
-            .query(&mut self.admin)?;
-        let mut best: Option<u64> = None;
-        for entry in entries {
-            let Value::Array(fields) = entry else {
-                continue;
-            };
-            let (Some(Value::Int(us)), Some(Value::Array(args))) = (fields.get(2), fields.get(3))
-            else {
-                continue;
-            };
-            let name = match args.first() {
-                Some(Value::BulkString(b)) => String::from_utf8_lossy(b).to_ascii_lowercase(),
-                Some(Value::SimpleString(s)) => s.to_ascii_lowercase(),
-                _ => continue,
-            };
-            if matches!(name.as_str(), "evalsha" | "eval" | "exec" | "fcall") {
-                best = Some(best.unwrap_or(0).max(*us as u64));
-            }
+/// The longest top-level command logged since the reset (µs).
+fn slowlog_longest(admin: &mut redis::Connection) -> Result<u64> {
+    let entries: Vec<Value> = redis::cmd("SLOWLOG")
+        .arg("GET")
+        .arg(SLOWLOG_LEN)
+        .query(admin)?;
+    let mut best: Option<u64> = None;
+    for entry in entries {
+        let Value::Array(fields) = entry else {
+            continue;
+        };
+        let (Some(Value::Int(us)), Some(Value::Array(args))) = (fields.get(2), fields.get(3))
+        else {
+            continue;
+        };
+        let name = match args.first() {
+            Some(Value::BulkString(b)) => String::from_utf8_lossy(b).to_ascii_lowercase(),
+            Some(Value::SimpleString(s)) => s.to_ascii_lowercase(),
+            _ => continue,
+        };
+        if matches!(name.as_str(), "evalsha" | "eval" | "exec" | "fcall") {
+            best = Some(best.unwrap_or(0).max(*us as u64));
         }
-        best.context("SLOWLOG holds no EVALSHA or EXEC after the call")
     }
+    best.context("SLOWLOG holds no EVALSHA or EXEC after the call")
+}
+
+/// How a call is measured.
+enum Meter {
+    /// Its server time: SLOWLOG around it (the data set's own server).
+    Time,
+    /// Its server instructions: callgrind's count around it (the Ir pass,
+    /// on a copy of the data set loaded under callgrind).
+    Ir(CallgrindServer),
 }
 
 /// The section's state: the connections and the data set's names.
 struct Run {
     con: redis::Connection,
-    slow: Slowlog,
+    /// SLOWLOG and the set-up commands that are not measured.
+    admin: redis::Connection,
+    meter: Meter,
     site: Site,
     boards: Campaign,
     periods: Campaign,
     limits: Campaign,
     plan: ScalePlan,
     rows: Vec<ScaleRow>,
+    /// The Ir pass: the worst measured call's Ir by operation.
+    irs: BTreeMap<String, u64>,
     /// Numbers for new users, articles to vote on, ...
     next: u64,
 }
 
 impl Run {
-    /// `calls` calls of `op`, each timed by SLOWLOG; `f(con, i)` makes call
-    /// `i` (0-based).
+    /// `calls` calls of `op`, each measured; `f(con, i)` makes call `i`
+    /// (0-based).
     fn time(
         &mut self,
         op: &str,
@@ -295,15 +316,31 @@ impl Run {
         self.time_steps(op, calls, |con, i| f(con, i).map(|()| false))
     }
 
-    /// One call, timed by SLOWLOG: its longest top-level command (µs).
-    fn one(&mut self, f: impl FnOnce(&mut redis::Connection) -> Result<()>) -> Result<u64> {
-        self.slow.reset()?;
-        f(&mut self.con)?;
-        self.slow.longest()
+    /// One call, measured when the Ir pass has measured fewer than
+    /// [`IR_CALLS`] of its operation (`measured`; the time is always
+    /// measured): its longest top-level command (µs), or its Ir; None when
+    /// not measured.
+    fn one(
+        &mut self,
+        measured: usize,
+        f: impl FnOnce(&mut redis::Connection) -> Result<()>,
+    ) -> Result<Option<u64>> {
+        match &mut self.meter {
+            Meter::Time => {
+                slowlog_reset(&mut self.admin)?;
+                f(&mut self.con)?;
+                Ok(Some(slowlog_longest(&mut self.admin)?))
+            }
+            Meter::Ir(server) if measured < IR_CALLS => {
+                let ((), ir) = server.measure(|| f(&mut self.con))?;
+                Ok(Some(ir))
+            }
+            Meter::Ir(_) => f(&mut self.con).map(|()| None),
+        }
     }
 
-    /// Up to `calls` calls of `op`, each timed by SLOWLOG, until `f(con, i)`
-    /// answers true (the last step done).
+    /// Up to `calls` calls of `op` (the Ir pass: up to [`IR_CALLS`]), each
+    /// measured, until `f(con, i)` answers true (the last step done).
     fn time_steps(
         &mut self,
         op: &str,
@@ -311,22 +348,41 @@ impl Run {
         mut f: impl FnMut(&mut redis::Connection, u64) -> Result<bool>,
     ) -> Result<()> {
         let started = Instant::now();
-        let mut times = Vec::with_capacity(calls.min(100_000) as usize);
+        let calls = match self.meter {
+            Meter::Time => calls,
+            Meter::Ir(_) => calls.min(IR_CALLS as u64),
+        };
+        let mut values = Vec::with_capacity(calls.min(100_000) as usize);
         for i in 0..calls {
-            self.slow.reset()?;
-            let done =
-                f(&mut self.con, i).with_context(|| format!("scale: {op}, call {}", i + 1))?;
-            times.push(self.slow.longest()?);
+            let mut done = false;
+            let value = self
+                .one(values.len(), |con| {
+                    done = f(con, i)?;
+                    Ok(())
+                })
+                .with_context(|| format!("scale: {op}, call {}", i + 1))?;
+            values.extend(value);
             if done {
                 break;
             }
         }
-        self.push_row(op, times, started);
+        self.push_row(op, values, started);
         Ok(())
     }
 
-    /// The row of `op` from its calls' times (µs).
+    /// The row of `op` from its calls' measures: times (µs), or Ir (the
+    /// Ir pass: its worst call's, kept for the time row of the same name).
     fn push_row(&mut self, op: &str, mut times: Vec<u64>, started: Instant) {
+        if let Meter::Ir(_) = self.meter {
+            let worst = times.iter().copied().max().unwrap_or(0);
+            eprintln!(
+                "scale (Ir): {op}: {} calls measured, the worst {worst} Ir ({:.1} s)",
+                times.len(),
+                started.elapsed().as_secs_f64()
+            );
+            self.irs.insert(op.to_string(), worst);
+            return;
+        }
         if times.is_empty() {
             // No call: a row of zeros (the smoke run fails on it).
             self.rows.push(ScaleRow {
@@ -556,20 +612,53 @@ pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
 
     let mut run = Run {
         con,
-        slow: Slowlog { admin },
+        admin,
+        meter: Meter::Time,
         site,
         boards,
         periods,
         limits,
         plan: plan.clone(),
         rows: Vec::new(),
+        irs: BTreeMap::new(),
         next: 0,
     };
-    ops(&mut run)?;
+    // The Ir pass replays the operations on copies of the data set: the
+    // site's before them, the rest after the site's upgrade.
+    let snapshots = match plan.ir {
+        true => Some(Snapshots::new()?),
+        false => None,
+    };
+    if let Some(snap) = &snapshots {
+        snap.save(&mut run.admin, SITE_RDB)?;
+    }
+    site_ops(&mut run)?;
+    let next_after_site = run.next;
+    if let Some(snap) = &snapshots {
+        snap.save(&mut run.admin, REST_RDB)?;
+    }
+    rest_ops(&mut run)?;
 
-    let mut admin = run.slow.admin;
+    let mut admin = run.admin;
     let used = used_memory(&mut admin)?;
     let keys: u64 = redis::cmd("DBSIZE").query(&mut admin)?;
+    if let Some(snap) = &snapshots {
+        drop(admin);
+        drop(run.con);
+        drop(server);
+        let irs = ir_pass(
+            plan,
+            snap,
+            &run.site,
+            &run.boards,
+            &run.periods,
+            &run.limits,
+            next_after_site,
+        )?;
+        for row in &mut run.rows {
+            row.ir = irs.get(&row.op).copied();
+        }
+    }
     let over = run
         .rows
         .iter()
@@ -614,13 +703,113 @@ pub(super) fn commit() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Every operation, timed. Reads before the writes that change what they
-/// read; the destructive ones (option removal, reindex) last.
-fn ops(r: &mut Run) -> Result<()> {
+/// The Ir pass (`--scale-ir`): the operations again, on copies of the
+/// data set loaded by a server under callgrind, each operation's first
+/// [`IR_CALLS`] calls measured apart (`callgrind_control --zero` and
+/// `--dump` around each). The operations that need a finished step loop
+/// run it to its end unmeasured, but the site's upgrade, whose state the
+/// second copy already holds. Returns the worst measured call's Ir by
+/// operation.
+fn ir_pass(
+    plan: &ScalePlan,
+    snap: &Snapshots,
+    site: &Site,
+    boards: &Campaign,
+    periods: &Campaign,
+    limits: &Campaign,
+    next_after_site: u64,
+) -> Result<BTreeMap<String, u64>> {
+    let mut irs = BTreeMap::new();
+    for (file, next) in [(SITE_RDB, 0), (REST_RDB, next_after_site)] {
+        let t = Instant::now();
+        let dir = snap.dir.display().to_string();
+        let server = CallgrindServer::start_with(
+            &["--dir", &dir, "--dbfilename", file],
+            std::time::Duration::from_secs(3600),
+        )
+        .with_context(|| format!("cannot start a callgrind server loading {file}"))?;
+        eprintln!(
+            "scale (Ir): loaded {file} under callgrind in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        let client = server.server().client();
+        let mut admin = client.get_connection()?;
+        redvote::scripts::load_all(&mut admin)?;
+        let mut run = Run {
+            con: client.get_connection()?,
+            admin,
+            meter: Meter::Ir(server),
+            site: site.clone(),
+            boards: boards.clone(),
+            periods: periods.clone(),
+            limits: limits.clone(),
+            plan: plan.clone(),
+            rows: Vec::new(),
+            irs: BTreeMap::new(),
+            next,
+        };
+        match file {
+            SITE_RDB => site_ops(&mut run)?,
+            _ => rest_ops(&mut run)?,
+        }
+        irs.append(&mut run.irs);
+    }
+    Ok(irs)
+}
+
+/// The copies of the data set the Ir pass loads (a directory removed on
+/// drop): [`SITE_RDB`] before the operations, [`REST_RDB`] after the
+/// site's.
+struct Snapshots {
+    dir: std::path::PathBuf,
+}
+
+/// The data set before the operations.
+const SITE_RDB: &str = "site.rdb";
+/// The data set after the site's operations (its upgrade done).
+const REST_RDB: &str = "rest.rdb";
+
+impl Snapshots {
+    fn new() -> Result<Snapshots> {
+        let dir = std::env::temp_dir().join(format!("redvote-scale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Snapshots { dir })
+    }
+
+    /// SAVE the server's data set, and move the RDB into the directory as
+    /// `file` (`dir` and `dbfilename` are protected configs in Redis 7:
+    /// the server writes where it was started to).
+    fn save(&self, admin: &mut redis::Connection, file: &str) -> Result<()> {
+        let t = Instant::now();
+        let config = |admin: &mut redis::Connection, name: &str| -> Result<String> {
+            let pair: Vec<String> = redis::cmd("CONFIG").arg("GET").arg(name).query(admin)?;
+            pair.get(1).cloned().context("CONFIG GET answered nothing")
+        };
+        let rdb = std::path::Path::new(&config(admin, "dir")?).join(config(admin, "dbfilename")?);
+        redis::cmd("SAVE").exec(admin)?;
+        std::fs::rename(&rdb, self.dir.join(file))
+            .with_context(|| format!("moving {} to {}", rdb.display(), self.dir.display()))?;
+        eprintln!(
+            "scale: saved {file} for the Ir pass in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        Ok(())
+    }
+}
+
+impl Drop for Snapshots {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The site's operations on layout 1, then its upgrade to layout 2 in
+/// bounded steps (each timed; the Ir pass measures the first steps of each
+/// phase and stops there: [`REST_RDB`] holds the upgraded site).
+fn site_ops(r: &mut Run) -> Result<()> {
     let calls = r.plan.calls;
     let few = (calls / 10).max(1);
     let articles = r.plan.articles;
-    let options = r.plan.options;
     let site = r.site.clone();
 
     // The site.
@@ -688,21 +877,23 @@ fn ops(r: &mut Run) -> Result<()> {
     let (started, mut scan, mut members) = (Instant::now(), Vec::new(), Vec::new());
     let mut cursor = "0".to_string();
     let mut upgraded = false;
+    let ir_pass = matches!(r.meter, Meter::Ir(_));
     for _ in 0..10_000_000 {
         let phase_members = cursor.starts_with("g,");
-        let us = r
-            .one(|con| {
+        let phase = match phase_members {
+            true => &mut members,
+            false => &mut scan,
+        };
+        let measured = r
+            .one(phase.len(), |con| {
                 let step = site.upgrade(&cursor, UPGRADE_COUNT).run(con)?;
                 cursor = step.next.clone();
                 upgraded = step.is_done();
                 Ok(())
             })
             .context("scale: the site upgrade")?;
-        match phase_members {
-            true => members.push(us),
-            false => scan.push(us),
-        }
-        if upgraded {
+        phase.extend(measured);
+        if upgraded || (ir_pass && members.len() >= IR_CALLS) {
             break;
         }
     }
@@ -716,7 +907,22 @@ fn ops(r: &mut Run) -> Result<()> {
         members,
         started,
     );
-    ensure!(upgraded, "scale: the site upgrade did not finish");
+    ensure!(
+        upgraded || ir_pass,
+        "scale: the site upgrade did not finish"
+    );
+    Ok(())
+}
+
+/// The operations after the site's upgrade: the site on layout 2, the 1M
+/// boards, rate limits, statistics and settings; the destructive ones
+/// (option removal, reindex) last.
+fn rest_ops(r: &mut Run) -> Result<()> {
+    let calls = r.plan.calls;
+    let few = (calls / 10).max(1);
+    let options = r.plan.options;
+    let group = r.plan.group;
+    let site = r.site.clone();
     let n0 = r.next;
     r.time("site vote (layout 2)", calls, |con, i| {
         // Votes on articles of the group: the group's boards move too.
@@ -895,13 +1101,13 @@ fn ops(r: &mut Run) -> Result<()> {
     let mut next_option = 1;
     let period_boards: u64 = redis::cmd("ZCARD")
         .arg(format!("{}periods:hourly", periods.namespace()))
-        .query(&mut r.slow.admin)?;
+        .query(&mut r.admin)?;
     for count in [1, 10] {
         let (started, mut configure, mut steps) = (Instant::now(), Vec::new(), Vec::new());
         for i in 0..remove {
             let first = next_option + i * count;
-            configure.push(
-                r.one(|con| {
+            configure.extend(
+                r.one(configure.len(), |con| {
                     let mut board = BoardSettings::default();
                     for k in 0..count {
                         board = board.with_removed(&format!("opt{}", first + k));
@@ -917,7 +1123,7 @@ fn ops(r: &mut Run) -> Result<()> {
             let mut cursor = "0".to_string();
             for _ in 0..1_000_000 {
                 let mut done = false;
-                steps.push(r.one(|con| {
+                steps.extend(r.one(steps.len(), |con| {
                     let step = periods
                         .remove_step("hourly", &cursor, REMOVE_COUNT)
                         .run(con)?;
@@ -951,7 +1157,7 @@ fn ops(r: &mut Run) -> Result<()> {
             .arg(format!("{}board:{board}", boards.namespace()))
             .arg("indexed")
             .arg("0")
-            .exec(&mut r.slow.admin)?;
+            .exec(&mut r.admin)?;
         let mut cursor = "0".to_string();
         r.time(
             &format!("reindex step, 100 members ({board})"),

@@ -254,6 +254,7 @@ fn smoke() -> Result<String> {
         hours: 24,
         users: 50,
         calls: 3,
+        ir: true,
     };
     let scale = crate::scale::run_scale(&plan).context("the scale section")?;
     let mut table = Vec::new();
@@ -265,7 +266,7 @@ fn smoke() -> Result<String> {
         || scale
             .ops
             .iter()
-            .any(|r| r.calls == 0 || r.max_ms < r.p99_ms)
+            .any(|r| r.calls == 0 || r.max_ms < r.p99_ms || r.ir.is_none_or(|ir| ir == 0))
         || !table.contains("ms bound")
     {
         problems.push(format!("the scale section:\n{table}"));
