@@ -1038,17 +1038,34 @@ local function board_json(ns, board)
     if raw['keep_' .. p] then retention[#retention + 1] = { p, tostring(s.keep[p]) } end
   end
   if #retention > 0 then members[#members + 1] = { 'retention', json_object(retention) } end
+  -- The options, sorted by name, as one JSON object (up to 1000 options:
+  -- one pattern match and one string an option). A name of letters,
+  -- digits, _ - and . (name_ok's first test) is quoted as it is, another
+  -- goes through name_ok and cjson; a weight stored as canonical digits
+  -- in 1..1000000 is written as stored, another through stored_int.
   local wkey = ns .. 'weights:' .. board
   local weights = rcall('HGETALL', wkey)
-  local options = {}
+  local names, texts, n = {}, {}, 0
   for i = 1, #weights, 2 do
-    local option = weights[i]
-    if not name_ok(option) then fail('INVALID_CONFIG', wkey .. ' holds "' .. option:sub(1, 40) .. '", not an option name') end
-    local weight = stored_int(weights[i + 1], 1, 1000000, wkey, option)
-    options[#options + 1] = { option, '{"weight":' .. weight .. '}' }
+    local option, stored = weights[i], weights[i + 1]
+    local quoted
+    if #option <= 64 and option:find('^[%w_%-%.]+$') then
+      quoted = '"' .. option .. '"'
+    elseif name_ok(option) then
+      quoted = cjson.encode(option)
+    else
+      fail('INVALID_CONFIG', wkey .. ' holds "' .. option:sub(1, 40) .. '", not an option name')
+    end
+    if not (#stored < 7 and stored:find('^[1-9]%d*$') or stored == '1000000') then
+      stored = tostring(stored_int(stored, 1, 1000000, wkey, option))
+    end
+    n = n + 1
+    names[n] = option
+    texts[option] = quoted .. ':{"weight":' .. stored .. '}'
   end
-  table.sort(options, function(a, b) return a[1] < b[1] end)
-  members[#members + 1] = { 'options', json_object(options) }
+  table.sort(names)
+  for i = 1, n do names[i] = texts[names[i]] end
+  members[#members + 1] = { 'options', '{' .. table.concat(names, ',') .. '}' }
   return json_object(members)
 end
 

@@ -246,3 +246,54 @@ fn settings_are_read_on_a_replica() {
         Code::UnknownCampaign,
     );
 }
+
+/// The options' part of the read takes a fast path for plain names and
+/// canonical weights (issue 23: a 1000-option read in half the
+/// instructions): a weight stored with leading zeros reads as its number, a
+/// name that needs JSON escaping reads escaped, and a stored weight or
+/// option name that configure could not have written is refused, naming
+/// it, with nothing written.
+#[test]
+fn stored_weights_and_option_names_read_exactly_or_are_refused() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let board = BoardSettings::new(&[Period::Total])
+        .with_option("plain-1.x_y", OptionSettings::weighted(999_999))
+        .with_option("quote\"é/", OptionSettings::weighted(1_000_000))
+        .with_option("seven", OptionSettings::weighted(7));
+    let c = support::setup(
+        &mut con,
+        "odd",
+        CampaignSettings::new().with_board("b", board),
+    );
+    let weights = format!("{}weights:b", c.namespace());
+    let weight = |con: &mut redis::Connection, option: &str, value: &str| {
+        redis::cmd("HSET")
+            .arg(&weights)
+            .arg(option)
+            .arg(value)
+            .exec(con)
+            .unwrap();
+    };
+    weight(&mut con, "seven", "007");
+    let read = c.settings().run(&mut con).unwrap();
+    let options = &read.boards["b"].options;
+    assert_eq!(options["seven"].weight, Some(7));
+    assert_eq!(options["plain-1.x_y"].weight, Some(999_999));
+    assert_eq!(options["quote\"é/"].weight, Some(1_000_000));
+    assert_eq!(options.len(), 3);
+
+    for bad in ["0", "1000001", "12x", "", "-3", "1e3", " 5"] {
+        weight(&mut con, "seven", bad);
+        let detail = support::refused_unchanged(&mut con, bad, Code::InvalidConfig, |con| {
+            c.settings().run(con)
+        });
+        assert!(detail.contains("seven"), "{bad}: {detail}");
+    }
+    weight(&mut con, "seven", "7");
+    weight(&mut con, "a b", "1");
+    let detail = support::refused_unchanged(&mut con, "a b", Code::InvalidConfig, |con| {
+        c.settings().run(con)
+    });
+    assert!(detail.contains("not an option name"), "{detail}");
+}
