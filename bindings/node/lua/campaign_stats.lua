@@ -590,27 +590,44 @@ local function main()
   if n > span[2] then
     fail('INVALID_NUMBER', 'at most ' .. span[2] .. ' ' .. kind .. ' buckets a call, the range holds ' .. n)
   end
+  -- The buckets' names, then their participant counts in one MGET (a
+  -- call each would cost more than the rest of a bucket), then each
+  -- bucket's hash; a field's kind by its first bytes, without a
+  -- substring made (up to 336 buckets a call).
+  local names, counts = {}, {}
+  for i = 1, n do
+    local name = period(kind, first + (i - 1) * span[1], offset)
+    names[i], counts[i] = name, ns .. 'sn:' .. name
+  end
+  local people = n > 0 and rcall('MGET', unpack(counts)) or {}
+  local prefix = ns .. 'st:' .. b.name .. ':'
   local reply = {}
-  for i = 0, n - 1 do
-    local start = first + i * span[1]
-    local name = period(kind, start, offset)
-    local key = ns .. 'st:' .. b.name .. ':' .. name
+  for i = 1, n do
+    local name = names[i]
+    local key = prefix .. name
     local h = rcall('HGETALL', key)
-    local c = { votes = 0, amount = 0, voided = 0, voided_amount = 0 }
+    local votes, amount, voided, voided_amount = 0, 0, 0, 0
     local channels, devices = {}, {}
     for j = 1, #h, 2 do
-      local field, value = h[j], stats_int(h[j + 1], key, h[j])
-      if c[field] then
-        c[field] = value
-      elseif field:sub(1, 3) == 'ch:' then
+      local field = h[j]
+      local value = stats_int(h[j + 1], key, field)
+      local c = field:byte(1)
+      if c == 99 and field:find('ch:', 1, true) == 1 then -- "ch:"
         channels[#channels + 1] = field:sub(4); channels[#channels + 1] = value
-      elseif field:sub(1, 4) == 'dev:' then
+      elseif c == 100 and field:find('dev:', 1, true) == 1 then -- "dev:"
         devices[#devices + 1] = field:sub(5); devices[#devices + 1] = value
+      elseif field == 'votes' then
+        votes = value
+      elseif field == 'amount' then
+        amount = value
+      elseif field == 'voided' then
+        voided = value
+      elseif field == 'voided_amount' then
+        voided_amount = value
       end
     end
-    local count = ns .. 'sn:' .. name
-    local people = stats_int(rcall('GET', count), count, 'value')
-    reply[#reply + 1] = { name, start, c.votes, c.amount, c.voided, c.voided_amount, people, channels, devices }
+    reply[i] = { name, first + (i - 1) * span[1], votes, amount, voided, voided_amount,
+      stats_int(people[i], counts[i], 'value'), channels, devices }
   end
   return reply
 end
