@@ -701,7 +701,7 @@ local function stats_plan(v, boards, pairs_)
     local name, finish = names[kind][1], names[kind][2]
     local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
       expiry = (not forever) and finish + longest or nil }
-    local magic = rcall('GETRANGE', p.hll, 0, 3)
+    local magic = rcall('GETRANGE', p.hll, '0', '3')
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
     p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
     plan.people[#plan.people + 1] = p

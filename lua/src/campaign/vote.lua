@@ -417,7 +417,7 @@ local function main()
     if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
   end
   for _, hll in ipairs(hlls) do
-    local magic = rcall('GETRANGE', hll, 0, 3)
+    local magic = rcall('GETRANGE', hll, '0', '3')
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
   end
   local stats, buckets = stats_plan({ ns = ns, now = now, offset = offset, channel = channel, device = device,

@@ -290,7 +290,7 @@ local function main()
   local hlls = { ns .. 'hll' }
   for i = 2, #ARGV do hlls[i] = ns .. 'hll:' .. b.name .. ':' .. ARGV[i] end
   for _, key in ipairs(hlls) do
-    local magic = rcall('GETRANGE', key, 0, 3)
+    local magic = rcall('GETRANGE', key, '0', '3')
     if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', key .. ' is not a HyperLogLog') end
   end
 
