@@ -43,7 +43,7 @@ use redvote::{
 };
 use serde_json::{json, Value as Json};
 
-use crate::support::{self, utc, DAY, HOUR};
+use crate::support::{self, utc, Rng, DAY, HOUR};
 
 /// The seed when `REDVOTE_FUZZ_SEED` is not set.
 const DEFAULT_SEED: u64 = 0x5eed_2040;
@@ -150,38 +150,7 @@ fuzz_tests! {
 }
 
 // ---------------------------------------------------------------------------
-// The generator: a seeded xorshift64* and hostile values.
-
-/// xorshift64* seeded through splitmix64: small, deterministic, no crate.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+// Hostile values (the generator: redvote_testing::Rng, seeded).
 
 /// Hostile values as they are: malformed numbers, words the scripts take,
 /// key-like and control strings, unicode.
@@ -263,7 +232,9 @@ fn hostile(rng: &mut Rng, original: &[u8], t0: u64) -> Vec<u8> {
             s
         }
         11 => rng.pick(BINARY).to_vec(),
-        12 => (0..rng.below(8) + 1).map(|_| rng.next() as u8).collect(),
+        12 => (0..rng.below(8) + 1)
+            .map(|_| rng.next_u64() as u8)
+            .collect(),
         _ => mutate(rng, original),
     }
 }
@@ -1442,7 +1413,7 @@ fn fuzz(script: &str) {
     let name_hash = script.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     });
-    let mut rng = Rng::new(seed ^ name_hash);
+    let mut rng = Rng::seeded(seed ^ name_hash);
     let allowed = documented_errors(script);
     let fixture = if script == "campaign_register" || script == "campaign_registry" {
         registry_fixture(script)

@@ -26,6 +26,11 @@ impl Rng {
         (self.next_u64() % n as u64) as usize
     }
 
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+
     /// One of `items` (not empty).
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]

@@ -9,21 +9,10 @@ use std::time::Instant;
 use redis::Connection;
 use redvote::{Code, ConfigUpdate, Order, Ranking, Site, Vote};
 
-use crate::support::{self, raw, refused_unchanged};
+use crate::support::{self, raw, refused_unchanged, Rng};
 
 const ORDERS: [Order; 4] = [Order::Score, Order::Time, Order::Hot, Order::Best];
 const GROUPS: [&str; 5] = ["g0", "g1", "g2", "g3", "g4"];
-
-/// A small seeded generator (xorshift), so a failure replays.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// Move `site` to layout 2 with upgrade steps of `count`.
 fn upgrade(con: &mut Connection, site: &Site, count: u32) -> usize {
@@ -124,18 +113,18 @@ fn assert_boards(con: &mut Connection, site: &Site, articles: u64) {
 
 /// One random write, the same on every site of `sites`.
 fn random_write(con: &mut Connection, sites: &[&Site], rng: &mut Rng, articles: u64) {
-    let id = (1 + rng.below(articles)).to_string();
+    let id = (1 + rng.below(articles as usize)).to_string();
     match rng.below(10) {
         0..=5 => {
             let user = format!("u{}", rng.below(12));
-            let vote = [Vote::Up, Vote::Down, Vote::None][rng.below(3) as usize];
+            let vote = *rng.pick(&[Vote::Up, Vote::Down, Vote::None]);
             for site in sites {
                 site.set_vote(&user, &id, vote).run(con).unwrap();
             }
         }
         _ => {
-            let a = GROUPS[rng.below(5) as usize];
-            let r = GROUPS[rng.below(5) as usize];
+            let a = *rng.pick(&GROUPS);
+            let r = *rng.pick(&GROUPS);
             let (add, remove): (Vec<&str>, Vec<&str>) = if a == r {
                 (vec![a], vec![])
             } else {
@@ -166,7 +155,7 @@ fn layout_2_group_pages_equal_layout_1_on_random_calls() {
                 .unwrap();
         }
     }
-    let mut rng = Rng(0x2300_0001);
+    let mut rng = Rng::seeded(0x2300_0001);
     for round in 0..6 {
         for _ in 0..60 {
             random_write(&mut con, &sites, &mut rng, articles);
@@ -239,7 +228,7 @@ fn the_upgrade_under_concurrent_votes_and_group_changes_builds_exact_boards() {
         ..ConfigUpdate::default()
     };
     site.configure(&update).run(&mut con).unwrap();
-    let mut rng = Rng(0x2300_0002);
+    let mut rng = Rng::seeded(0x2300_0002);
     for _ in 0..150 {
         random_write(&mut con, &[&site], &mut rng, articles);
     }
@@ -263,7 +252,9 @@ fn the_upgrade_under_concurrent_votes_and_group_changes_builds_exact_boards() {
             random_write(&mut con, &[&site], &mut rng, articles);
         }
         if steps % 5 == 0 {
-            site.rerank(rng.below(articles), 5).run(&mut con).unwrap();
+            site.rerank(rng.below(articles as usize) as u64, 5)
+                .run(&mut con)
+                .unwrap();
         }
     }
     assert!(steps > 10, "{steps} steps");
