@@ -8,7 +8,7 @@ use std::sync::{Arc, Barrier};
 use redis::Connection;
 use redvote::{Site, Vote, VoteOutcome};
 
-use crate::support::{self, scard, smembers, zscore, VOTE_SCORE};
+use crate::support::{self, scard, smembers, zscore, Rng, VOTE_SCORE};
 
 const ARTICLES: usize = 3;
 
@@ -127,18 +127,6 @@ fn parallel_upvotes_count_every_user_once() {
     }
 }
 
-/// xorshift64*: a fixed pseudo-random sequence per task, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-    }
-}
-
 /// 32 tokio tasks share one multiplexed connection and set random users'
 /// votes to up, down or none (posters included).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -167,7 +155,7 @@ async fn mixed_votes_on_a_shared_connection_stay_consistent() {
             let site = site.clone();
             let barrier = Arc::clone(&barrier);
             tokio::spawn(async move {
-                let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ ((t as u64 + 1) * 0x1000_0001));
+                let mut rng = Rng::seeded((t as u64 + 1) * 0x1000_0001); // a sequence per task
                 barrier.wait().await;
                 let mut replies = Vec::with_capacity(CALLS);
                 for _ in 0..CALLS {
