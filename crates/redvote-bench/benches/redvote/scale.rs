@@ -66,6 +66,7 @@ use serde::Serialize;
 
 use super::limits::limit_rules;
 use super::measure::round;
+use super::scenario::splitmix64;
 
 /// The operations timed (rows of the table): 10 of the site, 7 of the
 /// site at layout 2 (its upgrade steps, by phase, among them), 7 per tie
@@ -180,17 +181,9 @@ pub(super) struct ScaleRow {
     pub(super) over_bound: bool,
 }
 
-/// A fixed, well-spread hash (splitmix64): the bench's "random" picks.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// 1..=n picked by `i`.
 fn pick(i: u64, salt: u64, n: u64) -> u64 {
-    mix(i.wrapping_mul(31).wrapping_add(salt)) % n + 1
+    splitmix64(i.wrapping_mul(31).wrapping_add(salt)) % n + 1
 }
 
 fn used_memory(con: &mut redis::Connection) -> Result<u64> {

@@ -527,8 +527,9 @@ pub(super) fn ops_pipelined(
     Ok(0)
 }
 
-/// A fixed, well-spread hash (splitmix64) to pick each vote's article.
-fn splitmix64(n: u64) -> u64 {
+/// A fixed, well-spread hash (splitmix64): the bench's "random" picks (each
+/// vote's article here, the scale section's calls).
+pub(super) fn splitmix64(n: u64) -> u64 {
     let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
