@@ -390,21 +390,18 @@ end
 -- validated, and comparing it costs nothing (Lua strings are interned:
 -- two equal texts are one object), where validating 4 rules cost a vote
 -- about 16k instructions and a SHA1 of them 14k (issue 23). Rules without
--- the stamp, or that differ from it (changed by hand, or stale), are
--- checked without a string built or a table made for the check by
--- limit_rules_fast; what it does not accept at once goes to
--- limit_rules_checked, which decodes again and fails with the error text
--- (or accepts what only it knows, e.g. a limit stored as a string).
--- (Those two are lib/limit_rules_check, included here: each function is a
--- closure made on every call, and a vote with rules stamped needs neither.)
+-- the stamp, or that differ from it (changed by hand, or configured by an
+-- earlier redvote), go through limit_rules_checked, which fails with the
+-- error text (lib/limit_rules_check, included here: each function is a
+-- closure made on every call, and a vote with rules stamped needs none).
 local function limit_rules(root, json, checked)
   local ok, rules
   if json == checked then ok, rules = pcall(cjson.decode, json) end
-  if not (ok and rules) then
+  if not (ok and type(rules) == 'table') then
 -- limit_rules_check: the checks of stored rate-limit rules that limit_rules
 -- (lib/limits) runs only when the rules are not stamped by
 -- campaign_configure (`limits_checked`), included inside it so that a vote
--- whose rules are stamped makes neither closure. Needs fail (lib/prologue),
+-- whose rules are stamped does not make its closure. Needs fail (lib/prologue),
 -- name_ok (lib/names) and stored_int (lib/stored).
 
 -- The rules, from the campaign's `limits` field (JSON), checked to be
@@ -412,8 +409,7 @@ local function limit_rules(root, json, checked)
 -- { name, by (1..4 distinct dimensions), extra (channel -> 0..10^9)? } and
 -- either { window, limit 1..10^9 } or { rolling = true, limit 1..10^6,
 -- per 1..315360000, burst 1..10^6 }; REDVOTE_INVALID_CONFIG naming the key
--- and field otherwise. limit_rules below tries a cheaper check first and
--- comes here for anything it does not accept (and for every error text).
+-- and field otherwise.
 local function limit_rules_checked(root, json)
   local ok, rules = pcall(cjson.decode, json)
   local bad = not ok or type(rules) ~= 'table' or not json:find('^%s*%[') or #rules > 32
@@ -455,59 +451,7 @@ local function limit_rules_checked(root, json)
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
-
--- The rules decoded from `json` when limit_rules_checked would accept them
--- as they are; false (or an error, which limit_rules catches) when it
--- might not. Run inside pcall, so a value of the wrong type needs no
--- type() (a C call): indexing, # or comparing it raises (a number or a
--- string compared with a number), or it fails the check (a string's
--- fields are nil). A decoded JSON list is a table with keys 1..#t only,
--- and so is a non-empty decoded `by` (a JSON object's keys are strings,
--- its # is 0). Names: the one-item class of the common names first (name_ok
--- tries its 9 items on every accepted byte).
-local function limit_rules_fast(json)
-  if not json:find('^%s*%[') then return false end
-  local rules = cjson.decode(json)
-  local n = #rules
-  if n > 32 then return false end
-  for i = 1, n do
-    local r = rules[i]
-    local name, by, extra, rolling, window, limit = r.name, r.by, r.extra, r.rolling, r.window, r.limit
-    if name == '@' or #name > 64 or not (name:find('^[%w_%-%.]+$') or name_ok(name)) then return false end
-    local nby = #by
-    if nby == 0 or nby > 4 then return false end
-    for j = 1, nby do
-      local d = by[j]
-      if d ~= 'user' and d ~= 'option' and d ~= 'channel' and d ~= 'device' then return false end
-      for k = 1, j - 1 do
-        if by[k] == d then return false end
-      end
-    end
-    if extra ~= nil then
-      if #extra > 0 then return false end
-      for channel, x in pairs(extra) do
-        if #channel > 64 or not (channel:find('^[%w_%-%.]+$') or name_ok(channel)) or x % 1 ~= 0 or x < 0
-            or x > 1000000000 then
-          return false
-        end
-      end
-    end
-    if rolling == true then
-      local per, burst = r.per, r.burst
-      if limit % 1 ~= 0 or limit < 1 or limit > 1000000 or per % 1 ~= 0 or per < 1 or per > 315360000
-          or burst % 1 ~= 0 or burst < 1 or burst > 1000000 then
-        return false
-      end
-    elseif rolling ~= nil or limit % 1 ~= 0 or limit < 1 or limit > 1000000000 or (window ~= 'minute'
-        and window ~= 'hour' and window ~= 'day' and window ~= 'second' and window ~= 'week' and window ~= 'month'
-        and window ~= 'campaign') then
-      return false
-    end
-  end
-  return rules
-end
-    if json ~= checked then ok, rules = pcall(limit_rules_fast, json) end
-    if not (ok and rules) then return limit_rules_checked(root, json) end
+    return limit_rules_checked(root, json)
   end
   for i = 1, #rules do
     local r = rules[i]

@@ -74,20 +74,16 @@
 -- validated, and comparing it costs nothing (Lua strings are interned:
 -- two equal texts are one object), where validating 4 rules cost a vote
 -- about 16k instructions and a SHA1 of them 14k (issue 23). Rules without
--- the stamp, or that differ from it (changed by hand, or stale), are
--- checked without a string built or a table made for the check by
--- limit_rules_fast; what it does not accept at once goes to
--- limit_rules_checked, which decodes again and fails with the error text
--- (or accepts what only it knows, e.g. a limit stored as a string).
--- (Those two are lib/limit_rules_check, included here: each function is a
--- closure made on every call, and a vote with rules stamped needs neither.)
+-- the stamp, or that differ from it (changed by hand, or configured by an
+-- earlier redvote), go through limit_rules_checked, which fails with the
+-- error text (lib/limit_rules_check, included here: each function is a
+-- closure made on every call, and a vote with rules stamped needs none).
 local function limit_rules(root, json, checked)
   local ok, rules
   if json == checked then ok, rules = pcall(cjson.decode, json) end
-  if not (ok and rules) then
+  if not (ok and type(rules) == 'table') then
 --- @include "lib/limit_rules_check"
-    if json ~= checked then ok, rules = pcall(limit_rules_fast, json) end
-    if not (ok and rules) then return limit_rules_checked(root, json) end
+    return limit_rules_checked(root, json)
   end
   for i = 1, #rules do
     local r = rules[i]
