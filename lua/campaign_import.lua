@@ -363,6 +363,14 @@ local function board_settings(ns, board)
     },
   }
 end
+
+-- When a period board of `kind` whose period ends at `finish` expires (b:
+-- board_settings): `finish` plus the board's retention for the kind; nil
+-- when it is kept forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
 -- includes nothing: tests/periods.rs runs this file on its own against
 -- chrono (keep period and parse_period as they are called there).
@@ -506,17 +514,9 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
   end
   return ns .. 'b:' .. b.name .. ':' .. kind .. ':' .. name, name
 end
--- board_write: for writes to period boards (vote, import): when a board
--- expires, and the index of the boards written. Needs rcall
+-- board_write: for writes to period boards (vote, import): the index of
+-- the boards written (their expiry: lib/board's expire_at). Needs rcall
 -- (lib/prologue); `b` is what board_settings (lib/board) returns.
-
--- When a period board of `kind` whose period ends at `finish` expires:
--- `finish` plus the board's retention for the kind; nil when it is kept
--- forever (total, or no retention).
-local function expire_at(b, kind, finish)
-  local keep = b.keep[kind] or 0
-  return (finish and keep > 0) and (finish + keep) or nil
-end
 
 -- Which of the period boards a write touches are new to <ns>periods:B
 -- (the index of the boards written, members "real:P" / "shown:P" ->

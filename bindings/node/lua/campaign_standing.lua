@@ -307,6 +307,14 @@ local function board_settings(ns, board)
     },
   }
 end
+
+-- When a period board of `kind` whose period ends at `finish` expires (b:
+-- board_settings): `finish` plus the board's retention for the kind; nil
+-- when it is kept forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
 -- includes nothing: tests/periods.rs runs this file on its own against
 -- chrono (keep period and parse_period as they are called there).

@@ -309,6 +309,14 @@ local function board_settings(ns, board)
     },
   }
 end
+
+-- When a period board of `kind` whose period ends at `finish` expires (b:
+-- board_settings): `finish` plus the board's retention for the kind; nil
+-- when it is kept forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
 -- exact: shown scores kept as exact decimals, in integer units of
 -- 10^-decimals. Needs nothing.
 

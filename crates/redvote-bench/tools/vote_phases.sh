@@ -34,7 +34,7 @@ open(f"{work}/settings.json", "w").write(json.dumps(doc))
 src = open(script).read()
 # the phases of main(), in order: (name, the line that starts it)
 phases = [
-    ("arguments, clock, the campaign hash, the vote id", "  local root = KEYS[1]\n"),
+    ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
     ("campaign settings (rate-limit rules: none here)", "  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end\n"),
     ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
     ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),

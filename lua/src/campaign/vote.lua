@@ -127,7 +127,9 @@
     REDVOTE_LAYOUT_VERSION.
 ]]
 --- @include "lib/prologue"
---- @include "lib/user"
+--- @include "lib/campaign"
+--- @include "lib/clock"
+--- @include "lib/voter"
 --- @include "lib/pair_args"
 --- @include "lib/last_second"
 --- @include "lib/stored"
@@ -139,63 +141,34 @@
 -- The vote is the campaign's hottest call, and each function a script
 -- defines is a closure made on every call, about 1.3k instructions with
 -- its upvalues (issue 23: the campaign vote made about 60). So the vote's
--- phases are written out in main, in order, rather than as functions; the
--- steps other campaign scripts take through helpers that would pull in
--- more closures (lib/campaign's campaign_key, lib/clock,
--- lib/board_write's expire_at) are written out in it, the same steps and
--- messages, while the validations themselves stay the one shared
--- check each (lib/user, lib/name_arg, lib/pair_args, lib/last_second);
--- and the libs of the rarer paths are included
+-- phases are written out in main, in order, rather than as functions,
+-- calling the shared helper for each step other scripts take (lib/campaign,
+-- lib/clock, lib/voter, lib/name_arg, lib/pair_args, lib/last_second,
+-- lib/board's expire_at); and the libs of the rarer paths are included
 -- inside the branch that needs them, so that only that branch makes their
--- closures: lib/layout for a layout other than the last, lib/integer_arg
--- for a cost or a time given, lib/vote_id with a vote id, lib/limits and
--- lib/limit_spend when the campaign has rules, lib/order with a board
--- keeping dense or first side keys, lib/board_write when a period board is
--- new. (An included file is emitted once a script: each of those is
--- included in one branch only.) tests/suite/campaign/vote_diff.rs and
--- limits::diff hold it to the vote before.
+-- closures: lib/vote_id with a vote id, lib/limits and lib/limit_spend
+-- when the campaign has rules, lib/order with a board keeping dense or
+-- first side keys, lib/board_write when a period board is new. (An
+-- included file is emitted once a script: each of those is included in
+-- one branch only.) tests/suite/campaign/vote_diff.rs and limits::diff
+-- hold it to the vote before.
 local function main()
   -- Phase 1, the arguments: the campaign's key, the argument count, the
   -- voter (user, channel, device), the cost, the clock and the vote id (all
   -- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
   -- INVALID_VOTE_ID); a vote id already recorded answers its recorded reply
   -- at once (nothing else read or written).
-  -- The campaign root and its hash (lib/campaign's campaign_key), with the
-  -- settings the vote reads; the layout last: c[12].
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
-  end
-  local ns = root:sub(1, -9)
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
-    'stats_keep', 'rlu_until', 'limits_checked', 'layout')
-  -- the layout (lib/layout): absent is 1, the last (3) needs no parsing
-  local layout = 1
-  if c[12] == '3' then
-    layout = 3
-  elseif c[12] then
---- @include "lib/layout"
-    layout = check_layout('campaign', root, c[12])
-  end
+  -- The campaign root and its hash, with the settings the vote reads
+  -- (lib/campaign: the layout checked).
+  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
-  -- the voter (as lib/limit_voter's check_voter)
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-  -- the cost ("" is 1) and the clock ("": the server's; lib/clock): only
-  -- a cost other than 1 or an explicit time needs lib/integer_arg
-  local cost, now, usec = 1, nil, 0
-  if (ARGV[5] ~= '' and ARGV[5] ~= '1') or at ~= '' then
---- @include "lib/integer_arg"
-    if ARGV[5] ~= '' then cost = integer_arg(ARGV[5], 'cost', 1, 1000) end
-    if at ~= '' then now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds') end
-  end
-  if not now then
-    local t = rcall('TIME')
-    now, usec = tonumber(t[1]), tonumber(t[2])
-  end
+  check_voter(user, channel, device)
+  -- the cost ("" is 1) and the clock ("": the server's; lib/clock)
+  local cost = ARGV[5] == '' and 1 or integer_arg(ARGV[5], 'cost', 1, 1000)
+  local now, usec = clock(at)
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
   if id ~= '' then
@@ -370,10 +343,7 @@ local function main()
         periods_at[kind] = p
       end
       local name, finish = p[1], p[2]
-      -- the board's expiry (lib/board_write's expire_at): the period's end
-      -- plus its retention; nil, kept forever (total, or no retention)
-      local keep = b.keep[kind] or 0
-      local expiry = (finish and keep > 0) and (finish + keep) or nil
+      local expiry = expire_at(b, kind, finish)
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -382,8 +352,7 @@ local function main()
           local next_name, _, next_finish = period(kind, finish, offset)
           p[3], p[4] = next_name, next_finish
         end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale,
-          (p[4] and keep > 0) and (p[4] + keep) or nil)
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
       end
     end
   end

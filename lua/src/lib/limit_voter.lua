@@ -4,23 +4,15 @@
 --- @include "lib/clock"
 --- @include "lib/offset"
 --- @include "lib/limits"
---- @include "lib/user"
---- @include "lib/name_arg"
+--- @include "lib/voter"
 -- limit_voter: what campaign_limits (the peek, read-only) and
 -- campaign_limits_reset (the admin reset, a writer) share: their arguments
 -- (KEYS[1] the campaign root; ARGV user, time, channel, device, then up to
 -- 50 board, option pairs), checked in this order, and the counters of one
 -- voter they look at. Needs campaign_key (lib/campaign), pair_argc
 -- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
--- lib/limits, check_user (lib/user) and check_name (lib/name_arg).
+-- lib/limits and check_voter (lib/voter).
 
--- The voter: a user id, and the channel and device rules may count by ("":
--- none), names.
-local function check_voter(user, channel, device)
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-end
 
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)

@@ -847,13 +847,9 @@ local function check_name(s)
     fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
   end
 end
--- limit_voter: what campaign_limits (the peek, read-only) and
--- campaign_limits_reset (the admin reset, a writer) share: their arguments
--- (KEYS[1] the campaign root; ARGV user, time, channel, device, then up to
--- 50 board, option pairs), checked in this order, and the counters of one
--- voter they look at. Needs campaign_key (lib/campaign), pair_argc
--- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
--- lib/limits, check_user (lib/user) and check_name (lib/name_arg).
+-- voter: who casts a campaign vote, as campaign_vote, campaign_limits and
+-- campaign_limits_reset take it. Needs check_user (lib/user) and
+-- check_name (lib/name_arg).
 
 -- The voter: a user id, and the channel and device rules may count by ("":
 -- none), names.
@@ -862,6 +858,14 @@ local function check_voter(user, channel, device)
   if channel ~= '' then check_name(channel) end
   if device ~= '' then check_name(device) end
 end
+-- limit_voter: what campaign_limits (the peek, read-only) and
+-- campaign_limits_reset (the admin reset, a writer) share: their arguments
+-- (KEYS[1] the campaign root; ARGV user, time, channel, device, then up to
+-- 50 board, option pairs), checked in this order, and the counters of one
+-- voter they look at. Needs campaign_key (lib/campaign), pair_argc
+-- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
+-- lib/limits and check_voter (lib/voter).
+
 
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)

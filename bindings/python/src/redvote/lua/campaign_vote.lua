@@ -133,12 +133,145 @@
 -- epilogue (lib/epilogue) turns it into the error reply.
 local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
+-- args: the checks every script makes of its KEYS and ARGV before anything
+-- else, refused with REDVOTE_USAGE and a detail naming the operation. The
+-- checks of single arguments are lib/integer_arg and lib/user.
+
+-- The one key a script takes: KEYS[1] must end with `suffix` ('article:' for
+-- the site root, 'campaign' for a campaign root); `role` describes it in the
+-- refusal. Returns the key and the prefix before the suffix, from which the
+-- script derives every other key (so they share the key's hash tag).
+local function one_key(op, suffix, role)
+  local key = KEYS[1]
+  if #KEYS ~= 1 or key:sub(-#suffix) ~= suffix then
+    fail('USAGE', op .. ' takes 1 key, the ' .. role)
+  end
+  return key, key:sub(1, -#suffix - 1)
+end
+
+-- ARGV must hold lo..hi arguments; `usage` lists them ("user, article [, vote]").
+local function argc(op, lo, hi, usage)
+  if #ARGV < lo or #ARGV > hi then fail('USAGE', op .. ' takes ' .. usage) end
+end
+-- layout: the data-layout version a site or a campaign was written with
+-- (docs/versions.md). A campaign keeps it in the field `layout` of its
+-- settings hash <ns>campaign, a site in the field `layout` of
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
+-- or by any redvote, campaigns configured by redvote 0.5 or before).
+--
+-- These scripts (redvote 0.6) read and write the layouts first..last
+-- below, and configure a new campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards); a site
+-- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
+-- campaign moves to it by campaign_upgrade. A layout outside
+-- that range was written by a redvote they do not know: every script, read
+-- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
+-- write, instead of reading or corrupting what it does not understand.
+-- (Plain numbers, not a table: a table costs every call of every script
+-- about 1.5k instructions to build and collect, docs/benchmark.md.)
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+
+-- The layout of the site or campaign (`what`) whose hash `key` holds
+-- `stored` in its field `layout` (nil when absent): a number, checked.
+local function check_layout(what, key, stored)
+  if not stored then return 1 end
+  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
+  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
+  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
+  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
+  if have < first or have > last then
+    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
+      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
+      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
+  end
+  return have
+end
+-- counter_grace: campaign-window rate counters (<ns>rl:RULE:campaign)
+-- expire this long after the campaign's end, not at it: a campaign
+-- extended after it ended (configure moves `end` later) keeps "once per
+-- campaign" for a week. Needs nothing, and defines no function: the vote
+-- (lib/limit_spend) includes it without lib/campaign's helpers.
+local COUNTER_GRACE = 604800
+-- campaign: the one key every campaign script takes. Needs one_key
+-- (lib/args). (COUNTER_GRACE, lib/counter_grace, comes with it.)
+
+-- KEYS[1] must be the campaign root "<ns>campaign" (REDVOTE_USAGE naming
+-- `op` otherwise) of a campaign whose data layout this script knows
+-- (lib/layout). Returns it, <ns>, from which every other key derives, the
+-- layout, and the values of the root's fields `...` (a caller's own
+-- settings, read in the same HMGET: no second read of the hash).
+local function campaign_key(op, ...)
+  local root, ns = one_key(op, 'campaign', 'campaign root "<ns>campaign"')
+  local c = rcall('HMGET', root, 'layout', ...)
+  local layout = check_layout('campaign', root, c[1])
+  table.remove(c, 1)
+  return root, ns, layout, c
+end
+-- integer_arg: an integer argument in lo..hi, as decimal digits only (no
+-- sign, no exponent, no leading zero when lo >= 1), returned as a number.
+-- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
+-- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
+-- detail names the argument and quotes the value, cut to 80 bytes.
+local function integer_arg(s, name, lo, hi, what, code)
+  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
+  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
+    what = what or ('an integer in ' .. lo .. '..' .. hi)
+    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
+  end
+  return tonumber(s)
+end
+-- clock: the `time` argument of campaign scripts. Needs rcall (lib/prologue)
+-- and integer_arg (lib/args).
+
+-- "" (or nil) for the server's clock, or explicit integer Unix seconds
+-- (test path; REDVOTE_INVALID_NUMBER otherwise). Returns the second, then
+-- the microsecond within it (the server's; 0 on the explicit clock), for
+-- rolling rate limits.
+local function clock(at)
+  if at == nil or at == '' then
+    local t = rcall('TIME')
+    return tonumber(t[1]), tonumber(t[2])
+  end
+  local now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds')
+  return now, 0
+end
 -- user: a user id is an opaque string of 1..256 bytes without control
 -- characters.
 local function check_user(user)
   if #user == 0 or #user > 256 or user:find('%c') then
     fail('INVALID_USER', 'user must be 1..256 bytes without control characters')
   end
+end
+-- names: the one rule for names that become part of a key (groups,
+-- boards, options, channels, devices, rule names): 1..64 bytes, and none of
+-- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
+-- key's cluster hash tag, or act as a pattern.
+-- (Most names are letters, digits, _ - and .: a one-class pattern accepts
+-- them first, for a quarter of the cost of trying every forbidden byte.)
+local function name_ok(s)
+  return type(s) == 'string' and #s > 0 and #s <= 64
+    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
+end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+  end
+end
+-- voter: who casts a campaign vote, as campaign_vote, campaign_limits and
+-- campaign_limits_reset take it. Needs check_user (lib/user) and
+-- check_name (lib/name_arg).
+
+-- The voter: a user id, and the channel and device rules may count by ("":
+-- none), names.
+local function check_voter(user, channel, device)
+  check_user(user)
+  if channel ~= '' then check_name(channel) end
+  if device ~= '' then check_name(device) end
 end
 -- pair_args: the argument count of a script that takes a few fixed
 -- arguments, then pairs (board, option / option, votes). Needs fail
@@ -188,25 +321,6 @@ local function stored_int(v, lo, hi, key, field)
     fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. tostring(v):sub(1, 40) .. '"')
   end
   return n
-end
--- names: the one rule for names that become part of a key (groups,
--- boards, options, channels, devices, rule names): 1..64 bytes, and none of
--- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
--- key's cluster hash tag, or act as a pattern.
--- (Most names are letters, digits, _ - and .: a one-class pattern accepts
--- them first, for a quarter of the cost of trying every forbidden byte.)
-local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
-    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
-end
--- name_arg: a board, option, channel or device name given as an argument.
--- Needs fail (lib/prologue) and name_ok (lib/names).
-
--- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
-local function check_name(s)
-  if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
-  end
 end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
 -- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
@@ -311,6 +425,14 @@ local function board_settings(ns, board)
       month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
     },
   }
+end
+
+-- When a period board of `kind` whose period ends at `finish` expires (b:
+-- board_settings): `finish` plus the board's retention for the kind; nil
+-- when it is kept forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
 end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
 -- includes nothing: tests/periods.rs runs this file on its own against
@@ -613,108 +735,34 @@ end
 -- The vote is the campaign's hottest call, and each function a script
 -- defines is a closure made on every call, about 1.3k instructions with
 -- its upvalues (issue 23: the campaign vote made about 60). So the vote's
--- phases are written out in main, in order, rather than as functions; the
--- steps other campaign scripts take through helpers that would pull in
--- more closures (lib/campaign's campaign_key, lib/clock,
--- lib/board_write's expire_at) are written out in it, the same steps and
--- messages, while the validations themselves stay the one shared
--- check each (lib/user, lib/name_arg, lib/pair_args, lib/last_second);
--- and the libs of the rarer paths are included
+-- phases are written out in main, in order, rather than as functions,
+-- calling the shared helper for each step other scripts take (lib/campaign,
+-- lib/clock, lib/voter, lib/name_arg, lib/pair_args, lib/last_second,
+-- lib/board's expire_at); and the libs of the rarer paths are included
 -- inside the branch that needs them, so that only that branch makes their
--- closures: lib/layout for a layout other than the last, lib/integer_arg
--- for a cost or a time given, lib/vote_id with a vote id, lib/limits and
--- lib/limit_spend when the campaign has rules, lib/order with a board
--- keeping dense or first side keys, lib/board_write when a period board is
--- new. (An included file is emitted once a script: each of those is
--- included in one branch only.) tests/suite/campaign/vote_diff.rs and
--- limits::diff hold it to the vote before.
+-- closures: lib/vote_id with a vote id, lib/limits and lib/limit_spend
+-- when the campaign has rules, lib/order with a board keeping dense or
+-- first side keys, lib/board_write when a period board is new. (An
+-- included file is emitted once a script: each of those is included in
+-- one branch only.) tests/suite/campaign/vote_diff.rs and limits::diff
+-- hold it to the vote before.
 local function main()
   -- Phase 1, the arguments: the campaign's key, the argument count, the
   -- voter (user, channel, device), the cost, the clock and the vote id (all
   -- checked: REDVOTE_USAGE, INVALID_USER, INVALID_NAME, INVALID_NUMBER,
   -- INVALID_VOTE_ID); a vote id already recorded answers its recorded reply
   -- at once (nothing else read or written).
-  -- The campaign root and its hash (lib/campaign's campaign_key), with the
-  -- settings the vote reads; the layout last: c[12].
-  local root = KEYS[1]
-  if #KEYS ~= 1 or root:sub(-8) ~= 'campaign' then
-    fail('USAGE', 'campaign_vote takes 1 key, the campaign root "<ns>campaign"')
-  end
-  local ns = root:sub(1, -9)
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'limits', 'denying', 'updated', 'vote_id_ttl', 'vote_log',
-    'stats_keep', 'rlu_until', 'limits_checked', 'layout')
-  -- the layout (lib/layout): absent is 1, the last (3) needs no parsing
-  local layout = 1
-  if c[12] == '3' then
-    layout = 3
-  elseif c[12] then
--- layout: the data-layout version a site or a campaign was written with
--- (docs/versions.md). A campaign keeps it in the field `layout` of its
--- settings hash <ns>campaign, a site in the field `layout` of
--- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
--- or by any redvote, campaigns configured by redvote 0.5 or before).
---
--- These scripts (redvote 0.6) read and write the layouts first..last
--- below, and configure a new campaign at the last. Site layout 2
--- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
--- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
--- campaign moves to it by campaign_upgrade. A layout outside
--- that range was written by a redvote they do not know: every script, read
--- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
--- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
-
--- The layout of the site or campaign (`what`) whose hash `key` holds
--- `stored` in its field `layout` (nil when absent): a number, checked.
-local function check_layout(what, key, stored)
-  if not stored then return 1 end
-  local first, last = CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST
-  if what == 'site' then first, last = SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST end
-  local have = stored:match('^[1-9]%d?%d?$') and tonumber(stored)
-  if not have then fail('INVALID_CONFIG', key .. ' layout must be a layout version (1..999)') end
-  if have < first or have > last then
-    fail('LAYOUT_VERSION', what .. ' data layout ' .. have .. ' is not one this redvote knows (' .. first
-      .. '..' .. last .. '): it was written by ' .. (have > last and 'a newer' or 'an older')
-      .. ' redvote; run that version, or upgrade the data (docs/versions.md)')
-  end
-  return have
-end
-    layout = check_layout('campaign', root, c[12])
-  end
+  -- The campaign root and its hash, with the settings the vote reads
+  -- (lib/campaign: the layout checked).
+  local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
-  -- the voter (as lib/limit_voter's check_voter)
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
-  check_user(user)
-  if channel ~= '' then check_name(channel) end
-  if device ~= '' then check_name(device) end
-  -- the cost ("" is 1) and the clock ("": the server's; lib/clock): only
-  -- a cost other than 1 or an explicit time needs lib/integer_arg
-  local cost, now, usec = 1, nil, 0
-  if (ARGV[5] ~= '' and ARGV[5] ~= '1') or at ~= '' then
--- integer_arg: an integer argument in lo..hi, as decimal digits only (no
--- sign, no exponent, no leading zero when lo >= 1), returned as a number.
--- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
--- replaces INVALID_NUMBER (a setting refuses with INVALID_CONFIG). The
--- detail names the argument and quotes the value, cut to 80 bytes.
-local function integer_arg(s, name, lo, hi, what, code)
-  local digits = lo >= 1 and '^[1-9]%d*$' or '^%d+$'
-  if not s:find(digits) or #s > #string.format('%d', hi) or tonumber(s) < lo or tonumber(s) > hi then
-    what = what or ('an integer in ' .. lo .. '..' .. hi)
-    fail(code or 'INVALID_NUMBER', name .. ' must be ' .. what .. ', got "' .. s:sub(1, 80) .. '"')
-  end
-  return tonumber(s)
-end
-    if ARGV[5] ~= '' then cost = integer_arg(ARGV[5], 'cost', 1, 1000) end
-    if at ~= '' then now = integer_arg(at, 'time', 0, 999999999999, '"" or integer Unix seconds') end
-  end
-  if not now then
-    local t = rcall('TIME')
-    now, usec = tonumber(t[1]), tonumber(t[2])
-  end
+  check_voter(user, channel, device)
+  -- the cost ("" is 1) and the clock ("": the server's; lib/clock)
+  local cost = ARGV[5] == '' and 1 or integer_arg(ARGV[5], 'cost', 1, 1000)
+  local now, usec = clock(at)
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
   if id ~= '' then
@@ -1304,12 +1352,6 @@ local function limit_evaluate(checks, now, usec)
   if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
   return nil, remaining
 end
--- counter_grace: campaign-window rate counters (<ns>rl:RULE:campaign)
--- expire this long after the campaign's end, not at it: a campaign
--- extended after it ended (configure moves `end` later) keeps "once per
--- campaign" for a week. Needs nothing, and defines no function: the vote
--- (lib/limit_spend) includes it without lib/campaign's helpers.
-local COUNTER_GRACE = 604800
 -- limit_spend: spending what limit_plan (lib/limits) planned and
 -- limit_evaluate passed, in campaign_vote after its other writes. Needs
 -- rcall (lib/prologue) and COUNTER_GRACE (lib/counter_grace).
@@ -1656,10 +1698,7 @@ end
         periods_at[kind] = p
       end
       local name, finish = p[1], p[2]
-      -- the board's expiry (lib/board_write's expire_at): the period's end
-      -- plus its retention; nil, kept forever (total, or no retention)
-      local keep = b.keep[kind] or 0
-      local expiry = (finish and keep > 0) and (finish + keep) or nil
+      local expiry = expire_at(b, kind, finish)
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -1668,8 +1707,7 @@ end
           local next_name, _, next_finish = period(kind, finish, offset)
           p[3], p[4] = next_name, next_finish
         end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale,
-          (p[4] and keep > 0) and (p[4] + keep) or nil)
+        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
       end
     end
   end
@@ -1681,17 +1719,9 @@ end
   -- the sequence counter, the participant HyperLogLogs (hlls).
   local fresh, track_periods_
   if next(unseen) then
--- board_write: for writes to period boards (vote, import): when a board
--- expires, and the index of the boards written. Needs rcall
+-- board_write: for writes to period boards (vote, import): the index of
+-- the boards written (their expiry: lib/board's expire_at). Needs rcall
 -- (lib/prologue); `b` is what board_settings (lib/board) returns.
-
--- When a period board of `kind` whose period ends at `finish` expires:
--- `finish` plus the board's retention for the kind; nil when it is kept
--- forever (total, or no retention).
-local function expire_at(b, kind, finish)
-  local keep = b.keep[kind] or 0
-  return (finish and keep > 0) and (finish + keep) or nil
-end
 
 -- Which of the period boards a write touches are new to <ns>periods:B
 -- (the index of the boards written, members "real:P" / "shown:P" ->
