@@ -11,8 +11,10 @@
 # redvote_testing::callgrind), after 300 votes of the whole script on the
 # bench's 5-period board (carry 0.1, weight 2, +08:00), so every copy meets
 # the same boards. A phase's Ir is the difference between the copies cut
-# after and before it. The whole script's Ir is also split into its
-# commands (callgrind_annotate's inclusive scriptCall) and the rest.
+# after and before it (redis-cli's own COMMAND DOCS, once a session, left
+# out). The whole script's Ir is also split into its commands
+# (callgrind_annotate's inclusive scriptCall) and the rest, and its
+# commands by Redis command function.
 # Needs valgrind, redis-server, redis-cli, python3 and cargo; talks only to
 # the servers it starts (unix sockets in a temporary directory).
 set -euo pipefail
@@ -79,10 +81,21 @@ measure() {
   votes "$part" 1001 $((1000 + calls)) | redis-cli -s "$sock" >"$dir/replies"
   callgrind_control -d "$pid" >/dev/null 2>&1
   if grep -q REDVOTE "$dir/replies"; then echo "a vote was refused: $(grep -m1 REDVOTE "$dir/replies")" >&2; exit 1; fi
-  local total split
+  local total split docs
   total=$(grep -h '^summary:' "$dir"/cg.out.* | awk '{print $2}')
-  split=$(callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$dir"/cg.out.* 2>/dev/null |
-    awk '/:scriptCall / && !n {gsub(",", "", $1); print $1; n = 1}')
+  callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$dir"/cg.out.* >"$dir/annotate" 2>/dev/null
+  inclusive() { awk -v f=":$1 " 'index($0, f) && !n {gsub(",", "", $1); print $1; n = 1}' "$dir/annotate"; }
+  split=$(inclusive scriptCall)
+  # redis-cli asks COMMAND DOCS once a session: not the script's
+  docs=$(inclusive commandDocsCommand)
+  total=$((total - ${docs:-0}))
+  # the whole script's commands, by Redis command function (inclusive)
+  if [ "$copy" = "cut${last}.lua" ]; then
+    grep -E ':[a-zA-Z]+Command |:strtod \[' "$dir/annotate" |
+      grep -vE ':(processCommand|lookupCommand|evalShaCommand|commandDocsCommand|[a-zA-Z]+GenericCommand) ' |
+      sed -E 's/^ *([0-9,]+) .*:([A-Za-z_]+) \[.*/\1 \2/' |
+      awk -v n="$calls" '{gsub(",", "", $1); printf "| %s | %d |\n", $2, $1 / n}' >"$work/by_command"
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
   echo "$((total / calls)) $(( ${split:-0} / calls ))"
 }
@@ -106,3 +119,9 @@ done
 echo "| **total** | **$ir** |"
 echo
 echo "Of the total, in the script's commands (scriptCall): $in_commands; the rest (Lua, arguments and replies): $((ir - in_commands))."
+echo
+echo "The whole script's commands by Redis function (inclusive Ir a call; strtod: the score parsing inside them):"
+echo
+echo "| function | Ir a call |"
+echo "| --- | --- |"
+cat "$work/by_command"

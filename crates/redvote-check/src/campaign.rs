@@ -630,6 +630,15 @@ fn settings(
             Err(e) => r.violation(root, format!("limits is corrupt: {e}")),
         }
     }
+    // The rules' stamp (lib/limits.lua): a copy of `limits` that votes
+    // trust. One that differs (rules changed by hand) only costs the votes
+    // a validation: counted, not a violation; one equal to corrupt rules
+    // is the violation above.
+    if let Some(stamp) = fields.get("limits_checked") {
+        if fields.get("limits") != Some(stamp) {
+            r.count("limits_stamps_stale", 1);
+        }
+    }
     Ok(Some(c))
 }
 

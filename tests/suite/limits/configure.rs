@@ -242,6 +242,12 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
         .query(&mut con)
         .unwrap();
     assert_eq!(checked, limits, "the stamp is the stored rules");
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report}");
+    assert!(
+        !report.checked.contains_key("limits_stamps_stale"),
+        "{report}"
+    );
     let t = c.at(local(PLUS8, (2040, 3, 13), (12, 0, 0)));
     let alice = Voter::new("alice");
     pass(&mut con, &t, &alice, &[("b", "a")]);
@@ -257,6 +263,26 @@ fn stamped_rules_are_trusted_and_changed_ones_validated_again() {
         matches!(&second, Err(Error::RateLimited(r)) if r.rule == "user-day"),
         "{second:?}"
     );
+    // redvote check counts the stale stamp (votes validate: no violation)
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(report.checked["limits_stamps_stale"], 1, "{report}");
+
+    // the same corrupt text in both by hand: votes trust it, check reports it
+    let bad = limits.replace(r#""limit":3"#, r#""limit":-3"#);
+    hset(
+        &mut con,
+        root,
+        &[("limits", &bad), ("limits_checked", &bad)],
+    );
+    let report = redvote_check::check_campaign(&mut con, &c).unwrap();
+    assert!(
+        report
+            .violations_of(root)
+            .any(|v| v.what.contains("limits is corrupt")),
+        "{report}"
+    );
+    hset(&mut con, root, &[("limits_checked", &one)]);
 
     // a corrupt change by hand: refused as corrupt, nothing written
     let corrupt = limits.replace(r#""limit":3"#, r#""limit":-3"#);
