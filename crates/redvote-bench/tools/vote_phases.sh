@@ -120,7 +120,7 @@ echo "| **total** | **$ir** |"
 echo
 echo "Of the total, in the script's commands (scriptCall): $in_commands; the rest (Lua, arguments and replies): $((ir - in_commands))."
 echo
-echo "The whole script's commands by Redis function (inclusive Ir a call; strtod: the score parsing inside them):"
+echo "The whole script's commands by Redis function (inclusive Ir a call; strtod: the parsing of scores, in the commands and in the Lua's tonumber):"
 echo
 echo "| function | Ir a call |"
 echo "| --- | --- |"
