@@ -120,8 +120,8 @@ local function board_json(ns, board)
   end
   if #retention > 0 then members[#members + 1] = { 'retention', json_object(retention) } end
   -- The options, sorted by name, as one JSON object (up to 1000 options:
-  -- one pattern match and one string an option). A name of letters,
-  -- digits, _ - and . (name_ok's first test) is quoted as it is, another
+  -- one pattern match and one string an option). A plain name (lib/names'
+  -- PLAIN_NAME, name_ok's first test) is quoted as it is, another
   -- goes through name_ok and cjson; a weight stored as canonical digits
   -- in 1..1000000 is written as stored, another through stored_int.
   local wkey = ns .. 'weights:' .. board
@@ -130,7 +130,7 @@ local function board_json(ns, board)
   for i = 1, #weights, 2 do
     local option, stored = weights[i], weights[i + 1]
     local quoted
-    if #option <= 64 and option:find('^[%w_%-%.]+$') then
+    if #option <= 64 and option:find(PLAIN_NAME) then
       quoted = '"' .. option .. '"'
     elseif name_ok(option) then
       quoted = cjson.encode(option)

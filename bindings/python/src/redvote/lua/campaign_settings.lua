@@ -138,9 +138,13 @@ end
 -- key's cluster hash tag, or act as a pattern.
 -- (Most names are letters, digits, _ - and .: a one-class pattern accepts
 -- them first, for a quarter of the cost of trying every forbidden byte.)
+-- The common names, letters, digits, _ - and . only (a name that needs no
+-- escaping in JSON either).
+local PLAIN_NAME = '^[%w_%-%.]+$'
+
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64
-    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
+    and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- stored: the one parser of stored integer settings (a site's
 -- redvote:config, campaign, board and weight hashes, and the numbers of the
@@ -991,8 +995,8 @@ local function board_json(ns, board)
   end
   if #retention > 0 then members[#members + 1] = { 'retention', json_object(retention) } end
   -- The options, sorted by name, as one JSON object (up to 1000 options:
-  -- one pattern match and one string an option). A name of letters,
-  -- digits, _ - and . (name_ok's first test) is quoted as it is, another
+  -- one pattern match and one string an option). A plain name (lib/names'
+  -- PLAIN_NAME, name_ok's first test) is quoted as it is, another
   -- goes through name_ok and cjson; a weight stored as canonical digits
   -- in 1..1000000 is written as stored, another through stored_int.
   local wkey = ns .. 'weights:' .. board
@@ -1001,7 +1005,7 @@ local function board_json(ns, board)
   for i = 1, #weights, 2 do
     local option, stored = weights[i], weights[i + 1]
     local quoted
-    if #option <= 64 and option:find('^[%w_%-%.]+$') then
+    if #option <= 64 and option:find(PLAIN_NAME) then
       quoted = '"' .. option .. '"'
     elseif name_ok(option) then
       quoted = cjson.encode(option)

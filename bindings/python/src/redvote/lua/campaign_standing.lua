@@ -190,9 +190,13 @@ end
 -- key's cluster hash tag, or act as a pattern.
 -- (Most names are letters, digits, _ - and .: a one-class pattern accepts
 -- them first, for a quarter of the cost of trying every forbidden byte.)
+-- The common names, letters, digits, _ - and . only (a name that needs no
+-- escaping in JSON either).
+local PLAIN_NAME = '^[%w_%-%.]+$'
+
 local function name_ok(s)
   return type(s) == 'string' and #s > 0 and #s <= 64
-    and (s:find('^[%w_%-%.]+$') ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
+    and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- name_arg: a board, option, channel or device name given as an argument.
 -- Needs fail (lib/prologue) and name_ok (lib/names).
