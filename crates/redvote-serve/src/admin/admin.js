@@ -742,6 +742,8 @@ async function saveCampaign(ev) {
   doc.limits = got.rules;
   if (state.deny) doc.deny = { users: lines(f.deny_users.value), channels: lines(f.deny_channels.value) };
   const name = state.campaign;
+  // the status changes at once, so that "saved" below is this save's
+  status("saving campaign " + name + "…");
   const r = await api("PUT", "/v1/campaigns/" + enc(name) + "/settings", doc);
   if (!r.ok) {
     const fields = ["offset", "start", "end", "vote_id_ttl", "vote_log", "deny"].map((field) => ({
