@@ -199,7 +199,7 @@ local function main()
   if rules then
 --- @include "lib/limits"
 --- @include "lib/limit_spend"
-    rules = limit_layout(limit_rules(root, c[4], c[11]), layout)
+    rules = limit_rules(root, c[4], c[11])
     limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend
   end
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters of the
@@ -261,7 +261,7 @@ local function main()
   end
   local checks
   if rules then
-    checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy,
+    checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy, layout = layout,
       periods_at = periods_at }, pairs_, cost, now, offset, end_at)
     local refusal = limit_evaluate_(checks, now, usec)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end

@@ -46,10 +46,6 @@ local function limit_rules_checked(root, json)
       end
     end
     if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
-    -- counted in the voter's hash (see above)
-    for _, d in ipairs(r.by) do
-      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
-    end
   end
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules

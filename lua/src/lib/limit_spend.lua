@@ -12,19 +12,20 @@
 -- bucket (layout 3) gets HINCRBY, and its window's end as expiry when the
 -- voter's field is new (the bucket may be new).
 local function limit_spend(checks)
-  local mine, expiry, n = {}, checks.voter_expiry, 0
+  local format = string.format
+  local mine, expiry, n = nil, checks.voter_expiry, 0
   -- the numbers redis.call is given, as their decimal text (what it would
-  -- write with %.17g: the same digits for these integers), each once
-  local text = {}
-  for _, c in ipairs(checks) do
+  -- write with %.17g: the same digits for these integers): a vote's need is
+  -- the same for every counter but in a batch (formatted once a value),
+  -- a window's end once a window
+  local need_text, text_of, finish_text, text_for = nil, nil, nil, nil
+  for i = 1, #checks do
+    local c = checks[i]
     local rule, need = c.rule, c.need
-    local need_text = text[need]
-    if not need_text then
-      need_text = string.format('%d', need)
-      text[need] = need_text
-    end
+    if need ~= text_of then need_text, text_of = format('%d', need), need end
     if c.voter then
       -- the voter's hash: every field in one HSET below
+      mine = mine or {}
       mine[n + 1] = c.field
       if rule.rolling then
         mine[n + 2] = c.new_tat
@@ -39,29 +40,21 @@ local function limit_spend(checks)
       -- bucket's first, which expires with its window
       if rcall('HINCRBY', c.key, c.field, need_text) == need then
         local finish = c.finish
-        local finish_text = text[finish]
-        if not finish_text then
-          finish_text = string.format('%d', finish)
-          text[finish] = finish_text
-        end
+        if finish ~= text_for then finish_text, text_for = format('%d', finish), finish end
         rcall('EXPIREAT', c.key, finish_text)
       end
     elseif c.field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
       if rcall('HINCRBY', c.key, c.field, need_text) == need and c.finish then
-        rcall('EXPIREAT', c.key, string.format('%d', c.finish + COUNTER_GRACE))
+        rcall('EXPIREAT', c.key, format('%d', c.finish + COUNTER_GRACE))
       end
     elseif rule.rolling then
-      rcall('SET', c.key, c.new_tat, 'EXAT', string.format('%d', c.expire_at))
+      rcall('SET', c.key, c.new_tat, 'EXAT', format('%d', c.expire_at))
     elseif c.existed then
       rcall('INCRBY', c.key, need_text)
     elseif c.finish then
       local finish = c.finish
-      local finish_text = text[finish]
-      if not finish_text then
-        finish_text = string.format('%d', finish)
-        text[finish] = finish_text
-      end
+      if finish ~= text_for then finish_text, text_for = format('%d', finish), finish end
       rcall('SET', c.key, need_text, 'EXAT', finish_text)
     else
       rcall('SET', c.key, need_text)
@@ -73,7 +66,7 @@ local function limit_spend(checks)
     local raise = expiry > checks.voter_expiry
     if raise then
       mine[n + 1] = '@'
-      mine[n + 2] = string.format('%d', expiry)
+      mine[n + 2] = format('%d', expiry)
     end
     rcall('HSET', checks.voter_key, unpack(mine))
     if raise then rcall('EXPIREAT', checks.voter_key, mine[n + 2]) end

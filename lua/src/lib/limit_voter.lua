@@ -33,7 +33,7 @@ local function voter_checks(op, wanted)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
-  local rules = limit_layout(limit_rules(root, c[1] or '[]', c[4]), layout)
+  local rules = limit_rules(root, c[1] or '[]', c[4])
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
   -- count (campaign_vote: until rlu_until, always on the explicit clock)
@@ -49,6 +49,6 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy }, subjects, 0, now,
+  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy, layout = layout }, subjects, 0, now,
     offset, end_at), now
 end

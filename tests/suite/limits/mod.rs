@@ -31,6 +31,7 @@ mod rolling;
 mod rolling_corrupt;
 mod spending;
 mod windows;
+mod wrong_type;
 
 use std::collections::{BTreeMap, BTreeSet};
 

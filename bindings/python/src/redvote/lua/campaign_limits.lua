@@ -354,7 +354,7 @@ end
 -- expiry costs ~120-150 B in Redis 7, so no key per user can get under
 -- issue 23's 100 B a rate-limited user):
 --   buckets        campaign layout 3, a fixed-window rule that counts by
---                  user: <ns>rlb:RULE:WINDOW:N (limit_layout, limit_plan),
+--                  user: <ns>rlb:RULE:WINDOW:N (limit_plan),
 --                  N the user's bucket, field the subject (the user's
 --                  included), value the count; the bucket EXPIREATs its
 --                  window's end, so every window keeps its own counts until
@@ -398,6 +398,9 @@ end
 -- earlier redvote), go through limit_rules_checked, which fails with the
 -- error text (lib/limit_rules_check, included here: each function is a
 -- closure made on every call, and a vote with rules stamped needs none).
+-- The tables are cjson's as they are: where a rule counts (limit_plan) is
+-- not written into them, since a field added to a decoded table rehashes it
+-- (about 2k a rule).
 local function limit_rules(root, json, checked)
   local ok, rules
   if json == checked then ok, rules = pcall(cjson.decode, json) end
@@ -447,25 +450,11 @@ local function limit_rules_checked(root, json)
       end
     end
     if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: ' .. what .. ' is malformed') end
-    -- counted in the voter's hash (see above)
-    for _, d in ipairs(r.by) do
-      if d == 'user' and r.window ~= 'campaign' then r.voter = true end
-    end
   end
   if bad then fail('INVALID_CONFIG', root .. ' limits is corrupt: not a list of rules') end
   return rules
 end
     return limit_rules_checked(root, json)
-  end
-  for i = 1, #rules do
-    local r = rules[i]
-    local by = r.by
-    -- counted in the voter's hash (see above)
-    if r.window ~= 'campaign' then
-      for j = 1, #by do
-        if by[j] == 'user' then r.voter = true end
-      end
-    end
   end
   return rules
 end
@@ -486,23 +475,13 @@ local LIMIT_BUCKETS = 256
 -- longer than a few bytes), as the decimal text keys name it. 256 divides
 -- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 
--- Where the rules' counters live on campaign data layout `layout`
--- (lib/layout): on layout 3 a fixed-window rule that counts by user moves
--- from the voter's hash to the buckets (rule.bucket), a rolling one stays
--- (its state has no window to expire with). Returns `rules`.
-local function limit_layout(rules, layout)
-  if layout >= 3 then
-    for i = 1, #rules do
-      local r = rules[i]
-      if r.voter and not r.rolling then r.voter, r.bucket = nil, true end
-    end
-  end
-  return rules
-end
-
 -- Every counter this call touches, with what it would spend: a list of
 -- checks { rule, key, need, allowance, finish } (rolling rules: key holds
--- the theoretical arrival time; finish unused). Whom a rule counts a vote
+-- the theoretical arrival time; finish unused). Where a rule counts (see
+-- above) follows from the rule and the campaign's data layout `ctx.layout`
+-- (lib/layout): in the voter's hash (check.voter) a rule that counts by
+-- user, not over the campaign window, but for a fixed-window one on layout
+-- 3, which counts in the buckets (check.bucket). Whom a rule counts a vote
 -- for one option against (its subject): the values of its dimensions `by`,
 -- each prefixed by its length, joined by "|" (the user left out of a rule
 -- counted in the voter's hash); each value's part is formatted once a
@@ -510,7 +489,7 @@ end
 local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
   local format = string.format
   local checks, n = {}, 0
-  local user, channel, device, legacy = ctx.user, ctx.channel, ctx.device, ctx.legacy
+  local user, channel, device, legacy, bucketed = ctx.user, ctx.channel, ctx.device, ctx.legacy, ctx.layout >= 3
   local npairs = #pairs
   -- a batch meets a counter again for another pair: checks joined by key
   -- and field (one pair: a scan, see below)
@@ -519,8 +498,14 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   local voter_key, bucket, last_window, last_id, last_finish
   for ri = 1, #rules do
     local rule = rules[ri]
-    local rolling, voter, bucket_rule, name, by, window = rule.rolling, rule.voter, rule.bucket, rule.name, rule.by,
-      rule.window
+    local rolling, name, by, window = rule.rolling, rule.name, rule.by, rule.window
+    local voter, bucket_rule = false, false
+    if window ~= 'campaign' then
+      for j = 1, #by do
+        if by[j] == 'user' then voter = true end
+      end
+      if voter and bucketed and not rolling then voter, bucket_rule = false, true end
+    end
     local extra = rule.extra
     local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
     local id, finish = 'rolling', nil
@@ -650,18 +635,20 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   return checks
 end
 
--- Evaluate every check without writing. Returns the refusal (nil when all
--- pass) as { rule, retry_after, remaining = { rule name -> votes left } }.
+-- Evaluate every check without writing (each check gets `left`, votes
+-- left, and `reset_in`). Returns the refusal (nil when all pass) as
+-- { rule, retry_after, remaining = { rule name -> votes left } }, the
+-- remaining table made only then (a vote that passes has no use for it).
 -- `usec` is the microsecond within second `now` (rolling rules; 0 on the
 -- explicit clock). All rolling arithmetic is on integers: durations from
 -- now as (whole microseconds, remainder / limit).
 local function limit_evaluate(checks, now, usec)
-  local remaining, refused, retry = {}, nil, 0
+  local refused, retry = nil, 0
   -- n emission intervals (iq + ir / l microseconds each) as whole
   -- microseconds and a remainder in 0..l-1 (units of 1/l microsecond):
   -- made for a rolling rule only (a closure costs every call that makes it)
   local intervals
-  local n, keys, nkeys, fields, nfields, voter = #checks, nil, 0, nil, 0, checks.legacy_key
+  local n, fields, nfields, voter = #checks, nil, 0, checks.legacy_key
   -- the reads' positions follow the checks' order (counted again below)
   for i = 1, n do
     local c = checks[i]
@@ -670,10 +657,6 @@ local function limit_evaluate(checks, now, usec)
       fields = fields or {}
       nfields = nfields + 1
       fields[nfields] = c.field
-    elseif not c.field then
-      keys = keys or {}
-      nkeys = nkeys + 1
-      keys[nkeys] = c.key
     end
     if c.legacy then
       fields = fields or {}
@@ -681,7 +664,6 @@ local function limit_evaluate(checks, now, usec)
       fields[nfields] = c.legacy
     end
   end
-  local values = keys and rcall('MGET', unpack(keys)) -- one read for every string counter
   local mine
   if voter then
     -- one read for every counter in the voter's hash, and its expiry
@@ -692,7 +674,7 @@ local function limit_evaluate(checks, now, usec)
     checks.voter_key = voter
     checks.voter_expiry = at_ and stored_int(at_, 1, 253402300800, voter, '@') or 0
   end
-  local at_key, at_field = 0, 0
+  local at_field = 0
   for i = 1, n do
     local c = checks[i]
     local rule = c.rule
@@ -725,8 +707,11 @@ local function limit_evaluate(checks, now, usec)
     elseif c.field then
       value = rcall('HGET', c.key, c.field)
     else
-      at_key = at_key + 1
-      value = values[at_key]
+      -- a string counter: a GET each (a key of another type is refused,
+      -- REDVOTE_INVALID_CONFIG, as every key the vote writes: MGET would
+      -- read it as absent and the spend overwrite it; and a vote has one
+      -- or two of them, where MGET's reply table costs more than a GET)
+      value = rcall('GET', c.key)
     end
     local old -- a bucketed counter's field in the voter's hash (legacy)
     if c.legacy then
@@ -823,16 +808,21 @@ local function limit_evaluate(checks, now, usec)
     end
     if not (left > 0) then left = 0 end -- math.max(0, left)
     c.left = left
-    local name = rule.name
-    local least = remaining[name]
-    if least == nil or left < least then remaining[name] = left end
     if wait then
-      refused = refused or name
+      refused = refused or rule.name
       if wait < 0 or retry < 0 then retry = -1 elseif wait > retry then retry = wait end
     end
   end
-  if refused then return { rule = refused, retry_after = retry, remaining = remaining } end
-  return nil, remaining
+  if not refused then return nil end
+  -- a rule's votes left: the least of its counters'
+  local remaining = {}
+  for i = 1, n do
+    local c = checks[i]
+    local name, left = c.rule.name, c.left
+    local least = remaining[name]
+    if least == nil or left < least then remaining[name] = left end
+  end
+  return { rule = refused, retry_after = retry, remaining = remaining }
 end
 -- user: a user id is an opaque string of 1..256 bytes without control
 -- characters.
@@ -889,7 +879,7 @@ local function voter_checks(op, wanted)
   local now = clock(ARGV[2])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
-  local rules = limit_layout(limit_rules(root, c[1] or '[]', c[4]), layout)
+  local rules = limit_rules(root, c[1] or '[]', c[4])
   local end_at = c[2] and stored_int(c[2], 0, 253402300799, root, 'end') or nil
   -- layout 3 upgraded from 2: the voters' hashes' fixed counters still
   -- count (campaign_vote: until rlu_until, always on the explicit clock)
@@ -905,7 +895,7 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy }, subjects, 0, now,
+  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy, layout = layout }, subjects, 0, now,
     offset, end_at), now
 end
 
