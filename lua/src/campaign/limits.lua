@@ -45,7 +45,8 @@ local function main()
   limit_evaluate(checks, now, 0)
   local reply = {}
   for _, check in ipairs(checks) do
-    reply[#reply + 1] = { check.rule.name, check.left, check.reset_in }
+    -- the check's rule, left and reset_in (lib/limits, limit_plan)
+    reply[#reply + 1] = { check[1].name, check[13], check[14] }
   end
   return reply
 end

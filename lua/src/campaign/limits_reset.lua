@@ -43,24 +43,26 @@ local function main()
     return counts_by(rule, 'user')
   end)
   -- a hash of the wrong type is refused (WRONGTYPE) before the first delete
+  -- (a check's slots: lib/limits, limit_plan)
   for _, check in ipairs(checks) do
-    if check.field then rcall('HEXISTS', check.key, check.field) end
+    if check[3] then rcall('HEXISTS', check[2], check[3]) end
   end
   if checks.legacy_key then rcall('HEXISTS', checks.legacy_key, '@') end
   local deleted, voter = 0, nil
   for _, check in ipairs(checks) do
-    if check.legacy then
+    local key, field, legacy = check[2], check[3], check[10]
+    if legacy then
       -- layout 3 upgraded from 2: the count this window had before the
       -- upgrade, in the voter's hash, goes with the bucket's
-      local gone = rcall('HDEL', checks.legacy_key, check.legacy)
-      if check.field and rcall('HEXISTS', check.key, check.field) == 0 then deleted = deleted + gone end
+      local gone = rcall('HDEL', checks.legacy_key, legacy)
+      if field and rcall('HEXISTS', key, field) == 0 then deleted = deleted + gone end
       voter = checks.legacy_key
     end
-    if check.field then
-      deleted = deleted + rcall('HDEL', check.key, check.field)
-      if check.voter then voter = check.key end
+    if field then
+      deleted = deleted + rcall('HDEL', key, field)
+      if check[8] then voter = key end -- counted in the voter's hash
     else
-      deleted = deleted + rcall('DEL', check.key)
+      deleted = deleted + rcall('DEL', key)
     end
   end
   -- a voter's hash left with its expiry field only goes

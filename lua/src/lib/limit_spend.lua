@@ -21,43 +21,42 @@ local function limit_spend(checks)
   local need_text, text_of, finish_text, text_for = nil, nil, nil, nil
   for i = 1, #checks do
     local c = checks[i]
-    local rule, need = c.rule, c.need
+    -- the check's slots (lib/limits, limit_plan)
+    local rule, key, field, need, finish = c[1], c[2], c[3], c[4], c[6]
     if need ~= text_of then need_text, text_of = format('%d', need), need end
-    if c.voter then
+    if c[8] then
       -- the voter's hash: every field in one HSET below
       mine = mine or {}
-      mine[n + 1] = c.field
+      mine[n + 1] = field
       if rule.rolling then
-        mine[n + 2] = c.new_tat
-        if c.expire_at > expiry then expiry = c.expire_at end
+        mine[n + 2] = c[16] -- the new TAT
+        if c[17] > expiry then expiry = c[17] end
       else
-        mine[n + 2] = c.finish .. ':' .. (c.used + need) .. ':' .. rule.window
-        if c.finish > expiry then expiry = c.finish end
+        mine[n + 2] = finish .. ':' .. (c[12] + need) .. ':' .. rule.window -- used + need
+        if finish > expiry then expiry = finish end
       end
       n = n + 2
-    elseif c.bucket then
+    elseif c[9] then
       -- a bucket of voters (campaign layout 3): a new field may be the
       -- bucket's first, which expires with its window
-      if rcall('HINCRBY', c.key, c.field, need_text) == need then
-        local finish = c.finish
+      if rcall('HINCRBY', key, field, need_text) == need then
         if finish ~= text_for then finish_text, text_for = format('%d', finish), finish end
-        rcall('EXPIREAT', c.key, finish_text)
+        rcall('EXPIREAT', key, finish_text)
       end
-    elseif c.field then
+    elseif field then
       -- a campaign-window hash: a new subject (re)sets the hash's expiry
-      if rcall('HINCRBY', c.key, c.field, need_text) == need and c.finish then
-        rcall('EXPIREAT', c.key, format('%d', c.finish + COUNTER_GRACE))
+      if rcall('HINCRBY', key, field, need_text) == need and finish then
+        rcall('EXPIREAT', key, format('%d', finish + COUNTER_GRACE))
       end
     elseif rule.rolling then
-      rcall('SET', c.key, c.new_tat, 'EXAT', format('%d', c.expire_at))
-    elseif c.existed then
-      rcall('INCRBY', c.key, need_text)
-    elseif c.finish then
-      local finish = c.finish
+      rcall('SET', key, c[16], 'EXAT', format('%d', c[17]))
+    elseif c[11] then -- existed
+      rcall('INCRBY', key, need_text)
+    elseif finish then
       if finish ~= text_for then finish_text, text_for = format('%d', finish), finish end
-      rcall('SET', c.key, need_text, 'EXAT', finish_text)
+      rcall('SET', key, need_text, 'EXAT', finish_text)
     else
-      rcall('SET', c.key, need_text)
+      rcall('SET', key, need_text)
     end
   end
   if n > 0 then
