@@ -2,7 +2,7 @@
 # vote_phases.sh: where a campaign vote's server instructions (Ir) go, phase
 # by phase (docs/benchmark.md, "Where a vote's instructions go").
 #
-#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first] [calls]
+#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first|limits] [calls]
 #
 # Method: copies of lua/campaign_vote.lua cut short (`do return 1 end`)
 # before each phase of its main(); each copy runs `calls` votes (default
@@ -15,6 +15,12 @@
 # out). The whole script's Ir is also split into its commands
 # (callgrind_annotate's inclusive scriptCall) and the rest, and its
 # commands by Redis command function.
+#
+# `limits`: the same on the `ir` section's rate-limit row instead (its
+# day + total board at weight 1, voters on channel web and device pc): the
+# whole script with the bench's 4 rules and with none, and the steps of the
+# rules' own code, each measured between a copy cut just before it and one
+# cut just after it (the rules' decoding, plan, evaluation and spend).
 # Needs valgrind, redis-server, redis-cli, python3 and cargo; talks only to
 # the servers it starts (unix sockets in a temporary directory).
 set -euo pipefail
@@ -29,11 +35,54 @@ cli="$root/target/debug/redvote"
 python3 - "$ties" "$root/lua/campaign_vote.lua" "$work" <<'PY'
 import json, sys
 ties, script, work = sys.argv[1:4]
+src = open(script).read()
+if ties == "limits":
+    # the bench's limits section (crates/redvote-bench/benches/redvote/limits.rs)
+    rules = [
+        {"name": "user-minute", "by": ["user"], "window": "minute", "limit": 5},
+        {"name": "user-hour", "by": ["user"], "window": "hour", "limit": 10},
+        {"name": "option-second", "by": ["option"], "window": "second", "limit": 1000000000},
+        {"name": "user-device-day", "by": ["user", "device"], "window": "day", "limit": 20},
+    ]
+    opts = {f"o{i}": {"weight": 1} for i in range(100)}
+    board = {"periods": ["day", "total"], "ties": "competition", "options": opts}
+    doc = {"offset": "+08:00", "limits": rules, "boards": {"stars": board}}
+    open(f"{work}/settings.json", "w").write(json.dumps(doc))
+    del doc["limits"]
+    open(f"{work}/settings-none.json", "w").write(json.dumps(doc))
+    cut = "do return 1 end\n"
+    # (name, copy cut before the step, copy cut after it): a line each, the
+    # cut made before it or after it
+    steps = [
+        ("the rules decoded (cjson), the limit functions defined",
+         ("before", "  local rules, limit_plan_, limit_evaluate_, limit_spend_ = c[4] and c[4] ~= '[]'\n"),
+         ("after", "    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend\n")),
+        ("the plan (limit_plan: keys, fields, checks)",
+         ("before", "    checks = limit_plan_(ns, rules, "),
+         ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n")),
+        ("the evaluation (limit_evaluate: the counters read)",
+         ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n"),
+         ("before", "    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end\n")),
+        ("the spend (limit_spend: the counters written)",
+         ("before", "  if checks then limit_spend_(checks) end\n"),
+         ("after", "  if checks then limit_spend_(checks) end\n")),
+    ]
+    def copy(where, line):
+        assert src.count(line) == 1, line
+        at = src.index(line) + (len(line) if where == "after" else 0)
+        return src[:at] + cut + src[at:]
+    names = []
+    for i, (name, before, after) in enumerate(steps):
+        open(f"{work}/step{i}a.lua", "w").write(copy(*before))
+        open(f"{work}/step{i}b.lua", "w").write(copy(*after))
+        names.append(name)
+    open(f"{work}/whole.lua", "w").write(src)
+    open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
+    sys.exit(0)
 opts = {f"o{i}": {"weight": 2} for i in range(100)}
 doc = {"offset": "+08:00", "boards": {"stars": {"periods": ["hour", "day", "week", "month", "total"],
        "ties": ties, "carry": "0.1", "options": opts}}}
 open(f"{work}/settings.json", "w").write(json.dumps(doc))
-src = open(script).read()
 # the phases of main(), in order: (name, the line that starts it)
 phases = [
     ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
@@ -56,23 +105,24 @@ open(f"{work}/cut{len(phases)}.lua", "w").write(src)
 open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
 PY
 
-# measure COPY: Ir a call of `calls` votes of COPY (and, for the whole
-# script, its commands' share), on a fresh server.
+# measure COPY [SETTINGS]: Ir a call of `calls` votes of COPY (and its
+# commands' share), on a fresh server configured with SETTINGS
+# (settings.json by default), after 300 votes of the whole script.
 measure() {
-  local copy=$1 dir="$work/server" sock
+  local copy=$1 settings=${2:-settings.json} dir="$work/server" sock
   rm -rf "$dir"; mkdir -p "$dir"; sock="$dir/redis.sock"
   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=processCommand \
     --callgrind-out-file="$dir/cg.out" redis-server --port 0 --unixsocket "$sock" \
     --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 240); do redis-cli -s "$sock" ping >/dev/null 2>&1 && break; sleep 0.5; done
-  "$cli" --url "redis+unix://$sock" campaign bench configure "$work/settings.json" >/dev/null
+  "$cli" --url "redis+unix://$sock" campaign bench configure "$work/$settings" >/dev/null
   local whole part
-  whole=$(redis-cli -s "$sock" SCRIPT LOAD "$(cat "$work/cut${last}.lua")")
+  whole=$(redis-cli -s "$sock" SCRIPT LOAD "$(cat "$work/$whole_copy")")
   part=$(redis-cli -s "$sock" SCRIPT LOAD "$(cat "$work/$copy")")
   votes() { # sha from to
     for i in $(seq "$2" "$3"); do
-      printf 'EVALSHA %s 1 {c:bench}:campaign w%d "" "" "" "" "" stars o%d\n' "$1" "$i" $((i * 7 % 100))
+      printf 'EVALSHA %s 1 {c:bench}:campaign w%d "" %s "" "" stars o%d\n' "$1" "$i" "$voter" $((i * 7 % 100))
     done
   }
   votes "$whole" 1 300 | redis-cli -s "$sock" >/dev/null
@@ -90,7 +140,7 @@ measure() {
   docs=$(inclusive commandDocsCommand)
   total=$((total - ${docs:-0}))
   # the whole script's commands, by Redis command function (inclusive)
-  if [ "$copy" = "cut${last}.lua" ]; then
+  if [ "$copy" = "$whole_copy" ]; then
     grep -E ':[a-zA-Z]+Command |:strtod \[' "$dir/annotate" |
       grep -vE ':(processCommand|lookupCommand|evalShaCommand|commandDocsCommand|[a-zA-Z]+GenericCommand) ' |
       sed -E 's/^ *([0-9,]+) .*:([A-Za-z_]+) \[.*/\1 \2/' |
@@ -101,6 +151,36 @@ measure() {
 }
 
 mapfile -t names <"$work/names"
+if [ "$ties" = limits ]; then
+  whole_copy=whole.lua voter='web pc'
+  echo "campaign_vote.lua, the ir section's rate-limit row, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
+  echo
+  echo "| step of the 4 rules | Ir a call |"
+  echo "| --- | --- |"
+  steps=0
+  for i in "${!names[@]}"; do
+    read -r before _ < <(measure "step${i}a.lua")
+    read -r after _ < <(measure "step${i}b.lua")
+    echo "| ${names[$i]} | $((after - before)) |"
+    steps=$((steps + after - before))
+  done
+  read -r ruled ruled_commands < <(measure whole.lua)
+  cp "$work/by_command" "$work/by_command_ruled"
+  read -r none none_commands < <(measure whole.lua settings-none.json)
+  echo "| the rest: elsewhere in the vote (the periods the plan names for the board too, ...) | $((ruled - none - steps)) |"
+  echo "| **4 rules against none (the whole script)** | **$((ruled - none))** |"
+  echo
+  echo "The whole script: $ruled Ir a call with the 4 rules ($ruled_commands in its commands), $none without ($none_commands): $(python3 -c "print(f'{$ruled / $none:.3f}x')")."
+  echo
+  echo "The commands by Redis function (inclusive Ir a call), with the 4 rules and without:"
+  echo
+  echo "| function | with | without |"
+  echo "| --- | --- | --- |"
+  join -t'|' -a1 -a2 -e - -o 0,1.2,2.2 <(sed 's/^| //; s/ | /|/; s/ |$//' "$work/by_command_ruled" | sort -t'|' -k1,1) \
+    <(sed 's/^| //; s/ | /|/; s/ |$//' "$work/by_command" | sort -t'|' -k1,1) 2>/dev/null | awk -F'|' '{printf "| %s | %s | %s |\n", $1, $2, $3}' || true
+  exit 0
+fi
+whole_copy="cut${#names[@]}.lua" voter='"" ""'
 last=${#names[@]} # cut$last.lua: the whole script
 echo "campaign_vote.lua, $ties ties, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
 echo
