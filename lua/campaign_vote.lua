@@ -656,7 +656,7 @@ local function stats_plan(v, boards, pairs_)
   for _, kind in ipairs(STATS_KINDS) do
     local known = v.periods_at and v.periods_at[kind]
     if known then
-      names[kind] = { known[1], known[2] }
+      names[kind] = known -- { name, end, ... } (the vote's periods_at)
     else
       local name, _, finish = period(kind, v.now, v.offset)
       names[kind] = { name, finish }
@@ -675,7 +675,8 @@ local function stats_plan(v, boards, pairs_)
       local key = ns .. 'st:' .. b.name .. ':' .. name
       local s = by_key[key]
       if not s then
-        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        -- (new and set, below, made here: a field added later rehashes)
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or false, new = false, set = false }
         by_key[key] = s
         plan.buckets[#plan.buckets + 1] = s
       end
@@ -1506,7 +1507,13 @@ end
   -- it, and option removal unlists a board only once it is gone; campaign
   -- check verifies it), so only the boards not seen to exist are looked up
   -- in that index (ZMSCORE); in the steady state none is, and a ZCARD
-  -- checks the index's type. order: the entries in write order; unseen:
+  -- checks the index's type. order: the entries in write order (an entry
+  -- is an array, cheaper to make than named fields, issue 23: [1] key,
+  -- [2] board settings, [3] option, [4] scale (false: a real board), [5]
+  -- units after the vote, [6] the key's expiry (false: none), [7] the
+  -- score before (false: none), [8] which (real:P or shown:P), [9] units
+  -- added, [10] the side keys' state (lib/order, false: none), [11] the
+  -- score written, as text); unseen:
   -- the unseen boards' index members by board; shown_at: each pair's shown
   -- list (period name, entry, ...).
   -- The side keys' functions (lib/order), made only for a board keeping
@@ -1654,9 +1661,8 @@ end
       else
         known = rcall('ZCARD', key) > 0
       end
-      e = { key = key, b = b, option = option, scale = scale, units = old and units_of(old, scale) or 0,
-        expiry = expiry, old = old, which = which .. name, add = 0 }
-      if b.sides[1] then e.st = order_read_(ns, b, key, option) end
+      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
+        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false }
       if join then plan[join] = e end
       order[#order + 1] = e
       if not known then
@@ -1669,9 +1675,9 @@ end
         end
       end
     end
-    local u = e.units + units
-    e.units = u
-    e.add = e.add + units
+    local u = e[5] + units
+    e[5] = u
+    e[9] = e[9] + units
     if scale and (u >= limit or -u >= limit) then
       fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
     end
@@ -1787,19 +1793,20 @@ end
   local seq = 0
   if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
   for i, e in ipairs(order) do
-    local ordered = e.st
-    local old = e.old
-    if not e.scale then
-      e.text = rcall('ZINCRBY', e.key, e.units == 1 and '1' or e.units, e.option)
+    local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
+    local old, text = e[7], nil
+    if not scale then
+      text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
       -- the count before (none: the member is new to this real board,
       -- whose counts are 1 and more)
-      if ordered and tonumber(e.text) ~= e.units then old = string.format('%.0f', tonumber(e.text) - e.units) end
+      if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
     else
-      e.text = decimal_text(e.units, e.scale)
-      rcall('ZADD', e.key, e.text, e.option)
+      text = decimal_text(units, scale)
+      rcall('ZADD', key, text, option)
     end
+    e[11] = text
     if ordered then
-      order_write_(ns, e.b, e.key, e.option, old, e.text, e.st, seq + i, e.expiry)
+      order_write_(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
     end
   end
   if checks then limit_spend_(checks) end
@@ -1816,7 +1823,7 @@ end
   if request or vote_log > 0 then
     local e, s = {}, {}
     for i, w in ipairs(order) do
-      e[i] = { w.b.name, w.which, w.option, w.scale and decimal_text(w.add, w.scale) or string.format('%.0f', w.add) }
+      e[i] = { w[2].name, w[8], w[3], w[4] and decimal_text(w[9], w[4]) or string.format('%.0f', w[9]) }
     end
     for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
     info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
@@ -1828,7 +1835,7 @@ end
   local reply = {}
   for n, pair in ipairs(pairs_) do
     local shown = shown_at[n] -- period name, entry, ...: the entries' scores
-    for i = 2, #shown, 2 do shown[i] = shown[i].text end
+    for i = 2, #shown, 2 do shown[i] = shown[i][11] end
     reply[n] = { pair.board, pair.option, shown }
   end
   if request then record_vote(ns, id, request, reply, id_ttl, info) end

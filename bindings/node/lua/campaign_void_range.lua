@@ -663,7 +663,7 @@ local function stats_plan(v, boards, pairs_)
   for _, kind in ipairs(STATS_KINDS) do
     local known = v.periods_at and v.periods_at[kind]
     if known then
-      names[kind] = { known[1], known[2] }
+      names[kind] = known -- { name, end, ... } (the vote's periods_at)
     else
       local name, _, finish = period(kind, v.now, v.offset)
       names[kind] = { name, finish }
@@ -682,7 +682,8 @@ local function stats_plan(v, boards, pairs_)
       local key = ns .. 'st:' .. b.name .. ':' .. name
       local s = by_key[key]
       if not s then
-        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or nil }
+        -- (new and set, below, made here: a field added later rehashes)
+        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or false, new = false, set = false }
         by_key[key] = s
         plan.buckets[#plan.buckets + 1] = s
       end
