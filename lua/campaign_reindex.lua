@@ -158,9 +158,11 @@ end
 -- The common names, letters, digits, _ - and . only (a name that needs no
 -- escaping in JSON either).
 local PLAIN_NAME = '^[%w_%-%.]+$'
+-- The longest name, in bytes.
+local NAME_MAX = 64
 
 local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
+  return type(s) == 'string' and #s > 0 and #s <= NAME_MAX
     and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- name_arg: a board, option, channel or device name given as an argument.

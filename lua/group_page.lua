@@ -121,9 +121,11 @@ end
 -- The common names, letters, digits, _ - and . only (a name that needs no
 -- escaping in JSON either).
 local PLAIN_NAME = '^[%w_%-%.]+$'
+-- The longest name, in bytes.
+local NAME_MAX = 64
 
 local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
+  return type(s) == 'string' and #s > 0 and #s <= NAME_MAX
     and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- site_group: a group name must follow lib/names' rule (INVALID_GROUP otherwise).

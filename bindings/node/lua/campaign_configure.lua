@@ -145,9 +145,11 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- The common names, letters, digits, _ - and . only (a name that needs no
 -- escaping in JSON either).
 local PLAIN_NAME = '^[%w_%-%.]+$'
+-- The longest name, in bytes.
+local NAME_MAX = 64
 
 local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
+  return type(s) == 'string' and #s > 0 and #s <= NAME_MAX
     and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- args: the checks every script makes of its KEYS and ARGV before anything

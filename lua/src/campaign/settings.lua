@@ -130,7 +130,7 @@ local function board_json(ns, board)
   for i = 1, #weights, 2 do
     local option, stored = weights[i], weights[i + 1]
     local quoted
-    if #option <= 64 and option:find(PLAIN_NAME) then
+    if #option <= NAME_MAX and option:find(PLAIN_NAME) then
       quoted = '"' .. option .. '"'
     elseif name_ok(option) then
       quoted = cjson.encode(option)

@@ -13,7 +13,6 @@
 -- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
 -- lib/limits and check_voter (lib/voter).
 
-
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)
   for _, d in ipairs(rule.by) do
@@ -49,6 +48,6 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy, layout = layout }, subjects, 0, now,
-    offset, end_at), now
+  local ctx = { user = user, channel = channel, device = device, legacy = legacy, layout = layout }
+  return limit_plan(ns, kept, ctx, subjects, 0, now, offset, end_at), now
 end

@@ -203,9 +203,11 @@ end
 -- The common names, letters, digits, _ - and . only (a name that needs no
 -- escaping in JSON either).
 local PLAIN_NAME = '^[%w_%-%.]+$'
+-- The longest name, in bytes.
+local NAME_MAX = 64
 
 local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
+  return type(s) == 'string' and #s > 0 and #s <= NAME_MAX
     and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- periods: calendar periods in a fixed UTC offset. Needs nothing, and
@@ -871,7 +873,6 @@ end
 -- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
 -- lib/limits and check_voter (lib/voter).
 
-
 -- Whether a rule counts by dimension `dim`.
 local function counts_by(rule, dim)
   for _, d in ipairs(rule.by) do
@@ -907,8 +908,8 @@ local function voter_checks(op, wanted)
     if wanted(rule, #pairs_ > 0) then kept[#kept + 1] = rule end
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
-  return limit_plan(ns, kept, { user = user, channel = channel, device = device, legacy = legacy, layout = layout }, subjects, 0, now,
-    offset, end_at), now
+  local ctx = { user = user, channel = channel, device = device, legacy = legacy, layout = layout }
+  return limit_plan(ns, kept, ctx, subjects, 0, now, offset, end_at), now
 end
 
 local function main()

@@ -141,9 +141,11 @@ end
 -- The common names, letters, digits, _ - and . only (a name that needs no
 -- escaping in JSON either).
 local PLAIN_NAME = '^[%w_%-%.]+$'
+-- The longest name, in bytes.
+local NAME_MAX = 64
 
 local function name_ok(s)
-  return type(s) == 'string' and #s > 0 and #s <= 64
+  return type(s) == 'string' and #s > 0 and #s <= NAME_MAX
     and (s:find(PLAIN_NAME) ~= nil or not s:find('[%c%s:{}%*%?%[%]\\,]'))
 end
 -- stored: the one parser of stored integer settings (a site's
@@ -1007,7 +1009,7 @@ local function board_json(ns, board)
   for i = 1, #weights, 2 do
     local option, stored = weights[i], weights[i + 1]
     local quoted
-    if #option <= 64 and option:find(PLAIN_NAME) then
+    if #option <= NAME_MAX and option:find(PLAIN_NAME) then
       quoted = '"' .. option .. '"'
     elseif name_ok(option) then
       quoted = cjson.encode(option)
