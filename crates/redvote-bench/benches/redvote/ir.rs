@@ -106,8 +106,104 @@ pub(super) struct IrReport {
     pub(super) batch_call_ir: u64,
     /// Pairs of that batch.
     pub(super) batch_pairs: usize,
+    /// The least memory a `first` order index could take, beside what
+    /// the `first` boards take today: on the row's boards, then on boards
+    /// of `FLOOR_OPTIONS` options.
+    pub(super) memory_floor: Vec<IndexFloor>,
     /// Seconds the section took.
     pub(super) seconds: f64,
+}
+
+/// Options of the second pair of boards the memory floor is measured on:
+/// over `zset-max-listpack-entries` (128), so Redis keeps them as
+/// skiplists.
+const FLOOR_OPTIONS: usize = 1000;
+/// Pairs a vote call of those boards: the most a call takes on the
+/// 5-period board with first ties (lua/campaign_vote.lua, Bounded work).
+const FLOOR_BATCH: usize = 5;
+
+/// The memory target of `first` ties (1.5x competition's) against the
+/// least any order index could cost. Ranking by who reached a score first
+/// in O(log N) needs the members sorted by (score, arrival), which the
+/// seeds' board (member: the option, score: its count) is not: so one more
+/// sorted entry an option a period board, whatever else the design keeps.
+/// The floor is that entry at its smallest: a copy of each period board's
+/// `o:` key whose member is 6 bytes of the sequence (big-endian, 2^48
+/// votes) and the option, and whose score is whole units (no decimal text
+/// to store), and no `f:` key at all (which a real design needs, to find
+/// the entry it replaces): MEMORY USAGE of the copies, next to the boards'.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct IndexFloor {
+    /// Options of the boards.
+    pub(super) options: usize,
+    /// Bytes an option of the competition board's keys.
+    pub(super) competition: u64,
+    /// Bytes an option of the first board's keys today (board, `o:`, `f:`).
+    pub(super) first: u64,
+    /// Bytes an option of the competition board's keys and the smallest
+    /// index.
+    pub(super) floor: u64,
+    /// first / competition.
+    pub(super) first_ratio: f64,
+    /// floor / competition.
+    pub(super) floor_ratio: f64,
+}
+
+/// The units of a shown score: 10^decimals, the boards' default 2.
+const SCORE_UNITS: u32 = 100;
+
+/// Builds, beside each `o:` key of the first campaign's board, the
+/// smallest index copy described at `IndexFloor`, and returns its MEMORY
+/// USAGE summed (the copies are deleted). KEYS: the `o:` keys; ARGV[1]:
+/// the units of a score (10^decimals).
+const INDEX_FLOOR: &str = r#"
+local total = 0
+for _, key in ipairs(KEYS) do
+  local copy = key .. ':floor'
+  local r = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  for i = 1, #r, 2 do
+    local seq, option = tonumber(r[i]:sub(1, 15)), r[i]:sub(16)
+    local bytes = {}
+    for j = 6, 1, -1 do bytes[j] = string.char(seq % 256); seq = math.floor(seq / 256) end
+    redis.call('ZADD', copy, string.format('%d', math.floor(tonumber(r[i + 1]) * ARGV[1] + 0.5)),
+      table.concat(bytes) .. option)
+  end
+  total = total + (redis.call('MEMORY', 'USAGE', copy, 'SAMPLES', '0') or 0)
+  redis.call('DEL', copy)
+end
+return total
+"#;
+
+/// The memory floor of `first` (board bytes `first_bytes` an option)
+/// against `competition` (`competition_bytes`), boards of `options`.
+fn index_floor(
+    con: &mut redis::Connection,
+    first: &Campaign,
+    first_bytes: u64,
+    competition: &Campaign,
+    competition_bytes: u64,
+    options: usize,
+) -> Result<IndexFloor> {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}o:{CAMPAIGN_BOARD}:*", first.namespace()))
+        .query(con)?;
+    let script = redis::Script::new(INDEX_FLOOR);
+    let mut copies = script.prepare_invoke();
+    for key in &keys {
+        copies.key(key);
+    }
+    let index: u64 = copies.arg(SCORE_UNITS).invoke(con)?;
+    let boards = board_bytes_per_option_of(con, competition.namespace(), &["b"], options)?;
+    let floor = boards + index / options as u64;
+    let ratio = |b: u64| (b as f64 / competition_bytes.max(1) as f64 * 100.0).round() / 100.0;
+    Ok(IndexFloor {
+        options,
+        competition: competition_bytes,
+        first: first_bytes,
+        floor,
+        first_ratio: ratio(first_bytes),
+        floor_ratio: ratio(floor),
+    })
 }
 
 /// The Ir of `calls` calls of `f` (a call: `f(i)` for i in 0..calls) on
@@ -152,8 +248,19 @@ fn row(what: &str, m: Measured, against: &str, a: Measured, target: f64) -> IrRo
 /// The memory of every board key of `ns` (board, side keys), MEMORY USAGE
 /// summed, per option.
 fn board_bytes_per_option(con: &mut redis::Connection, ns: &str, options: usize) -> Result<u64> {
+    board_bytes_per_option_of(con, ns, &["b", "o", "f", "d"], options)
+}
+
+/// The memory of the board keys of `ns` with these letters (`b`: the
+/// boards, `o`, `f`, `d`: side keys), MEMORY USAGE summed, per option.
+fn board_bytes_per_option_of(
+    con: &mut redis::Connection,
+    ns: &str,
+    letters: &[&str],
+    options: usize,
+) -> Result<u64> {
     let mut total = 0u64;
-    for letter in ["b", "o", "f", "d"] {
+    for letter in letters {
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg(format!("{ns}{letter}:{CAMPAIGN_BOARD}:*"))
             .query(con)?;
@@ -272,6 +379,41 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         competition_bytes.into(),
         1.5,
     ));
+    let mut memory_floor = vec![index_floor(
+        &mut con,
+        &first,
+        first_bytes,
+        &names.redvote,
+        competition_bytes,
+        options,
+    )?];
+    // The same at a size Redis keeps as skiplists (over 128 members): a
+    // pair of boards of FLOOR_OPTIONS options, each option voted once.
+    let wide: Vec<String> = (1..=FLOOR_OPTIONS).map(|i| format!("opt{i}")).collect();
+    let mut wide_bytes = Vec::new();
+    for ties in [Ties::Competition, Ties::First] {
+        let campaign = Campaign::with_namespace(format!("{{c:bench-floor-{ties:?}}}:"));
+        let mut settings = campaign_settings(&wide);
+        for board in settings.boards.values_mut() {
+            board.ties = Some(ties);
+        }
+        campaign.configure(&settings).run(&mut con)?;
+        for (i, chunk) in wide.chunks(FLOOR_BATCH).enumerate() {
+            let pairs: Vec<(&str, &str)> =
+                chunk.iter().map(|o| (CAMPAIGN_BOARD, o.as_str())).collect();
+            campaign.vote(&format!("mv:{i}"), &pairs).run(&mut con)?;
+        }
+        let bytes = board_bytes_per_option(&mut con, campaign.namespace(), FLOOR_OPTIONS)?;
+        wide_bytes.push((campaign, bytes));
+    }
+    memory_floor.push(index_floor(
+        &mut con,
+        &wide_bytes[1].0,
+        wide_bytes[1].1,
+        &wide_bytes[0].0,
+        wide_bytes[0].1,
+        FLOOR_OPTIONS,
+    )?);
     let batch_calls = (calls / 4).max(2);
     let per_pair = measure(&mut server, batch_calls, batch_calls * BATCH as u64, |i| {
         let pairs: Vec<(&str, &str)> = (0..BATCH as u64)
@@ -335,6 +477,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         redis_version,
         calls,
         batch_call_ir: per_pair.ir * BATCH as u64,
+        memory_floor,
         batch_pairs: BATCH,
         rows,
         seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
@@ -372,6 +515,23 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
             row.ratio,
             row.target,
             if row.pass { "met" } else { "**missed**" }
+        )?;
+    }
+    writeln!(
+        out,
+        "\nMemory an option against the least a first-ties index could take (one more zset \
+         entry an option a period board: 6 bytes of sequence, the option, whole units; no f: key):\n"
+    )?;
+    writeln!(
+        out,
+        "| options | competition | first | ratio | competition and the smallest index | ratio |"
+    )?;
+    writeln!(out, "| --- | --- | --- | --- | --- | --- |")?;
+    for f in &r.memory_floor {
+        writeln!(
+            out,
+            "| {} | {} B | {} B | {:.2}x | {} B | {:.2}x |",
+            f.options, f.competition, f.first, f.first_ratio, f.floor, f.floor_ratio
         )?;
     }
     writeln!(

@@ -280,6 +280,11 @@ fn smoke() -> Result<String> {
     if ir.rows.len() != 6
         || ir.rows.iter().any(|r| r.ir == 0 || r.against_ir == 0)
         || ir.batch_call_ir == 0
+        || ir.memory_floor.len() != 2
+        || ir
+            .memory_floor
+            .iter()
+            .any(|f| f.competition == 0 || f.floor <= f.competition || f.first <= f.floor)
         || !table.contains("| target |")
     {
         problems.push(format!("the ir section:\n{table}"));
