@@ -106,46 +106,56 @@ pub(super) struct IrReport {
     pub(super) batch_call_ir: u64,
     /// Pairs of that batch.
     pub(super) batch_pairs: usize,
-    /// The least memory a `first` order index could take, beside what
-    /// the `first` boards take today: on the row's boards, then on boards
-    /// of `FLOOR_OPTIONS` options.
-    pub(super) memory_floor: Vec<IndexFloor>,
+    /// First ties against competition by board size, with the least
+    /// memory a first-ties index could take: on the rows' boards, then on
+    /// boards of `WIDE_OPTIONS` options.
+    pub(super) first_by_size: Vec<FirstBySize>,
     /// Seconds the section took.
     pub(super) seconds: f64,
 }
 
-/// Options of the second pair of boards the memory floor is measured on:
-/// over `zset-max-listpack-entries` (128), so Redis keeps them as
-/// skiplists.
-const FLOOR_OPTIONS: usize = 1000;
-/// Pairs a vote call of those boards: the most a call takes on the
-/// 5-period board with first ties (lua/campaign_vote.lua, Bounded work).
-const FLOOR_BATCH: usize = 5;
+/// Options of the second pair of boards (competition, first) the section
+/// compares first ties on: over `zset-max-listpack-entries` (128), so
+/// Redis keeps their period boards as skiplists, where the rows' boards
+/// (100 options) are listpacks.
+const WIDE_OPTIONS: usize = 1000;
+/// Pairs a vote call when those boards are filled (each option voted
+/// once): the most a call takes on the 5-period board with first ties
+/// (lua/campaign_vote.lua, Bounded work).
+const WIDE_BATCH: usize = 5;
 
-/// The memory target of `first` ties (1.5x competition's) against the
-/// least any order index could cost. Ranking by who reached a score first
-/// in O(log N) needs the members sorted by (score, arrival), which the
-/// seeds' board (member: the option, score: its count) is not: so one more
-/// sorted entry an option a period board, whatever else the design keeps.
-/// The floor is that entry at its smallest: a copy of each period board's
-/// `o:` key whose member is 6 bytes of the sequence (big-endian, 2^48
-/// votes) and the option, and whose score is whole units (no decimal text
-/// to store), and no `f:` key at all (which a real design needs, to find
-/// the entry it replaces): MEMORY USAGE of the copies, next to the boards'.
+/// First ties against competition on boards of one size: the vote's Ir
+/// (the rows' measure), the memory an option, and the memory target
+/// (1.5x competition's) against the least any order index could cost.
+/// Ranking by who reached a score first in O(log N) needs the members
+/// sorted by (score, arrival), which the seeds' board (member: the option,
+/// score: its count) is not: so one more sorted entry an option a period
+/// board, whatever else the design keeps. The floor is that entry at its
+/// smallest: a copy of each period board's `o:` key whose member is 6
+/// bytes of the sequence (big-endian, 2^48 votes) and the option, and
+/// whose score is whole units (no decimal text to store), and no `f:` key
+/// at all (which a real design needs, to find the entry it replaces):
+/// MEMORY USAGE of the copies, next to the competition boards'.
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct IndexFloor {
+pub(super) struct FirstBySize {
     /// Options of the boards.
     pub(super) options: usize,
+    /// Ir a vote, competition ties.
+    pub(super) competition_ir: u64,
+    /// Ir a vote, first ties.
+    pub(super) first_ir: u64,
+    /// first_ir / competition_ir.
+    pub(super) ir_ratio: f64,
     /// Bytes an option of the competition board's keys.
-    pub(super) competition: u64,
+    pub(super) competition_bytes: u64,
     /// Bytes an option of the first board's keys today (board, `o:`, `f:`).
-    pub(super) first: u64,
+    pub(super) first_bytes: u64,
+    /// first_bytes / competition_bytes.
+    pub(super) bytes_ratio: f64,
     /// Bytes an option of the competition board's keys and the smallest
     /// index.
-    pub(super) floor: u64,
-    /// first / competition.
-    pub(super) first_ratio: f64,
-    /// floor / competition.
+    pub(super) floor_bytes: u64,
+    /// floor_bytes / competition_bytes.
     pub(super) floor_ratio: f64,
 }
 
@@ -153,7 +163,7 @@ pub(super) struct IndexFloor {
 const SCORE_UNITS: u32 = 100;
 
 /// Builds, beside each `o:` key of the first campaign's board, the
-/// smallest index copy described at `IndexFloor`, and returns its MEMORY
+/// smallest index copy described at `FirstBySize`, and returns its MEMORY
 /// USAGE summed (the copies are deleted). KEYS: the `o:` keys; ARGV[1]:
 /// the units of a score (10^decimals).
 const INDEX_FLOOR: &str = r#"
@@ -174,16 +184,22 @@ end
 return total
 "#;
 
-/// The memory floor of `first` (board bytes `first_bytes` an option)
-/// against `competition` (`competition_bytes`), boards of `options`.
-fn index_floor(
+/// Two rounded ratios.
+fn ratio_of(a: u64, b: u64) -> f64 {
+    (a as f64 / b.max(1) as f64 * 100.0).round() / 100.0
+}
+
+/// First ties against competition on the boards of these two campaigns
+/// (`options` options; their votes' Ir measured already): their memory,
+/// and the floor's (`FirstBySize`).
+fn first_by_size(
     con: &mut redis::Connection,
-    first: &Campaign,
-    first_bytes: u64,
-    competition: &Campaign,
-    competition_bytes: u64,
+    (competition, competition_ir): (&Campaign, Measured),
+    (first, first_ir): (&Campaign, Measured),
     options: usize,
-) -> Result<IndexFloor> {
+) -> Result<FirstBySize> {
+    let competition_bytes = board_bytes_per_option(con, competition.namespace(), options)?;
+    let first_bytes = board_bytes_per_option(con, first.namespace(), options)?;
     let keys: Vec<String> = redis::cmd("KEYS")
         .arg(format!("{}o:{CAMPAIGN_BOARD}:*", first.namespace()))
         .query(con)?;
@@ -193,16 +209,17 @@ fn index_floor(
         copies.key(key);
     }
     let index: u64 = copies.arg(SCORE_UNITS).invoke(con)?;
-    let boards = board_bytes_per_option_of(con, competition.namespace(), &["b"], options)?;
-    let floor = boards + index / options as u64;
-    let ratio = |b: u64| (b as f64 / competition_bytes.max(1) as f64 * 100.0).round() / 100.0;
-    Ok(IndexFloor {
+    let floor_bytes = competition_bytes + index / options as u64;
+    Ok(FirstBySize {
         options,
-        competition: competition_bytes,
-        first: first_bytes,
-        floor,
-        first_ratio: ratio(first_bytes),
-        floor_ratio: ratio(floor),
+        competition_ir: competition_ir.ir,
+        first_ir: first_ir.ir,
+        ir_ratio: ratio_of(first_ir.ir, competition_ir.ir),
+        competition_bytes,
+        first_bytes,
+        bytes_ratio: ratio_of(first_bytes, competition_bytes),
+        floor_bytes,
+        floor_ratio: ratio_of(floor_bytes, competition_bytes),
     })
 }
 
@@ -231,7 +248,7 @@ fn measure(
 
 fn row(what: &str, m: Measured, against: &str, a: Measured, target: f64) -> IrRow {
     let (ir, against_ir) = (m.ir, a.ir);
-    let ratio = (ir as f64 / against_ir.max(1) as f64 * 100.0).round() / 100.0;
+    let ratio = ratio_of(ir, against_ir);
     IrRow {
         what: what.to_string(),
         ir,
@@ -248,19 +265,8 @@ fn row(what: &str, m: Measured, against: &str, a: Measured, target: f64) -> IrRo
 /// The memory of every board key of `ns` (board, side keys), MEMORY USAGE
 /// summed, per option.
 fn board_bytes_per_option(con: &mut redis::Connection, ns: &str, options: usize) -> Result<u64> {
-    board_bytes_per_option_of(con, ns, &["b", "o", "f", "d"], options)
-}
-
-/// The memory of the board keys of `ns` with these letters (`b`: the
-/// boards, `o`, `f`, `d`: side keys), MEMORY USAGE summed, per option.
-fn board_bytes_per_option_of(
-    con: &mut redis::Connection,
-    ns: &str,
-    letters: &[&str],
-    options: usize,
-) -> Result<u64> {
     let mut total = 0u64;
-    for letter in letters {
+    for letter in ["b", "o", "f", "d"] {
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg(format!("{ns}{letter}:{CAMPAIGN_BOARD}:*"))
             .query(con)?;
@@ -370,49 +376,50 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         1.3,
     ));
     let options = names.options.len();
-    let first_bytes = board_bytes_per_option(&mut con, first.namespace(), options)?;
-    let competition_bytes = board_bytes_per_option(&mut con, names.redvote.namespace(), options)?;
-    rows.push(row(
-        "memory an option, first ties (bytes, MEMORY USAGE of its boards)",
-        first_bytes.into(),
-        "competition ties",
-        competition_bytes.into(),
-        1.5,
-    ));
-    let mut memory_floor = vec![index_floor(
+    let mut by_size = vec![first_by_size(
         &mut con,
-        &first,
-        first_bytes,
-        &names.redvote,
-        competition_bytes,
+        (&names.redvote, competition),
+        (&first, first_ir),
         options,
     )?];
-    // The same at a size Redis keeps as skiplists (over 128 members): a
-    // pair of boards of FLOOR_OPTIONS options, each option voted once.
-    let wide: Vec<String> = (1..=FLOOR_OPTIONS).map(|i| format!("opt{i}")).collect();
-    let mut wide_bytes = Vec::new();
+    rows.push(row(
+        "memory an option, first ties (bytes, MEMORY USAGE of its boards)",
+        by_size[0].first_bytes.into(),
+        "competition ties",
+        by_size[0].competition_bytes.into(),
+        1.5,
+    ));
+    // The same at a size Redis keeps as skiplists: a pair of boards of
+    // WIDE_OPTIONS options, each option voted once, then a vote a call as
+    // the rows'.
+    let wide: Vec<String> = (1..=WIDE_OPTIONS).map(|i| format!("opt{i}")).collect();
+    let mut wide_votes = Vec::new();
     for ties in [Ties::Competition, Ties::First] {
-        let campaign = Campaign::with_namespace(format!("{{c:bench-floor-{ties:?}}}:"));
+        let campaign = Campaign::with_namespace(format!("{{c:bench-wide-{ties:?}}}:"));
         let mut settings = campaign_settings(&wide);
         for board in settings.boards.values_mut() {
             board.ties = Some(ties);
         }
         campaign.configure(&settings).run(&mut con)?;
-        for (i, chunk) in wide.chunks(FLOOR_BATCH).enumerate() {
+        for (i, chunk) in wide.chunks(WIDE_BATCH).enumerate() {
             let pairs: Vec<(&str, &str)> =
                 chunk.iter().map(|o| (CAMPAIGN_BOARD, o.as_str())).collect();
-            campaign.vote(&format!("mv:{i}"), &pairs).run(&mut con)?;
+            campaign.vote(&format!("wf:{i}"), &pairs).run(&mut con)?;
         }
-        let bytes = board_bytes_per_option(&mut con, campaign.namespace(), FLOOR_OPTIONS)?;
-        wide_bytes.push((campaign, bytes));
+        let ir = measure(&mut server, calls, calls, |i| {
+            let option = &wide[(i * 7 % WIDE_OPTIONS as u64) as usize];
+            campaign
+                .vote(&format!("wv:{i}"), &[(CAMPAIGN_BOARD, option)])
+                .run(&mut con)?;
+            Ok(())
+        })?;
+        wide_votes.push((campaign, ir));
     }
-    memory_floor.push(index_floor(
+    by_size.push(first_by_size(
         &mut con,
-        &wide_bytes[1].0,
-        wide_bytes[1].1,
-        &wide_bytes[0].0,
-        wide_bytes[0].1,
-        FLOOR_OPTIONS,
+        (&wide_votes[0].0, wide_votes[0].1),
+        (&wide_votes[1].0, wide_votes[1].1),
+        WIDE_OPTIONS,
     )?);
     let batch_calls = (calls / 4).max(2);
     let per_pair = measure(&mut server, batch_calls, batch_calls * BATCH as u64, |i| {
@@ -477,7 +484,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         redis_version,
         calls,
         batch_call_ir: per_pair.ir * BATCH as u64,
-        memory_floor,
+        first_by_size: by_size,
         batch_pairs: BATCH,
         rows,
         seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
@@ -519,19 +526,31 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
     }
     writeln!(
         out,
-        "\nMemory an option against the least a first-ties index could take (one more zset \
-         entry an option a period board: 6 bytes of sequence, the option, whole units; no f: key):\n"
+        "\nFirst ties against competition by board size (a vote's Ir; bytes an option; the \
+         floor: competition's boards and the least a first-ties index could add, one zset entry \
+         an option a period board of 6 bytes of sequence, the option and whole units, no f: key):\n"
     )?;
     writeln!(
         out,
-        "| options | competition | first | ratio | competition and the smallest index | ratio |"
+        "| options | vote, competition | first | ratio | bytes, competition | first | ratio | floor | ratio |"
     )?;
-    writeln!(out, "| --- | --- | --- | --- | --- | --- |")?;
-    for f in &r.memory_floor {
+    writeln!(
+        out,
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    )?;
+    for f in &r.first_by_size {
         writeln!(
             out,
-            "| {} | {} B | {} B | {:.2}x | {} B | {:.2}x |",
-            f.options, f.competition, f.first, f.first_ratio, f.floor, f.floor_ratio
+            "| {} | {} | {} | {:.2}x | {} B | {} B | {:.2}x | {} B | {:.2}x |",
+            f.options,
+            f.competition_ir,
+            f.first_ir,
+            f.ir_ratio,
+            f.competition_bytes,
+            f.first_bytes,
+            f.bytes_ratio,
+            f.floor_bytes,
+            f.floor_ratio
         )?;
     }
     writeln!(

@@ -280,11 +280,14 @@ fn smoke() -> Result<String> {
     if ir.rows.len() != 6
         || ir.rows.iter().any(|r| r.ir == 0 || r.against_ir == 0)
         || ir.batch_call_ir == 0
-        || ir.memory_floor.len() != 2
-        || ir
-            .memory_floor
-            .iter()
-            .any(|f| f.competition == 0 || f.floor <= f.competition || f.first <= f.floor)
+        || ir.first_by_size.len() != 2
+        || ir.first_by_size.iter().any(|f| {
+            f.competition_ir == 0
+                || f.first_ir == 0
+                || f.competition_bytes == 0
+                || f.floor_bytes <= f.competition_bytes
+                || f.first_bytes <= f.floor_bytes
+        })
         || !table.contains("| target |")
     {
         problems.push(format!("the ir section:\n{table}"));
