@@ -52,6 +52,72 @@ const ARTICLES: u64 = 100;
 /// competition board (lua/campaign_vote.lua, Bounded work).
 const BATCH: usize = 16;
 
+/// The settings the rows configure, which `ir-settings` prints (as JSON)
+/// for `crates/redvote-bench/tools/vote_phases.sh`, so that its phases are
+/// measured on the rows' boards.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct IrSettings {
+    /// The campaign rows' board (the campaign section's: 5 periods, carry,
+    /// weight 2), competition ties.
+    pub(super) campaign: CampaignSettings,
+    /// The same, first ties.
+    pub(super) first: CampaignSettings,
+    /// The rate-limit row's: the limits section's day + total board at
+    /// weight 1, with its 4 rules.
+    pub(super) limits: CampaignSettings,
+    /// The same without rules.
+    pub(super) limits_none: CampaignSettings,
+    /// The board the campaign rows vote on.
+    pub(super) board: &'static str,
+    /// The board the rate-limit row votes on.
+    pub(super) limits_board: &'static str,
+    /// The options: the i-th call votes for `options[i * 7 % len]`.
+    pub(super) options: Vec<String>,
+    /// The rate-limit row's voters' channel and device.
+    pub(super) voter: [&'static str; 2],
+}
+
+impl IrSettings {
+    /// The rows' settings for these options.
+    pub(super) fn new(options: &[String]) -> Self {
+        let limits = |rules: usize| {
+            let board = options.iter().fold(
+                BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
+                |b, o| b.with_option(o, OptionSettings::weighted(1)),
+            );
+            CampaignSettings {
+                offset: Some(crate::campaign::CAMPAIGN_OFFSET.to_string()),
+                limits: Some(limit_rules(rules)),
+                boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
+                ..CampaignSettings::default()
+            }
+        };
+        IrSettings {
+            campaign: campaign_settings(options),
+            first: tied(options, Ties::First),
+            limits: limits(4),
+            limits_none: limits(0),
+            board: CAMPAIGN_BOARD,
+            limits_board: LIMITS_BOARD,
+            options: options.to_vec(),
+            voter: LIMITS_VOTER,
+        }
+    }
+}
+
+/// The rate-limit row's voters' channel and device.
+const LIMITS_VOTER: [&str; 2] = ["web", "pc"];
+
+/// The campaign section's settings for `options`, every board's ties
+/// `ties`.
+fn tied(options: &[String], ties: Ties) -> CampaignSettings {
+    let mut settings = campaign_settings(options);
+    for board in settings.boards.values_mut() {
+        board.ties = Some(ties);
+    }
+    settings
+}
+
 /// A call's Ir, and of them those of the commands its script sent.
 #[derive(Debug, Clone, Copy)]
 struct Measured {
@@ -332,14 +398,10 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     // The campaign vote (the bench's 5-period board) against the seed's 16
     // commands; the same vote with first ties; a batch.
     let names = CampaignNames::new("");
-    let settings = campaign_settings(&names.options);
-    names.redvote.configure(&settings).run(&mut con)?;
+    let settings = IrSettings::new(&names.options);
+    names.redvote.configure(&settings.campaign).run(&mut con)?;
     let first = Campaign::with_namespace("{c:bench-first}:");
-    let mut first_settings = settings.clone();
-    for board in first_settings.boards.values_mut() {
-        board.ties = Some(Ties::First);
-    }
-    first.configure(&first_settings).run(&mut con)?;
+    first.configure(&settings.first).run(&mut con)?;
     let option = |i: u64| &names.options[(i * 7 % names.options.len() as u64) as usize];
     let competition = measure(&mut server, calls, calls, |i| {
         names
@@ -396,11 +458,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let mut wide_votes = Vec::new();
     for ties in [Ties::Competition, Ties::First] {
         let campaign = Campaign::with_namespace(format!("{{c:bench-wide-{ties:?}}}:"));
-        let mut settings = campaign_settings(&wide);
-        for board in settings.boards.values_mut() {
-            board.ties = Some(ties);
-        }
-        campaign.configure(&settings).run(&mut con)?;
+        campaign.configure(&tied(&wide, ties)).run(&mut con)?;
         for (i, chunk) in wide.chunks(WIDE_BATCH).enumerate() {
             let pairs: Vec<(&str, &str)> =
                 chunk.iter().map(|o| (CAMPAIGN_BOARD, o.as_str())).collect();
@@ -444,23 +502,18 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let mut limited = BTreeMap::new();
     for rules in [0, 4] {
         let campaign = Campaign::with_namespace(format!("{{c:bench-limits{rules}}}:"));
-        let board = names.options.iter().fold(
-            BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
-            |b, o| b.with_option(o, OptionSettings::weighted(1)),
-        );
-        let settings = CampaignSettings {
-            offset: Some(crate::campaign::CAMPAIGN_OFFSET.to_string()),
-            limits: Some(limit_rules(rules)),
-            boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
-            ..CampaignSettings::default()
+        let limits = if rules == 0 {
+            &settings.limits_none
+        } else {
+            &settings.limits
         };
-        campaign.configure(&settings).run(&mut con)?;
+        campaign.configure(limits).run(&mut con)?;
         let ir = measure(&mut server, calls, calls, |i| {
             let user = format!("lv{rules}:{i}");
             let voter = Voter {
                 user: &user,
-                channel: Some("web"),
-                device: Some("pc"),
+                channel: Some(LIMITS_VOTER[0]),
+                device: Some(LIMITS_VOTER[1]),
                 cost: 1,
                 id: None,
             };

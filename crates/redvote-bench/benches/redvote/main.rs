@@ -154,10 +154,11 @@ pub struct BenchArgs {
     /// Run the scaling section only
     #[arg(long)]
     pub scaling_only: bool,
-    /// The section to run alone: `scale` (the same as --scale-only), or
-    /// `ir` (server instructions a call under callgrind, against issue 23's
-    /// targets; ir.rs)
-    #[arg(value_parser = ["scale", "ir"])]
+    /// The section to run alone: `scale` (the same as --scale-only), `ir`
+    /// (server instructions a call under callgrind, against issue 23's
+    /// targets; ir.rs), or `ir-settings` (no server: the settings the `ir`
+    /// rows configure, as JSON, which tools/vote_phases.sh reads)
+    #[arg(value_parser = ["scale", "ir", "ir-settings"])]
     pub section: Option<String>,
     /// Ir section: calls a side of each row
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(2..=100_000))]
@@ -242,6 +243,8 @@ fn main() -> ExitCode {
         scale_section(&args)
     } else if args.section.as_deref() == Some("ir") {
         ir_section(&args)
+    } else if args.section.as_deref() == Some("ir-settings") {
+        ir_settings()
     } else if args.scaling_only {
         scaling_only(&args)
     } else if args.cluster_only {
@@ -325,6 +328,17 @@ fn ir_section(args: &BenchArgs) -> Result<()> {
     } else {
         ir::write_ir(&mut out, &ir)?;
     }
+    out.flush()?;
+    Ok(())
+}
+
+/// `ir-settings`: the settings the `ir` section's rows configure, as one
+/// JSON object on one line (`ir::IrSettings`).
+fn ir_settings() -> Result<()> {
+    let options = campaign::CampaignNames::new("").options;
+    let json = serde_json::to_string(&ir::IrSettings::new(&options))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{json}")?;
     out.flush()?;
     Ok(())
 }
