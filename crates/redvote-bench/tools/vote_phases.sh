@@ -6,21 +6,23 @@
 #
 # Method: copies of lua/campaign_vote.lua cut short (`do return 1 end`)
 # before each phase of its main(); each copy runs `calls` votes (default
-# 200; a new user a call, options o0..o99 as the bench's `ir` section) on a
-# throwaway redis-server under callgrind (processCommand toggled, as
-# redvote_testing::callgrind), after 300 votes of the whole script on the
-# bench's 5-period board (carry 0.1, weight 2, +08:00), so every copy meets
-# the same boards. A phase's Ir is the difference between the copies cut
-# after and before it (redis-cli's own COMMAND DOCS, once a session, left
-# out). The whole script's Ir is also split into its commands
+# 200; a new user a call, the i-th for option i * 7 mod 100, as the bench's
+# `ir` rows) on a throwaway redis-server under callgrind (processCommand
+# toggled, as redvote_testing::callgrind), after 300 votes of the whole
+# script on the `ir` rows' 5-period board (its settings: `cargo bench -p
+# redvote-bench -- ir-settings`, which this script reads), so every copy
+# meets the same boards. A phase's Ir is the difference between the copies
+# cut after and before it (redis-cli's own COMMAND DOCS, once a session,
+# left out). The whole script's Ir is also split into its commands
 # (callgrind_annotate's inclusive scriptCall) and the rest, and its
 # commands by Redis command function.
 #
 # `limits`: the same on the `ir` section's rate-limit row instead (its
-# day + total board at weight 1, voters on channel web and device pc): the
-# whole script with the bench's 4 rules and with none, and the steps of the
-# rules' own code, each measured between a copy cut just before it and one
-# cut just after it (the rules' decoding, plan, evaluation and spend).
+# settings with its 4 rules and without, and its voters' channel and
+# device): the whole script with the 4 rules and with none, and the steps
+# of the rules' own code, each measured between a copy cut just before it
+# and one cut just after it (the rules' decoding, plan, evaluation and
+# spend).
 # Needs valgrind, redis-server, redis-cli, python3 and cargo; talks only to
 # the servers it starts (unix sockets in a temporary directory).
 set -euo pipefail
@@ -31,25 +33,30 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo build -q --manifest-path "$root/Cargo.toml" -p redvote-cli
 cli="$root/target/debug/redvote"
+# the ir rows' settings (crates/redvote-bench/benches/redvote/ir.rs, IrSettings)
+(cd "$root" && cargo bench -q -p redvote-bench -- ir-settings) >"$work/ir-settings.json"
 
 python3 - "$ties" "$root/lua/campaign_vote.lua" "$work" <<'PY'
 import json, sys
 ties, script, work = sys.argv[1:4]
 src = open(script).read()
+ir = json.load(open(f"{work}/ir-settings.json"))
+def write(name, doc):
+    open(f"{work}/{name}", "w").write(json.dumps(doc))
+# the vote's arguments between the user and the option (redis-cli's
+# quoting): the cost (""), the voter's channel and device ("": none), the
+# clock and the vote id (""), the board; the options, the i-th call voting
+# for options[i * 7 % len]
 if ties == "limits":
-    # the bench's limits section (crates/redvote-bench/benches/redvote/limits.rs)
-    rules = [
-        {"name": "user-minute", "by": ["user"], "window": "minute", "limit": 5},
-        {"name": "user-hour", "by": ["user"], "window": "hour", "limit": 10},
-        {"name": "option-second", "by": ["option"], "window": "second", "limit": 1000000000},
-        {"name": "user-device-day", "by": ["user", "device"], "window": "day", "limit": 20},
-    ]
-    opts = {f"o{i}": {"weight": 1} for i in range(100)}
-    board = {"periods": ["day", "total"], "ties": "competition", "options": opts}
-    doc = {"offset": "+08:00", "limits": rules, "boards": {"stars": board}}
-    open(f"{work}/settings.json", "w").write(json.dumps(doc))
-    del doc["limits"]
-    open(f"{work}/settings-none.json", "w").write(json.dumps(doc))
+    board, voter = ir["limits_board"], ir["voter"]
+else:
+    board, voter = ir["board"], ["", ""]
+fixed = ["", *voter, "", "", board]
+open(f"{work}/vote", "w").write(" ".join(json.dumps(v) for v in fixed) + "\n")
+open(f"{work}/options", "w").write("".join(o + "\n" for o in ir["options"]))
+if ties == "limits":
+    write("settings.json", ir["limits"])
+    write("settings-none.json", ir["limits_none"])
     cut = "do return 1 end\n"
     # (name, copy cut before the step, copy cut after it): a line each, the
     # cut made before it or after it
@@ -79,10 +86,9 @@ if ties == "limits":
     open(f"{work}/whole.lua", "w").write(src)
     open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
     sys.exit(0)
-opts = {f"o{i}": {"weight": 2} for i in range(100)}
-doc = {"offset": "+08:00", "boards": {"stars": {"periods": ["hour", "day", "week", "month", "total"],
-       "ties": ties, "carry": "0.1", "options": opts}}}
-open(f"{work}/settings.json", "w").write(json.dumps(doc))
+if ties not in ("competition", "first"):
+    sys.exit(f"vote_phases.sh: unknown mode {ties!r} (competition, first or limits)")
+write("settings.json", ir["first" if ties == "first" else "campaign"])
 # the phases of main(), in order: (name, the line that starts it)
 phases = [
     ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
@@ -122,7 +128,7 @@ measure() {
   part=$(redis-cli -s "$sock" SCRIPT LOAD "$(cat "$work/$copy")")
   votes() { # sha from to
     for i in $(seq "$2" "$3"); do
-      printf 'EVALSHA %s 1 {c:bench}:campaign w%d "" %s "" "" stars o%d\n' "$1" "$i" "$voter" $((i * 7 % 100))
+      printf 'EVALSHA %s 1 {c:bench}:campaign w%d %s %s\n' "$1" "$i" "$vote" "${options[$((i * 7 % ${#options[@]}))]}"
     done
   }
   votes "$whole" 1 300 | redis-cli -s "$sock" >/dev/null
@@ -151,8 +157,10 @@ measure() {
 }
 
 mapfile -t names <"$work/names"
+mapfile -t options <"$work/options"
+vote=$(cat "$work/vote")
 if [ "$ties" = limits ]; then
-  whole_copy=whole.lua voter='web pc'
+  whole_copy=whole.lua
   echo "campaign_vote.lua, the ir section's rate-limit row, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
   echo
   echo "| step of the 4 rules | Ir a call |"
@@ -180,7 +188,7 @@ if [ "$ties" = limits ]; then
     <(sed 's/^| //; s/ | /|/; s/ |$//' "$work/by_command" | sort -t'|' -k1,1) 2>/dev/null | awk -F'|' '{printf "| %s | %s | %s |\n", $1, $2, $3}' || true
   exit 0
 fi
-whole_copy="cut${#names[@]}.lua" voter='"" ""'
+whole_copy="cut${#names[@]}.lua"
 last=${#names[@]} # cut$last.lua: the whole script
 echo "campaign_vote.lua, $ties ties, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
 echo
