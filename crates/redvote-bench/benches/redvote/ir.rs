@@ -212,6 +212,11 @@ pub(super) struct FirstBySize {
     pub(super) first_ir: u64,
     /// first_ir / competition_ir.
     pub(super) ir_ratio: f64,
+    /// Of competition_ir, the Ir of the script's commands (as
+    /// `IrRow::ir_in_commands`).
+    pub(super) competition_in_commands: Option<u64>,
+    /// Of first_ir, the Ir of the script's commands.
+    pub(super) first_in_commands: Option<u64>,
     /// Bytes an option of the competition board's keys.
     pub(super) competition_bytes: u64,
     /// Bytes an option of the first board's keys today (board, `o:`, `f:`).
@@ -281,6 +286,8 @@ fn first_by_size(
         competition_ir: competition_ir.ir,
         first_ir: first_ir.ir,
         ir_ratio: ratio_of(first_ir.ir, competition_ir.ir),
+        competition_in_commands: competition_ir.commands,
+        first_in_commands: first_ir.commands,
         competition_bytes,
         first_bytes,
         bytes_ratio: ratio_of(first_bytes, competition_bytes),
@@ -585,7 +592,8 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
     )?;
     writeln!(
         out,
-        "| options | vote, competition | first | ratio | bytes, competition | first | ratio | floor | ratio |"
+        "| options | vote, competition (in its commands) | first (in its commands) | ratio | \
+         bytes, competition | first | ratio | floor | ratio |"
     )?;
     writeln!(
         out,
@@ -594,10 +602,12 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
     for f in &r.first_by_size {
         writeln!(
             out,
-            "| {} | {} | {} | {:.2}x | {} B | {} B | {:.2}x | {} B | {:.2}x |",
+            "| {} | {} ({}) | {} ({}) | {:.2}x | {} B | {} B | {:.2}x | {} B | {:.2}x |",
             f.options,
             f.competition_ir,
+            split(f.competition_in_commands),
             f.first_ir,
+            split(f.first_in_commands),
             f.ir_ratio,
             f.competition_bytes,
             f.first_bytes,
