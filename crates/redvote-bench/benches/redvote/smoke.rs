@@ -272,7 +272,9 @@ fn smoke() -> Result<String> {
         problems.push(format!("the scale section:\n{table}"));
     }
     // the ir section, tiny (under callgrind: valgrind is required, the
-    // section fails naming how to install it): every row measured
+    // section fails naming how to install it): every row measured, and
+    // first ties at both board sizes, their memory above the floor's and
+    // the floor above competition's
     let ir = crate::ir::run_ir(4).context("the ir section")?;
     let mut table = Vec::new();
     crate::ir::write_ir(&mut table, &ir)?;
@@ -295,12 +297,13 @@ fn smoke() -> Result<String> {
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, replicas (3 modes), scale ({} operations), ir ({} rows), checks OK, text \
-             report of {} lines",
+             masters, replicas (3 modes), scale ({} operations), ir ({} rows, first ties at {} board sizes), checks \
+             OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             scale.ops.len(),
             ir.rows.len(),
+            ir.first_by_size.len(),
             text.lines().count()
         ))
     } else {
