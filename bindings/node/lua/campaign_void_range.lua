@@ -770,8 +770,12 @@ end
 -- (lib/exact), order_read, order_write, order_remove (lib/order),
 -- stats_int (lib/stats).
 
+-- The longest text of a record that is not a name (a time, a bucket, a
+-- period board's member, an amount, a log entry id): names are name_ok's.
+local VOID_TEXT_MAX = 64
+
 local function void_text(v, pattern)
-  return type(v) == 'string' and #v <= 64 and v:find(pattern) ~= nil
+  return type(v) == 'string' and #v <= VOID_TEXT_MAX and v:find(pattern) ~= nil
 end
 
 -- Whether `info` is such an object (what the vote wrote: no entry can
