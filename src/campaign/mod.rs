@@ -68,7 +68,9 @@ impl Campaign {
     }
 
     /// Test/import path: the same campaign with every call at Unix time
-    /// `time` instead of the server's clock.
+    /// `time` instead of the server's clock. A vote or an import into a
+    /// period whose board is past its retention by the server's clock is
+    /// refused with `Code::InvalidPeriod`.
     pub fn at(&self, time: u64) -> Self {
         Campaign {
             at: Some(time),

@@ -529,26 +529,31 @@ end
 -- expiry, 0: kept): a read, done before the first write (an index of the
 -- wrong type is refused here; campaign_vote asks only about the boards it
 -- did not see to exist). `touched` is a list of { member, expire_at or
--- false }; returns the list of the new ones.
+-- false }; returns the list of the new ones, then that of the listed ones.
 local function new_periods(ns, board, touched)
   local members = {}
   for i, t in ipairs(touched) do members[i] = t[1] end
   local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
-  local fresh = {}
+  local fresh, listed = {}, {}
   for i, t in ipairs(touched) do
-    if not known[i] then fresh[#fresh + 1] = t end
+    if known[i] then listed[#listed + 1] = t else fresh[#fresh + 1] = t end
   end
-  return fresh
+  return fresh, listed
 end
 
--- Record the new period boards (from new_periods) in <ns>periods:B, so that
--- removing an option can find every board; a board seen for the first time
--- gets its expiry (its side keys get theirs when order_write creates them,
--- lib/order).
-local function track_periods(ns, board, fresh)
+-- After the write: record the new period boards (from new_periods) in
+-- <ns>periods:B, so that removing an option can find every board, and give
+-- each its expiry; and give a listed board written its expiry if it has
+-- none (EXPIREAT NX: a board the index knew but that was gone, expired,
+-- evicted or deleted, is made anew by the write; one that exists keeps its
+-- own). Side keys get theirs when order_write creates them (lib/order).
+local function track_periods(ns, board, fresh, listed)
   for _, t in ipairs(fresh) do
     rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
     if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
+  end
+  for _, t in ipairs(listed) do
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2], 'NX') end
   end
 end
 -- exact: shown scores kept as exact decimals, in integer units of
@@ -697,6 +702,21 @@ local function order_drop(ns, board, rule)
     rcall('UNLINK', unpack(keys))
   end
 end
+-- retention: writes at an explicit time (campaign_vote's and
+-- campaign_import's `time`) into a period whose boards are past their
+-- retention. Needs fail (lib/prologue).
+
+-- Refuses (REDVOTE_INVALID_PERIOD) a write into the period board `what`
+-- ("shown:P", or the period P for both kinds) of board b whose expiry
+-- (lib/board's expire_at; nil: kept) has come by the server's clock
+-- `server_now`: that board is gone, and writing it would make it anew,
+-- either expiring at once or, once its period is listed in <ns>periods:B,
+-- with no expiry at all.
+local function refuse_expired(b, what, expiry, server_now)
+  if expiry and expiry <= server_now then
+    fail('INVALID_PERIOD', what .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
+  end
+end
 
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
@@ -727,9 +747,7 @@ local function main()
     local expiry = expire_at(b, p, finish)
     if expiry then
       server_now = server_now or tonumber(rcall('TIME')[1])
-      if expiry <= server_now then
-        fail('INVALID_PERIOD', 'shown:' .. name .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
-      end
+      refuse_expired(b, 'shown:' .. name, expiry, server_now)
     end
     keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expiry or false }
@@ -782,8 +800,8 @@ local function main()
   -- Every key written is read first: one of the wrong type, or a sequence
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
-  local fresh
-  if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
+  local fresh, listed
+  if #changes > 0 then fresh, listed = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
     c[5] = {}
     for j, k in ipairs(keys) do c[5][j] = order_read(ns, b, k, c[1]) end
@@ -801,14 +819,9 @@ local function main()
       order_write(ns, b, k, option, old[j], new, st[j], seq + n, touched[j][2], n == 1)
     end
   end
-  if #changes > 0 then
-    track_periods(ns, b.name, fresh)
-    -- a board the index knew but that had expired is made anew by ZADD:
-    -- it gets its expiry too (one that has it keeps it)
-    for j, k in ipairs(keys) do
-      if touched[j][2] and rcall('TTL', k) == -1 then rcall('EXPIREAT', k, touched[j][2]) end
-    end
-  end
+  -- (a board the index knew but that had expired is made anew by ZADD:
+  -- it gets its expiry too, one that has it keeps it)
+  if #changes > 0 then track_periods(ns, b.name, fresh, listed) end
   return { #changes, unchanged, pairs_given - take }
 end
 

@@ -76,6 +76,7 @@
 --- @include "lib/board_write"
 --- @include "lib/exact"
 --- @include "lib/order"
+--- @include "lib/retention"
 
 -- An amount stored in <ns>initial:B (nil: none, 0) in units of the board's
 -- `decimals`: only a decimal as decimal_text writes it (digits, optionally
@@ -106,9 +107,7 @@ local function main()
     local expiry = expire_at(b, p, finish)
     if expiry then
       server_now = server_now or tonumber(rcall('TIME')[1])
-      if expiry <= server_now then
-        fail('INVALID_PERIOD', 'shown:' .. name .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
-      end
+      refuse_expired(b, 'shown:' .. name, expiry, server_now)
     end
     keys[#keys + 1] = key
     touched[#touched + 1] = { 'shown:' .. name, expiry or false }
@@ -161,8 +160,8 @@ local function main()
   -- Every key written is read first: one of the wrong type, or a sequence
   -- counter that is not one, is refused before the first write.
   stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value')
-  local fresh
-  if #changes > 0 then fresh = new_periods(ns, b.name, touched) end
+  local fresh, listed
+  if #changes > 0 then fresh, listed = new_periods(ns, b.name, touched) end
   for _, c in ipairs(changes) do
     c[5] = {}
     for j, k in ipairs(keys) do c[5][j] = order_read(ns, b, k, c[1]) end
@@ -180,14 +179,9 @@ local function main()
       order_write(ns, b, k, option, old[j], new, st[j], seq + n, touched[j][2], n == 1)
     end
   end
-  if #changes > 0 then
-    track_periods(ns, b.name, fresh)
-    -- a board the index knew but that had expired is made anew by ZADD:
-    -- it gets its expiry too (one that has it keeps it)
-    for j, k in ipairs(keys) do
-      if touched[j][2] and rcall('TTL', k) == -1 then rcall('EXPIREAT', k, touched[j][2]) end
-    end
-  end
+  -- (a board the index knew but that had expired is made anew by ZADD:
+  -- it gets its expiry too, one that has it keeps it)
+  if #changes > 0 then track_periods(ns, b.name, fresh, listed) end
   return { #changes, unchanged, pairs_given - take }
 end
 

@@ -16,7 +16,10 @@
     ARGV[2]  time  <time, "" = server clock>  "" for the server's TIME; integer
              Unix seconds only on the test/import path (the driver's
              Campaign::at), at most 9999-12-31T23:59:59 in the campaign's UTC
-             offset (later ones have no period names: REDVOTE_INVALID_NUMBER)
+             offset (later ones have no period names: REDVOTE_INVALID_NUMBER);
+             a time in a period whose boards are past their retention by the
+             server's clock is refused (REDVOTE_INVALID_PERIOD), as by
+             campaign_import
     ARGV[3]  channel  <name, "" = none>  traffic source for rate limits (""
              none), a name
     ARGV[4]  device  <name, "" = none>  device type for rate limits ("" none),
@@ -43,7 +46,10 @@
                                       ranks (see lua/src/lib/order.lua; same TTL)
     <ns>periods:B                     zset: every board written, as "real:P" /
                                       "shown:P" -> its expiry (0: kept forever);
-                                      a board gets its EXPIREAT when first seen
+                                      a board gets its EXPIREAT when first seen,
+                                      and whenever the vote makes it anew
+                                      (listed, but gone: expired, evicted or
+                                      deleted; EXPIREAT NX)
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>vid:ID                        string: the applied vote with id ID, its
@@ -121,8 +127,9 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,
     REDVOTE_VOTE_ID_REUSED, REDVOTE_INVALID_NUMBER,
-    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
-    REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
+    REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN,
+    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED,
+    REDVOTE_OUT_OF_RANGE,
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED,
     REDVOTE_LAYOUT_VERSION.
 ]]
@@ -169,6 +176,13 @@ local function main()
   -- the cost ("" is 1) and the clock ("": the server's; lib/clock)
   local cost = ARGV[5] == '' and 1 or integer_arg(ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(at)
+  -- on an explicit clock, the server's too: a period whose boards are past
+  -- their retention by it is refused (lib/retention), as by the import
+  local server_now, refuse_expired_
+  if at ~= '' then
+--- @include "lib/retention"
+    server_now, refuse_expired_ = tonumber(rcall('TIME')[1]), refuse_expired
+  end
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
   if id ~= '' then
@@ -349,6 +363,7 @@ local function main()
       end
       local name, finish = p[1], p[2]
       local expiry = expire_at(b, kind, finish)
+      if server_now then refuse_expired_(b, name, expiry, server_now) end
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -367,14 +382,14 @@ local function main()
   -- first write: the period index (for boards not seen to exist: fresh,
   -- the index members to add by board, lib/board_write, made only then),
   -- the sequence counter, the participant HyperLogLogs (hlls).
-  local fresh, track_periods_
+  local fresh, listed, track_periods_
   if next(unseen) then
 --- @include "lib/board_write"
-    fresh, track_periods_ = {}, track_periods
+    fresh, listed, track_periods_ = {}, {}, track_periods
     for board in pairs(boards) do
       local t = unseen[board]
       if t then
-        fresh[board] = new_periods(ns, board, t)
+        fresh[board], listed[board] = new_periods(ns, board, t)
       else
         rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
       end
@@ -427,7 +442,7 @@ local function main()
   end
   if checks then limit_spend_(checks) end
   if fresh then
-    for board, f in pairs(fresh) do track_periods_(ns, board, f) end
+    for board, f in pairs(fresh) do track_periods_(ns, board, f, listed[board]) end
   end
   for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
   stats_write(stats, user)

@@ -1,11 +1,12 @@
 //! Retention: period boards and their side keys expire (EXPIREAT) a kept
-//! time after their period ends, whether a vote or an import wrote them;
-//! total and unkept periods never expire.
+//! time after their period ends, whether a vote or an import wrote them,
+//! and a board made anew gets its expiry again; total and unkept periods
+//! never expire; a vote into a period past its retention is refused.
 
 use std::collections::BTreeSet;
 
 use redvote::campaign::BoardSettings;
-use redvote::{Period, Ties};
+use redvote::{Code, Period, Ties};
 
 use super::{day_name, hour_name};
 use crate::support::{self, board, boards, expiretime, keys, options, setup, DAY, HOUR};
@@ -223,4 +224,126 @@ fn side_keys_expire_with_their_board_whoever_writes_them() {
             assert_eq!(expiretime(&mut con, &key), -1, "{key}");
         }
     }
+}
+
+/// A vote at an explicit time into a period whose boards are past their
+/// retention (by the server's clock) is refused, as an import is, with
+/// nothing written: it used to answer the count while its new boards
+/// expired at once, and, once the index listed the period, to make the
+/// boards anew with no expiry at all. A batch with one such pair is refused
+/// whole; a period still kept is voted as before.
+#[test]
+fn a_vote_into_a_period_past_its_retention_is_refused() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:retv}:";
+    let c = setup(
+        &mut con,
+        "retv",
+        boards([
+            (
+                "K",
+                BoardSettings {
+                    retention: [(Period::Day, DAY)].into(),
+                    ..board(&[Period::Day, Period::Total], options([("x", 1)]))
+                },
+            ),
+            (
+                "N",
+                board(&[Period::Day, Period::Total], options([("x", 1)])),
+            ),
+        ]),
+    );
+    let now = support::server_time(&mut con) as u64;
+    let old = now - 10 * DAY;
+    let day = day_name(old);
+    // never written
+    let detail = support::refused_unchanged(&mut con, "old day", Code::InvalidPeriod, |con| {
+        c.at(old).vote("u", &[("K", "x")]).run(con)
+    });
+    assert!(
+        detail.contains(&day) && detail.contains("retention"),
+        "{detail}"
+    );
+    // listed in the index (as a board that expired since is)
+    let _: () = redis::cmd("ZADD")
+        .arg(format!("{ns}periods:K"))
+        .arg(old - old % DAY + 2 * DAY)
+        .arg(format!("shown:{day}"))
+        .query(&mut con)
+        .unwrap();
+    support::refused_unchanged(&mut con, "old day, listed", Code::InvalidPeriod, |con| {
+        c.at(old).vote("u", &[("K", "x")]).run(con)
+    });
+    // a batch with a board that keeps the day forever: refused whole
+    support::refused_unchanged(&mut con, "batch", Code::InvalidPeriod, |con| {
+        c.at(old).vote("u", &[("N", "x"), ("K", "x")]).run(con)
+    });
+    for kind in ["real", "shown"] {
+        assert!(!support::exists(&mut con, &format!("{ns}b:K:{kind}:{day}")));
+    }
+    // the board that keeps its days takes the old vote alone
+    c.at(old).vote("u", &[("N", "x")]).run(&mut con).unwrap();
+    assert_eq!(expiretime(&mut con, &format!("{ns}b:N:shown:{day}")), -1);
+    // yesterday is kept until the end of today: voted, with its expiry
+    let yesterday = now - DAY;
+    c.at(yesterday)
+        .vote("u", &[("K", "x")])
+        .run(&mut con)
+        .unwrap();
+    let key = format!("{ns}b:K:shown:{}", day_name(yesterday));
+    assert_eq!(
+        expiretime(&mut con, &key),
+        (yesterday - yesterday % DAY + 2 * DAY) as i64,
+        "{key}"
+    );
+}
+
+/// A period board the index lists but that is gone (expired early,
+/// evicted under a volatile maxmemory policy, deleted) is made anew by the
+/// next vote with its expiry: it used to be made anew with none, and so
+/// kept forever. One that exists keeps its own.
+#[test]
+fn a_vote_gives_a_board_made_anew_its_expiry() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let ns = "{c:retn}:";
+    let c = setup(
+        &mut con,
+        "retn",
+        boards([(
+            "K",
+            BoardSettings {
+                retention: [(Period::Hour, 3600)].into(),
+                ..board(
+                    &[Period::Hour, Period::Total],
+                    options([("x", 1), ("y", 1)]),
+                )
+            },
+        )]),
+    );
+    let now = support::server_time(&mut con) as u64;
+    let end = now - now % HOUR + HOUR;
+    let hour = hour_name(now);
+    c.at(now).vote("u1", &[("K", "x")]).run(&mut con).unwrap();
+    let real = format!("{ns}b:K:real:{hour}");
+    let shown = format!("{ns}b:K:shown:{hour}");
+    let _: () = redis::cmd("DEL")
+        .arg(&real)
+        .arg(&shown)
+        .query(&mut con)
+        .unwrap();
+    // y is new to the boards, x would be too: either way, made anew
+    c.at(now).vote("u2", &[("K", "y")]).run(&mut con).unwrap();
+    for key in [&real, &shown] {
+        assert_eq!(expiretime(&mut con, key), (end + 3600) as i64, "{key}");
+    }
+    // one that exists keeps its own expiry (set by hand here)
+    let _: () = redis::cmd("EXPIREAT")
+        .arg(&shown)
+        .arg(end + 7200)
+        .query(&mut con)
+        .unwrap();
+    c.at(now).vote("u3", &[("K", "x")]).run(&mut con).unwrap();
+    assert_eq!(expiretime(&mut con, &shown), (end + 7200) as i64);
 }

@@ -18,7 +18,10 @@
     ARGV[2]  time  <time, "" = server clock>  "" for the server's TIME; integer
              Unix seconds only on the test/import path (the driver's
              Campaign::at), at most 9999-12-31T23:59:59 in the campaign's UTC
-             offset (later ones have no period names: REDVOTE_INVALID_NUMBER)
+             offset (later ones have no period names: REDVOTE_INVALID_NUMBER);
+             a time in a period whose boards are past their retention by the
+             server's clock is refused (REDVOTE_INVALID_PERIOD), as by
+             campaign_import
     ARGV[3]  channel  <name, "" = none>  traffic source for rate limits (""
              none), a name
     ARGV[4]  device  <name, "" = none>  device type for rate limits ("" none),
@@ -45,7 +48,10 @@
                                       ranks (see lua/src/lib/order.lua; same TTL)
     <ns>periods:B                     zset: every board written, as "real:P" /
                                       "shown:P" -> its expiry (0: kept forever);
-                                      a board gets its EXPIREAT when first seen
+                                      a board gets its EXPIREAT when first seen,
+                                      and whenever the vote makes it anew
+                                      (listed, but gone: expired, evicted or
+                                      deleted; EXPIREAT NX)
     <ns>seq                           the vote sequence counter ("first" ties)
     <ns>hll:B:O, <ns>hll              participant HyperLogLogs
     <ns>vid:ID                        string: the applied vote with id ID, its
@@ -123,8 +129,9 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,
     REDVOTE_VOTE_ID_REUSED, REDVOTE_INVALID_NUMBER,
-    REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_UNKNOWN_BOARD,
-    REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED, REDVOTE_OUT_OF_RANGE,
+    REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD, REDVOTE_UNKNOWN_CAMPAIGN,
+    REDVOTE_UNKNOWN_BOARD, REDVOTE_UNKNOWN_OPTION, REDVOTE_CAMPAIGN_CLOSED,
+    REDVOTE_OUT_OF_RANGE,
     REDVOTE_INVALID_CONFIG, REDVOTE_RATE_LIMITED, REDVOTE_DENIED,
     REDVOTE_LAYOUT_VERSION.
 ]]
@@ -770,6 +777,27 @@ local function main()
   -- the cost ("" is 1) and the clock ("": the server's; lib/clock)
   local cost = ARGV[5] == '' and 1 or integer_arg(ARGV[5], 'cost', 1, 1000)
   local now, usec = clock(at)
+  -- on an explicit clock, the server's too: a period whose boards are past
+  -- their retention by it is refused (lib/retention), as by the import
+  local server_now, refuse_expired_
+  if at ~= '' then
+-- retention: writes at an explicit time (campaign_vote's and
+-- campaign_import's `time`) into a period whose boards are past their
+-- retention. Needs fail (lib/prologue).
+
+-- Refuses (REDVOTE_INVALID_PERIOD) a write into the period board `what`
+-- ("shown:P", or the period P for both kinds) of board b whose expiry
+-- (lib/board's expire_at; nil: kept) has come by the server's clock
+-- `server_now`: that board is gone, and writing it would make it anew,
+-- either expiring at once or, once its period is listed in <ns>periods:B,
+-- with no expiry at all.
+local function refuse_expired(b, what, expiry, server_now)
+  if expiry and expiry <= server_now then
+    fail('INVALID_PERIOD', what .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
+  end
+end
+    server_now, refuse_expired_ = tonumber(rcall('TIME')[1]), refuse_expired
+  end
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
   if id ~= '' then
@@ -1705,6 +1733,7 @@ end
       end
       local name, finish = p[1], p[2]
       local expiry = expire_at(b, kind, finish)
+      if server_now then refuse_expired_(b, name, expiry, server_now) end
       add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
       shown[#shown + 1] = name
       shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
@@ -1723,7 +1752,7 @@ end
   -- first write: the period index (for boards not seen to exist: fresh,
   -- the index members to add by board, lib/board_write, made only then),
   -- the sequence counter, the participant HyperLogLogs (hlls).
-  local fresh, track_periods_
+  local fresh, listed, track_periods_
   if next(unseen) then
 -- board_write: for writes to period boards (vote, import): the index of
 -- the boards written (their expiry: lib/board's expire_at). Needs rcall
@@ -1734,33 +1763,38 @@ end
 -- expiry, 0: kept): a read, done before the first write (an index of the
 -- wrong type is refused here; campaign_vote asks only about the boards it
 -- did not see to exist). `touched` is a list of { member, expire_at or
--- false }; returns the list of the new ones.
+-- false }; returns the list of the new ones, then that of the listed ones.
 local function new_periods(ns, board, touched)
   local members = {}
   for i, t in ipairs(touched) do members[i] = t[1] end
   local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
-  local fresh = {}
+  local fresh, listed = {}, {}
   for i, t in ipairs(touched) do
-    if not known[i] then fresh[#fresh + 1] = t end
+    if known[i] then listed[#listed + 1] = t else fresh[#fresh + 1] = t end
   end
-  return fresh
+  return fresh, listed
 end
 
--- Record the new period boards (from new_periods) in <ns>periods:B, so that
--- removing an option can find every board; a board seen for the first time
--- gets its expiry (its side keys get theirs when order_write creates them,
--- lib/order).
-local function track_periods(ns, board, fresh)
+-- After the write: record the new period boards (from new_periods) in
+-- <ns>periods:B, so that removing an option can find every board, and give
+-- each its expiry; and give a listed board written its expiry if it has
+-- none (EXPIREAT NX: a board the index knew but that was gone, expired,
+-- evicted or deleted, is made anew by the write; one that exists keeps its
+-- own). Side keys get theirs when order_write creates them (lib/order).
+local function track_periods(ns, board, fresh, listed)
   for _, t in ipairs(fresh) do
     rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
     if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
   end
+  for _, t in ipairs(listed) do
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2], 'NX') end
+  end
 end
-    fresh, track_periods_ = {}, track_periods
+    fresh, listed, track_periods_ = {}, {}, track_periods
     for board in pairs(boards) do
       local t = unseen[board]
       if t then
-        fresh[board] = new_periods(ns, board, t)
+        fresh[board], listed[board] = new_periods(ns, board, t)
       else
         rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
       end
@@ -1813,7 +1847,7 @@ end
   end
   if checks then limit_spend_(checks) end
   if fresh then
-    for board, f in pairs(fresh) do track_periods_(ns, board, f) end
+    for board, f in pairs(fresh) do track_periods_(ns, board, f, listed[board]) end
   end
   for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
   stats_write(stats, user)
