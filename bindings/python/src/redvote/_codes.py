@@ -81,7 +81,7 @@ class InvalidOrder(RedvoteError):
 
 @register
 class InvalidPeriod(RedvoteError):
-    """``REDVOTE_INVALID_PERIOD``: malformed period name, a period the board does not keep, or a kind other than `real` / `shown` (the reads of a board's view)"""
+    """``REDVOTE_INVALID_PERIOD``: malformed period name, a period the board does not keep, or a kind other than `real` / `shown` (the reads of a board's view); an import or a vote at an explicit time into a period whose board is past its retention"""
 
     CODE = "REDVOTE_INVALID_PERIOD"
 
