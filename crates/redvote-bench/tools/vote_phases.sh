@@ -2,7 +2,7 @@
 # vote_phases.sh: where a campaign vote's server instructions (Ir) go, phase
 # by phase (docs/benchmark.md, "Where a vote's instructions go").
 #
-#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first|limits] [calls]
+#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first|limits|markers] [calls]
 #
 # Method: copies of lua/campaign_vote.lua cut short (`do return 1 end`)
 # before each phase of its main(); each copy runs `calls` votes (default
@@ -23,6 +23,9 @@
 # of the rules' own code, each measured between a copy cut just before it
 # and one cut just after it (the rules' decoding, plan, evaluation and
 # spend).
+# `markers`: only check that every line a copy is cut at is in the script
+# once (no build, no server; the bench's smoke run does, so a change to the
+# vote that moves one fails there, not in the next measurement).
 # Needs valgrind, redis-server, redis-cli, python3 and cargo; talks only to
 # the servers it starts (unix sockets in a temporary directory).
 set -euo pipefail
@@ -31,15 +34,54 @@ calls=${2:-200}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build -q --manifest-path "$root/Cargo.toml" -p redvote-cli
+if [ "$ties" != markers ]; then
+  cargo build -q --manifest-path "$root/Cargo.toml" -p redvote-cli
+  # the ir rows' settings (crates/redvote-bench/benches/redvote/ir.rs, IrSettings)
+  (cd "$root" && cargo bench -q -p redvote-bench -- ir-settings) >"$work/ir-settings.json"
+fi
 cli="$root/target/debug/redvote"
-# the ir rows' settings (crates/redvote-bench/benches/redvote/ir.rs, IrSettings)
-(cd "$root" && cargo bench -q -p redvote-bench -- ir-settings) >"$work/ir-settings.json"
 
 python3 - "$ties" "$root/lua/campaign_vote.lua" "$work" <<'PY'
 import json, sys
 ties, script, work = sys.argv[1:4]
 src = open(script).read()
+# the phases of main(), in order: (name, the line that starts it)
+phases = [
+    ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
+    ("campaign settings (rate-limit rules: none here)", "  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end\n"),
+    ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
+    ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),
+    ("the plan: board reads, period names, entries", "  local order_read_, order_write_\n"),
+    ("period index, sequence, HyperLogLog checks", "  local fresh, listed, track_periods_\n"),
+    ("statistics plan (stats_plan), the log's type", "  local stats, buckets = stats_plan("),
+    ("the writes", "  local seq = 0\n"),
+    ("statistics writes (stats_write)", "  stats_write(stats, user)\n"),
+    ("the reply", "  local info\n"),
+]
+# the steps of the rate-limit rules: (name, copy cut before the step, copy
+# cut after it): a line each, the cut made before it or after it
+steps = [
+    ("the rules decoded (cjson), the limit functions defined",
+     ("before", "  local rules, limit_plan_, limit_evaluate_, limit_spend_ = c[4] and c[4] ~= '[]'\n"),
+     ("after", "    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend\n")),
+    ("the plan (limit_plan: keys, fields, checks)",
+     ("before", "    checks = limit_plan_(ns, rules, "),
+     ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n")),
+    ("the evaluation (limit_evaluate: the counters read)",
+     ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n"),
+     ("before", "    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end\n")),
+    ("the spend (limit_spend: the counters written)",
+     ("before", "  if checks then limit_spend_(checks) end\n"),
+     ("after", "  if checks then limit_spend_(checks) end\n")),
+]
+# every line a copy is cut at must be in the script once
+missing = [line for line in [l for _, l in phases] + [l for _, b, a in steps for _, l in (b, a)]
+           if src.count(line) != 1]
+if missing:
+    sys.exit("vote_phases.sh: lua/campaign_vote.lua no longer has these lines once (update the "
+             "tool's phases and steps):\n" + "".join(f"  {l!r}\n" for l in missing))
+if ties == "markers":
+    sys.exit(0)
 ir = json.load(open(f"{work}/ir-settings.json"))
 def write(name, doc):
     open(f"{work}/{name}", "w").write(json.dumps(doc))
@@ -58,24 +100,7 @@ if ties == "limits":
     write("settings.json", ir["limits"])
     write("settings-none.json", ir["limits_none"])
     cut = "do return 1 end\n"
-    # (name, copy cut before the step, copy cut after it): a line each, the
-    # cut made before it or after it
-    steps = [
-        ("the rules decoded (cjson), the limit functions defined",
-         ("before", "  local rules, limit_plan_, limit_evaluate_, limit_spend_ = c[4] and c[4] ~= '[]'\n"),
-         ("after", "    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend\n")),
-        ("the plan (limit_plan: keys, fields, checks)",
-         ("before", "    checks = limit_plan_(ns, rules, "),
-         ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n")),
-        ("the evaluation (limit_evaluate: the counters read)",
-         ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n"),
-         ("before", "    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end\n")),
-        ("the spend (limit_spend: the counters written)",
-         ("before", "  if checks then limit_spend_(checks) end\n"),
-         ("after", "  if checks then limit_spend_(checks) end\n")),
-    ]
     def copy(where, line):
-        assert src.count(line) == 1, line
         at = src.index(line) + (len(line) if where == "after" else 0)
         return src[:at] + cut + src[at:]
     names = []
@@ -87,29 +112,16 @@ if ties == "limits":
     open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
     sys.exit(0)
 if ties not in ("competition", "first"):
-    sys.exit(f"vote_phases.sh: unknown mode {ties!r} (competition, first or limits)")
+    sys.exit(f"vote_phases.sh: unknown mode {ties!r} (competition, first, limits or markers)")
 write("settings.json", ir["first" if ties == "first" else "campaign"])
-# the phases of main(), in order: (name, the line that starts it)
-phases = [
-    ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
-    ("campaign settings (rate-limit rules: none here)", "  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end\n"),
-    ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
-    ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),
-    ("the plan: board reads, period names, entries", "  local order_read_, order_write_\n"),
-    ("period index, sequence, HyperLogLog checks", "  local fresh, track_periods_\n"),
-    ("statistics plan (stats_plan), the log's type", "  local stats, buckets = stats_plan("),
-    ("the writes", "  local seq = 0\n"),
-    ("statistics writes (stats_write)", "  stats_write(stats, user)\n"),
-    ("the reply", "  local info\n"),
-]
 names = []
 for i, (name, line) in enumerate(phases):
-    assert src.count(line) == 1, line
     open(f"{work}/cut{i}.lua", "w").write(src.replace(line, "  do return 1 end\n" + line))
     names.append(name)
 open(f"{work}/cut{len(phases)}.lua", "w").write(src)
 open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
 PY
+[ "$ties" = markers ] && exit 0
 
 # measure COPY [SETTINGS]: Ir a call of `calls` votes of COPY (and its
 # commands' share), on a fresh server configured with SETTINGS

@@ -35,7 +35,10 @@
 //!   HTTP and library sides each with the campaign section's 50 votes, a
 //!   rate, p50/p99 and the ratio, both sides' 100 votes found on the board;
 //! * the text report names every row and every ratio, prints the eight
-//!   `checks: OK` lines, the model, the serve lines and the scaling table.
+//!   `checks: OK` lines, the model, the serve lines and the scaling table;
+//! * the ir section (4 calls a side) has its 6 rows and first ties at both
+//!   board sizes, and `tools/vote_phases.sh markers` finds every line of the
+//!   vote it cuts its copies at.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
 //! machine measures noise). Failures go to stderr, with the text report, and
@@ -294,11 +297,23 @@ fn smoke() -> Result<String> {
     {
         problems.push(format!("the ir section:\n{table}"));
     }
+    // tools/vote_phases.sh still finds every line of the vote it cuts at
+    let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/vote_phases.sh");
+    let markers = std::process::Command::new("bash")
+        .args([tool, "markers"])
+        .output()
+        .context("running tools/vote_phases.sh markers")?;
+    if !markers.status.success() {
+        problems.push(format!(
+            "tools/vote_phases.sh markers: {}",
+            String::from_utf8_lossy(&markers.stderr)
+        ));
+    }
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, replicas (3 modes), scale ({} operations), ir ({} rows, first ties at {} board sizes), checks \
-             OK, text report of {} lines",
+             masters, replicas (3 modes), scale ({} operations), ir ({} rows, first ties at {} board sizes), \
+             vote_phases.sh's markers, checks OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             scale.ops.len(),
