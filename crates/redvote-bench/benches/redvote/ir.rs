@@ -193,11 +193,12 @@ const WIDE_BATCH: usize = 5;
 /// First ties against competition on boards of one size: the vote's Ir
 /// (the rows' measure), the memory an option, and the memory target
 /// (1.5x competition's) against the least any order index could cost.
-/// Ranking by who reached a score first in O(log N) needs the members
-/// sorted by (score, arrival), which the seeds' board (member: the option,
-/// score: its count) is not: so one more sorted entry an option a period
-/// board, whatever else the design keeps. The floor is that entry at its
-/// smallest: a copy of each period board's `o:` key whose member is 6
+/// Ranking by who reached a score first in O(log N) needs the members of a
+/// tie sorted by arrival, which the seeds' board (member: the option,
+/// score: its count) is not; on these boards nearly every option shares
+/// its count (the votes go round the options), so that is one more sorted
+/// entry an option a period board, whatever else the design keeps. The
+/// floor is that entry at its smallest: a copy of each period board's `o:` key whose member is 6
 /// bytes of the sequence (big-endian, 2^48 votes) and the option, and
 /// whose score is whole units (no decimal text to store), and no `f:` key
 /// at all (which a real design needs, to find the entry it replaces):
