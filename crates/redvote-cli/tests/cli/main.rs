@@ -20,6 +20,7 @@ mod messages;
 mod rankings;
 mod readme;
 mod registry;
+mod retention;
 mod seed_compat;
 mod sentinel_readme;
 mod teams;
