@@ -628,6 +628,7 @@ end
 -- (One table, each side key named once and the sequence sent as text:
 -- issue 23, 77k Ir less a first-ties vote of 14 board entries.)
 local function order_read(ns, b, key, member)
+  -- (side_key's names, the board key's tail cut once for all of them)
   local st, tail = {}, key:sub(#ns + 2)
   for _, rule in ipairs(b.sides) do
     if rule == 'dense' then
