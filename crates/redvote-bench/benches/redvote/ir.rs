@@ -30,13 +30,13 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use redvote::campaign::{BoardSettings, OptionSettings, Voter};
+use redvote::campaign::Voter;
 use redvote::{Campaign, CampaignSettings, Site, Ties};
 use redvote_testing::callgrind::CallgrindServer;
 use serde::Serialize;
 
 use crate::campaign::{campaign_settings, CampaignNames, CAMPAIGN_BOARD};
-use crate::limits::{limit_rules, LIMITS_BOARD, LIMITS_PERIODS};
+use crate::limits::{limits_settings, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES};
 
 /// The lean article vote of issue 23: the seeds' four commands in one
 /// script, nothing checked. KEYS: time:, voted:ID, score:, article:ID;
@@ -62,8 +62,8 @@ pub(super) struct IrSettings {
     pub(super) campaign: CampaignSettings,
     /// The same, first ties.
     pub(super) first: CampaignSettings,
-    /// The rate-limit row's: the limits section's day + total board at
-    /// weight 1, with its 4 rules.
+    /// The rate-limit row's: the limits section's campaign with 4 rules
+    /// (`limits_settings`).
     pub(super) limits: CampaignSettings,
     /// The same without rules.
     pub(super) limits_none: CampaignSettings,
@@ -80,23 +80,11 @@ pub(super) struct IrSettings {
 impl IrSettings {
     /// The rows' settings for these options.
     pub(super) fn new(options: &[String]) -> Self {
-        let limits = |rules: usize| {
-            let board = options.iter().fold(
-                BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
-                |b, o| b.with_option(o, OptionSettings::weighted(1)),
-            );
-            CampaignSettings {
-                offset: Some(crate::campaign::CAMPAIGN_OFFSET.to_string()),
-                limits: Some(limit_rules(rules)),
-                boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
-                ..CampaignSettings::default()
-            }
-        };
         IrSettings {
             campaign: campaign_settings(options),
             first: tied(options, Ties::First),
-            limits: limits(4),
-            limits_none: limits(0),
+            limits: limits_settings(options, 4),
+            limits_none: limits_settings(options, 0),
             board: CAMPAIGN_BOARD,
             limits_board: LIMITS_BOARD,
             options: options.to_vec(),
@@ -105,8 +93,9 @@ impl IrSettings {
     }
 }
 
-/// The rate-limit row's voters' channel and device.
-const LIMITS_VOTER: [&str; 2] = ["web", "pc"];
+/// The rate-limit row's voters' channel and device: the limits section's
+/// first ones.
+const LIMITS_VOTER: [&str; 2] = [LIMITS_CHANNELS[0], LIMITS_DEVICES[0]];
 
 /// The campaign section's settings for `options`, every board's ties
 /// `ties`.

@@ -31,6 +31,22 @@ pub(super) const LIMITS_TARGET: f64 = 1.5;
 /// Limits no bench vote can reach (the most `campaign_configure` takes).
 const NEVER: u64 = 1_000_000_000;
 
+/// The settings of the rate-limit campaign with `n` rules (`limit_rules`):
+/// offset +08:00, one board keeping day and total, `options` at weight
+/// `LIMITS_WEIGHT` (the section's campaigns and the ir section's row).
+pub(super) fn limits_settings(options: &[String], n: usize) -> CampaignSettings {
+    let board = options.iter().fold(
+        BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
+        |b, o| b.with_option(o, OptionSettings::weighted(LIMITS_WEIGHT)),
+    );
+    CampaignSettings {
+        offset: Some(CAMPAIGN_OFFSET.to_string()),
+        limits: Some(limit_rules(n)),
+        boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
+        ..CampaignSettings::default()
+    }
+}
+
 /// The rules of the rate-limit campaign with `n` (0, 4 or 8) rules. Every
 /// bench vote is by a new user, so the per-user rules keep realistic limits
 /// (as `docs/spring2026.json`) and still never refuse; the option and
@@ -127,16 +143,7 @@ impl Bench {
         let options = &self.ctx.campaign.options;
         for (k, campaign) in self.ctx.limits.iter().enumerate() {
             let rules = limit_rules(LIMIT_RULE_COUNTS[k]);
-            let board = options.iter().fold(
-                BoardSettings::new(&LIMITS_PERIODS).with_ties(Ties::Competition),
-                |b, o| b.with_option(o, OptionSettings::weighted(LIMITS_WEIGHT)),
-            );
-            let settings = CampaignSettings {
-                offset: Some(CAMPAIGN_OFFSET.to_string()),
-                limits: Some(rules.clone()),
-                boards: BTreeMap::from([(LIMITS_BOARD.to_string(), board)]),
-                ..CampaignSettings::default()
-            };
+            let settings = limits_settings(options, LIMIT_RULE_COUNTS[k]);
             campaign
                 .configure(&settings)
                 .run(&mut self.admin)
