@@ -477,6 +477,15 @@ local LIMIT_BUCKETS = 256
 -- longer than a few bytes), as the decimal text keys name it. 256 divides
 -- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 
+-- Whether a rule counts by dimension `dim`.
+local function counts_by(rule, dim)
+  local by = rule.by
+  for j = 1, #by do
+    if by[j] == dim then return true end
+  end
+  return false
+end
+
 -- Every counter this call touches, with what it would spend: a list of
 -- checks (rolling rules: the key holds the theoretical arrival time). A
 -- check is an array, not a table of named fields: 17 slots cost a call
@@ -512,13 +521,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   for ri = 1, #rules do
     local rule = rules[ri]
     local rolling, name, by, window = rule.rolling, rule.name, rule.by, rule.window
-    local voter, bucket_rule = false, false
-    if window ~= 'campaign' then
-      for j = 1, #by do
-        if by[j] == 'user' then voter = true end
-      end
-      if voter and bucketed and not rolling then voter, bucket_rule = false, true end
-    end
+    local voter, bucket_rule = window ~= 'campaign' and counts_by(rule, 'user'), false
+    if voter and bucketed and not rolling then voter, bucket_rule = false, true end
     local extra = rule.extra
     local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
     local id, finish = 'rolling', nil
@@ -871,15 +875,7 @@ end
 -- 50 board, option pairs), checked in this order, and the counters of one
 -- voter they look at. Needs campaign_key (lib/campaign), pair_argc
 -- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
--- lib/limits and check_voter (lib/voter).
-
--- Whether a rule counts by dimension `dim`.
-local function counts_by(rule, dim)
-  for _, d in ipairs(rule.by) do
-    if d == dim then return true end
-  end
-  return false
-end
+-- lib/limits (limit_plan, counts_by) and check_voter (lib/voter).
 
 -- The checks (lib/limits' limit_plan, spending 0) of the voter the
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps

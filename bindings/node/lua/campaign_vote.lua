@@ -1028,6 +1028,15 @@ local LIMIT_BUCKETS = 256
 -- longer than a few bytes), as the decimal text keys name it. 256 divides
 -- 2^32: the bucket is the 4th byte, hex digits 7 and 8.
 
+-- Whether a rule counts by dimension `dim`.
+local function counts_by(rule, dim)
+  local by = rule.by
+  for j = 1, #by do
+    if by[j] == dim then return true end
+  end
+  return false
+end
+
 -- Every counter this call touches, with what it would spend: a list of
 -- checks (rolling rules: the key holds the theoretical arrival time). A
 -- check is an array, not a table of named fields: 17 slots cost a call
@@ -1063,13 +1072,8 @@ local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end
   for ri = 1, #rules do
     local rule = rules[ri]
     local rolling, name, by, window = rule.rolling, rule.name, rule.by, rule.window
-    local voter, bucket_rule = false, false
-    if window ~= 'campaign' then
-      for j = 1, #by do
-        if by[j] == 'user' then voter = true end
-      end
-      if voter and bucketed and not rolling then voter, bucket_rule = false, true end
-    end
+    local voter, bucket_rule = window ~= 'campaign' and counts_by(rule, 'user'), false
+    if voter and bucketed and not rolling then voter, bucket_rule = false, true end
     local extra = rule.extra
     local allowance = (rolling and rule.burst or rule.limit) + (extra and extra[channel] or 0)
     local id, finish = 'rolling', nil

@@ -11,15 +11,7 @@
 -- 50 board, option pairs), checked in this order, and the counters of one
 -- voter they look at. Needs campaign_key (lib/campaign), pair_argc
 -- (lib/pair_args), clock (lib/clock), campaign_offset (lib/offset),
--- lib/limits and check_voter (lib/voter).
-
--- Whether a rule counts by dimension `dim`.
-local function counts_by(rule, dim)
-  for _, d in ipairs(rule.by) do
-    if d == dim then return true end
-  end
-  return false
-end
+-- lib/limits (limit_plan, counts_by) and check_voter (lib/voter).
 
 -- The checks (lib/limits' limit_plan, spending 0) of the voter the
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps
