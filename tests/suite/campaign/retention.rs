@@ -110,14 +110,12 @@ fn the_index_lists_each_new_board_once_with_its_expiry() {
         "reti2",
         boards([(
             "K",
-            BoardSettings {
-                carry: Some("0.5".to_string()),
-                retention: [(Period::Hour, 3600)].into(),
-                ..board(
-                    &[Period::Hour, Period::Total],
-                    options([("x", 1), ("y", 1)]),
-                )
-            },
+            board(
+                &[Period::Hour, Period::Total],
+                options([("x", 1), ("y", 1)]),
+            )
+            .with_carry("0.5")
+            .with_retention(Period::Hour, 3600),
         )]),
     );
     let now = support::server_time(&mut con) as u64;
@@ -243,10 +241,8 @@ fn a_vote_into_a_period_past_its_retention_is_refused() {
         boards([
             (
                 "K",
-                BoardSettings {
-                    retention: [(Period::Day, DAY)].into(),
-                    ..board(&[Period::Day, Period::Total], options([("x", 1)]))
-                },
+                board(&[Period::Day, Period::Total], options([("x", 1)]))
+                    .with_retention(Period::Day, DAY),
             ),
             (
                 "N",
@@ -313,13 +309,11 @@ fn a_vote_gives_a_board_made_anew_its_expiry() {
         "retn",
         boards([(
             "K",
-            BoardSettings {
-                retention: [(Period::Hour, 3600)].into(),
-                ..board(
-                    &[Period::Hour, Period::Total],
-                    options([("x", 1), ("y", 1)]),
-                )
-            },
+            board(
+                &[Period::Hour, Period::Total],
+                options([("x", 1), ("y", 1)]),
+            )
+            .with_retention(Period::Hour, 3600),
         )]),
     );
     let now = support::server_time(&mut con) as u64;

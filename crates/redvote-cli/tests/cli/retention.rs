@@ -3,7 +3,6 @@
 //! nothing written (the vote used to answer its count while the boards it
 //! made expired at once).
 
-use redvote::campaign::BoardSettings;
 use redvote::Period;
 
 use crate::support::{self, redvote, DAY};
@@ -17,10 +16,8 @@ fn a_vote_or_an_import_past_the_retention_is_refused() {
         "kept",
         support::boards([(
             "B",
-            BoardSettings {
-                retention: [(Period::Day, DAY)].into(),
-                ..support::board(&[Period::Day, Period::Total], support::options([("x", 1)]))
-            },
+            support::board(&[Period::Day, Period::Total], support::options([("x", 1)]))
+                .with_retention(Period::Day, DAY),
         )]),
     );
     let url = server.url();
