@@ -2,7 +2,7 @@
 # vote_phases.sh: where a campaign vote's server instructions (Ir) go, phase
 # by phase (docs/benchmark.md, "Where a vote's instructions go").
 #
-#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first|limits|markers] [calls]
+#   bash crates/redvote-bench/tools/vote_phases.sh [competition|first|limits|layouts|markers] [calls]
 #
 # Method: copies of lua/campaign_vote.lua cut short (`do return 1 end`)
 # before each phase of its main(); each copy runs `calls` votes (default
@@ -23,6 +23,15 @@
 # of the rules' own code, each measured between a copy cut just before it
 # and one cut just after it (the rules' decoding, plan, evaluation and
 # spend).
+# `layouts`: first ties' side keys as shipped (per board entry: a ZCARD of
+# the o: key and a ZSCORE of the f: key read, two ZADDs and a ZREM
+# written) against a prototype that folds f: into o: (a ZSCORE of the o:
+# key read, one ZADD of two members and a ZREM written: the least a first
+# index can do, with its type check, that finds a member's entry by
+# lookup) and competition, on the rows' 100 options and on 1,000: the
+# whole script's Ir a vote and the boards' MEMORY USAGE an option, each
+# after votes of that script on every option (the prototype's other
+# scripts are not changed: it is only for measuring its votes).
 # `markers`: only check that every line a copy is cut at is in the script
 # once (no build, no server; the bench's smoke run does, so a change to the
 # vote that moves one fails there, not in the next measurement).
@@ -74,8 +83,24 @@ steps = [
      ("before", "  if checks then limit_spend_(checks) end\n"),
      ("after", "  if checks then limit_spend_(checks) end\n")),
 ]
+# the layouts' prototype replaces these functions (from the first line to
+# the second)
+proto_span = ("local function order_read(ns, b, key, member)\n", "local function order_remove(ns, b, key, member)\n")
+proto = '''local function order_read(ns, b, key, member)
+  local o = ns .. 'o' .. key:sub(#ns + 2)
+  local v = rcall('ZSCORE', o, '#' .. member)
+  return { o, v and (-tonumber(v) - 1) or false }
+end
+
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  local o = st[1]
+  rcall('ZADD', o, new, order_member(seq, member), string.format('%d', -seq - 1), '#' .. member)
+  rcall('ZREM', o, order_member(st[2], member))
+end
+
+'''
 # every line a copy is cut at must be in the script once
-missing = [line for line in [l for _, l in phases] + [l for _, b, a in steps for _, l in (b, a)]
+missing = [line for line in [l for _, l in phases] + [l for _, b, a in steps for _, l in (b, a)] + list(proto_span)
            if src.count(line) != 1]
 if missing:
     sys.exit("vote_phases.sh: lua/campaign_vote.lua no longer has these lines once (update the "
@@ -111,8 +136,22 @@ if ties == "limits":
     open(f"{work}/whole.lua", "w").write(src)
     open(f"{work}/names", "w").write("".join(n + "\n" for n in names))
     sys.exit(0)
+if ties == "layouts":
+    a, b = src.index(proto_span[0]), src.index(proto_span[1])
+    open(f"{work}/whole.lua", "w").write(src)
+    open(f"{work}/merged.lua", "w").write(src[:a] + proto + src[b:])
+    for n in (100, 1000):
+        options = [f"opt{i}" for i in range(1, n + 1)]
+        open(f"{work}/options{n}", "w").write("".join(o + "\n" for o in options))
+        for kind in ("campaign", "first"):
+            doc = json.loads(json.dumps(ir[kind]))
+            board = doc["boards"][ir["board"]]
+            weight = next(iter(board["options"].values()))
+            board["options"] = {o: weight for o in options}
+            write(f"{kind}{n}.json", doc)
+    sys.exit(0)
 if ties not in ("competition", "first"):
-    sys.exit(f"vote_phases.sh: unknown mode {ties!r} (competition, first, limits or markers)")
+    sys.exit(f"vote_phases.sh: unknown mode {ties!r} (competition, first, limits, layouts or markers)")
 write("settings.json", ir["first" if ties == "first" else "campaign"])
 names = []
 for i, (name, line) in enumerate(phases):
@@ -125,7 +164,9 @@ PY
 
 # measure COPY [SETTINGS]: Ir a call of `calls` votes of COPY (and its
 # commands' share), on a fresh server configured with SETTINGS
-# (settings.json by default), after 300 votes of the whole script.
+# (settings.json by default), after $prefill (300) votes of the whole
+# script ($whole_copy); then the board keys' MEMORY USAGE an option.
+prefill=300
 measure() {
   local copy=$1 settings=${2:-settings.json} dir="$work/server" sock
   rm -rf "$dir"; mkdir -p "$dir"; sock="$dir/redis.sock"
@@ -143,11 +184,17 @@ measure() {
       printf 'EVALSHA %s 1 {c:bench}:campaign w%d %s %s\n' "$1" "$i" "$vote" "${options[$((i * 7 % ${#options[@]}))]}"
     done
   }
-  votes "$whole" 1 300 | redis-cli -s "$sock" >/dev/null
-  votes "$part" 301 301 | redis-cli -s "$sock" >/dev/null
+  # (new users a call: the measured ones after the prefill's)
+  local from=$((prefill < 1000 ? 1001 : prefill + 1001))
+  votes "$whole" 1 "$prefill" | redis-cli -s "$sock" >/dev/null
+  votes "$part" $((from - 1)) $((from - 1)) | redis-cli -s "$sock" >/dev/null
   callgrind_control -z "$pid" >/dev/null 2>&1
-  votes "$part" 1001 $((1000 + calls)) | redis-cli -s "$sock" >"$dir/replies"
+  votes "$part" "$from" $((from - 1 + calls)) | redis-cli -s "$sock" >"$dir/replies"
   callgrind_control -d "$pid" >/dev/null 2>&1
+  local bytes=0 key
+  while read -r key; do
+    bytes=$((bytes + $(redis-cli -s "$sock" MEMORY USAGE "$key" SAMPLES 0)))
+  done < <(redis-cli -s "$sock" --scan --pattern '{c:bench}:[bofd]:*')
   if grep -q REDVOTE "$dir/replies"; then echo "a vote was refused: $(grep -m1 REDVOTE "$dir/replies")" >&2; exit 1; fi
   local total split docs
   total=$(grep -h '^summary:' "$dir"/cg.out.* | awk '{print $2}')
@@ -165,12 +212,35 @@ measure() {
       awk -v n="$calls" '{gsub(",", "", $1); printf "| %s | %d |\n", $2, $1 / n}' >"$work/by_command"
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  echo "$((total / calls)) $(( ${split:-0} / calls ))"
+  echo "$((total / calls)) $(( ${split:-0} / calls )) $((bytes / ${#options[@]}))"
 }
 
-mapfile -t names <"$work/names"
 mapfile -t options <"$work/options"
 vote=$(cat "$work/vote")
+if [ "$ties" = layouts ]; then
+  echo "campaign_vote.lua, first ties' side keys as shipped and with f: folded into o:, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
+  echo
+  echo "| options | competition: Ir a vote (in its commands), bytes an option | first, as shipped | ratio | first, f: folded into o: | ratio |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  for n in 100 1000; do
+    mapfile -t options <"$work/options$n"
+    prefill=$((n < 300 ? 300 : n + 300))
+    row="| $n"
+    for run in whole.lua:campaign whole.lua:first merged.lua:first; do
+      whole_copy=${run%%:*}
+      read -r ir in_commands bytes < <(measure "$whole_copy" "${run##*:}$n.json")
+      if [ "${run##*:}" = campaign ]; then
+        base_ir=$ir base_bytes=$bytes
+        row="$row | $ir ($in_commands), $bytes B"
+      else
+        row="$row | $ir ($in_commands), $bytes B | $(python3 -c "print(f'{$ir / $base_ir:.2f}x, {$bytes / $base_bytes:.2f}x')")"
+      fi
+    done
+    echo "$row |"
+  done
+  exit 0
+fi
+mapfile -t names <"$work/names"
 if [ "$ties" = limits ]; then
   whole_copy=whole.lua
   echo "campaign_vote.lua, the ir section's rate-limit row, $calls calls a copy, $(redis-server --version | awk '{print $3}')"
