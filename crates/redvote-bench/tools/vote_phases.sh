@@ -165,7 +165,9 @@ PY
 # measure COPY [SETTINGS]: Ir a call of `calls` votes of COPY (and its
 # commands' share), on a fresh server configured with SETTINGS
 # (settings.json by default), after $prefill (300) votes of the whole
-# script ($whole_copy); then the board keys' MEMORY USAGE an option.
+# script ($whole_copy). Prints the Ir a call, of it in the commands, the
+# board keys' MEMORY USAGE an option and the commands the script sent a
+# call (INFO commandstats).
 prefill=300
 measure() {
   local copy=$1 settings=${2:-settings.json} dir="$work/server" sock
@@ -188,6 +190,7 @@ measure() {
   local from=$((prefill < 1000 ? 1001 : prefill + 1001))
   votes "$whole" 1 "$prefill" | redis-cli -s "$sock" >/dev/null
   votes "$part" $((from - 1)) $((from - 1)) | redis-cli -s "$sock" >/dev/null
+  redis-cli -s "$sock" CONFIG RESETSTAT >/dev/null
   callgrind_control -z "$pid" >/dev/null 2>&1
   votes "$part" "$from" $((from - 1 + calls)) | redis-cli -s "$sock" >"$dir/replies"
   callgrind_control -d "$pid" >/dev/null 2>&1
@@ -195,6 +198,11 @@ measure() {
   while read -r key; do
     bytes=$((bytes + $(redis-cli -s "$sock" MEMORY USAGE "$key" SAMPLES 0)))
   done < <(redis-cli -s "$sock" --scan --pattern '{c:bench}:[bofd]:*')
+  # the commands the script sent (its EVALSHA, redis-cli's and these
+  # tools' own left out)
+  local sent
+  sent=$(redis-cli -s "$sock" INFO commandstats | tr -d '\r' |
+    awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /^cmdstat_(evalsha|command|config|info|ping)/ {n += $3} END {print n + 0}')
   if grep -q REDVOTE "$dir/replies"; then echo "a vote was refused: $(grep -m1 REDVOTE "$dir/replies")" >&2; exit 1; fi
   local total split docs
   total=$(grep -h '^summary:' "$dir"/cg.out.* | awk '{print $2}')
@@ -212,7 +220,7 @@ measure() {
       awk -v n="$calls" '{gsub(",", "", $1); printf "| %s | %d |\n", $2, $1 / n}' >"$work/by_command"
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  echo "$((total / calls)) $(( ${split:-0} / calls )) $((bytes / ${#options[@]}))"
+  echo "$((total / calls)) $(( ${split:-0} / calls )) $((bytes / ${#options[@]})) $(python3 -c "print(round($sent / $calls, 1))")"
 }
 
 mapfile -t options <"$work/options"
@@ -228,7 +236,7 @@ if [ "$ties" = layouts ]; then
     row="| $n"
     for run in whole.lua:campaign whole.lua:first merged.lua:first; do
       whole_copy=${run%%:*}
-      read -r ir in_commands bytes < <(measure "$whole_copy" "${run##*:}$n.json")
+      read -r ir in_commands bytes _ < <(measure "$whole_copy" "${run##*:}$n.json")
       if [ "${run##*:}" = campaign ]; then
         base_ir=$ir base_bytes=$bytes
         row="$row | $ir ($in_commands), $bytes B"
@@ -254,9 +262,9 @@ if [ "$ties" = limits ]; then
     echo "| ${names[$i]} | $((after - before)) |"
     steps=$((steps + after - before))
   done
-  read -r ruled ruled_commands < <(measure whole.lua)
+  read -r ruled ruled_commands _ < <(measure whole.lua)
   cp "$work/by_command" "$work/by_command_ruled"
-  read -r none none_commands < <(measure whole.lua settings-none.json)
+  read -r none none_commands _ < <(measure whole.lua settings-none.json)
   echo "| the rest: elsewhere in the vote (the periods the plan names for the board too, ...) | $((ruled - none - steps)) |"
   echo "| **4 rules against none (the whole script)** | **$((ruled - none))** |"
   echo
@@ -278,7 +286,7 @@ echo "| phase | Ir a call |"
 echo "| --- | --- |"
 prev=0
 for i in $(seq 0 "$last"); do
-  read -r ir in_commands < <(measure "cut$i.lua")
+  read -r ir in_commands _ sent < <(measure "cut$i.lua")
   if [ "$i" -eq 0 ]; then
     echo "| the call and the script's definitions, the slot probe | $ir |"
   else
@@ -289,6 +297,23 @@ done
 echo "| **total** | **$ir** |"
 echo
 echo "Of the total, in the script's commands (scriptCall): $in_commands; the rest (Lua, arguments and replies): $((ir - in_commands))."
+echo
+# The floor: what any script sending these commands costs, with no other
+# Lua: a script `return 1` (the call itself), the commands themselves
+# (scriptCall) and, for each command, what a redis.call of the cheapest
+# kind costs beyond its command (a script of as many
+# redis.call('EXISTS', KEYS[1]) as the vote sends, less `return 1` and
+# its EXISTSes). A lower bound: a vote's commands take more arguments and
+# longer replies than EXISTS.
+n=$(python3 -c "print(round($sent))")
+printf 'return 1\n' >"$work/return1.lua"
+{ for _ in $(seq 1 "$n"); do printf "redis.call('EXISTS', KEYS[1])\n"; done; printf 'return 1\n'; } >"$work/calls.lua"
+read -r bare _ < <(measure return1.lua)
+read -r calls_ir calls_in _ < <(measure calls.lua)
+per_call=$(((calls_ir - calls_in - bare) / n))
+floor=$((bare + in_commands + n * per_call))
+echo "The script sends $sent commands a call. The least any script sending them costs (no other Lua): $floor Ir a call ="
+echo "a script \`return 1\` $bare + the commands $in_commands + $n x $per_call (a redis.call('EXISTS') beyond its command)."
 echo
 echo "The whole script's commands by Redis function (inclusive Ir a call; strtod: the parsing of scores, in the commands and in the Lua's tonumber):"
 echo
