@@ -21,9 +21,9 @@
 //! (1.5x), the vote with `first` ties with the same vote with `competition`
 //! (1.3x; and the memory per option of their boards, 1.5x), 4 rate-limit
 //! rules with none (1.3x), and a pair of a batch vote with a single vote
-//! (1.0x). Every call goes through the library (`Site::vote`,
-//! `Campaign::vote_by`, ...), so the rows measure whatever scripts are
-//! checked out.
+//! (1.0x); and the floor of the campaign vote (`VoteFloor`). Every call
+//! goes through the library (`Site::vote`, `Campaign::vote_by`, ...), so
+//! the rows measure whatever scripts are checked out.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -165,8 +165,35 @@ pub(super) struct IrReport {
     /// memory a first-ties index could take: on the rows' boards, then on
     /// boards of `WIDE_OPTIONS` options.
     pub(super) first_by_size: Vec<FirstBySize>,
+    /// The floor of the campaign vote's commands (`VoteFloor`).
+    pub(super) vote_floor: VoteFloor,
     /// Seconds the section took.
     pub(super) seconds: f64,
+}
+
+/// The least any script sending the campaign vote's commands could cost,
+/// with no other Lua: a script `return 1` (the call itself), the vote's
+/// commands (its row's `ir_in_commands`), and for each command what a
+/// `redis.call` costs beyond its command (from a script of as many
+/// `redis.call('EXISTS', KEYS[1])`: a lower bound, since the vote's
+/// commands pass more arguments and longer replies), against the seed's
+/// 16 commands. What the campaign row's target leaves the vote's own Lua
+/// is the target times the seed's Ir less this floor.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct VoteFloor {
+    /// Commands the vote sends a call (INFO commandstats over its row's
+    /// calls).
+    pub(super) commands: f64,
+    /// Ir a call of a script `return 1`.
+    pub(super) bare_ir: u64,
+    /// Ir a `redis.call('EXISTS', KEYS[1])` costs beyond its command.
+    pub(super) call_ir: u64,
+    /// bare_ir + the vote's commands' Ir + commands (rounded) x call_ir.
+    pub(super) floor_ir: u64,
+    /// The seed's 16 commands' Ir (the campaign row's `against_ir`).
+    pub(super) seed_ir: u64,
+    /// floor_ir / seed_ir.
+    pub(super) ratio: f64,
 }
 
 /// Options of the second pair of boards (competition, first) the section
@@ -244,6 +271,74 @@ for _, key in ipairs(KEYS) do
 end
 return total
 "#;
+
+/// The commands scripts sent since the last CONFIG RESETSTAT (INFO
+/// commandstats, the clients' own commands left out: the scripts' calls,
+/// the connection's and these counts').
+fn script_commands(con: &mut redis::Connection) -> Result<u64> {
+    let stats: String = redis::cmd("INFO").arg("commandstats").query(con)?;
+    let mut n = 0;
+    for line in stats.lines() {
+        let Some((name, fields)) = line
+            .strip_prefix("cmdstat_")
+            .and_then(|l| l.split_once(':'))
+        else {
+            continue;
+        };
+        if [
+            "eval", "evalsha", "script", "info", "config", "ping", "client", "hello",
+        ]
+        .iter()
+        .any(|own| name == *own || name.starts_with(&format!("{own}|")))
+        {
+            continue;
+        }
+        let calls = fields
+            .split(',')
+            .find_map(|f| f.strip_prefix("calls="))
+            .context("INFO commandstats: a line without calls=")?;
+        n += calls.parse::<u64>()?;
+    }
+    Ok(n)
+}
+
+/// The floor of the campaign vote (`VoteFloor`): `vote` its row's
+/// measure, `commands` the commands it sent a call, `seed` the seed's.
+fn vote_floor(
+    server: &mut CallgrindServer,
+    con: &mut redis::Connection,
+    calls: u64,
+    (vote, commands): (Measured, f64),
+    seed: Measured,
+) -> Result<VoteFloor> {
+    let n = (commands.round() as u64).max(1);
+    let bare = redis::Script::new("return 1");
+    let many = redis::Script::new(&format!(
+        "{}return 1",
+        "redis.call('EXISTS', KEYS[1]) ".repeat(n as usize)
+    ));
+    let mut run = |script: &redis::Script| {
+        measure(server, calls, calls, |i| {
+            script.key("floor").arg(i).invoke::<i64>(&mut *con)?;
+            Ok(())
+        })
+    };
+    let bare_ir = run(&bare)?;
+    let many_ir = run(&many)?;
+    let call_ir = many_ir
+        .ir
+        .saturating_sub(many_ir.commands.unwrap_or(0) + bare_ir.ir)
+        / n;
+    let floor_ir = bare_ir.ir + vote.commands.unwrap_or(0) + n * call_ir;
+    Ok(VoteFloor {
+        commands: (commands * 10.0).round() / 10.0,
+        bare_ir: bare_ir.ir,
+        call_ir,
+        floor_ir,
+        seed_ir: seed.ir,
+        ratio: ratio_of(floor_ir, seed.ir),
+    })
+}
 
 /// Two rounded ratios.
 fn ratio_of(a: u64, b: u64) -> f64 {
@@ -400,6 +495,10 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     let first = Campaign::with_namespace("{c:bench-first}:");
     first.configure(&settings.first).run(&mut con)?;
     let option = |i: u64| &names.options[(i * 7 % names.options.len() as u64) as usize];
+    // (the commands it sends: its calls and the one measure makes first)
+    redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query::<()>(&mut con)?;
     let competition = measure(&mut server, calls, calls, |i| {
         names
             .redvote
@@ -407,6 +506,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
             .run(&mut con)?;
         Ok(())
     })?;
+    let vote_commands = script_commands(&mut con)? as f64 / (calls + 1) as f64;
     let seed = measure(&mut server, calls, calls, |i| {
         let keys = names.seed_keys(crate::scenario::unix_now() as i64);
         for cmd in keys.commands(option(i), &format!("sd:{i}")) {
@@ -421,6 +521,13 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         seed,
         1.5,
     ));
+    let floor = vote_floor(
+        &mut server,
+        &mut con,
+        calls,
+        (competition, vote_commands),
+        seed,
+    )?;
     let first_ir = measure(&mut server, calls, calls, |i| {
         first
             .vote(&format!("fv:{i}"), &[(CAMPAIGN_BOARD, option(i))])
@@ -537,6 +644,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         first_by_size: by_size,
         batch_pairs: BATCH,
         rows,
+        vote_floor: floor,
         seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     })
 }
@@ -574,6 +682,21 @@ pub(super) fn write_ir(out: &mut impl Write, r: &IrReport) -> Result<()> {
             if row.pass { "met" } else { "**missed**" }
         )?;
     }
+    let f = &r.vote_floor;
+    writeln!(
+        out,
+        "\nThe floor of the campaign vote: any script sending its {} commands a call, with no \
+         other Lua: {} Ir (a script `return 1` {} + its commands {} + {} x {}, a redis.call's own \
+         cost beyond its command), {:.2}x the seed's 16 commands ({})",
+        f.commands,
+        f.floor_ir,
+        f.bare_ir,
+        f.floor_ir - f.bare_ir - f.commands.round() as u64 * f.call_ir,
+        f.commands.round(),
+        f.call_ir,
+        f.ratio,
+        f.seed_ir
+    )?;
     writeln!(
         out,
         "\nFirst ties against competition by board size (a vote's Ir; bytes an option; the \

@@ -36,8 +36,9 @@
 //!   rate, p50/p99 and the ratio, both sides' 100 votes found on the board;
 //! * the text report names every row and every ratio, prints the eight
 //!   `checks: OK` lines, the model, the serve lines and the scaling table;
-//! * the ir section (4 calls a side) has its 6 rows and first ties at both
-//!   board sizes, and `tools/vote_phases.sh markers` finds every line of the
+//! * the ir section (4 calls a side) has its 6 rows, first ties at both
+//!   board sizes and the campaign vote's floor (more commands than the
+//!   seed's 16, below the vote itself), and `tools/vote_phases.sh markers` finds every line of the
 //!   vote it cuts its copies at.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
@@ -277,7 +278,8 @@ fn smoke() -> Result<String> {
     // the ir section, tiny (under callgrind: valgrind is required, the
     // section fails naming how to install it): every row measured, and
     // first ties at both board sizes, their memory above the floor's and
-    // the floor above competition's
+    // the floor above competition's; the vote's floor below the vote, of
+    // more commands than the seed's
     let ir = crate::ir::run_ir(4).context("the ir section")?;
     let mut table = Vec::new();
     crate::ir::write_ir(&mut table, &ir)?;
@@ -293,7 +295,11 @@ fn smoke() -> Result<String> {
                 || f.floor_bytes <= f.competition_bytes
                 || f.first_bytes <= f.floor_bytes
         })
+        || ir.vote_floor.commands <= 16.0
+        || ir.vote_floor.bare_ir == 0
+        || ir.vote_floor.floor_ir >= ir.rows[1].ir
         || !table.contains("| target |")
+        || !table.contains("The floor of the campaign vote")
     {
         problems.push(format!("the ir section:\n{table}"));
     }
@@ -312,7 +318,7 @@ fn smoke() -> Result<String> {
     if problems.is_empty() {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
-             masters, replicas (3 modes), scale ({} operations), ir ({} rows, first ties at {} board sizes), \
+             masters, replicas (3 modes), scale ({} operations), ir ({} rows, the vote's floor, first ties at {} board sizes), \
              vote_phases.sh's markers, checks OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
