@@ -37,6 +37,7 @@ use serde::Serialize;
 
 use crate::campaign::{campaign_settings, CampaignNames, CAMPAIGN_BOARD};
 use crate::limits::{limits_settings, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES};
+use crate::measure::{command_stats, CommandStats};
 
 /// The lean article vote of issue 23: the seeds' four commands in one
 /// script, nothing checked. KEYS: time:, voted:ID, score:, article:ID;
@@ -272,34 +273,21 @@ end
 return total
 "#;
 
-/// The commands scripts sent since the last CONFIG RESETSTAT (INFO
-/// commandstats, the clients' own commands left out: the scripts' calls,
-/// the connection's and these counts').
-fn script_commands(con: &mut redis::Connection) -> Result<u64> {
-    let stats: String = redis::cmd("INFO").arg("commandstats").query(con)?;
-    let mut n = 0;
-    for line in stats.lines() {
-        let Some((name, fields)) = line
-            .strip_prefix("cmdstat_")
-            .and_then(|l| l.split_once(':'))
-        else {
-            continue;
-        };
-        if [
-            "eval", "evalsha", "script", "info", "config", "ping", "client", "hello",
-        ]
+/// The commands scripts sent between two INFO commandstats snapshots
+/// (`measure::command_stats`), the clients' own left out: the scripts'
+/// calls, the connection's and the snapshots'.
+fn script_commands(before: &CommandStats, after: &CommandStats) -> u64 {
+    const OWN: [&str; 8] = [
+        "eval", "evalsha", "script", "info", "config", "ping", "client", "hello",
+    ];
+    after
         .iter()
-        .any(|own| name == *own || name.starts_with(&format!("{own}|")))
-        {
-            continue;
-        }
-        let calls = fields
-            .split(',')
-            .find_map(|f| f.strip_prefix("calls="))
-            .context("INFO commandstats: a line without calls=")?;
-        n += calls.parse::<u64>()?;
-    }
-    Ok(n)
+        .filter(|(name, _)| {
+            !OWN.iter()
+                .any(|own| *name == own || name.starts_with(&format!("{own}|")))
+        })
+        .map(|(name, (calls, _))| calls - before.get(name).map_or(0, |b| b.0))
+        .sum()
 }
 
 /// The floor of the campaign vote (`VoteFloor`): `vote` its row's
@@ -496,9 +484,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
     first.configure(&settings.first).run(&mut con)?;
     let option = |i: u64| &names.options[(i * 7 % names.options.len() as u64) as usize];
     // (the commands it sends: its calls and the one measure makes first)
-    redis::cmd("CONFIG")
-        .arg("RESETSTAT")
-        .query::<()>(&mut con)?;
+    let stats_before = command_stats(&mut con)?;
     let competition = measure(&mut server, calls, calls, |i| {
         names
             .redvote
@@ -506,7 +492,8 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
             .run(&mut con)?;
         Ok(())
     })?;
-    let vote_commands = script_commands(&mut con)? as f64 / (calls + 1) as f64;
+    let vote_commands =
+        script_commands(&stats_before, &command_stats(&mut con)?) as f64 / (calls + 1) as f64;
     let seed = measure(&mut server, calls, calls, |i| {
         let keys = names.seed_keys(crate::scenario::unix_now() as i64);
         for cmd in keys.commands(option(i), &format!("sd:{i}")) {
