@@ -298,22 +298,7 @@ echo "| **total** | **$ir** |"
 echo
 echo "Of the total, in the script's commands (scriptCall): $in_commands; the rest (Lua, arguments and replies): $((ir - in_commands))."
 echo
-# The floor: what any script sending these commands costs, with no other
-# Lua: a script `return 1` (the call itself), the commands themselves
-# (scriptCall) and, for each command, what a redis.call of the cheapest
-# kind costs beyond its command (a script of as many
-# redis.call('EXISTS', KEYS[1]) as the vote sends, less `return 1` and
-# its EXISTSes). A lower bound: a vote's commands take more arguments and
-# longer replies than EXISTS.
-n=$(python3 -c "print(round($sent))")
-printf 'return 1\n' >"$work/return1.lua"
-{ for _ in $(seq 1 "$n"); do printf "redis.call('EXISTS', KEYS[1])\n"; done; printf 'return 1\n'; } >"$work/calls.lua"
-read -r bare _ < <(measure return1.lua)
-read -r calls_ir calls_in _ < <(measure calls.lua)
-per_call=$(((calls_ir - calls_in - bare) / n))
-floor=$((bare + in_commands + n * per_call))
-echo "The script sends $sent commands a call. The least any script sending them costs (no other Lua): $floor Ir a call ="
-echo "a script \`return 1\` $bare + the commands $in_commands + $n x $per_call (a redis.call('EXISTS') beyond its command)."
+echo "The script sends $sent commands a call (the floor of any script sending the campaign vote's: the ir section's VoteFloor)."
 echo
 echo "The whole script's commands by Redis function (inclusive Ir a call; strtod: the parsing of scores, in the commands and in the Lua's tonumber):"
 echo

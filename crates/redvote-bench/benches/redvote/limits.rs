@@ -142,8 +142,8 @@ impl Bench {
     pub(super) fn limits_setup(&mut self) -> Result<()> {
         let options = &self.ctx.campaign.options;
         for (k, campaign) in self.ctx.limits.iter().enumerate() {
-            let rules = limit_rules(LIMIT_RULE_COUNTS[k]);
             let settings = limits_settings(options, LIMIT_RULE_COUNTS[k]);
+            let rules = settings.limits.as_deref().unwrap_or_default();
             campaign
                 .configure(&settings)
                 .run(&mut self.admin)
