@@ -281,8 +281,7 @@ fn campaign_commands_end_to_end() {
     let url = server.url();
     let u = Some(url.as_str());
     let mut con = support::con(&server);
-    let dir = std::env::temp_dir().join(format!("redvote-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::scratch("settings");
     let settings = dir.join("settings.json");
     std::fs::write(
         &settings,
@@ -453,9 +452,7 @@ struct Scratch(std::path::PathBuf);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("redvote-cli-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+        Scratch(support::scratch(name))
     }
 
     /// Write `text` to `name` in the directory; its path.

@@ -9,14 +9,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{self, real_total, redvote, vote_ids_campaign as campaign, T0};
-
-/// A scratch directory of this test process.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("redvote-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::support::{self, real_total, redvote, scratch, vote_ids_campaign as campaign, T0};
 
 #[test]
 fn an_empty_vote_id_is_refused_and_counts_nothing() {

@@ -23,8 +23,7 @@ fn a_vote_or_an_import_past_the_retention_is_refused() {
     let url = server.url();
     let now = support::server_time(&mut con) as u64;
     let old = (now - 10 * DAY).to_string();
-    let dir = std::env::temp_dir().join(format!("redvote-cli-retention-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::scratch("retention");
     let file = dir.join("votes.csv");
     std::fs::write(&file, "option,votes\nx,5\n").unwrap();
     let before = support::digest(&mut con);

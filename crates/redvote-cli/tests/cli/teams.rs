@@ -125,8 +125,7 @@ fn keys_add_prints_the_token_once_and_list_never() {
 }
 
 fn configure(url: &str, name: &str) {
-    let dir = std::env::temp_dir().join(format!("redvote-teams-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::scratch(&format!("teams-{name}"));
     let file = dir.join("settings.json");
     std::fs::write(
         &file,
