@@ -10,7 +10,7 @@
 use redvote::campaign::{BoardSettings, CampaignSettings};
 use redvote::{Code, Period};
 
-use super::{day_name, hour_name, T0};
+use super::{day_name, hour_name, list_expired_day, T0};
 use crate::support::{
     self, board, boards, expiretime, options, refused_unchanged, setup, DAY, HOUR,
 };
@@ -148,12 +148,7 @@ fn an_import_into_a_board_past_its_retention_is_refused() {
     });
     assert!(detail.contains(&day_name(old)), "{detail}");
     // listed in the index (as a board that expired since is)
-    let _: () = redis::cmd("ZADD")
-        .arg("{c:impret}:periods:B")
-        .arg(old - old % DAY + 2 * DAY)
-        .arg(format!("shown:{}", day_name(old)))
-        .query(&mut con)
-        .unwrap();
+    list_expired_day(&mut con, "{c:impret}:", "B", old);
     let board_key = format!("{{c:impret}}:b:B:shown:{}", day_name(old));
     refused_unchanged(&mut con, "old day, indexed", Code::InvalidPeriod, |con| {
         c.at(old).import("B", &[("x", "5")]).run(con)

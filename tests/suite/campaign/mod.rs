@@ -130,3 +130,15 @@ fn day_name(t: u64) -> String {
     use chrono::Datelike;
     format!("day:{:04}-{:02}-{:02}", dt.year(), dt.month(), dt.day())
 }
+
+/// List the shown board of the day of `t` (offset 0, kept one day after
+/// it ends) in `<ns>periods:B`, as the index lists a board that has
+/// expired since, without writing the board.
+fn list_expired_day(con: &mut redis::Connection, ns: &str, board: &str, t: u64) {
+    let _: () = redis::cmd("ZADD")
+        .arg(format!("{ns}periods:{board}"))
+        .arg(t - t % crate::support::DAY + 2 * crate::support::DAY)
+        .arg(format!("shown:{}", day_name(t)))
+        .query(con)
+        .unwrap();
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use redvote::campaign::BoardSettings;
 use redvote::{Code, Period, Ties};
 
-use super::{day_name, hour_name};
+use super::{day_name, hour_name, list_expired_day};
 use crate::support::{self, board, boards, expiretime, keys, options, setup, DAY, HOUR};
 
 #[test]
@@ -262,12 +262,7 @@ fn a_vote_into_a_period_past_its_retention_is_refused() {
         "{detail}"
     );
     // listed in the index (as a board that expired since is)
-    let _: () = redis::cmd("ZADD")
-        .arg(format!("{ns}periods:K"))
-        .arg(old - old % DAY + 2 * DAY)
-        .arg(format!("shown:{day}"))
-        .query(&mut con)
-        .unwrap();
+    list_expired_day(&mut con, ns, "K", old);
     support::refused_unchanged(&mut con, "old day, listed", Code::InvalidPeriod, |con| {
         c.at(old).vote("u", &[("K", "x")]).run(con)
     });
