@@ -87,11 +87,17 @@ impl Tls {
     }
 }
 
-/// rustls needs a process-wide crypto provider; this crate compiles ring.
+/// rustls needs a process-wide crypto provider; this crate compiles ring
+/// (it builds without cmake or nasm). An application that installed its
+/// own provider first keeps it.
 #[cfg(feature = "tls")]
 fn install_crypto_provider() {
+    // rustls 0.23.48 deprecates ring's provider only for lacking post-quantum
+    // key exchange; rustls itself still falls back to it the same way
+    #[allow(deprecated)]
+    let ring = rustls::crypto::ring::default_provider();
     // Err: one is installed already (by us, or by the application)
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let _ = ring.install_default();
 }
 
 /// The kind of deployment a URL names.

@@ -1,5 +1,9 @@
-//! The Lua scripts, embedded from `lua/<name>.lua` at compile time (only
-//! the assembled scripts: the table is written by `build.rs`).
+//! The Lua scripts, embedded from `lua/<name>.lua` at compile time with
+//! `include_dir!` (only the top-level, assembled scripts are used; in a
+//! checkout the editable sources of `lua/src/` are embedded too, 300 KB
+//! the binary carries unused, while the published crate ships no
+//! `lua/src/`). `build.rs` only tells cargo to rebuild when a file of
+//! `lua/` is added, removed or changed.
 //!
 //! Every operation is one file `lua/<name>.lua` taking exactly one key: the
 //! site root `<prefix>article:` for the article site's scripts, the campaign
@@ -16,8 +20,6 @@ use std::sync::LazyLock;
 #[cfg(test)]
 mod assemble;
 #[cfg(test)]
-mod bindings;
-#[cfg(test)]
 pub(crate) mod manifest;
 
 /// `lua/manifest.json`: every script's name, file, SHA1, flags, key, ARGV
@@ -26,7 +28,8 @@ pub(crate) mod manifest;
 /// `docs/manifest.md`; its JSON Schema is `lua/manifest.schema.json`).
 pub const MANIFEST: &str = include_str!("../../lua/manifest.json");
 
-include!(concat!(env!("OUT_DIR"), "/scripts.rs"));
+/// `lua/`, as it was when the crate was compiled.
+static LUA: include_dir::Dir<'static> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/lua");
 
 /// One embedded script: its operation name, its source and its SHA1.
 #[derive(Debug)]
@@ -69,14 +72,20 @@ impl EmbeddedScript {
 }
 
 static SCRIPTS: LazyLock<Vec<EmbeddedScript>> = LazyLock::new(|| {
-    SOURCES
-        .iter()
-        .map(|&(name, source)| EmbeddedScript {
-            name,
-            source,
-            script: redis::Script::new(source),
+    let mut scripts: Vec<EmbeddedScript> = LUA
+        .files()
+        .filter_map(|file| {
+            let name = file.path().to_str()?.strip_suffix(".lua")?;
+            let source = file.contents_utf8()?;
+            Some(EmbeddedScript {
+                name,
+                source,
+                script: redis::Script::new(source),
+            })
         })
-        .collect()
+        .collect();
+    scripts.sort_by_key(|s| s.name);
+    scripts
 });
 
 /// What is embedded is exactly `lua/*.lua`: every assembled script, and
