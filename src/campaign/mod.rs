@@ -123,7 +123,7 @@ impl Campaign {
     pub fn vote_by(&self, voter: &Voter, pairs: &[(&str, &str)]) -> Call<Vec<Ballot>> {
         let mut args = voter.args(self.time_arg());
         args.push(voter.cost.to_string());
-        args.push(match voter.id {
+        args.push(match voter.id.as_deref() {
             Some("") => EMPTY_VOTE_ID.to_string(),
             id => id.unwrap_or_default().to_string(),
         });

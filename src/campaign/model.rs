@@ -284,15 +284,16 @@ impl Upgraded {
     }
 }
 
-/// Who votes, for rate limits: the user and the vote's context.
+/// Who votes, for rate limits: the user and the vote's context. It owns
+/// its strings, so `Voter::new(user).id(format!("req-{n}"))` may be kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Voter<'a> {
+pub struct Voter {
     /// The user (1..256 bytes).
-    pub user: &'a str,
+    pub user: String,
     /// Traffic source (a partner channel may have extra allowance).
-    pub channel: Option<&'a str>,
+    pub channel: Option<String>,
     /// Device type (`pc`, `mobile`, ...), counted apart by rules `by` device.
-    pub device: Option<&'a str>,
+    pub device: Option<String>,
     /// What the vote spends of each limit (1..=1000).
     pub cost: u32,
     /// The vote's idempotency key (1..=128 bytes, no control characters):
@@ -301,14 +302,14 @@ pub struct Voter<'a> {
     /// vote that may be retried (the driver retries only votes with an id).
     /// `Some("")` is refused with `Code::InvalidVoteId`, writing nothing
     /// (no id is `None`).
-    pub id: Option<&'a str>,
+    pub id: Option<String>,
 }
 
-impl<'a> Voter<'a> {
+impl Voter {
     /// A voter with no channel or device, spending 1.
-    pub fn new(user: &'a str) -> Self {
+    pub fn new(user: impl Into<String>) -> Self {
         Voter {
-            user,
+            user: user.into(),
             channel: None,
             device: None,
             cost: 1,
@@ -318,17 +319,17 @@ impl<'a> Voter<'a> {
 
     /// The same voter coming through `channel` (a partner channel may have
     /// extra allowance).
-    pub fn channel(self, channel: &'a str) -> Self {
+    pub fn channel(self, channel: impl Into<String>) -> Self {
         Voter {
-            channel: Some(channel),
+            channel: Some(channel.into()),
             ..self
         }
     }
 
     /// The same voter on device type `device`.
-    pub fn device(self, device: &'a str) -> Self {
+    pub fn device(self, device: impl Into<String>) -> Self {
         Voter {
-            device: Some(device),
+            device: Some(device.into()),
             ..self
         }
     }
@@ -340,9 +341,9 @@ impl<'a> Voter<'a> {
 
     /// The same voter with the vote's idempotency key `id` (see
     /// [`Voter::id`](Voter#structfield.id)).
-    pub fn id(self, id: &'a str) -> Self {
+    pub fn id(self, id: impl Into<String>) -> Self {
         Voter {
-            id: Some(id),
+            id: Some(id.into()),
             ..self
         }
     }
@@ -351,10 +352,10 @@ impl<'a> Voter<'a> {
     /// scripts both start with (the vote adds the cost).
     pub(super) fn args(&self, time: String) -> Vec<String> {
         vec![
-            self.user.to_string(),
+            self.user.clone(),
             time,
-            self.channel.unwrap_or_default().to_string(),
-            self.device.unwrap_or_default().to_string(),
+            self.channel.clone().unwrap_or_default(),
+            self.device.clone().unwrap_or_default(),
         ]
     }
 }

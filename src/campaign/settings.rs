@@ -224,6 +224,14 @@ impl CampaignSettings {
         }
     }
 
+    /// Add one rate-limit rule to the rules this change sets (like
+    /// [`CampaignSettings::with_limits`], the list replaces the campaign's
+    /// rules when configured).
+    pub fn with_limit(mut self, rule: LimitRule) -> Self {
+        self.limits.get_or_insert_with(Vec::new).push(rule);
+        self
+    }
+
     /// Keep a capped vote log of at least `entries` of the latest votes
     /// (0: none), for [`crate::Campaign::void_range`].
     pub fn with_vote_log(self, entries: u64) -> Self {

@@ -22,6 +22,8 @@ pub use model::{
 };
 pub use page::{PageCall, PageIds, PageOf};
 
+use std::fmt::Display;
+
 use crate::call::Call;
 
 /// One voting site: a key prefix (empty by default, as in the seeds).
@@ -68,28 +70,34 @@ impl Site {
         Call::new("post", &self.root, args).idempotent(false)
     }
 
-    /// Set `user`'s vote on `article` (`"7"` or `"article:7"`) to `vote`.
-    pub fn set_vote(&self, user: &str, article: &str, vote: Vote) -> Call<VoteOutcome> {
-        Call::new("vote", &self.root, strings([user, article, vote.as_str()]))
+    /// Set `user`'s vote on `article` (the id [`Site::post`] returned, `7`,
+    /// or `"7"` or `"article:7"`) to `vote`.
+    pub fn set_vote(&self, user: &str, article: impl Display, vote: Vote) -> Call<VoteOutcome> {
+        let args = vec![
+            user.to_string(),
+            article.to_string(),
+            vote.as_str().to_string(),
+        ];
+        Call::new("vote", &self.root, args)
     }
 
     /// Upvote (the seeds' `article_vote`); a repeated upvote changes nothing.
-    pub fn vote(&self, user: &str, article: &str) -> Call<VoteOutcome> {
+    pub fn vote(&self, user: &str, article: impl Display) -> Call<VoteOutcome> {
         self.set_vote(user, article, Vote::Up)
     }
 
     /// Downvote (switches an upvote to a downvote in the same call).
-    pub fn downvote(&self, user: &str, article: &str) -> Call<VoteOutcome> {
+    pub fn downvote(&self, user: &str, article: impl Display) -> Call<VoteOutcome> {
         self.set_vote(user, article, Vote::Down)
     }
 
     /// Retract the user's vote, up or down.
-    pub fn unvote(&self, user: &str, article: &str) -> Call<VoteOutcome> {
+    pub fn unvote(&self, user: &str, article: impl Display) -> Call<VoteOutcome> {
         self.set_vote(user, article, Vote::None)
     }
 
     /// One article with its score and rank, and `user`'s vote when given.
-    pub fn article(&self, article: &str, user: Option<&str>) -> Call<Article> {
+    pub fn article(&self, article: impl Display, user: Option<&str>) -> Call<Article> {
         let mut args = vec![article.to_string()];
         args.extend(user.map(str::to_string));
         Call::new("article", &self.root, args)
@@ -137,7 +145,12 @@ impl Site {
 
     /// Add `article` to the groups in `add` and remove it from those in
     /// `remove`, atomically.
-    pub fn groups(&self, article: &str, add: &[&str], remove: &[&str]) -> Call<GroupChange> {
+    pub fn groups(
+        &self,
+        article: impl Display,
+        add: &[&str],
+        remove: &[&str],
+    ) -> Call<GroupChange> {
         let mut args = vec![article.to_string()];
         args.extend(add.iter().map(|g| format!("+{g}")));
         args.extend(remove.iter().map(|g| format!("-{g}")));

@@ -393,7 +393,7 @@ fn run_case(con: &mut Connection, ops: &[Op]) -> Result<(), TestCaseError> {
                 let (user, id) = (format!("u{user}"), id.map(|i| format!("id{i}")));
                 let names: Vec<(&str, &str)> = pairs.iter().map(|&o| ("B", OPTIONS[o])).collect();
                 let mut voter = Voter::new(&user);
-                voter.id = id.as_deref();
+                voter.id = id.clone();
                 let got = code(c.at(*t).vote_by(&voter, &names).run(con));
                 prop_assert_eq!(
                     got,
@@ -414,7 +414,7 @@ fn run_case(con: &mut Connection, ops: &[Op]) -> Result<(), TestCaseError> {
                     let names: Vec<(&str, &str)> =
                         pairs.iter().map(|&o| ("B", OPTIONS[o])).collect();
                     let mut voter = Voter::new(&user);
-                    voter.id = id.as_deref();
+                    voter.id = id.clone();
                     let got = code(c.at(t).vote_by(&voter, &names).run(con));
                     prop_assert_eq!(
                         got,

@@ -73,11 +73,11 @@ struct VoterArgs {
 }
 
 impl VoterArgs {
-    fn voter(&self) -> Voter<'_> {
+    fn voter(&self) -> Voter {
         Voter {
-            user: &self.user,
-            channel: self.channel.as_deref(),
-            device: self.device.as_deref(),
+            user: self.user.clone(),
+            channel: self.channel.clone(),
+            device: self.device.clone(),
             cost: self.cost,
             id: None,
         }
@@ -344,7 +344,7 @@ fn vote(
 ) -> Result<()> {
     let pairs = split_pairs(pairs)?;
     let voter = Voter {
-        id: vote_id,
+        id: vote_id.map(Into::into),
         ..voter.voter()
     };
     let call = campaign.vote_by(&voter, &pairs);

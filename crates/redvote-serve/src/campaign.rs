@@ -287,11 +287,11 @@ async fn vote(
     let outcome = async {
         let c = campaign(&name)?;
         let voter = Voter {
-            user: &body.user,
-            channel: body.channel.as_deref(),
-            device: body.device.as_deref(),
+            user: body.user.clone(),
+            channel: body.channel.clone(),
+            device: body.device.clone(),
             cost: body.cost,
-            id: key.as_deref(),
+            id: key.clone(),
         };
         let pairs: Vec<(&str, &str)> = body
             .votes
@@ -756,8 +756,8 @@ async fn limits(
 ) -> Result<Json<Limits>, Problem> {
     let c = campaign(&name)?;
     let voter = Voter {
-        channel: q.channel.as_deref(),
-        device: q.device.as_deref(),
+        channel: q.channel.clone(),
+        device: q.device.clone(),
         ..Voter::new(&q.user)
     };
     let pairs = pairs(q.pairs.as_deref())?;
@@ -812,8 +812,8 @@ async fn reset_limits(
 ) -> Result<Json<Reset>, Problem> {
     let c = campaign(&name)?;
     let voter = Voter {
-        channel: body.channel.as_deref(),
-        device: body.device.as_deref(),
+        channel: body.channel.clone(),
+        device: body.device.clone(),
         ..Voter::new(&body.user)
     };
     let pairs: Vec<(&str, &str)> = body

@@ -10,6 +10,7 @@
 mod around;
 mod bad_input;
 mod batch_docs;
+mod chapter_example;
 mod concurrency;
 mod configure;
 mod decimals;

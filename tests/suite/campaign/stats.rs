@@ -48,7 +48,7 @@ fn the_counters_match_the_votes_by_hour_day_channel_and_device() {
     let mut con = support::con(&server);
     let c = campaign(&mut con);
     // hour 0: 3 votes (x, y, x) by u1..u3, app/pc, app/mobile, web/-
-    fn v<'a>(u: &'a str, ch: &'a str, dev: &'a str) -> Voter<'a> {
+    fn v(u: &str, ch: &str, dev: &str) -> Voter {
         Voter::new(u).channel(ch).device(dev)
     }
     c.at(T0)

@@ -94,7 +94,7 @@ fn cast(con: &mut Connection, c: &Campaign, twin: bool) {
             continue;
         }
         let id = format!("vote-{i}");
-        let voter = Voter::new(user).channel(channel).id(&id);
+        let voter = Voter::new(*user).channel(*channel).id(&id);
         c.at(T0 + dt).vote_by(&voter, pairs).run(con).unwrap();
     }
 }

@@ -31,7 +31,7 @@ fn an_empty_vote_id_is_refused_and_writes_nothing() {
     assert_eq!(real_total(&mut con, &c, "B", "x"), 0);
     // the same through the struct's field
     let voter = Voter {
-        id: Some(""),
+        id: Some(String::new()),
         ..Voter::new("u2")
     };
     refused_unchanged(

@@ -213,9 +213,9 @@ fn random_votes(
         };
         let user = format!("u{}", rng.below(6));
         let voter = Voter {
-            user: &user,
-            channel: Some(CHANNELS[rng.below(3)]).filter(|c| !c.is_empty()),
-            device: Some(DEVICES[rng.below(3)]).filter(|d| !d.is_empty()),
+            user,
+            channel: Some(CHANNELS[rng.below(3)].to_string()).filter(|c| !c.is_empty()),
+            device: Some(DEVICES[rng.below(3)].to_string()).filter(|d| !d.is_empty()),
             cost: 1 + (rng.below(6) / 5) as u32 * 2,
             id: None,
         };

@@ -125,19 +125,19 @@ fn bucket_of(con: &mut Connection, user: &str) -> u64 {
     u64::from_str_radix(&hex[..8], 16).unwrap() % 256
 }
 
-fn voter<'a>(user: &'a str, channel: Option<&'a str>, device: Option<&'a str>) -> Voter<'a> {
+fn voter(user: &str, channel: Option<&str>, device: Option<&str>) -> Voter {
     Voter {
-        user,
-        channel,
-        device,
+        user: user.into(),
+        channel: channel.map(Into::into),
+        device: device.map(Into::into),
         cost: 1,
         id: None,
     }
 }
 
-fn costing(user: &str, cost: u32) -> Voter<'_> {
+fn costing(user: &str, cost: u32) -> Voter {
     Voter {
-        user,
+        user: user.into(),
         channel: None,
         device: None,
         cost,

@@ -602,9 +602,9 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
         let ir = measure(&mut server, calls, calls, |i| {
             let user = format!("lv{rules}:{i}");
             let voter = Voter {
-                user: &user,
-                channel: Some(LIMITS_VOTER[0]),
-                device: Some(LIMITS_VOTER[1]),
+                user,
+                channel: Some(LIMITS_VOTER[0].into()),
+                device: Some(LIMITS_VOTER[1].into()),
                 cost: 1,
                 id: None,
             };

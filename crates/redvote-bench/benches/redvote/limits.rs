@@ -150,9 +150,9 @@ impl Bench {
                 .with_context(|| format!("configuring the {}-rule campaign", rules.len()))?;
             let channel = LIMITS_CHANNELS[1];
             let voter = Voter {
-                user: "bench:limits-probe",
-                channel: Some(channel),
-                device: Some(LIMITS_DEVICES[1]),
+                user: "bench:limits-probe".into(),
+                channel: Some(channel.into()),
+                device: Some(LIMITS_DEVICES[1].into()),
                 cost: 1,
                 id: None,
             };

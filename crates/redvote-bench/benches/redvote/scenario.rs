@@ -114,18 +114,18 @@ pub(super) struct Input {
 
 impl Input {
     /// The rate-limit votes' voter: the user, its channel and device, cost 1.
-    fn voter(&self) -> Voter<'_> {
+    fn voter(&self) -> Voter {
         Voter {
-            user: &self.user,
-            channel: Some(self.channel),
-            device: Some(self.device),
+            user: self.user.clone(),
+            channel: Some(self.channel.into()),
+            device: Some(self.device.into()),
             cost: 1,
             id: None,
         }
     }
 
     /// The campaign section's voter: the user alone, or with its vote id.
-    pub(super) fn campaign_voter(&self, vote_id: bool) -> Voter<'_> {
+    pub(super) fn campaign_voter(&self, vote_id: bool) -> Voter {
         let voter = Voter::new(&self.user);
         if vote_id {
             voter.id(&self.vote_id)

@@ -647,7 +647,7 @@ fn spring(con: &mut Connection) -> Campaign {
             if (i + u) % 3 == 2 {
                 continue;
             }
-            let mut voter = Voter::new(user).device(if u % 2 == 0 { "pc" } else { "mobile" });
+            let mut voter = Voter::new(*user).device(if u % 2 == 0 { "pc" } else { "mobile" });
             if u == 3 {
                 voter = voter.channel("partner");
             }
