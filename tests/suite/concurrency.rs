@@ -74,7 +74,7 @@ fn parallel_upvotes_count_every_user_once() {
                     let p = step * PAIRS_PER_STEP + t % PAIRS_PER_STEP;
                     let (user, article) = (p / ARTICLES, p % ARTICLES + 1);
                     let out = site
-                        .vote(&format!("user:{user}"), &article.to_string())
+                        .vote(&format!("user:{user}"), article.to_string())
                         .run(&mut con)
                         .unwrap();
                     replies.push((user, article, out));
@@ -163,7 +163,7 @@ async fn mixed_votes_on_a_shared_connection_stay_consistent() {
                     let article = rng.below(ARTICLES) + 1;
                     let vote = [Vote::Up, Vote::Down, Vote::None][rng.below(3)];
                     let out = site
-                        .set_vote(&format!("user:{user}"), &article.to_string(), vote)
+                        .set_vote(&format!("user:{user}"), article.to_string(), vote)
                         .run_async(&mut con)
                         .await
                         .unwrap();
@@ -230,7 +230,7 @@ async fn mixed_votes_on_a_shared_connection_stay_consistent() {
                 Vote::None
             };
             let reported = site
-                .article(&a.to_string(), Some(&name))
+                .article(a.to_string(), Some(&name))
                 .run(&mut con)
                 .unwrap();
             assert_eq!(reported.user_vote, Some(end));

@@ -90,7 +90,7 @@ fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
                 if t % 2 == 0 {
                     let user = format!("t{t}:u{n}");
                     let id = articles[n % articles.len()];
-                    match con.run(&site.vote(&user, &id.to_string())) {
+                    match con.run(&site.vote(&user, id.to_string())) {
                         Ok(_) => articles_acked.push((user, id)),
                         Err(_) => break,
                     }

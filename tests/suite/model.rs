@@ -350,7 +350,7 @@ fn run_case(con: &mut Connection, ops: &[Op]) -> Result<(), TestCaseError> {
             } => {
                 let user = format!("u{user}");
                 let got = code(
-                    site.set_vote(&user, &(article + 1).to_string(), *vote)
+                    site.set_vote(&user, (article + 1).to_string(), *vote)
                         .run(con),
                 );
                 prop_assert_eq!(got, m.site_vote(now, &user, *article, *vote), "{}", at);

@@ -172,7 +172,7 @@ fn a_pipeline_needs_its_scripts_loaded() {
     let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut c).unwrap();
     let before = digest(&mut c);
     let mut pipe = redis::pipe();
-    site.vote("user:1", &id.to_string()).add_to(&mut pipe);
+    site.vote("user:1", id.to_string()).add_to(&mut pipe);
     let err = pipe.query::<Value>(&mut c).unwrap_err();
     assert_eq!(
         err.kind(),
@@ -182,7 +182,7 @@ fn a_pipeline_needs_its_scripts_loaded() {
     assert_eq!(digest(&mut c), before);
     // run() loads the script by itself.
     assert!(
-        site.vote("user:1", &id.to_string())
+        site.vote("user:1", id.to_string())
             .run(&mut c)
             .unwrap()
             .changed

@@ -23,9 +23,9 @@ fn redvote_data_reads_and_votes_through_the_seeds_flow() {
         .post("user:2", "redvote two", "https://r/2")
         .run(&mut con)
         .unwrap();
-    site.vote("user:3", &one.to_string()).run(&mut con).unwrap();
-    site.vote("user:4", &one.to_string()).run(&mut con).unwrap();
-    site.groups(&two.to_string(), &["rust"], &[])
+    site.vote("user:3", one.to_string()).run(&mut con).unwrap();
+    site.vote("user:4", one.to_string()).run(&mut con).unwrap();
+    site.groups(two.to_string(), &["rust"], &[])
         .run(&mut con)
         .unwrap();
 

@@ -136,7 +136,7 @@ impl Ballots for Counted {
         let option = format!("o{i}");
         let call = self
             .campaign
-            .vote_by(&Voter::new(&format!("u{i}-{n}")).id(&id), &[("B", &option)]);
+            .vote_by(&Voter::new(format!("u{i}-{n}")).id(&id), &[("B", &option)]);
         Vote {
             voter: i,
             call,

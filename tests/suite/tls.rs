@@ -20,7 +20,7 @@ fn core_calls_sync(client: &Client, name: &str) {
     let id = con
         .run(&site.post("u1", "hello tls", "https://e.x/tls"))
         .unwrap();
-    let outcome = con.run(&site.vote("u2", &id.to_string())).unwrap();
+    let outcome = con.run(&site.vote("u2", id.to_string())).unwrap();
     assert!(outcome.changed, "{outcome:?}");
     let page = site
         .page(Order::Score, 1, None)
@@ -58,7 +58,7 @@ async fn core_calls_async(client: &Client, name: &str) {
         .run(&site.post("u1", "hello tls", "https://e.x/tls"))
         .await
         .unwrap();
-    let outcome = con.run(&site.vote("u2", &id.to_string())).await.unwrap();
+    let outcome = con.run(&site.vote("u2", id.to_string())).await.unwrap();
     assert!(outcome.changed, "{outcome:?}");
     let page = site
         .page(Order::Score, 1, None)

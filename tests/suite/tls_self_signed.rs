@@ -125,7 +125,7 @@ async fn the_insecure_fragment_skips_the_certificate_check() {
     let mut con = client.connect().expect("#insecure connects (sync)");
     let site = Site::new("ins:");
     let id = con.run(&site.post("u1", "t", "https://e.x/i")).unwrap();
-    assert!(con.run(&site.vote("u2", &id.to_string())).unwrap().changed);
+    assert!(con.run(&site.vote("u2", id.to_string())).unwrap().changed);
 
     let con = client
         .connect_async()

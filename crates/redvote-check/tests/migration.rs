@@ -78,7 +78,7 @@ fn a_check_during_a_slot_migration_fails_clearly_and_is_clean_after_it() {
         site.post(&format!("user:{i}"), "t", "https://example.com")
             .run(&mut src)
             .unwrap();
-        site.vote("voter", &(i + 1).to_string())
+        site.vote("voter", (i + 1).to_string())
             .run(&mut src)
             .unwrap();
     }

@@ -264,7 +264,7 @@ fn a_sync_cluster_connection_runs_inside_a_tokio_runtime() {
             let mut inside = client.connect().unwrap();
             for con in [&mut inside, &mut before] {
                 let id = con.run(&site.post("user:1", "t", "https://e.x")).unwrap();
-                con.run(&site.vote("user:2", &id.to_string())).unwrap();
+                con.run(&site.vote("user:2", id.to_string())).unwrap();
                 let page = con.page(&site.page(Order::Score, 1, None)).unwrap();
                 assert!(
                     page.articles.iter().any(|a| a.id == id.to_string()),

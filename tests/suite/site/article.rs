@@ -49,7 +49,7 @@ fn article_reports_score_rank_and_the_users_vote() {
         assert_eq!(a.user_vote, None);
         assert!(a.extra.is_empty());
         let by_member = site
-            .article(&format!("article:{id}"), None)
+            .article(format!("article:{id}"), None)
             .run(&mut con)
             .unwrap();
         assert_eq!(by_member, a);
@@ -97,7 +97,7 @@ fn pages_split_order_and_follow_the_page_size_setting() {
         assert_eq!(id, i);
         let extra = (i % 3) as i64;
         for v in 0..extra {
-            site.vote(&format!("voter{v}"), &id.to_string())
+            site.vote(&format!("voter{v}"), id.to_string())
                 .run(&mut con)
                 .unwrap();
         }

@@ -29,7 +29,7 @@ fn site_of_three(con: &mut redis::Connection) -> (Site, PageCall) {
             .run(con)
             .unwrap();
         for v in 0..i {
-            site.vote(&format!("v{v}"), &id.to_string())
+            site.vote(&format!("v{v}"), id.to_string())
                 .run(con)
                 .unwrap();
         }

@@ -48,7 +48,7 @@ fn hot_and_best_rankings_follow_their_formulas() {
     let check = |con: &mut Connection, ids: &[u64]| {
         for id in ids {
             let member = format!("article:{id}");
-            let a = site.article(&id.to_string(), None).run(con).unwrap();
+            let a = site.article(id.to_string(), None).run(con).unwrap();
             assert_eq!(
                 a.score,
                 Some((a.time + VOTE_SCORE * (a.votes - a.downvotes)) as f64)
@@ -82,7 +82,7 @@ fn hot_and_best_rankings_follow_their_formulas() {
     ];
     let mut ranked = vec![2, 3, 4];
     for &(user, id, vote) in script {
-        site.set_vote(user, &id.to_string(), vote)
+        site.set_vote(user, id.to_string(), vote)
             .run(&mut con)
             .unwrap();
         if !ranked.contains(&id) {
@@ -93,7 +93,7 @@ fn hot_and_best_rankings_follow_their_formulas() {
     // Final: 1: 2 up (now), 2: 4 up 1 down, 3: 1 up 3 down, 4: 0 up 0 down.
     let counts: Vec<(i64, i64)> = (1..=4)
         .map(|id| {
-            let a = site.article(&id.to_string(), None).run(&mut con).unwrap();
+            let a = site.article(id.to_string(), None).run(&mut con).unwrap();
             (a.votes, a.downvotes)
         })
         .collect();
@@ -104,7 +104,7 @@ fn hot_and_best_rankings_follow_their_formulas() {
     for order in [Order::Hot, Order::Best] {
         let mut model: Vec<(u64, f64)> = (1..=4u64)
             .map(|id| {
-                let a = site.article(&id.to_string(), None).run(&mut con).unwrap();
+                let a = site.article(id.to_string(), None).run(&mut con).unwrap();
                 let value = match order {
                     Order::Hot => hot(a.votes, a.downvotes, a.time),
                     _ => best(a.votes, a.downvotes),
@@ -121,10 +121,10 @@ fn hot_and_best_rankings_follow_their_formulas() {
         assert_eq!(page.total, 4);
         assert_eq!(ids(&page), id_strings(&want), "{order}");
         // The group page in that order agrees.
-        site.groups(&want[0].to_string(), &["g"], &[])
+        site.groups(want[0].to_string(), &["g"], &[])
             .run(&mut con)
             .unwrap();
-        site.groups(&want[3].to_string(), &["g"], &[])
+        site.groups(want[3].to_string(), &["g"], &[])
             .run(&mut con)
             .unwrap();
         let group = site.group_page("g", order, 1, None).run(&mut con).unwrap();
@@ -133,10 +133,10 @@ fn hot_and_best_rankings_follow_their_formulas() {
             id_strings(&[want[0], want[3]]),
             "group {order}"
         );
-        site.groups(&want[0].to_string(), &[], &["g"])
+        site.groups(want[0].to_string(), &[], &["g"])
             .run(&mut con)
             .unwrap();
-        site.groups(&want[3].to_string(), &[], &["g"])
+        site.groups(want[3].to_string(), &[], &["g"])
             .run(&mut con)
             .unwrap();
     }

@@ -209,7 +209,7 @@ async fn connection_manager_runs_calls_and_recovers_from_script_flush() {
         .await
         .unwrap();
     let outcome = site
-        .vote("user:2", &id.to_string())
+        .vote("user:2", id.to_string())
         .run_async(&mut manager)
         .await
         .unwrap();
@@ -262,7 +262,7 @@ async fn an_async_connection_spreads_its_calls_over_its_connections() {
         let site = site.clone();
         async move {
             let calls = (from..from + 30).map(|u| {
-                let (con, call) = (con.clone(), site.vote(&format!("u{u}"), &id.to_string()));
+                let (con, call) = (con.clone(), site.vote(&format!("u{u}"), id.to_string()));
                 async move { con.run(&call).await }
             });
             futures::future::join_all(calls).await
@@ -292,6 +292,6 @@ async fn an_async_connection_spreads_its_calls_over_its_connections() {
     assert!(votes(31).await.iter().all(|r| r.is_ok()));
     assert!(votes(61).await.iter().all(|r| r.is_ok()));
     assert_eq!(connected_clients(&mut admin), base + 3, "replaced");
-    let article = con.run(&site.article(&id.to_string(), None)).await.unwrap();
+    let article = con.run(&site.article(id.to_string(), None)).await.unwrap();
     assert_eq!(article.votes, 91, "the poster and 90 voters");
 }

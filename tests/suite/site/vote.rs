@@ -102,7 +102,7 @@ fn voting_closes_a_week_after_the_publish_time() {
 
     let digest = support::digest(&mut con);
     let detail = refused(
-        site.vote("bob", &old.to_string()).run(&mut con),
+        site.vote("bob", old.to_string()).run(&mut con),
         Code::VotingClosed,
     );
     assert_eq!(
@@ -110,11 +110,11 @@ fn voting_closes_a_week_after_the_publish_time() {
         format!("article:{old} closed at {}", closed_at + WEEK)
     );
     refused(
-        site.downvote("bob", &old.to_string()).run(&mut con),
+        site.downvote("bob", old.to_string()).run(&mut con),
         Code::VotingClosed,
     );
     refused(
-        site.unvote("alice", &old.to_string()).run(&mut con),
+        site.unvote("alice", old.to_string()).run(&mut con),
         Code::VotingClosed,
     );
     assert_eq!(support::digest(&mut con), digest);
@@ -123,7 +123,7 @@ fn voting_closes_a_week_after_the_publish_time() {
         Some((closed_at + VOTE_SCORE) as f64)
     );
 
-    let outcome = site.vote("bob", &recent.to_string()).run(&mut con).unwrap();
+    let outcome = site.vote("bob", recent.to_string()).run(&mut con).unwrap();
     assert!(outcome.changed);
     assert_eq!(outcome.votes, 2);
     assert_eq!(outcome.score, Some((open_at + 2 * VOTE_SCORE) as f64));
@@ -217,10 +217,7 @@ fn switching_between_up_down_and_none_keeps_the_score_exact() {
     // The poster can retract their own vote: votes goes to 0.
     let own = site.post("carol", "C", "http://c").run(&mut con).unwrap();
     let t2 = stored_time(&mut con, &site, own);
-    let outcome = site
-        .unvote("carol", &own.to_string())
-        .run(&mut con)
-        .unwrap();
+    let outcome = site.unvote("carol", own.to_string()).run(&mut con).unwrap();
     assert_eq!(
         outcome,
         VoteOutcome {

@@ -132,7 +132,7 @@ fn build(
     // groups (layout 2 or an upgrade under way: their boards too)
     for (i, groups) in plan.iter().enumerate() {
         if !groups.is_empty() {
-            site.groups(&(i + 1).to_string(), groups, &[])
+            site.groups((i + 1).to_string(), groups, &[])
                 .run(con)
                 .unwrap();
         }

@@ -240,7 +240,7 @@ impl Bench {
             let (command, counts) = if op == "vote" {
                 let ids = posted[k * runs..(k + 1) * runs].to_vec();
                 // The article: ceiling_run puts the run's own.
-                let call = site.vote(&user, &ids[0].to_string());
+                let call = site.vote(&user, ids[0].to_string());
                 let command = invocation(call.script().sha1(), call.key(), call.args());
                 (
                     command,

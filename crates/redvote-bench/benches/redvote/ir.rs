@@ -451,7 +451,7 @@ pub(super) fn run_ir(calls: u64) -> Result<IrReport> {
             .run(&mut con)?;
     }
     let vote = measure(&mut server, calls, calls, |i| {
-        site.vote(&format!("sv:{i}"), &(i % ARTICLES + 1).to_string())
+        site.vote(&format!("sv:{i}"), (i % ARTICLES + 1).to_string())
             .run(&mut con)?;
         Ok(())
     })?;

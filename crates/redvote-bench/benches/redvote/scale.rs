@@ -480,7 +480,7 @@ pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
     let t = Instant::now();
     let n = pipelined(
         &mut con,
-        (1..=plan.group).map(|i| site.groups(&i.to_string(), &[GROUP], &[])),
+        (1..=plan.group).map(|i| site.groups(i.to_string(), &[GROUP], &[])),
     )?;
     phase("group (groups.lua)", n, t, &mut admin)?;
 

@@ -477,7 +477,7 @@ fn thousands_of_articles_are_scanned_in_bounded_time() {
     }
     for n in 0..N / 2 {
         let vote = if n % 3 == 0 { Vote::Down } else { Vote::Up };
-        site.set_vote(&format!("voter:{n}"), &(n + 1).to_string(), vote)
+        site.set_vote(&format!("voter:{n}"), (n + 1).to_string(), vote)
             .add_to(&mut pipe);
     }
     pipe.query::<redis::Value>(&mut con).unwrap();

@@ -72,7 +72,7 @@ fn check_through_a_cluster_url_runs_on_the_owner_of_the_slot() {
     // a site with a tagged prefix, and one without
     let site = Site::new("{s:checked}:");
     let id = admin.run(&site.post("u1", "t", "https://x")).unwrap();
-    admin.run(&site.vote("u2", &id.to_string())).unwrap();
+    admin.run(&site.vote("u2", id.to_string())).unwrap();
     let out = redvote(Some(&url), &["--prefix", "{s:checked}:", "check"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("checked 1 articles"), "{}", text(&out));

@@ -27,12 +27,12 @@ fn a_sigstopped_server_fails_calls_within_the_timeout() {
     // the bound is generous (2-core CI machines): the point is "no hang"
     let bound = Duration::from_secs(5);
     let start = Instant::now();
-    let err = con.run(&site.vote("u", &id.to_string())).unwrap_err();
+    let err = con.run(&site.vote("u", id.to_string())).unwrap_err();
     assert!(start.elapsed() < bound, "sync: {:?}", start.elapsed());
     assert!(err.may_have_applied(), "{err}");
     let start = Instant::now();
     let err = rt
-        .block_on(acon.run(&site.vote("u", &id.to_string())))
+        .block_on(acon.run(&site.vote("u", id.to_string())))
         .unwrap_err();
     assert!(start.elapsed() < bound, "async: {:?}", start.elapsed());
     assert!(err.may_have_applied(), "{err}");
@@ -62,6 +62,6 @@ fn a_sigstopped_server_fails_calls_within_the_timeout() {
     server.signal("-CONT");
     // the connection recovers by itself once the server answers again
     let mut con = client.retry(Retry::default()).connect().unwrap();
-    let o = con.run(&site.vote("u", &id.to_string())).unwrap();
+    let o = con.run(&site.vote("u", id.to_string())).unwrap();
     assert_eq!(o.votes, 2);
 }
