@@ -216,7 +216,11 @@ export interface Ballot {
   option: string;
   /** Period name -> the shown score, fixed decimals. */
   scores: Record<string, string>;
-  /** True when the vote id was already applied: nothing was counted. */
+  /**
+   * True when the vote id was already applied (by an earlier send of the
+   * same call, or an earlier call with the same `voteId`): this send counted
+   * nothing and the scores are the first reply's.
+   */
   replay: boolean;
   /**
    * The vote id the call carried: the caller's `voteId`, or the one the

@@ -77,7 +77,7 @@ test('an acknowledged vote without a vote id is applied once though the connecti
 
     const until = Date.now() + STORM_MS;
     const [kills, outcomes] = await Promise.all([storm(killer, until), voters([patient, impatient].map((c) => new Campaign(c, 'storm')), until)]);
-    await waitFor(async () => (await admin.ping()) === 'PONG', 'the admin connection');
+    await waitFor(() => admin.ping().then((r) => r === 'PONG', () => false), 'the admin connection back');
 
     const entries = await admin.xrange('{c:storm}:log', '-', '+');
     const applied = new Map();
