@@ -216,8 +216,17 @@ export interface Ballot {
   option: string;
   /** Period name -> the shown score, fixed decimals. */
   scores: Record<string, string>;
-  /** True when the vote id was already applied: nothing was counted. */
+  /**
+   * True when the vote id was already applied (by an earlier send of the
+   * same call, or an earlier call with the same `voteId`): this send counted
+   * nothing and the scores are the first reply's.
+   */
   replay: boolean;
+  /**
+   * The vote id the call carried: the caller's `voteId`, or the one the
+   * package made for the call (for `campaign.void(id)`).
+   */
+  voteId: string;
 }
 export interface Entry {
   member: string;
@@ -323,6 +332,7 @@ export interface CampaignSettings {
   [field: string]: unknown;
 }
 export interface VoteOptions {
+  /** The call's idempotency key (1..128 bytes); omitted, the package makes one. */
   voteId?: string;
   channel?: string;
   device?: string;
@@ -355,7 +365,7 @@ export declare class Campaign {
   configure(settings: CampaignSettings | string): Promise<Record<string, number>>;
   /** campaign_settings.lua (read-only) */
   settings(): Promise<CampaignSettings>;
-  /** campaign_vote.lua: one or more [board, option] pairs, all or nothing. */
+  /** campaign_vote.lua: one or more [board, option] pairs, all or nothing, applied once (a vote id always). */
   vote(user: string, pairs: Pair | Pair[], options?: VoteOptions): Promise<Ballot[]>;
   /** campaign_top.lua */
   top(boards: string | string[], options?: ViewOptions & { page?: number; perPage?: number }): Promise<BoardPage[]>;
@@ -408,9 +418,9 @@ export declare class CampaignRegistry {
 // ---- errors -------------------------------------------------------------
 
 export declare class RedvoteError extends Error {
-  constructor(code: string, detail: string, cause?: Error);
-  /** "REDVOTE_INVALID_USER", ... */
-  readonly code: ErrorCode | string;
+  constructor(code: ErrorCode, detail: string, cause?: Error);
+  /** "REDVOTE_INVALID_USER", ...: one of the codes the scripts answer. */
+  readonly code: ErrorCode;
   /** The message after the code: the detail in words (JSON for RATE_LIMITED). */
   readonly detail: string;
 }
@@ -592,7 +602,15 @@ export declare class RateLimitedError extends RedvoteError {
   static readonly code: "REDVOTE_RATE_LIMITED";
   readonly code: "REDVOTE_RATE_LIMITED";
   /** The JSON detail: the rule, seconds to wait (-1: not in this campaign), what each rule leaves. */
-  readonly data: { rule: string; retry_after: number; remaining: Record<string, number> } | undefined;
+  readonly data:
+    | {
+        rule: string;
+        retryAfter: number;
+        remaining: Record<string, number>;
+        /** @deprecated The script's snake_case name of `retryAfter`, kept until 1.0 (not enumerable). */
+        readonly retry_after: number;
+      }
+    | undefined;
 }
 /** REDVOTE_UNKNOWN_ARTICLE */
 export declare class UnknownArticleError extends RedvoteError {

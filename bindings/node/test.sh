@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Node package's tests: npm ci when node_modules is absent or older
-# than package-lock.json, then node --test. Needs node >= 20 and npm; the
+# than package-lock.json, the repository's scripts copied into ./lua (what
+# npm test's pretest does), then node --test. Needs node >= 20 and npm; the
 # tests start their own redis-server (or $REDVOTE_SERVER) on free ports.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -24,6 +25,7 @@ if [ ! -d node_modules ] || [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_s
   echo "$lock_sum" > "$stamp"
 fi
 
+node tools/copy-lua.js
 status=0
 node --test test/*.test.js || status=$?
 end=$(date +%s%N)

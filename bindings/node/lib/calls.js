@@ -6,6 +6,7 @@
 // MULTI (campaign.on(pipeline)), it queues the script and its promise
 // settles when exec() runs.
 const { run, runRaw, defineScripts, isPipeline } = require('./scripts');
+const { randomUUID } = require('node:crypto');
 const { translateError, errorClassFor } = require('./errors');
 
 /** Which typed call sends each script: script -> [class, method]. */
@@ -40,6 +41,10 @@ const SCRIPT_METHODS = Object.freeze({
   campaign_registry: ['CampaignRegistry', 'registry'],
 });
 
+// The script reads an empty id as "no id" (counted on every send); sent as a
+// control character instead, it is refused (REDVOTE_INVALID_VOTE_ID) before
+// anything is read or written, as the Rust driver does.
+const sentVoteId = (id) => (id === '' ? '\u0000' : id);
 const time = (t) => (t === undefined || t === null ? '' : String(t));
 const opt = (v) => (v === undefined || v === null ? '' : String(v));
 const list = (v) => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
@@ -255,13 +260,16 @@ class Campaign extends Bound {
   }
   /**
    * campaign_vote.lua: `user` votes for each [board, option] pair, all or
-   * nothing. With `voteId`, a resend answers the first reply (replay: true)
-   * and counts nothing.
+   * nothing, exactly once: the call carries a vote id (`voteId`, or one the
+   * package makes for it), so a resend of it (ioredis resends what a dropped
+   * connection left unanswered) answers the first reply (replay: true) and
+   * counts nothing. Each ballot names the id (`voteId`, for `void`).
    */
   vote(user, pairs, { voteId, channel, device, cost, time: t } = {}) {
-    const args = [user, this._time(t), opt(channel), opt(device), opt(cost), opt(voteId), ...flatPairs(pairs)];
+    const id = voteId === undefined || voteId === null ? randomUUID() : String(voteId);
+    const args = [user, this._time(t), opt(channel), opt(device), opt(cost), sentVoteId(id), ...flatPairs(pairs)];
     return this._then(this._run('campaign_vote', args), (ballots) =>
-      ballots.map((b) => ({ ...b, replay: b.replay === 'replay' }))
+      ballots.map((b) => ({ ...b, replay: b.replay === 'replay', voteId: id }))
     );
   }
   /** campaign_top.lua: a page of each board. */

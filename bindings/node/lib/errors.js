@@ -3,6 +3,7 @@
 // manifest's codes), never copied by hand: REDVOTE_INVALID_USER is
 // InvalidUserError, a subclass of RedvoteError with .code and .detail.
 const { CODES } = require('./manifest');
+const { camel } = require('./shape');
 
 class RedvoteError extends Error {
   constructor(code, detail, cause) {
@@ -43,14 +44,24 @@ for (const code of CODES) {
   byCode.set(code, cls);
 }
 
-/** The data of a RATE_LIMITED refusal: {rule, retry_after, remaining}. */
+/**
+ * The data of a RATE_LIMITED refusal, its JSON detail with camelCase
+ * fields: {rule, retryAfter, remaining}. `retry_after`, the script's own
+ * name, stays readable as a deprecated alias (not enumerable, so not in
+ * JSON.stringify or deepEqual) until 1.0.
+ */
 Object.defineProperty(errorClasses.RateLimitedError.prototype, 'data', {
   get() {
+    let raw;
     try {
-      return JSON.parse(this.detail);
+      raw = JSON.parse(this.detail);
     } catch {
       return undefined;
     }
+    if (!raw || typeof raw !== 'object') return undefined;
+    const data = Object.fromEntries(Object.entries(raw).map(([k, v]) => [camel(k), v]));
+    if ('retry_after' in raw) Object.defineProperty(data, 'retry_after', { value: raw.retry_after, enumerable: false });
+    return data;
   },
 });
 

@@ -1,7 +1,8 @@
 'use strict';
-// The scripts and their manifest, as shipped in ../lua (byte-identical copies
-// of the repository's lua/, written by the Rust lua_sources test). Every file
-// is checked against the manifest's SHA1 when this module loads: a package
+// The scripts and their manifest, as shipped in ../lua (copied from the
+// repository's lua/, the only committed copies, by tools/copy-lua.js when the
+// package is packed, installed from a checkout or tested). Every file is
+// checked against the manifest's SHA1 when this module loads: a package
 // whose scripts differ from its manifest refuses to load.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -39,13 +40,25 @@ function verify(dir = LUA_DIR) {
   return mismatches;
 }
 
-const loaded = readScripts(LUA_DIR);
+function load() {
+  try {
+    return readScripts(LUA_DIR);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    throw new Error(
+      `redvote: ${err.path} is missing: in a checkout, npm run copy-lua copies the repository's lua/ into the package`,
+      { cause: err }
+    );
+  }
+}
+
+const loaded = load();
 if (loaded.mismatches.length) {
   const m = loaded.mismatches[0];
   throw new Error(
     `redvote: ${m.file} has SHA1 ${m.actual}, the manifest says ${m.expected} ` +
       `(${loaded.mismatches.length} script(s) differ from lua/manifest.json; ` +
-      'rewrite them with REDVOTE_SYNC_LUA=1 cargo test -p redvote --lib lua_sources)'
+      'in a checkout, npm run copy-lua copies the repository\'s lua/ again)'
   );
 }
 

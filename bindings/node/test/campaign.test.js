@@ -24,9 +24,10 @@ async function configured() {
 test('votes, batch pairs and the reads answer typed objects', async () => {
   const c = await configured();
   const ballots = await c.vote('u1', [['stars', 'a'], ['other', 'x']], { time: T, channel: 'web', device: 'pc' });
+  const { voteId } = ballots[0];
   assert.deepEqual(ballots, [
-    { board: 'stars', option: 'a', scores: { 'day:2026-01-01': '2.00', total: '2.00' }, replay: false },
-    { board: 'other', option: 'x', scores: { total: '1.00' }, replay: false },
+    { board: 'stars', option: 'a', scores: { 'day:2026-01-01': '2.00', total: '2.00' }, replay: false, voteId },
+    { board: 'other', option: 'x', scores: { total: '1.00' }, replay: false, voteId },
   ]);
   await c.vote('u2', [{ board: 'stars', option: 'b' }], { time: T });
   await c.vote('u3', ['stars', 'b'], { time: T + 10, cost: 1 });
@@ -97,6 +98,39 @@ test('a vote id is counted once: the resend is a replay', async () => {
   const [page] = await c.top('stars', { kind: 'real', time: T });
   assert.deepEqual(page.members, [{ member: 'b', score: '1', rank: 1 }]);
   await assert.rejects(c.vote('u1', [['stars', 'a']], { voteId: 'req-1', time: T }), { code: 'REDVOTE_VOTE_ID_REUSED' });
+});
+
+test('a vote without an id gets one of its own, once per call, which void takes', async () => {
+  const c = await configured();
+  const [first] = await c.vote('u1', [['stars', 'b']], { time: T });
+  const [second] = await c.vote('u1', [['stars', 'b']], { time: T });
+  assert.match(first.voteId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.notEqual(second.voteId, first.voteId, 'each call its own id: two calls are two votes');
+  assert.equal(second.replay, false);
+  assert.equal(await ctx.redis.exists(`{c:g}:vid:${first.voteId}`), 1, 'the script recorded the id');
+  const ttl = await ctx.redis.ttl(`{c:g}:vid:${first.voteId}`);
+  assert.ok(ttl > 86000 && ttl <= 86400, `kept vote_id_ttl (default 86400 s), ttl ${ttl}`);
+  assert.equal((await c.void(first.voteId)).status, 'voided');
+  const [page] = await c.top('stars', { kind: 'real', time: T });
+  assert.deepEqual(page.members, [{ member: 'b', score: '1', rank: 1 }]);
+
+  // in a pipeline too, each call its own id
+  const pipe = ctx.redis.pipeline();
+  const queued = ['u2', 'u3'].map((u) => c.on(pipe).vote(u, [['stars', 'c']], { time: T }));
+  await pipe.exec();
+  const [[a], [b]] = await Promise.all(queued);
+  assert.notEqual(a.voteId, b.voteId);
+  for (const ballot of [a, b]) assert.equal(await ctx.redis.exists(`{c:g}:vid:${ballot.voteId}`), 1);
+});
+
+test('a caller-given vote id is the one sent; an empty one is refused, not sent as "no id"', async () => {
+  const c = await configured();
+  const [ballot] = await c.vote('u1', [['stars', 'b']], { voteId: 'req-7', time: T });
+  assert.equal(ballot.voteId, 'req-7');
+  assert.equal(await ctx.redis.exists('{c:g}:vid:req-7'), 1);
+  const before = await ctx.redis.call('DEBUG', 'DIGEST');
+  await assert.rejects(c.vote('u1', [['stars', 'b']], { voteId: '', time: T }), { code: 'REDVOTE_INVALID_VOTE_ID' });
+  assert.equal(await ctx.redis.call('DEBUG', 'DIGEST'), before, 'nothing written');
 });
 
 test('void and voidRange take votes back', async () => {

@@ -87,8 +87,13 @@ test('a rate-limit refusal carries its JSON detail', async () => {
   const { c } = await setup(ctx.redis);
   const err = await c.vote('spender', [['b', 'o2']]).catch((e) => e);
   assert.ok(err instanceof redvote.RateLimitedError);
-  assert.equal(err.data.rule, 'one-a-day');
-  assert.equal(typeof err.data.retry_after, 'number');
+  const { rule, retryAfter, remaining } = err.data;
+  assert.equal(rule, 'one-a-day');
+  assert.ok(Number.isInteger(retryAfter) && retryAfter > 0, `retryAfter: seconds to wait, got ${retryAfter}`);
+  assert.deepEqual(Object.keys(err.data).sort(), ['remaining', 'retryAfter', 'rule'], 'camelCase fields only');
+  assert.equal(typeof remaining, 'object');
+  assert.equal(err.data.retry_after, retryAfter, 'the deprecated alias reads the same');
+  assert.equal(JSON.parse(JSON.stringify(err.data)).retry_after, undefined, 'the alias is not enumerable');
 });
 
 test('other Redis errors pass through as they are', async () => {

@@ -23,7 +23,15 @@ function generated() {
     lines.push(`  readonly code: ${JSON.stringify(code)};`);
     if (code === 'REDVOTE_RATE_LIMITED') {
       lines.push('  /** The JSON detail: the rule, seconds to wait (-1: not in this campaign), what each rule leaves. */');
-      lines.push('  readonly data: { rule: string; retry_after: number; remaining: Record<string, number> } | undefined;');
+      lines.push('  readonly data:');
+      lines.push('    | {');
+      lines.push('        rule: string;');
+      lines.push('        retryAfter: number;');
+      lines.push('        remaining: Record<string, number>;');
+      lines.push('        /** @deprecated The script\'s snake_case name of `retryAfter`, kept until 1.0 (not enumerable). */');
+      lines.push('        readonly retry_after: number;');
+      lines.push('      }');
+      lines.push('    | undefined;');
     }
     lines.push('}');
   }

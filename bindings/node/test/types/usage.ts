@@ -22,6 +22,10 @@ async function main(): Promise<void> {
   const spring = new Campaign(redis, 'spring2026');
   const ballots: Ballot[] = await spring.vote('user:1', [['male-stars', 'yyqx']], { voteId: 'req-1', channel: 'web', cost: 1 });
   const replayed: boolean = ballots[0].replay;
+  // without a voteId the package makes one; the ballots name it
+  const [own] = await spring.vote('user:2', [['male-stars', 'wjk']]);
+  const ownId: string = own.voteId;
+  await spring.void(ownId);
   const pages: BoardPage[] = await spring.top(['male-stars'], { kind: 'shown', period: 'total', perPage: 10 });
   const rank: number | null = (await spring.standing('male-stars', ['wjk']))[0].rank;
   const around = await spring.around('male-stars', 'wjk', { window: 3 });
@@ -70,14 +74,26 @@ async function main(): Promise<void> {
     await spring.vote('', [['male-stars', 'yyqx']]);
   } catch (err) {
     if (err instanceof RateLimitedError) {
-      const wait: number | undefined = err.data?.retry_after;
-      console.log(wait);
+      const wait: number | undefined = err.data?.retryAfter;
+      const old: number | undefined = err.data?.retry_after; // the deprecated alias still types
+      console.log(wait, old);
     } else if (err instanceof InvalidUserError) {
       const code: 'REDVOTE_INVALID_USER' = err.code;
       console.log(code);
     } else if (err instanceof RedvoteError) {
-      const code: ErrorCode | string = err.code;
-      console.log(code, err.detail);
+      const code: ErrorCode = err.code;
+      // @ts-expect-error err.code is the union of codes, not any string: a typo is caught
+      const typo = err.code === 'REDVOTE_INVALID_USR';
+      switch (err.code) {
+        case 'REDVOTE_VOTE_ID_REUSED':
+        case 'REDVOTE_RATE_LIMITED':
+          break;
+        default: {
+          const other: Exclude<ErrorCode, 'REDVOTE_VOTE_ID_REUSED' | 'REDVOTE_RATE_LIMITED'> = err.code;
+          console.log(other);
+        }
+      }
+      console.log(code, typo, err.detail);
     }
   }
   const cls: typeof InvalidUserError = errorClasses.InvalidUserError;
