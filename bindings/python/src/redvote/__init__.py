@@ -1,7 +1,8 @@
 """redvote: atomic voting and ranking in Redis, from Python.
 
-The redvote Lua scripts ship inside the package (``redvote/lua/``, checked
-against ``lua/manifest.json`` by SHA1 at import). ``Site``, ``Campaign`` and
+The redvote Lua scripts ship inside the package (``redvote/lua/``, copied
+from the repository's ``lua/`` when the package is built, checked against
+their manifest by SHA1 at import). ``Site``, ``Campaign`` and
 ``CampaignRegistry`` are the typed calls over ``redis.Redis``;
 ``redvote.aio`` has the same over ``redis.asyncio.Redis``. ``Scripts`` runs
 any script of the manifest by name. Refusals raise ``redvote.errors``
