@@ -129,7 +129,7 @@ def test_a_vote_without_an_id_gets_one_of_its_own(spring: redvote.Campaign, r: "
     blank = spring.vote("user:1", [("stars", "wy")], time=T0, vote_id="")
     ids = [first[0].vote_id, second[0].vote_id, blank[0].vote_id]
     assert first[1].vote_id == ids[0]
-    assert all(re.fullmatch(r"[0-9a-f]{32}", str(i)) for i in ids) and len(set(ids)) == 3
+    assert all(re.fullmatch(r"auto-[0-9a-f]{32}", str(i)) for i in ids) and len(set(ids)) == 3
     assert not any(b.replay for b in first + second + blank)
     assert real_count(spring, "wy") == "3"
     # the script keeps the id's record for the campaign's vote_id_ttl (86400 s by default)

@@ -358,9 +358,10 @@ class SiteCalls:
 
 
 def new_vote_id() -> str:
-    """A vote id for a campaign vote sent without one: 128 random bits as 32
-    hex characters, made once per call so every resend of it carries it."""
-    return secrets.token_hex(16)
+    """A vote id for a campaign vote sent without one: ``auto-`` and 128
+    random bits as 32 hex digits (the Rust driver's form), made once per
+    call so every resend of it carries it."""
+    return "auto-" + secrets.token_hex(16)
 
 
 def _ballots(v: Any, vote_id: Optional[str] = None) -> List[Ballot]:
