@@ -19,7 +19,8 @@ from redvote._lua import load_scripts
 
 from conftest import PACKAGE_ROOT, REPO_ROOT
 
-PACKAGED = PACKAGE_ROOT / "src" / "redvote" / "lua"
+# the installed package's scripts (the build hook copied them from lua/)
+PACKAGED = Path(redvote.__file__).resolve().parent / "lua"
 
 
 def test_every_packaged_script_hashes_to_its_manifest_sha1():
@@ -32,15 +33,19 @@ def test_every_packaged_script_hashes_to_its_manifest_sha1():
     assert {n: s.sha1 for n, s in redvote.SCRIPTS.items()} == {e["name"]: e["sha1"] for e in manifest["scripts"]}
 
 
-def test_the_packaged_copies_are_the_repositorys_scripts():
+def test_the_installed_scripts_are_the_checkouts_and_nothing_else():
     lua = REPO_ROOT / "lua"
     if not (lua / "manifest.json").exists():
         pytest.fail(f"no {lua}/manifest.json: run the tests from a redvote checkout")
-    for path in sorted(PACKAGED.iterdir()):
-        if path.suffix in (".lua", ".json"):
-            assert path.read_bytes() == (lua / path.name).read_bytes(), (
-                f"{path.name} differs from lua/: run REDVOTE_SYNC_LUA=1 cargo test -p redvote --lib lua_sources"
-            )
+    manifest = json.loads((lua / "manifest.json").read_text())
+    wanted = {Path(e["file"]).name for e in manifest["scripts"]} | {"manifest.json"}
+    assert {p.name for p in PACKAGED.iterdir()} == wanted
+    for name in sorted(wanted):
+        assert (PACKAGED / name).read_bytes() == (lua / name).read_bytes(), (
+            f"the installed {name} differs from lua/{name}: reinstall the package (pip install ./bindings/python)"
+        )
+    # the package reads its own copy, never the checkout's lua/
+    assert not PACKAGED.is_relative_to(REPO_ROOT / "lua")
 
 
 def test_a_changed_script_is_refused_at_load(tmp_path):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Write src/redvote/_codes.py: one exception class per REDVOTE_* code.
 
-The codes are those of the packaged manifest (every script's ``errors``)
+The codes are those of the repository's lua/manifest.json (every script's
+``errors``; the package carries a copy of it)
 and of the table in the repository's docs/errors.md (whose "when" column
 becomes each class's docstring). Run it after a code is added:
 
@@ -20,8 +21,9 @@ from typing import Dict
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "src" / "redvote"
-MANIFEST = PACKAGE / "lua" / "manifest.json"
-ERRORS_MD = HERE.parent.parent.parent / "docs" / "errors.md"
+REPO_ROOT = HERE.parent.parent.parent
+MANIFEST = REPO_ROOT / "lua" / "manifest.json"
+ERRORS_MD = REPO_ROOT / "docs" / "errors.md"
 TARGET = PACKAGE / "_codes.py"
 
 

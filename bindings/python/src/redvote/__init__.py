@@ -1,22 +1,41 @@
 """redvote: atomic voting and ranking in Redis, from Python.
 
-The redvote Lua scripts ship inside the package (``redvote/lua/``, checked
-against ``lua/manifest.json`` by SHA1 at import). ``Site``, ``Campaign`` and
+The redvote Lua scripts ship inside the package (``redvote/lua/``, copied
+from the repository's ``lua/`` when the package is built, checked against
+their manifest by SHA1 at import). ``Site``, ``Campaign`` and
 ``CampaignRegistry`` are the typed calls over ``redis.Redis``;
 ``redvote.aio`` has the same over ``redis.asyncio.Redis``. ``Scripts`` runs
 any script of the manifest by name. Refusals raise ``redvote.errors``
 classes (``RedvoteError`` and one subclass per ``REDVOTE_*`` code).
 """
 
-from . import errors, types
-from ._calls import Call, CampaignCalls, RegistryCalls, SiteCalls
-from ._lua import MANIFEST, SCRIPTS, VERSION, ScriptInfo, load_scripts
-from ._sync import Campaign, CampaignRegistry, Pending, Pipeline, Scripts, Site, scripts_for
-from .errors import RedvoteError, ReplyError, ScriptMismatch
+from . import errors as errors
+from . import types as types
+from ._calls import Call as Call
+from ._calls import CampaignCalls as CampaignCalls
+from ._calls import RegistryCalls as RegistryCalls
+from ._calls import SiteCalls as SiteCalls
+from ._lua import MANIFEST as MANIFEST
+from ._lua import SCRIPTS as SCRIPTS
+from ._lua import VERSION as VERSION
+from ._lua import ScriptInfo as ScriptInfo
+from ._lua import load_scripts as load_scripts
+from ._sync import Campaign as Campaign
+from ._sync import CampaignRegistry as CampaignRegistry
+from ._sync import Pending as Pending
+from ._sync import Pipeline as Pipeline
+from ._sync import Scripts as Scripts
+from ._sync import Site as Site
+from ._sync import scripts_for as scripts_for
+from .errors import RedvoteError as RedvoteError
+from .errors import ReplyError as ReplyError
+from .errors import ScriptMismatch as ScriptMismatch
 from .types import *  # noqa: F401,F403
 
 __version__ = VERSION
 
+# A literal list (not built by concatenation): type checkers read it to know
+# what the package exports. A test checks it names every reply type.
 __all__ = [
     "Site",
     "Campaign",
@@ -39,4 +58,28 @@ __all__ = [
     "ScriptMismatch",
     "errors",
     "types",
-] + list(types.__all__)
+    "VoteOutcome",
+    "Article",
+    "PageIds",
+    "PageArticle",
+    "Page",
+    "GroupChange",
+    "SiteConfig",
+    "Reranked",
+    "Ballot",
+    "Configured",
+    "Imported",
+    "Ranked",
+    "BoardPage",
+    "Standing",
+    "Around",
+    "LimitLeft",
+    "Participants",
+    "Reindexed",
+    "RemoveStep",
+    "StatsBucket",
+    "Voided",
+    "VoidedRange",
+    "Upgraded",
+    "RegistryPage",
+]

@@ -6,7 +6,9 @@ parser of its reply); ``redvote.Site`` and ``redvote.aio.Site`` only run it.
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
+from functools import partial
 from typing import (
     Any,
     Callable,
@@ -355,14 +357,21 @@ class SiteCalls:
 # -------------------------------------------------------------- campaigns
 
 
-def _ballots(v: Any) -> List[Ballot]:
+def new_vote_id() -> str:
+    """A vote id for a campaign vote sent without one: ``auto-`` and 128
+    random bits as 32 hex digits (the Rust driver's form), made once per
+    call so every resend of it carries it."""
+    return "auto-" + secrets.token_hex(16)
+
+
+def _ballots(v: Any, vote_id: Optional[str] = None) -> List[Ballot]:
     out = []
     for entry in items(v):
         parts = items(entry)
         if len(parts) not in (3, 4):
             raise ReplyError(f"expected a ballot of 3 or 4 items, got {entry!r}")
         replay = len(parts) == 4 and text(parts[3]) == "replay"
-        out.append(Ballot(text(parts[0]), text(parts[1]), pairs(parts[2], text), replay))
+        out.append(Ballot(text(parts[0]), text(parts[1]), pairs(parts[2], text), replay, vote_id))
     return out
 
 
@@ -504,8 +513,14 @@ class CampaignCalls:
         cost: Optional[int] = None,
         vote_id: Optional[str] = None,
     ) -> Call[List[Ballot]]:
-        args = [arg(user), opt(time), opt(channel), opt(device), opt(cost), opt(vote_id)] + flat_pairs(pairs)
-        return self._call("campaign_vote", args, _ballots)
+        """The vote as one call. Without ``vote_id`` (or with ``""``) the call
+        gets an id of its own (:func:`new_vote_id`): redis-py resends a
+        command after a dropped connection, and the id makes the resend a
+        replay rather than a second vote. Running the same call object again
+        is therefore a resend too; each ballot carries the id."""
+        id_ = arg(vote_id) if vote_id else new_vote_id()
+        args = [arg(user), opt(time), opt(channel), opt(device), opt(cost), id_] + flat_pairs(pairs)
+        return self._call("campaign_vote", args, partial(_ballots, vote_id=id_))
 
     @binds("campaign_import")
     def import_(

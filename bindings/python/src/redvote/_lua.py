@@ -1,10 +1,11 @@
 """The scripts shipped inside the package, checked against their manifest.
 
 ``redvote/lua/`` holds byte-identical copies of the repository's ``lua/*.lua``
-and ``lua/manifest.json`` (written by ``REDVOTE_SYNC_LUA=1 cargo test -p
-redvote --lib lua_sources``). At import every script's SHA1 is compared with
-the manifest's ``sha1``: a mismatch raises :class:`ScriptMismatch`, so the
-package never sends a script whose contract it does not know.
+and ``lua/manifest.json``, put there when the package is built (setup.py's
+build hook); the package never reads the repository's ``lua/``. At import
+every script's SHA1 is compared with the manifest's ``sha1``: a mismatch
+raises :class:`ScriptMismatch`, so the package never sends a script whose
+contract it does not know.
 """
 
 from __future__ import annotations
@@ -82,8 +83,7 @@ def load_scripts(directory: Union[Path, Any, None] = None) -> Tuple[Dict[str, An
         raise ScriptMismatch(
             "redvote: the packaged scripts do not match lua/manifest.json ("
             + "; ".join(problems)
-            + "); reinstall the package, or in a checkout run "
-            "REDVOTE_SYNC_LUA=1 cargo test -p redvote --lib lua_sources"
+            + "); reinstall the package (from a checkout: pip install ./bindings/python)"
         )
     return manifest, scripts
 

@@ -321,8 +321,10 @@ class Campaign(_Bound):
         vote_id: Optional[str] = None,
     ) -> List[Ballot]:
         """``user`` votes for each (board, option) of ``pairs``, all or
-        nothing. With ``vote_id`` a resend counts once (its ballots come
-        back with ``replay=True``)."""
+        nothing, exactly once: a resend of the call (redis-py's retry after a
+        dropped connection) answers the first run's ballots with
+        ``replay=True``. ``vote_id`` is the call's idempotency key; without
+        one the package makes one (``Ballot.vote_id`` has it)."""
         return await self._run(
             self.calls.vote(user, pairs, time=time, channel=channel, device=device, cost=cost, vote_id=vote_id)
         )

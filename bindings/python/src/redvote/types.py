@@ -145,12 +145,15 @@ class Ballot:
     """``campaign_vote.lua``, one pair: the shown score of every period the
     board keeps (``{"total": "12.00", "day:2026-03-17": "3.00"}``);
     ``replay`` is true when the call was a resend of a vote id already
-    applied (nothing was counted again)."""
+    applied (nothing was counted again); ``vote_id`` is the call's id, the
+    caller's or the one the package made for a call sent without one (what
+    ``void`` takes back; not compared by ``==``)."""
 
     board: str
     option: str
     scores: Dict[str, str]
     replay: bool = False
+    vote_id: Optional[str] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
