@@ -6,7 +6,7 @@
 // MULTI (campaign.on(pipeline)), it queues the script and its promise
 // settles when exec() runs.
 const { run, runRaw, defineScripts, isPipeline } = require('./scripts');
-const { randomUUID } = require('node:crypto');
+const { randomBytes } = require('node:crypto');
 const { translateError, errorClassFor } = require('./errors');
 
 /** Which typed call sends each script: script -> [class, method]. */
@@ -266,7 +266,7 @@ class Campaign extends Bound {
    * counts nothing. Each ballot names the id (`voteId`, for `void`).
    */
   vote(user, pairs, { voteId, channel, device, cost, time: t } = {}) {
-    const id = voteId === undefined || voteId === null ? randomUUID() : String(voteId);
+    const id = voteId === undefined || voteId === null ? `auto-${randomBytes(16).toString('hex')}` : String(voteId);
     const args = [user, this._time(t), opt(channel), opt(device), opt(cost), sentVoteId(id), ...flatPairs(pairs)];
     return this._then(this._run('campaign_vote', args), (ballots) =>
       ballots.map((b) => ({ ...b, replay: b.replay === 'replay', voteId: id }))
