@@ -479,7 +479,7 @@ fn a_void_restores_a_score_an_import_lowered_below_zero() {
         &mut con,
         &c,
         "B",
-        &View::new(Kind::Shown, &super::day_name(T0 + DAY)),
+        &View::new(Kind::Shown, super::day_name(T0 + DAY)),
         Ties::Dense,
         2,
         2,
