@@ -74,8 +74,8 @@
     <ns>periods:B (real and shown, and the side keys f:/o:/d: of
     lib/order) are left to campaign_remove.lua, which takes them off in
     bounded steps: the options join the board's pending set
-    <ns>removing:B and `remove_gen` of <ns>board:B counts up (a
-    campaign_remove cursor from before restarts). Until it is done, reads
+    <ns>removing:B (a campaign_remove cursor from before restarts:
+    `remove_gen` of <ns>board:B counts up on every removal). Until it is done, reads
     (campaign_top, campaign_around, campaign_standing, and the export,
     which pages through campaign_top) skip them and rank the others as if
     they were gone (lib/ranks, O(R) more a period board read for R
@@ -109,16 +109,18 @@
     a rule no longer kept are UNLINKed, one UNLINK a listed period board);
     HSET <ns>weights:B option weight; DEL + HSET <ns>option:B:O
     (display data); for removed options HDEL <ns>weights:B, <ns>initial:B,
-    DEL <ns>option:B:O, <ns>hll:B:O, then SADD <ns>removing:B and HINCRBY
-    <ns>board:B remove_gen (layout 2), or ZREM from every period board and
-    its side keys (layout 1; see Removal).
+    DEL <ns>option:B:O, <ns>hll:B:O, then SADD <ns>removing:B (layout
+    2), or ZREM from every period board and its side keys (layout 1; see
+    Removal); on both layouts HINCRBY <ns>board:B remove_gen and HSET
+    <ns>removed:B option remove_gen (the removal's generation, which
+    campaign_void compares with the one its vote recorded).
 
   Output: { "boards", n, "options", n } (how many were created or updated)
 
   Keys: <ns>boards, <ns>board:B, <ns>weights:B, <ns>option:B:O,
     <ns>deny:users, <ns>deny:channels, <ns>periods:B, <ns>b:B:KIND:P,
     <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>initial:B,
-    <ns>hll:B:O, <ns>removing:B, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
+    <ns>hll:B:O, <ns>removing:B, <ns>removed:B, <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
     <ns>rl:RULE:campaign
 
   Reply: pairs(string, integer)
@@ -868,8 +870,11 @@ local function board_plan(ns, board, spec, count)
   plan.weights, plan.data = board_options(ns, board, spec.options, count, pending)
   plan.remove = board_removals(ns, board, spec, pending)
   plan.boards_of, plan.pending = board_index(ns, board, plan.remove)
-  if plan.pending then
+  if #plan.remove > 0 then
+    -- every removal counts: a void skips what the vote counted of an
+    -- option removed since (<ns>removed:B, lib/void)
     plan.remove_gen = (was[5] and stored_int(was[5], 0, 999999999999999, ns .. 'board:' .. board, 'remove_gen') or 0) + 1
+    rcall('HLEN', ns .. 'removed:' .. board)
   end
   return plan
 end
@@ -907,6 +912,16 @@ local function write_campaign(root, ns, campaign, counters, deny)
   end
 end
 
+-- A removal's generation: `remove_gen` of <ns>board:B counts it, and
+-- <ns>removed:B records it for each option removed (what a void compares
+-- with the generation its vote recorded, lib/void).
+local function write_removal_gen(ns, b)
+  rcall('HSET', ns .. 'board:' .. b.board, 'remove_gen', b.remove_gen)
+  local gens = {}
+  for _, option in ipairs(b.remove) do push(gens, option, b.remove_gen) end
+  hset_chunks(ns .. 'removed:' .. b.board, gens)
+end
+
 -- One board's plan (board_plan): its settings, weights, display data, the
 -- side keys of rules no longer kept, and the removed options everywhere
 -- they are.
@@ -923,6 +938,7 @@ local function write_board(ns, b)
   end
   for _, rule in ipairs(b.drop) do order_drop(ns, board, rule) end
   if #b.remove == 0 then return end
+  write_removal_gen(ns, b)
   if layout >= 2 then
     -- O(options): the rest is pending, for campaign_remove.lua
     local removing = ns .. 'removing:' .. board
@@ -935,7 +951,6 @@ local function write_board(ns, b)
     for _, option in ipairs(b.remove) do
       rcall('DEL', ns .. 'option:' .. board .. ':' .. option, ns .. 'hll:' .. board .. ':' .. option)
     end
-    if b.pending then rcall('HSET', ns .. 'board:' .. board, 'remove_gen', b.remove_gen) end
     return
   end
   -- Period boards that have expired leave the index first (0: kept forever).

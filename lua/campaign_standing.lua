@@ -257,6 +257,7 @@ end
 -- keys complete), `ties_next` (the pending rule of a switch), `indexed`
 -- ("1": no switch pending, the side keys of `ties` complete; "0" while one
 -- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- `remove_gen` counts the board's option removals.
 -- A board whose stored `ties` is dense or first without `indexed` 1 and
 -- without a `ties_next` (written by redvote 0.1, or switched by a
 -- 0.2..0.5 configure and not reindexed since) ranks by competition until
@@ -265,7 +266,7 @@ local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -303,6 +304,9 @@ local function board_settings(ns, board)
     -- the stored rule fields as they are (configure rewrites them)
     stored_ties = s[2], stored_next = s[11], indexed = indexed,
     order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    -- counts the board's removals (campaign_configure): a vote records it,
+    -- a void compares it (lib/void)
+    remove_gen = s[12] and stored_int(s[12], 0, 999999999999999, key, 'remove_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
     keep = {

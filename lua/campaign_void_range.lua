@@ -37,7 +37,7 @@
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
-    <ns>sp:P, <ns>sn:P, <ns>log
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>removed:B, <ns>initial:B
 
   Reply: {voided: integer, skipped: integer, next: string}
   Idempotent: yes
@@ -259,6 +259,7 @@ end
 -- keys complete), `ties_next` (the pending rule of a switch), `indexed`
 -- ("1": no switch pending, the side keys of `ties` complete; "0" while one
 -- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- `remove_gen` counts the board's option removals.
 -- A board whose stored `ties` is dense or first without `indexed` 1 and
 -- without a `ties_next` (written by redvote 0.1, or switched by a
 -- 0.2..0.5 configure and not reindexed since) ranks by competition until
@@ -267,7 +268,7 @@ local function board_settings(ns, board)
   check_name(board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
-    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next')
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
   if not s[1] then fail('UNKNOWN_BOARD', key) end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
@@ -305,6 +306,9 @@ local function board_settings(ns, board)
     -- the stored rule fields as they are (configure rewrites them)
     stored_ties = s[2], stored_next = s[11], indexed = indexed,
     order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    -- counts the board's removals (campaign_configure): a vote records it,
+    -- a void compares it (lib/void)
+    remove_gen = s[12] and stored_int(s[12], 0, 999999999999999, key, 'remove_gen') or 0,
     decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
     carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
     keep = {
@@ -762,20 +766,31 @@ end
 --         period board entry the vote wrote (carry included), the amount
 --         a decimal text ("1" on real boards, the board's decimals on
 --         shown ones),
---     s = { { board, weight }, ... }: its pairs, for the statistics,
+--     s = { { board, weight [, gen] }, ... }: its pairs, for the
+--         statistics, gen the board's remove_gen when the vote was cast
+--         (absent: 0),
 --     l = its entry in <ns>log (a vote logged), i = its vote id (in the
 --         log), v = when it was voided (set by the void) }
--- every number as text. Voiding subtracts each amount from its board
--- (a member brought to 0 or below leaves the board, and its side keys,
--- as option removal does; a board so emptied leaves <ns>periods:B), keeps the tie rules' side keys (lib/order: the
--- member's new score counts as reached at the void's sequence number, as
--- a vote's would), and counts the pairs in their buckets' `voided` and
--- `voided_amount` (lib/stats). Boards, members and buckets gone since
--- (expired, removed) are skipped. Participants (HyperLogLogs) and rate
--- limits are not taken back. Needs rcall, fail (lib/prologue), name_ok
--- (lib/names), board_settings (lib/board), units_of, decimal_text
--- (lib/exact), order_read, order_write, order_remove (lib/order),
--- stats_int (lib/stats).
+-- every number as text. Voiding subtracts each amount from its board,
+-- restoring the score the member would have without the vote: a real
+-- count brought to 0 leaves the board (only votes write real boards); a
+-- shown score leaves it only at 0 and when nothing but votes can have
+-- made it (the option has no imported votes: votes and carries only add),
+-- else it keeps the score, 0 or below included (an import may have
+-- lowered it); a member that leaves takes its side keys along, as option
+-- removal does, and a board so emptied leaves <ns>periods:B. It keeps the
+-- tie rules' side keys (lib/order: the member's new score counts as
+-- reached at the void's sequence number, as a vote's would), and counts
+-- the pairs in their buckets' `voided` and `voided_amount` (lib/stats).
+-- Boards, members and buckets gone since (expired, removed) are skipped,
+-- and so is an option removed since the vote and configured again: the
+-- board's remove_gen then is above the vote's gen, and <ns>removed:B
+-- (campaign_configure) records, for each option removed, the remove_gen
+-- of its last removal. Participants (HyperLogLogs) and rate limits are
+-- not taken back. Needs rcall, fail (lib/prologue), name_ok (lib/names),
+-- board_settings (lib/board), stored_int (lib/stored), units_of,
+-- decimal_text (lib/exact), order_read, order_write, order_remove
+-- (lib/order), stats_int (lib/stats).
 
 -- The longest text of a record that is not a name (a time, a bucket, a
 -- period board's member, an amount, a log entry id): names are name_ok's.
@@ -805,9 +820,46 @@ local function void_info_ok(info)
     end
   end
   for _, s in ipairs(info.s) do
-    if type(s) ~= 'table' or not name_ok(s[1]) or not void_text(s[2], '^%d+$') then return false end
+    if type(s) ~= 'table' or not name_ok(s[1]) or not void_text(s[2], '^%d+$')
+      or (s[3] ~= nil and not (void_text(s[3], '^%d+$') and #s[3] <= 15)) then
+      return false
+    end
   end
   return true
+end
+
+-- The remove_gen each board had when the vote `info` was cast (0: none
+-- recorded, a vote of before any removal, or of a redvote that kept none).
+local function void_gens(info)
+  local gens = {}
+  for _, s in ipairs(info.s) do gens[s[1]] = tonumber(s[3] or '0') end
+  return gens
+end
+
+-- Whether `option` of board `b` (board_settings) was removed after a vote
+-- cast at the board's remove_gen `gen`: a re-configured option of that
+-- name is another member than the one the vote counted. `removed` caches
+-- the reads of <ns>removed:B (nothing is read while no removal came since).
+local function void_removed_since(ns, b, option, gen, removed)
+  if b.remove_gen <= gen then return false end
+  local id = b.name .. '\0' .. option
+  local at = removed[id]
+  if at == nil then
+    local key = ns .. 'removed:' .. b.name
+    local v = rcall('HGET', key, option)
+    at = v and stored_int(v, 1, 999999999999999, key, option) or 0
+    removed[id] = at
+  end
+  return at > gen
+end
+
+-- Whether `option` of `board` has imported votes (a field of
+-- <ns>initial:B, campaign_import): imports may lower a shown score, so a
+-- 0 left on a shown board may be theirs. `imported` caches the reads.
+local function void_imported(ns, board, option, imported)
+  local id = board .. '\0' .. option
+  if imported[id] == nil then imported[id] = rcall('HEXISTS', ns .. 'initial:' .. board, option) == 1 end
+  return imported[id]
 end
 
 -- Before the first write: what voiding the votes `infos` (checked by
@@ -815,9 +867,10 @@ end
 -- subtraction), every key read and checked. Returns the plan void_write
 -- takes.
 local function void_plan(ns, infos)
-  local boards, plan, order, stats, stats_order = {}, {}, {}, {}, {}
+  local boards, plan, order, stats, stats_order, removed, imported = {}, {}, {}, {}, {}, {}, {}
   local skipped = 0
   for _, info in ipairs(infos) do
+    local gens = void_gens(info)
     for _, e in ipairs(info.e) do
       local board, which, option = e[1], e[2], e[3]
       local b = boards[board]
@@ -826,7 +879,7 @@ local function void_plan(ns, infos)
         boards[board] = b
       end
       local p
-      if b then
+      if b and not void_removed_since(ns, b, option, gens[board] or 0, removed) then
         local key = ns .. 'b:' .. board .. ':' .. which
         local id = key .. '\0' .. option
         p = plan[id]
@@ -846,7 +899,9 @@ local function void_plan(ns, infos)
           end
           plan[id] = p
         end
-        if p.old then p.sub = p.sub + units_of(e[4], p.scale) end
+        if p.old then
+          p.sub = p.sub + units_of(e[4], p.scale)
+        end
       end
       if not (p and p.old) then skipped = skipped + 1 end
     end
@@ -867,7 +922,13 @@ local function void_plan(ns, infos)
     end
   end
   local first = false
-  for _, p in ipairs(order) do first = first or p.b.first end
+  for _, p in ipairs(order) do
+    first = first or p.b.first
+    -- a shown score brought to 0: the option's imports may have made it
+    if not p.real and p.units == p.sub then
+      p.imported = void_imported(ns, p.b.name, p.option, imported)
+    end
+  end
   if first then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
   return { order = order, stats = stats_order, first = first, skipped = skipped }
 end
@@ -880,7 +941,9 @@ local function void_write(ns, plan)
   if plan.first then seq = rcall('INCRBY', ns .. 'seq', n) - n end
   for i, p in ipairs(plan.order) do
     local left = p.units - p.sub
-    if left <= 0 then
+    -- gone without the vote: no count left on a real board; on a shown
+    -- one nothing left that an import may have made (see above)
+    if (p.real and left <= 0) or (not p.real and left == 0 and not p.imported) then
       order_remove(ns, p.b, p.key, p.option)
       -- a board emptied is gone: unlisted, as option removal does (a
       -- board that exists stays listed)

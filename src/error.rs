@@ -79,6 +79,9 @@ codes! {
     CampaignClosed => "REDVOTE_CAMPAIGN_CLOSED",
     /// A period name that is malformed, or a period the board does not keep.
     InvalidPeriod => "REDVOTE_INVALID_PERIOD",
+    /// `campaign_remove`: a cursor that is not the one the removal's last
+    /// step handed out (nor the one that step was sent): go on with `"0"`.
+    InvalidCursor => "REDVOTE_INVALID_CURSOR",
     /// A rate limit refused the vote (see [`Error::RateLimited`]).
     RateLimited => "REDVOTE_RATE_LIMITED",
     /// The user or channel is on the campaign's deny list.

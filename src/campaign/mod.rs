@@ -185,7 +185,11 @@ impl Campaign {
     /// with cursor `"0"` and call again with [`RemoveStep::next`] until
     /// [`RemoveStep::is_done`]; an option pending removal cannot be
     /// configured again until then. Idempotent, and safe while votes go
-    /// on; no removal pending answers done at once.
+    /// on; no removal pending answers done at once. The progress is kept
+    /// in Redis: a cursor other than `"0"`, the one the last step handed
+    /// out, or the one that step was sent (a resend) is refused with
+    /// `Code::InvalidCursor`, nothing written; `"0"` goes on from where
+    /// the removal stands.
     ///
     /// ```no_run
     /// # fn main() -> redvote::Result<()> {

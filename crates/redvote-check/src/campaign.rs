@@ -135,6 +135,7 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         buckets: Vec::new(),
         stats: Vec::new(),
         pending: Vec::new(),
+        removed: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, ns, |con, keys| {
         for key in keys {
@@ -173,6 +174,9 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
     }
     for page in std::mem::take(&mut scan.stats).chunks(PAGE) {
         crate::stats::check_stats(con, ns, page, &mut r)?;
+    }
+    for (board, key) in std::mem::take(&mut scan.removed) {
+        removed_options(con, ns, &board, &key, &mut r)?;
     }
     let keys = std::mem::take(&mut scan.board_keys);
     let mut pending = std::mem::take(&mut scan.pending);
@@ -786,6 +790,11 @@ struct Board {
     /// Options removed whose period board entries are still being taken
     /// off (`<ns>removing:B`, cleaned by campaign_remove).
     removing: HashSet<String>,
+    /// The board's removals so far (`remove_gen`), as read at the start.
+    remove_gen: i64,
+    /// The cursors a pending removal's last step handed out and started
+    /// from (`remove_cursor`, `remove_prev`).
+    remove_cursors: Vec<(&'static str, String)>,
 }
 
 impl Board {
@@ -959,6 +968,68 @@ fn pending_removals(
         }
         b.removing.insert(o);
     }
+    if b.removing.is_empty() && !b.remove_cursors.is_empty() {
+        // a removal's cursors live while it is pending: its last step
+        // deletes them with the pending set (read again together: a step
+        // may have finished the removal since the board was read)
+        let board_key = format!("{ns}board:{name}");
+        let mut reads = redis::pipe();
+        reads.cmd("SCARD").arg(&key);
+        reads
+            .cmd("HMGET")
+            .arg(&board_key)
+            .arg(&["remove_cursor", "remove_prev"]);
+        let what =
+            "holds a removal's cursor (remove_cursor, remove_prev), but no removal is pending"
+                .to_string();
+        r.suspect(
+            board_key,
+            Recheck::new(reads, move |got| {
+                let cursors = items(&got[1]).iter().any(|v| text(v).is_some());
+                (int(&got[0]) == Some(0) && cursors).then(|| what.clone())
+            }),
+        );
+    }
+    Ok(())
+}
+
+/// `<ns>removed:B` (campaign_configure): option -> the `remove_gen` of its
+/// last removal, which campaign_void compares with the generation its vote
+/// recorded; every generation is one the board has counted (its
+/// `remove_gen`, read after the hash: generations only grow).
+fn removed_options(
+    con: &mut dyn ConnectionLike,
+    ns: &str,
+    board: &str,
+    key: &str,
+    r: &mut Report,
+) -> RedisResult<()> {
+    let mut highest = 0;
+    hash_pages(con, key, r, |key, option, v, r| {
+        if !redvote::is_valid_name(option) {
+            r.violation(key, format!("{option:?} is not an option name"));
+        }
+        match stored_int(v, 1, 999999999999999) {
+            Some(n) => highest = highest.max(n),
+            None => r.violation(
+                key,
+                format!("{option}: {v:?} is not a removal's generation"),
+            ),
+        }
+    })?;
+    let mut pipe = redis::pipe();
+    pipe.cmd("HGET")
+        .arg(format!("{ns}board:{board}"))
+        .arg("remove_gen");
+    let got = exec(con, &mut pipe)?;
+    let gen = text(&got[0]).and_then(|v| stored_int(&v, 0, 999999999999999));
+    if gen.is_some_and(|g| highest > g) {
+        r.violation(
+            key,
+            format!("records generation {highest}, above the board's remove_gen"),
+        );
+    }
+    r.count("removed_options", 1);
     Ok(())
 }
 
@@ -999,7 +1070,8 @@ fn board_settings(
         .arg(&["periods", "ties", "decimals", "carry"])
         .arg(&keeps)
         .arg("indexed")
-        .arg("ties_next");
+        .arg("ties_next")
+        .arg(&["remove_gen", "remove_cursor", "remove_prev"]);
     let got = exec(con, &mut pipe)?;
     let mut b = Board {
         decimals: 2,
@@ -1098,8 +1170,43 @@ fn board_settings(
         };
         b.keep.insert(kind, keep);
     }
+    if let Some(v) = field(10) {
+        match stored_int(&v, 0, 999999999999999) {
+            Some(n) => b.remove_gen = n,
+            None => bad(format!("remove_gen {v:?} is corrupt"), r),
+        }
+    }
+    for (i, name) in [(11, "remove_cursor"), (12, "remove_prev")] {
+        let Some(v) = field(i) else { continue };
+        match remove_cursor_gen(&v) {
+            Some(g) if g <= b.remove_gen => b.remove_cursors.push((name, v)),
+            _ => bad(
+                format!(
+                    "{name} {v:?} is corrupt (campaign_remove's cursors are \"0\" or \
+                     GEN|PERIOD|AT with GEN at most remove_gen)"
+                ),
+                r,
+            ),
+        }
+    }
     b.ok = ok;
     Ok(b)
+}
+
+/// The generation of a `campaign_remove` cursor as the script parses it
+/// ("GEN|P|AT"; "0" is generation 0), or `None` when it is not one.
+fn remove_cursor_gen(cursor: &str) -> Option<i64> {
+    if cursor == "0" {
+        return Some(0);
+    }
+    let mut parts = cursor.splitn(3, '|');
+    let (gen, p, at) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |s: &str, max: usize| {
+        !s.is_empty() && s.len() <= max && s.bytes().all(|c| c.is_ascii_digit())
+    };
+    (digits(gen, 15) && !p.is_empty() && !p.contains('|') && digits(at, 5))
+        .then(|| gen.parse().ok())
+        .flatten()
 }
 
 /// The state of one scan.
@@ -1118,6 +1225,8 @@ struct Scan<'a> {
     counters: Vec<(String, String, String)>,
     /// Voters' counter hashes (`<ns>rlu:USER`) not checked yet.
     voters: Vec<String>,
+    /// The boards' removal generations (`<ns>removed:B`): board, key.
+    removed: Vec<(String, String)>,
     /// Buckets of per-user fixed-window counters (`<ns>rlb:RULE:REST`) not
     /// checked yet: key, rule name, the rest (`WINDOW:N`).
     buckets: Vec<(String, String, String)>,
@@ -1149,7 +1258,9 @@ impl Scan<'_> {
         let rest = &key[self.ns.len()..];
         let (head, tail) = rest.split_once(':').unwrap_or((rest, ""));
         match head {
-            "board" | "weights" | "initial" | "periods" if !self.boards.contains_key(tail) => {
+            "board" | "weights" | "initial" | "periods" | "removed"
+                if !self.boards.contains_key(tail) =>
+            {
                 let board = tail.to_string();
                 self.pending.push((key, Missing::Board(board)));
             }
@@ -1191,6 +1302,7 @@ impl Scan<'_> {
                     }
                 }
             }
+            "removed" => self.removed.push((tail.to_string(), key)),
             "rlu" => self.voters.push(key),
             "rlb" => match tail.split_once(':') {
                 Some((rule, rest)) if self.c.rules.contains_key(rule) => {

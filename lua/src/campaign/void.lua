@@ -10,7 +10,13 @@
   "already_voided" and changes nothing; a resend of the vote with that id
   still answers its recorded reply as a replay and counts nothing.
   Participants (HyperLogLogs) and rate limits are not given back. Boards,
-  members and statistics gone since (expired, removed) are skipped.
+  members and statistics gone since (expired, removed) are skipped, and
+  so is an option removed since the vote, pending or configured again
+  (the removal's generation, <ns>removed:B, is above the vote's). A
+  score goes back to what it would be without the vote: a shown score an
+  import lowered below 0 stays there (-60 made -59 by the vote is -60
+  again); an entry brought to 0 leaves its board, but a shown one of an
+  option with imported votes, which may hold that 0 (lib/void).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -28,7 +34,7 @@
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
-    <ns>sp:P, <ns>sn:P, <ns>log
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>removed:B, <ns>initial:B
 
   Reply: {status: enum(voided|already_voided), at: integer, changed:
     integer, skipped: integer}

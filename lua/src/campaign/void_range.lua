@@ -35,7 +35,7 @@
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
-    <ns>sp:P, <ns>sn:P, <ns>log
+    <ns>sp:P, <ns>sn:P, <ns>log, <ns>removed:B, <ns>initial:B
 
   Reply: {voided: integer, skipped: integer, next: string}
   Idempotent: yes

@@ -456,7 +456,10 @@ local function main()
     for i, w in ipairs(order) do
       e[i] = { w[2].name, w[8], w[3], w[4] and decimal_text(w[9], w[4]) or string.format('%.0f', w[9]) }
     end
-    for i, pair in ipairs(pairs_) do s[i] = { pair.board, tostring(pair.weight) } end
+    for i, pair in ipairs(pairs_) do
+      local gen = boards[pair.board].remove_gen
+      s[i] = { pair.board, tostring(pair.weight), gen > 0 and tostring(gen) or nil }
+    end
     info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
   end
   if vote_log > 0 then

@@ -345,3 +345,147 @@ fn a_void_range_voids_a_users_or_channels_logged_votes_in_steps() {
         .unwrap();
     assert_eq!((none.voided, none.others, none.next.as_str()), (0, 0, "0"));
 }
+
+/// The shown total and day scores and the real total of option `o` on
+/// board `b` of `c`, as text (None: not on the board).
+fn scores_of(
+    con: &mut Connection,
+    c: &Campaign,
+    b: &str,
+    o: &str,
+    day: u64,
+) -> [Option<String>; 3] {
+    let ns = c.namespace();
+    [
+        support::zscore_text(con, &format!("{ns}b:{b}:shown:total"), o),
+        support::zscore_text(con, &format!("{ns}b:{b}:shown:{}", super::day_name(day)), o),
+        support::zscore_text(con, &format!("{ns}b:{b}:real:total"), o),
+    ]
+}
+
+/// A void skips an option removed since its vote: while the removal is
+/// pending, and once it finished and the option was configured again (a
+/// new member of the same name, which the void must not lower), by id and
+/// by the vote log alike.
+#[test]
+fn a_void_skips_an_option_removed_since_even_when_configured_again() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = campaign(&mut con, "regen", Ties::First, 1000);
+    let remove = |con: &mut Connection, c: &Campaign, option: &str| {
+        let board = BoardSettings {
+            remove: vec![option.to_string()],
+            ..Default::default()
+        };
+        let settings = CampaignSettings::new().with_board("B", board);
+        c.configure(&settings).run(con).unwrap();
+    };
+    let again = |con: &mut Connection, c: &Campaign, option: &str| {
+        let settings = CampaignSettings::new().with_board(
+            "B",
+            BoardSettings::default().with_option(option, OptionSettings::weighted(2)),
+        );
+        c.configure(&settings).run(con).unwrap();
+    };
+    let vote = |con: &mut Connection, user: &str, id: &str, option: &str, dt: u64| {
+        let voter = Voter::new(user).id(id);
+        c.at(T0 + dt)
+            .vote_by(&voter, &[("B", option)])
+            .run(con)
+            .unwrap();
+    };
+    vote(&mut con, "u1", "old-y", "y", 0);
+    vote(&mut con, "u1", "old-z", "z", 1);
+    vote(&mut con, "u2", "x", "x", 2);
+
+    // pending: the void leaves the entries to the removal steps
+    remove(&mut con, &c, "z");
+    let ns = c.namespace();
+    assert!(support::zscore_text(&mut con, &format!("{ns}b:B:real:total"), "z").is_some());
+    let v = c.void("old-z").run(&mut con).unwrap();
+    assert_eq!(v.changed, 0, "{v:?}");
+    assert!(v.skipped > 0, "{v:?}");
+
+    // removed, configured again, two new votes: y at 4.00 (ZSCORE: 4)
+    remove(&mut con, &c, "y");
+    super::removal::finish_removal(&mut con, &c, "B", 100);
+    again(&mut con, &c, "y");
+    vote(&mut con, "u3", "new-1", "y", 10);
+    vote(&mut con, "u4", "new-2", "y", 11);
+    let before = scores_of(&mut con, &c, "B", "y", T0);
+    assert_eq!(before[0].as_deref(), Some("4"));
+    let v = c.void("old-y").run(&mut con).unwrap();
+    assert!(!v.already && v.changed == 0 && v.skipped > 0, "{v:?}");
+    assert_eq!(scores_of(&mut con, &c, "B", "y", T0), before);
+    // by the vote log: u1's votes are the removed y's and z's
+    let now = support::server_time(&mut con) as u64;
+    let _ = c
+        .void_range(VoidBy::User, "u1", now - 60, now + 60, "0", 100)
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(scores_of(&mut con, &c, "B", "y", T0), before);
+    // a vote on the new y is voided as ever
+    let v = c.void("new-2").run(&mut con).unwrap();
+    assert!(v.changed > 0 && v.skipped == 0, "{v:?}");
+    assert_eq!(
+        scores_of(&mut con, &c, "B", "y", T0)[0].as_deref(),
+        Some("2")
+    );
+    super::removal::finish_removal(&mut con, &c, "B", 100);
+    let report = check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+}
+
+/// A void restores the score the member would have without the vote: a
+/// shown board an import lowered to -60.00 on a later day, made -59.00 by
+/// the vote, is -60.00 again (not deleted); 0 is deleted only where
+/// nothing but votes wrote the member.
+#[test]
+fn a_void_restores_a_score_an_import_lowered_below_zero() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = campaign(&mut con, "below", Ties::Dense, 0);
+    c.at(T0).import("B", &[("y", "100")]).run(&mut con).unwrap();
+    // a day later the import is lowered to 40: that day's board gets -60
+    c.at(T0 + DAY)
+        .import("B", &[("y", "40")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(
+        scores_of(&mut con, &c, "B", "y", T0 + DAY),
+        [Some("40".into()), Some("-60".into()), None]
+    );
+    let voter = Voter::new("u1").id("v");
+    c.at(T0 + DAY + 5)
+        .vote_by(&voter, &[("B", "y"), ("B", "z")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(
+        scores_of(&mut con, &c, "B", "y", T0 + DAY),
+        [Some("41".into()), Some("-59".into()), Some("1".into())]
+    );
+    let v = c.void("v").run(&mut con).unwrap();
+    assert!(v.changed > 0 && v.skipped == 0, "{v:?}");
+    assert_eq!(
+        scores_of(&mut con, &c, "B", "y", T0 + DAY),
+        [Some("40".into()), Some("-60".into()), None]
+    );
+    // z, never imported: what the vote made leaves its boards
+    assert_eq!(
+        scores_of(&mut con, &c, "B", "z", T0 + DAY),
+        [None, None, None]
+    );
+    assert_reads_match(
+        &mut con,
+        &c,
+        "B",
+        &View::new(Kind::Shown, super::day_name(T0 + DAY)),
+        Ties::Dense,
+        2,
+        2,
+        &["x", "y", "z", "w"],
+        &["y"],
+    );
+    let report = check_campaign(&mut con, &c).unwrap();
+    assert!(report.is_clean(), "{report:?}");
+}
