@@ -466,6 +466,7 @@ export type ErrorCode =
   | "REDVOTE_DENIED"
   | "REDVOTE_INTERNAL"
   | "REDVOTE_INVALID_CONFIG"
+  | "REDVOTE_INVALID_CURSOR"
   | "REDVOTE_INVALID_GROUP"
   | "REDVOTE_INVALID_ID"
   | "REDVOTE_INVALID_NAME"
@@ -517,6 +518,12 @@ export declare class InvalidConfigError extends RedvoteError {
   constructor(detail: string, cause?: Error);
   static readonly code: "REDVOTE_INVALID_CONFIG";
   readonly code: "REDVOTE_INVALID_CONFIG";
+}
+/** REDVOTE_INVALID_CURSOR */
+export declare class InvalidCursorError extends RedvoteError {
+  constructor(detail: string, cause?: Error);
+  static readonly code: "REDVOTE_INVALID_CURSOR";
+  readonly code: "REDVOTE_INVALID_CURSOR";
 }
 /** REDVOTE_INVALID_GROUP */
 export declare class InvalidGroupError extends RedvoteError {
@@ -666,6 +673,7 @@ export declare const errorClasses: {
   DeniedError: typeof DeniedError;
   InternalError: typeof InternalError;
   InvalidConfigError: typeof InvalidConfigError;
+  InvalidCursorError: typeof InvalidCursorError;
   InvalidGroupError: typeof InvalidGroupError;
   InvalidIdError: typeof InvalidIdError;
   InvalidNameError: typeof InvalidNameError;

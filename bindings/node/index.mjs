@@ -13,6 +13,7 @@ export const {
   DeniedError,
   InternalError,
   InvalidConfigError,
+  InvalidCursorError,
   InvalidGroupError,
   InvalidIdError,
   InvalidNameError,

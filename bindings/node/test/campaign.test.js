@@ -104,7 +104,7 @@ test('a vote without an id gets one of its own, once per call, which void takes'
   const c = await configured();
   const [first] = await c.vote('u1', [['stars', 'b']], { time: T });
   const [second] = await c.vote('u1', [['stars', 'b']], { time: T });
-  assert.match(first.voteId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.match(first.voteId, /^auto-[0-9a-f]{32}$/);
   assert.notEqual(second.voteId, first.voteId, 'each call its own id: two calls are two votes');
   assert.equal(second.replay, false);
   assert.equal(await ctx.redis.exists(`{c:g}:vid:${first.voteId}`), 1, 'the script recorded the id');

@@ -45,6 +45,13 @@ class InvalidConfig(RedvoteError):
 
 
 @register
+class InvalidCursor(RedvoteError):
+    """``REDVOTE_INVALID_CURSOR``: `campaign_remove`: a cursor that is neither `"0"` nor the one the removal's last step handed out (nor the one that step was sent, for a resend): the removal keeps its progress in Redis, and `"0"` goes on from it ([campaigns.md](campaigns.md#removing-options))"""
+
+    CODE = "REDVOTE_INVALID_CURSOR"
+
+
+@register
 class InvalidGroup(RedvoteError):
     """``REDVOTE_INVALID_GROUP``: group empty, over 64 bytes, or with `: { } * ? [ ] \\ ,`, spaces or control characters; added and removed at once; more than 100"""
 
@@ -214,6 +221,7 @@ __all__ = [
     "Denied",
     "Internal",
     "InvalidConfig",
+    "InvalidCursor",
     "InvalidGroup",
     "InvalidId",
     "InvalidName",
