@@ -214,6 +214,7 @@ pub fn entries(reply: redis::Value) -> Result<Vec<AuditEntry>, String> {
     let redis::Value::Array(items) = reply else {
         return match reply {
             redis::Value::Nil => Ok(Vec::new()),
+            redis::Value::ServerError(e) => Err(format!("XREVRANGE was refused: {e}")),
             _ => Err("XREVRANGE answered an unexpected shape".into()),
         };
     };

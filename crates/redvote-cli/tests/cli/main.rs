@@ -5,6 +5,7 @@
 
 mod support;
 
+mod acl;
 mod bad_input;
 mod check;
 mod cli;
