@@ -64,13 +64,17 @@ end
 -- layout: the data-layout version a site or a campaign was written with
 -- (docs/versions.md). A campaign keeps it in the field `layout` of its
 -- settings hash <ns>campaign, a site in the field `layout` of
--- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
--- or by any redvote, campaigns configured by redvote 0.5 or before).
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds,
+-- or by a redvote before new sites started at 2; campaigns configured by
+-- redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts first..last
--- below, and configure a new campaign at the last. Site layout 2
--- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- below, and start a new site or campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards): post.lua
+-- records it with a site's first article (no id counter, no layout field),
+-- upgrade.lua moves a site of layout 1 to it; a site with articles and no
+-- field (the seeds' data) is layout 1, and so is a site whose field says 1
+-- (asked for before its first post). Campaign layout 3 keeps the per-user
 -- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
 -- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
@@ -508,9 +512,11 @@ end
 -- each prefixed by its length, joined by "|" (the user left out of a rule
 -- counted in the voter's hash); each value's part is formatted once a
 -- call, a rule's window and key (but for a string counter's) once a rule.
-local function limit_plan(ns, rules, ctx, pairs, cost, now, offset, campaign_end)
+local function limit_plan(ns, rules, ctx, pairs, cost, now, usec, offset, campaign_end)
   local format = string.format
-  local checks, n = {}, 0
+  -- the time every rule is evaluated at (limit_evaluate), one for the plan
+  -- and the evaluation: the vote and the peek agree to the microsecond
+  local checks, n = { now = now, usec = usec }, 0
   local user, channel, device, legacy, bucketed = ctx.user, ctx.channel, ctx.device, ctx.legacy, ctx.layout >= 3
   local npairs = #pairs
   -- a batch meets a counter again for another pair: checks joined by key
@@ -656,10 +662,12 @@ end
 -- limit_plan). Returns the refusal (nil when all pass) as
 -- { rule, retry_after, remaining = { rule name -> votes left } }, the
 -- remaining table made only then (a vote that passes has no use for it).
--- `usec` is the microsecond within second `now` (rolling rules; 0 on the
--- explicit clock). All rolling arithmetic is on integers: durations from
--- now as (whole microseconds, remainder / limit).
-local function limit_evaluate(checks, now, usec)
+-- The time is the plan's: second `now` and `usec`, the microsecond within
+-- it (lib/clock's pair: the server's, or 0 on the explicit clock), which
+-- rolling rules count from. All rolling arithmetic is on integers:
+-- durations from now as (whole microseconds, remainder / limit).
+local function limit_evaluate(checks)
+  local now, usec = checks.now, checks.usec
   local refused, retry = nil, 0
   -- n emission intervals (iq + ir / l microseconds each) as whole
   -- microseconds and a remainder in 0..l-1 (units of 1/l microsecond):
@@ -879,13 +887,15 @@ end
 
 -- The checks (lib/limits' limit_plan, spending 0) of the voter the
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps
--- (`with_pairs`: the call gave board, option pairs); and the call's second.
+-- (`with_pairs`: the call gave board, option pairs), planned at the time
+-- lib/clock gives (the second and microsecond limit_evaluate counts from,
+-- as the vote's).
 local function voter_checks(op, wanted)
   local root, ns, layout = campaign_key(op)
   pair_argc(op, 4, 0, 50, 'user, time, channel, device, then board, option pairs')
   local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
-  local now = clock(ARGV[2])
+  local now, usec = clock(ARGV[2])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
   local rules = limit_rules(root, c[1] or '[]', c[4])
@@ -905,15 +915,15 @@ local function voter_checks(op, wanted)
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
   local ctx = { user = user, channel = channel, device = device, legacy = legacy, layout = layout }
-  return limit_plan(ns, kept, ctx, subjects, 0, now, offset, end_at), now
+  return limit_plan(ns, kept, ctx, subjects, 0, now, usec, offset, end_at)
 end
 
 local function main()
   -- every rule, but those that count per option only for the given pairs
-  local checks, now = voter_checks('campaign_limits', function(rule, with_pairs)
+  local checks = voter_checks('campaign_limits', function(rule, with_pairs)
     return with_pairs or not counts_by(rule, 'option')
   end)
-  limit_evaluate(checks, now, 0)
+  limit_evaluate(checks)
   local reply = {}
   for _, check in ipairs(checks) do
     -- the check's rule, left and reset_in (lib/limits, limit_plan)

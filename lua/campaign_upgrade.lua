@@ -85,13 +85,17 @@ end
 -- layout: the data-layout version a site or a campaign was written with
 -- (docs/versions.md). A campaign keeps it in the field `layout` of its
 -- settings hash <ns>campaign, a site in the field `layout` of
--- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
--- or by any redvote, campaigns configured by redvote 0.5 or before).
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds,
+-- or by a redvote before new sites started at 2; campaigns configured by
+-- redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts first..last
--- below, and configure a new campaign at the last. Site layout 2
--- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- below, and start a new site or campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards): post.lua
+-- records it with a site's first article (no id counter, no layout field),
+-- upgrade.lua moves a site of layout 1 to it; a site with articles and no
+-- field (the seeds' data) is layout 1, and so is a site whose field says 1
+-- (asked for before its first post). Campaign layout 3 keeps the per-user
 -- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
 -- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read

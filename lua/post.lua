@@ -15,7 +15,8 @@
     ARGV[4]  time  <time, optional>  import/backfill path only: the publish
              time as integer Unix seconds (default: the server's TIME)
 
-  Writes: INCR <prefix>article:; HSET <prefix>article:ID title link poster
+  Writes: the site's first article (no id counter, no layout recorded):
+    HSET <prefix>redvote:config layout 2 (lib/layout); INCR <prefix>article:; HSET <prefix>article:ID title link poster
     time votes=1; ZADD <prefix>time: time; ZADD <prefix>score: time+vote_score;
     (members are "article:ID", without the prefix, as in the seeds);
     SADD <prefix>voted:ID poster + EXPIREAT end of the voting window;
@@ -61,13 +62,17 @@ end
 -- layout: the data-layout version a site or a campaign was written with
 -- (docs/versions.md). A campaign keeps it in the field `layout` of its
 -- settings hash <ns>campaign, a site in the field `layout` of
--- <prefix>redvote:config; no field is layout 1 (sites written by the seeds
--- or by any redvote, campaigns configured by redvote 0.5 or before).
+-- <prefix>redvote:config; no field is layout 1 (sites written by the seeds,
+-- or by a redvote before new sites started at 2; campaigns configured by
+-- redvote 0.5 or before).
 --
 -- These scripts (redvote 0.6) read and write the layouts first..last
--- below, and configure a new campaign at the last. Site layout 2
--- keeps each group's ordered boards up to date (lib/site_boards); a site
--- moves to it only by upgrade.lua. Campaign layout 3 keeps the per-user
+-- below, and start a new site or campaign at the last. Site layout 2
+-- keeps each group's ordered boards up to date (lib/site_boards): post.lua
+-- records it with a site's first article (no id counter, no layout field),
+-- upgrade.lua moves a site of layout 1 to it; a site with articles and no
+-- field (the seeds' data) is layout 1, and so is a site whose field says 1
+-- (asked for before its first post). Campaign layout 3 keeps the per-user
 -- counters of fixed-window rate limits in bucketed hashes (lib/limits); a
 -- campaign moves to it by campaign_upgrade. A layout outside
 -- that range was written by a redvote they do not know: every script, read
@@ -231,7 +236,12 @@ local function main()
   -- Every key the post writes is read first: a key of the wrong type, or an
   -- id counter that is not one (ids have at most 15 digits), is refused
   -- before the first write.
-  local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
+  local counter = rcall('GET', root)
+  local id = string.format('%d', stored_int(counter or '0', 0, 999999999999998, root, 'id counter') + 1)
+  -- A site redvote creates (its first article, no id counter and no layout
+  -- recorded) starts at layout 2; one with articles and no layout field
+  -- (the seeds' data, or an earlier redvote's) stays at 1 (lib/layout).
+  local new_site = not counter and not stored[1] and not stored[2]
   rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
   rcall('SCARD', prefix .. 'voted:' .. id)
   rcall('ZCARD', prefix .. 'time:')
@@ -239,6 +249,7 @@ local function main()
   check_rankings(prefix, rankings)
 
   -- validated: the writes start here
+  if new_site then rcall('HSET', prefix .. CONFIG, 'layout', '2') end
   local n = rcall('INCR', root)
   local member = 'article:' .. id
   local article = prefix .. member

@@ -636,9 +636,14 @@ fn seed_campaign(con: &mut Connection, c: &Campaign, t0: u64) {
 }
 
 /// Seed a site under `prefix`: 3 articles (the third too old to vote on),
-/// votes both ways, two groups, a cached group page, hot and best on.
-fn seed_site(con: &mut Connection, prefix: &str) {
+/// votes both ways, two groups, a cached group page, hot and best on; at
+/// data layout 1 when `layout_1` (asked for before the first post), else
+/// at 2, where a new site starts (group boards, no cache).
+fn seed_site(con: &mut Connection, prefix: &str, layout_1: bool) {
     let site = Site::new(prefix);
+    if layout_1 {
+        support::site_at_layout_1(con, prefix);
+    }
     let now = support::server_time(con) as u64;
     site.configure(&ConfigUpdate {
         rankings: Some(vec![Ranking::Hot, Ranking::Best]),
@@ -1123,12 +1128,12 @@ fn reseed(con: &mut Connection, fixture: &Fixture, epoch: u64) -> Vec<Vec<u8>> {
     let mut roots = Vec::new();
     match fixture.family {
         Family::Site => {
-            seed_site(con, "");
-            seed_site(con, "{fz:site2}:");
+            seed_site(con, "", true);
+            seed_site(con, "{fz:site2}:", false);
             for i in window {
                 let (suffix, made, kind) = SITE_POISON[i];
                 let prefix = format!("{{fz:p{i}}}:");
-                seed_site(con, &prefix);
+                seed_site(con, &prefix, true);
                 let key = format!("{prefix}{suffix}");
                 assert_eq!(support::exists(con, &key), made, "site seed made {key}");
                 plant(con, &key, kind);

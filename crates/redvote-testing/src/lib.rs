@@ -130,3 +130,17 @@ pub fn now_float(con: &mut redis::Connection) -> f64 {
     let (secs, micros): (f64, f64) = redis::cmd("TIME").query(con).unwrap();
     secs + micros / 1e6
 }
+
+/// Keeps the site under `prefix` at data layout 1 (the seeds' groups,
+/// rebuilt by `ZINTERSTORE`) when redvote posts its first article: what a
+/// user asks for before that post (`redvote:config` field `layout` 1,
+/// docs/versions.md#sites), where a new site would start at layout 2.
+/// Works through any connection (a cluster one included).
+pub fn site_at_layout_1(con: &mut dyn redis::ConnectionLike, prefix: &str) {
+    redis::cmd("HSET")
+        .arg(format!("{prefix}redvote:config"))
+        .arg("layout")
+        .arg(1)
+        .exec(con)
+        .expect("HSET redvote:config layout 1");
+}

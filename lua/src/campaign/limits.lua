@@ -39,10 +39,10 @@
 
 local function main()
   -- every rule, but those that count per option only for the given pairs
-  local checks, now = voter_checks('campaign_limits', function(rule, with_pairs)
+  local checks = voter_checks('campaign_limits', function(rule, with_pairs)
     return with_pairs or not counts_by(rule, 'option')
   end)
-  limit_evaluate(checks, now, 0)
+  limit_evaluate(checks)
   local reply = {}
   for _, check in ipairs(checks) do
     -- the check's rule, left and reset_in (lib/limits, limit_plan)

@@ -276,8 +276,8 @@ local function main()
   local checks
   if rules then
     checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy, layout = layout,
-      periods_at = periods_at }, pairs_, cost, now, offset, end_at)
-    local refusal = limit_evaluate_(checks, now, usec)
+      periods_at = periods_at }, pairs_, cost, now, usec, offset, end_at)
+    local refusal = limit_evaluate_(checks)
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
 

@@ -15,13 +15,15 @@
 
 -- The checks (lib/limits' limit_plan, spending 0) of the voter the
 -- arguments name, for the rules `wanted(rule, with_pairs)` keeps
--- (`with_pairs`: the call gave board, option pairs); and the call's second.
+-- (`with_pairs`: the call gave board, option pairs), planned at the time
+-- lib/clock gives (the second and microsecond limit_evaluate counts from,
+-- as the vote's).
 local function voter_checks(op, wanted)
   local root, ns, layout = campaign_key(op)
   pair_argc(op, 4, 0, 50, 'user, time, channel, device, then board, option pairs')
   local user, channel, device = ARGV[1], ARGV[3], ARGV[4]
   check_voter(user, channel, device)
-  local now = clock(ARGV[2])
+  local now, usec = clock(ARGV[2])
   local offset = campaign_offset(root)
   local c = rcall('HMGET', root, 'limits', 'end', 'rlu_until', 'limits_checked')
   local rules = limit_rules(root, c[1] or '[]', c[4])
@@ -41,5 +43,5 @@ local function voter_checks(op, wanted)
   end
   local subjects = #pairs_ > 0 and pairs_ or { { board = '', option = '' } }
   local ctx = { user = user, channel = channel, device = device, legacy = legacy, layout = layout }
-  return limit_plan(ns, kept, ctx, subjects, 0, now, offset, end_at), now
+  return limit_plan(ns, kept, ctx, subjects, 0, now, usec, offset, end_at)
 end

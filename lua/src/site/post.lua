@@ -13,7 +13,8 @@
     ARGV[4]  time  <time, optional>  import/backfill path only: the publish
              time as integer Unix seconds (default: the server's TIME)
 
-  Writes: INCR <prefix>article:; HSET <prefix>article:ID title link poster
+  Writes: the site's first article (no id counter, no layout recorded):
+    HSET <prefix>redvote:config layout 2 (lib/layout); INCR <prefix>article:; HSET <prefix>article:ID title link poster
     time votes=1; ZADD <prefix>time: time; ZADD <prefix>score: time+vote_score;
     (members are "article:ID", without the prefix, as in the seeds);
     SADD <prefix>voted:ID poster + EXPIREAT end of the voting window;
@@ -59,7 +60,12 @@ local function main()
   -- Every key the post writes is read first: a key of the wrong type, or an
   -- id counter that is not one (ids have at most 15 digits), is refused
   -- before the first write.
-  local id = string.format('%d', stored_int(rcall('GET', root) or '0', 0, 999999999999998, root, 'id counter') + 1)
+  local counter = rcall('GET', root)
+  local id = string.format('%d', stored_int(counter or '0', 0, 999999999999998, root, 'id counter') + 1)
+  -- A site redvote creates (its first article, no id counter and no layout
+  -- recorded) starts at layout 2; one with articles and no layout field
+  -- (the seeds' data, or an earlier redvote's) stays at 1 (lib/layout).
+  local new_site = not counter and not stored[1] and not stored[2]
   rcall('HEXISTS', prefix .. 'article:' .. id, 'title')
   rcall('SCARD', prefix .. 'voted:' .. id)
   rcall('ZCARD', prefix .. 'time:')
@@ -67,6 +73,7 @@ local function main()
   check_rankings(prefix, rankings)
 
   -- validated: the writes start here
+  if new_site then rcall('HSET', prefix .. CONFIG, 'layout', '2') end
   local n = rcall('INCR', root)
   local member = 'article:' .. id
   local article = prefix .. member

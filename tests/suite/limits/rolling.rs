@@ -85,3 +85,52 @@ fn rolling_rule_has_no_edge_burst_where_a_fixed_minute_does() {
     pass(&mut con, &rolling_c.at(first + 11), &alice, &[("b", "a")]);
     assert_eq!(real_total(&mut con, &rolling_c, "b", "a"), 6);
 }
+
+/// The peek on the server's clock counts a rolling rule from the same
+/// microsecond the vote does: after each of 5 votes in one second, it
+/// leaves exactly what the next votes may spend (4, 3, 2, 1, 0), where a
+/// peek at the whole second saw one vote more spent until that second
+/// ended. The votes start early in a second (waited for, with a deadline)
+/// so that they and their peeks fall within it; the expected counts hold
+/// whenever they take less than the rule's 720 s interval.
+#[test]
+fn rolling_peek_agrees_with_the_vote_within_a_second() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = with_rules(
+        &mut con,
+        "lim",
+        vec![rolling("smooth", &[User], 5, 3600, 5)],
+    );
+    let alice = Voter::new("alice");
+    early_in_a_second(&mut con);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        pass(&mut con, &c, &alice, &[("b", "a")]);
+        let left = peek(&mut con, &c, &alice, &[]);
+        seen.push(left[0].remaining);
+    }
+    assert_eq!(seen, vec![4, 3, 2, 1, 0]);
+    let want = refusal("smooth", 720, &[("smooth", 0)]);
+    let refused = super::limited(c.vote_by(&alice, &[("b", "a")]).run(&mut con));
+    assert_eq!(refused.rule, want.rule);
+    assert_eq!(refused.remaining, want.remaining);
+}
+
+/// Returns once the server's clock is in the first 200 ms of a second.
+fn early_in_a_second(con: &mut redis::Connection) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (_secs, micros): (i64, i64) = redis::cmd("TIME").query(con).unwrap();
+        if micros < 200_000 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server's clock was never early in a second"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(
+            1 + (1_000_000 - micros) as u64 / 1000,
+        ));
+    }
+}

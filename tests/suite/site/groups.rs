@@ -92,11 +92,14 @@ fn groups_add_and_remove_in_one_call() {
     assert_eq!(support::digest(&mut con), digest);
 }
 
+/// Site layout 1 (asked for before the first post: a new site starts at
+/// 2, whose group pages read the boards, site::layout2).
 #[test]
 fn group_pages_are_ordered_and_cached_for_60_seconds() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
+    support::site_at_layout_1(&mut con, "");
     let t0 = support::server_time(&mut con) - 1000;
     for i in 0..4u64 {
         site.import("poster", &format!("T{i}"), "http://l", t0 as u64 + i)

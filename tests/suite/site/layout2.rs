@@ -145,7 +145,8 @@ fn layout_2_group_pages_equal_layout_1_on_random_calls() {
     let new = Site::new("{new}:");
     assert!(upgrade(&mut con, &new, 100) >= 1);
     assert_eq!(layout(&mut con, &new).as_deref(), Some("2"));
-    assert_eq!(layout(&mut con, &old), None);
+    // old: layout 1 asked for (a new site starts at 2)
+    support::site_at_layout_1(&mut con, "{old}:");
     let sites = [&old, &new];
     let articles = 30;
     for i in 0..articles {
@@ -217,6 +218,7 @@ fn the_upgrade_under_concurrent_votes_and_group_changes_builds_exact_boards() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::new("{up}:");
+    support::site_at_layout_1(&mut con, "{up}:");
     let articles = 40;
     for i in 0..articles {
         site.post(&format!("p{i}"), "T", "http://t")
@@ -247,7 +249,7 @@ fn the_upgrade_under_concurrent_votes_and_group_changes_builds_exact_boards() {
         }
         cursor = step.next;
         // layout 1 meanwhile: its group pages still answer from the cache
-        assert_eq!(layout(&mut con, &site), None);
+        assert_eq!(layout(&mut con, &site).as_deref(), Some("1"));
         for _ in 0..3 {
             random_write(&mut con, &[&site], &mut rng, articles);
         }
@@ -279,6 +281,7 @@ fn layout_2_refusals_write_nothing() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
+    support::site_at_layout_1(&mut con, "");
     for i in 0..3 {
         site.post(&format!("p{i}"), "T", "http://t")
             .run(&mut con)
@@ -457,6 +460,7 @@ fn the_checker_checks_layout_2s_boards_and_indexes() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
+    support::site_at_layout_1(&mut con, "");
     for i in 0..4 {
         site.post(&format!("p{i}"), "T", "http://t")
             .run(&mut con)
@@ -500,6 +504,7 @@ fn the_checker_checks_layout_2s_boards_and_indexes() {
     assert!(found("groups:2") >= 1, "{report:?}");
     // a board on a layout-1 site with no upgrade under way
     let old = Site::new("{l1}:");
+    support::site_at_layout_1(&mut con, "{l1}:");
     old.post("p", "T", "http://t").run(&mut con).unwrap();
     redis::cmd("ZADD")
         .arg("{l1}:gboard:score:g")
@@ -524,6 +529,7 @@ fn the_upgrade_runs_on_a_cluster_node() {
     let client = redvote::Client::open(&cluster.url()).unwrap();
     let mut con = client.connect().unwrap();
     let site = Site::new("{s:upgrade}:");
+    support::site_at_layout_1(con.redis().unwrap(), "{s:upgrade}:");
     for i in 0..5 {
         con.run(&site.post(&format!("p{i}"), "T", "http://t"))
             .unwrap();
@@ -558,6 +564,7 @@ fn the_upgrade_refuses_an_article_in_more_than_100_groups() {
     let server = support::server();
     let mut con = support::con(&server);
     let site = Site::default();
+    support::site_at_layout_1(&mut con, "");
     site.post("ann", "T", "http://t").run(&mut con).unwrap();
     let names: Vec<String> = (0..101).map(|i| format!("g{i:03}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -585,4 +592,155 @@ fn the_upgrade_refuses_an_article_in_more_than_100_groups() {
     upgrade(&mut con, &site, 100);
     assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
     assert_eq!(support::smembers(&mut con, "groups:1").len(), 100);
+}
+
+/// Every command the server ran since `CONFIG RESETSTAT`, by name, with its
+/// number of calls (`INFO commandstats`; the INFO itself left out).
+fn command_calls(con: &mut Connection) -> std::collections::BTreeMap<String, u64> {
+    let info: String = redis::cmd("INFO").arg("commandstats").query(con).unwrap();
+    info.lines()
+        .filter_map(|line| {
+            let (name, stats) = line.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = stats.strip_prefix("calls=")?.split(',').next()?;
+            Some((name.to_string(), calls.parse().ok()?))
+        })
+        .filter(|(name, _)| name != "info")
+        .collect()
+}
+
+/// A site redvote creates starts at layout 2 with its first post (no
+/// upgrade), and a page of a big group on it is read from the group's
+/// board: no ZINTERSTORE, nothing written, a number of commands set by
+/// the page, not the group (2,000 articles, pages of 10).
+#[test]
+fn a_new_site_starts_at_layout_2_and_reads_a_group_page_by_its_size() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::new("{fresh}:");
+    // settings written before the first post change no layout
+    let update = ConfigUpdate {
+        page_size: Some(10),
+        ..ConfigUpdate::default()
+    };
+    site.configure(&update).run(&mut con).unwrap();
+    assert_eq!(layout(&mut con, &site), None);
+    site.post("p0", "T", "http://t").run(&mut con).unwrap();
+    assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
+    let n = 2_000u64;
+    for i in 1..n {
+        site.post(&format!("p{i}"), "T", "http://t")
+            .run(&mut con)
+            .unwrap();
+    }
+    for id in 1..=n {
+        site.groups(&id.to_string(), &["big"], &[])
+            .run(&mut con)
+            .unwrap();
+    }
+    site.vote("bob", "1000").run(&mut con).unwrap();
+    assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
+    let before = support::digest(&mut con);
+    redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .exec(&mut con)
+        .unwrap();
+    let page = site
+        .group_page("big", Order::Score, 3, None)
+        .run(&mut con)
+        .unwrap();
+    let calls = command_calls(&mut con);
+    assert_eq!((page.total, page.articles.len()), (n, 10));
+    let order: Vec<String> = redis::cmd("ZREVRANGE")
+        .arg("{fresh}:score:")
+        .arg(20)
+        .arg(29)
+        .query(&mut con)
+        .unwrap();
+    let ids: Vec<String> = page
+        .articles
+        .iter()
+        .map(|a| format!("article:{}", a.id))
+        .collect();
+    assert_eq!(ids, order);
+    assert_eq!(
+        support::digest(&mut con),
+        before,
+        "a layout-2 group page wrote"
+    );
+    assert!(!calls.contains_key("zinterstore"), "{calls:?}");
+    let total: u64 = calls.values().sum();
+    assert!(total <= 40, "a page of 10 ran {total} commands: {calls:?}");
+    // the upgrade has nothing to do
+    let step = site.upgrade("0", 10).run(&mut con).unwrap();
+    assert_eq!((step.from, step.to, step.next.as_str()), (2, 2, "0"));
+}
+
+/// A site the seeds' own code wrote (articles, votes and groups by its raw
+/// commands, no `redvote:config`) is layout 1: redvote's post leaves it
+/// there, its group pages are the seeds' 60-second cache, and the upgrade
+/// moves it to layout 2, after which the group pages read the boards.
+#[test]
+fn a_seed_written_site_stays_at_layout_1_until_upgraded() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let site = Site::default();
+    // whole seconds (the checker refuses the seeds' float times)
+    let now = support::now_float(&mut con).floor();
+    for i in 0..5 {
+        support::seed::post_article(
+            &mut con,
+            &format!("user:{i}"),
+            "T",
+            "http://t",
+            now - i as f64,
+        )
+        .unwrap();
+    }
+    support::seed::article_vote(&mut con, "user:9", "article:4", now).unwrap();
+    for id in ["1", "3", "4"] {
+        support::seed::add_remove_groups(&mut con, id, &["g"], &[]).unwrap();
+    }
+    let id = site
+        .post("user:5", "ours", "http://o")
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(id, 6);
+    assert_eq!(layout(&mut con, &site), None);
+    site.groups("6", &["g"], &[]).run(&mut con).unwrap();
+    let ids = |p: &redvote::Page| p.articles.iter().map(|a| a.id.clone()).collect::<Vec<_>>();
+    let seeds = support::seed::get_group_articles(&mut con, "g", 1, "score:").unwrap();
+    let seeds: Vec<String> = seeds
+        .iter()
+        .map(|a| a["id"]["article:".len()..].to_string())
+        .collect();
+    let ours = site
+        .group_page("g", Order::Score, 1, None)
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(ids(&ours), seeds);
+    assert_eq!(seeds.len(), 4);
+    assert!(
+        support::exists(&mut con, "score:g"),
+        "layout 1 reads the seeds' cache"
+    );
+    let calls = upgrade(&mut con, &site, 10);
+    assert!(calls >= 2, "{calls}");
+    assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
+    support::del(&mut con, "score:g");
+    let after = site
+        .group_page("g", Order::Score, 1, None)
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(ids(&after), seeds);
+    assert!(
+        !support::exists(&mut con, "score:g"),
+        "layout 2 builds no cache"
+    );
+    // (the seeds' data is not checker-clean: their voted:ID expires a week
+    // after the call, not after the publish time) the boards are the group's
+    assert_eq!(
+        zrange(&mut con, "gboard:score:g"),
+        interstore(&mut con, &site, "g", "score")
+    );
+    assert_eq!(support::smembers(&mut con, "groups:4"), support::set(["g"]));
 }

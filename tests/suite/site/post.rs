@@ -71,9 +71,11 @@ fn post_allocates_ids_and_writes_the_seed_layout() {
     let mut score_members = zrevrange(&mut con, "score:");
     score_members.sort();
     assert_eq!(score_members, time_members);
+    // and the site's data layout, 2 for a site redvote creates
     assert_eq!(
         keys(&mut con, "*"),
         set([
+            "redvote:config",
             "article:",
             "article:1",
             "article:2",
@@ -116,7 +118,14 @@ fn import_writes_what_the_seeds_write() {
     .unwrap();
     assert_eq!(id.to_string(), seed_id);
 
-    assert_eq!(keys(&mut con, "*"), keys(&mut seed_con, "*"));
+    // the seeds' keys, and redvote's record of the new site's data layout
+    let mut ours = keys(&mut con, "*");
+    assert!(ours.remove("redvote:config"), "{ours:?}");
+    assert_eq!(ours, keys(&mut seed_con, "*"));
+    assert_eq!(
+        hgetall(&mut con, "redvote:config"),
+        [("layout".to_string(), "2".to_string())].into()
+    );
     assert_eq!(
         hgetall(&mut con, "article:1"),
         hgetall(&mut seed_con, "article:1")

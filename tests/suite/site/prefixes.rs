@@ -46,8 +46,13 @@ fn a_prefixed_site_keeps_to_its_own_keys() {
             "{s1}:voted:2",
             "{s1}:downvoted:2",
             "{s1}:group:g",
-            "{s1}:score:g",
-            "{s1}:hot:g",
+            // a new site is at layout 2: the group's boards and the
+            // article's groups, no cached orderings
+            "{s1}:groups:1",
+            "{s1}:gboard:score:g",
+            "{s1}:gboard:time:g",
+            "{s1}:gboard:hot:g",
+            "{s1}:gboard:best:g",
         ])
     );
     // Members stay "article:ID", without the prefix.

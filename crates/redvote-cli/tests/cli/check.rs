@@ -279,6 +279,8 @@ fn each_planted_site_violation_is_reported_on_its_key() {
     let url = server.url();
     let mut con = support::con(&server);
     let site = Site::new(PREFIX);
+    // layout 1 (asked for before the first post): its group caches are planted below
+    support::site_at_layout_1(&mut con, PREFIX);
     site_workload(&mut con, &site);
     let check = |con: &mut Connection| check_site(con, &Site::new(PREFIX)).unwrap();
     assert_clean(&check(&mut con));

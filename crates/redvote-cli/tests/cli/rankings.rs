@@ -86,6 +86,8 @@ fn upgrade_moves_the_site_to_layout_2() {
     let u = Some(url.as_str());
     let mut con = support::con(&server);
     let site = Site::default();
+    // layout 1 asked for before the first post (a new site starts at 2)
+    support::site_at_layout_1(&mut con, "");
     for i in 1..=4 {
         site.post(&format!("user:{i}"), "t", "https://x")
             .run(&mut con)
