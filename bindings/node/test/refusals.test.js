@@ -27,7 +27,12 @@ async function setup(r) {
   await new Campaign(r, 'layout').configure({ boards: { b: { options: { o: {} } } } });
   await r.hset('{c:layout}:campaign', 'layout', '999');
   await r.set('{c:g}:vid:old', JSON.stringify(['request', []])); // a record of 0.5: no amounts
-  return { site, c };
+  // a removal under way on board b of campaign rm: o2 is still on its boards
+  const rm = new Campaign(r, 'rm');
+  await rm.configure({ boards: { b: { periods: ['total'], options: { o1: {}, o2: {} } } } });
+  await rm.vote('u', [['b', 'o2']]);
+  await rm.configure({ boards: { b: { remove: ['o2'] } } });
+  return { site, c, rm };
 }
 
 // code -> a call that is refused with it
@@ -37,6 +42,7 @@ const CASES = {
   REDVOTE_INVALID_VOTE_ID: (r, { c }) => c.vote('u', [['b', 'o1']], { time: T, voteId: 'bad\u0001id' }),
   REDVOTE_VOTE_ID_REUSED: (r, { c }) => c.vote('spender', [['b', 'o2']], { voteId: 'used' }),
   REDVOTE_UNKNOWN_VOTE: (r, { c }) => c.void('never'),
+  REDVOTE_INVALID_CURSOR: (r, { rm }) => rm.removeStep('b', { cursor: '1|shown:total|1' }),
   REDVOTE_NOT_VOIDABLE: (r, { c }) => c.void('old'),
   REDVOTE_INVALID_ID: (r, { site }) => site.vote('u2', '1:x'),
   REDVOTE_INVALID_TEXT: (r, { site }) => site.post('u', '', 'https://x'),

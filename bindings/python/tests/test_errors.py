@@ -95,7 +95,12 @@ def state(r):
     redvote.Campaign(r, "layout").configure({"boards": {"b": {"options": {"o": {}}}}})
     r.hset("{c:layout}:campaign", "layout", "999")
     r.set("{c:g}:vid:old", json.dumps(["request", []]))  # a record of 0.5: no amounts
-    return {"r": r, "site": site, "c": c}
+    # a removal under way on board b of campaign rm: o2 is still on its boards
+    rm = redvote.Campaign(r, "rm")
+    rm.configure({"boards": {"b": {"periods": ["total"], "options": {"o1": {}, "o2": {}}}}})
+    rm.vote("u", [("b", "o2")])
+    rm.configure({"boards": {"b": {"remove": ["o2"]}}})
+    return {"r": r, "site": site, "c": c, "rm": rm}
 
 
 Case = Optional[Callable[[Dict[str, Any]], Any]]
@@ -107,6 +112,7 @@ CASES: Dict[str, Case] = {
     "REDVOTE_INVALID_VOTE_ID": lambda s: s["c"].vote("u", [("b", "o1")], time=T, vote_id="bad\x01id"),
     "REDVOTE_VOTE_ID_REUSED": lambda s: s["c"].vote("spender", [("b", "o2")], vote_id="used"),
     "REDVOTE_UNKNOWN_VOTE": lambda s: s["c"].void("never"),
+    "REDVOTE_INVALID_CURSOR": lambda s: s["rm"].remove_step("b", "1|shown:total|1"),
     "REDVOTE_NOT_VOIDABLE": lambda s: s["c"].void("old"),
     "REDVOTE_INVALID_ID": lambda s: s["site"].vote("u2", "1:x"),
     "REDVOTE_INVALID_TEXT": lambda s: s["site"].post("u", "", "https://x"),
