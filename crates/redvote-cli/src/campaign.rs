@@ -306,13 +306,31 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
     }
 }
 
-/// `configure FILE`: the settings document of `file` (`-`: stdin).
+/// The largest settings document `campaign_configure.lua` takes: the
+/// upper bound of its `settings` argument in the manifest.
+fn settings_max_bytes() -> u64 {
+    let manifest: serde_json::Value =
+        serde_json::from_str(redvote::scripts::MANIFEST).expect("the embedded manifest is JSON");
+    manifest["scripts"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "campaign_configure"))
+        .and_then(|s| s["argv"][0]["bounds"].as_str())
+        .and_then(|b| b.split_once("..")?.1.parse().ok())
+        .expect("the manifest bounds campaign_configure's settings")
+}
+
+/// `configure FILE`: the settings document of `file` (`-`: stdin), read
+/// only up to the size the script takes, so `/dev/zero` is refused at once.
 fn configure(g: &Global, campaign: &Campaign, file: &str) -> Result<()> {
-    let text = if file == "-" {
-        std::io::read_to_string(std::io::stdin())?
-    } else {
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?
-    };
+    let max = settings_max_bytes();
+    let text = read_bounded(file, max).and_then(|text| {
+        text.with_context(|| {
+            format!(
+                "{file}: larger than {} MiB ({max} bytes), nothing configured",
+                max >> 20
+            )
+        })
+    })?;
     let settings: CampaignSettings =
         serde_json::from_str(&text).with_context(|| format!("{file}: not campaign settings"))?;
     let before = crate::audit::settings(g, campaign);
@@ -864,17 +882,30 @@ impl<'de> serde::Deserialize<'de> for JsonRows {
 /// or one with no end (`/dev/zero`), is refused before it fills memory.
 const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The text of an import file, at most [`IMPORT_MAX_BYTES`].
-fn read_import_file(file: &str) -> Result<String> {
+/// The text of `file` (`-`: stdin) when it holds at most `max` bytes;
+/// `None` when it holds more (never more than `max + 1` bytes are read).
+fn read_bounded(file: &str, max: u64) -> Result<Option<String>> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(IMPORT_MAX_BYTES + 1).read_to_end(&mut bytes))
-        .with_context(|| format!("cannot read {file}"))?;
-    if bytes.len() as u64 > IMPORT_MAX_BYTES {
-        bail!("{file}: larger than 64 MiB, nothing imported: split it into smaller files");
+    let read = if file == "-" {
+        std::io::stdin().take(max + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(file).and_then(|f| f.take(max + 1).read_to_end(&mut bytes))
+    };
+    read.with_context(|| format!("cannot read {file}"))?;
+    if bytes.len() as u64 > max {
+        return Ok(None);
     }
-    String::from_utf8(bytes).with_context(|| format!("cannot read {file}: not UTF-8"))
+    String::from_utf8(bytes)
+        .map(Some)
+        .with_context(|| format!("cannot read {file}: not UTF-8"))
+}
+
+/// The text of an import file, at most [`IMPORT_MAX_BYTES`].
+fn read_import_file(file: &str) -> Result<String> {
+    read_bounded(file, IMPORT_MAX_BYTES)?.with_context(|| {
+        format!("{file}: larger than 64 MiB, nothing imported: split it into smaller files")
+    })
 }
 
 /// At most 80 characters of a bad value, for an error message.

@@ -119,3 +119,99 @@ fn an_endless_import_file_stops_at_the_cap() {
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(err.contains("larger than 64 MiB"), "{err}");
 }
+
+/// `configure` reads no more than the script takes (4 MiB): `/dev/zero`
+/// and a larger file are refused at once, writing nothing.
+#[cfg(unix)]
+#[test]
+fn a_settings_document_over_the_script_bound_is_refused_unread() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let url = server.url();
+    let dir = scratch("configure-cap");
+    let big = dir.join("big.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(4 * 1024 * 1024 + 1)
+        .unwrap();
+    let before = support::digest(&mut con);
+    for file in ["/dev/zero", big.to_str().unwrap()] {
+        let start = Instant::now();
+        let out = redvote(Some(&url), &["campaign", "cap", "configure", file]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}: {err}");
+        assert!(
+            err.contains("larger than 4 MiB (4194304 bytes), nothing configured"),
+            "{file}: {err}"
+        );
+        // generous: it reads 4 MiB, not until memory runs out
+        assert!(start.elapsed() < Duration::from_secs(60), "{file}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        support::digest(&mut con),
+        before,
+        "a refused configure wrote"
+    );
+}
+
+/// Votes as docs/campaigns.md says an import file may write them: a JSON
+/// string of a decimal (exact where a JSON number would round) and CSV
+/// fields with spaces around them, as spreadsheets write `option, votes`.
+#[test]
+fn an_import_takes_json_strings_and_spaced_csv_fields_as_documented() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = campaign(&mut con);
+    let url = server.url();
+    let dir = scratch("import-forms");
+    let json = dir.join("votes.json");
+    std::fs::write(&json, r#"{"x": "5", "y": 7}"#).unwrap();
+    let csv = dir.join("votes.csv");
+    std::fs::write(&csv, "option, votes\r\nx , 6\r\n y,8\r\n").unwrap();
+    let shown = |con: &mut redis::Connection| {
+        let page = c
+            .at(T0)
+            .top(
+                &["B"],
+                &redvote::View::shown("total"),
+                redvote::Paging::top(5),
+            )
+            .run(con)
+            .unwrap();
+        page[0]
+            .entries
+            .iter()
+            .map(|e| (e.member.clone(), e.score.clone()))
+            .collect::<Vec<_>>()
+    };
+    let at = T0.to_string();
+    for (file, want) in [
+        (&json, [("y", "7.00"), ("x", "5.00")]),
+        (&csv, [("y", "8.00"), ("x", "6.00")]),
+    ] {
+        let out = redvote(
+            Some(&url),
+            &[
+                "campaign",
+                "ids",
+                "--at",
+                &at,
+                "import",
+                "B",
+                file.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(m, s)| (m.to_string(), s.to_string()))
+            .collect();
+        assert_eq!(shown(&mut con), want, "{}", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
