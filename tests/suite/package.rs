@@ -55,23 +55,23 @@ fn the_driver_compiles_no_cli_or_http_crate_and_few_crates() {
     );
 }
 
-/// README's first ```rust block (any `rust,...` fence) and the dependency
-/// lines of the last ```toml block before it.
-fn first_example(readme: &str) -> (String, Vec<String>) {
-    let fence = readme.find("\n```rust").expect("README has a rust block") + 1;
-    let start = fence + readme[fence..].find('\n').unwrap() + 1;
-    let end = start + readme[start..].find("\n```").unwrap() + 1;
-    let toml = readme[..fence]
+/// The first ```rust block (any `rust,...` fence) of `doc` and the
+/// dependency lines of the last ```toml block before it.
+fn first_example(doc: &str) -> (String, Vec<String>) {
+    let fence = doc.find("\n```rust").expect("a rust block") + 1;
+    let start = fence + doc[fence..].find('\n').unwrap() + 1;
+    let end = start + doc[start..].find("\n```").unwrap() + 1;
+    let toml = doc[..fence]
         .rfind("```toml\n")
-        .expect("a toml block before README's first rust block");
-    let deps = readme[toml..fence]
+        .expect("a toml block before the first rust block");
+    let deps = doc[toml..fence]
         .lines()
         .skip(1)
         .take_while(|l| !l.starts_with("```"))
-        .filter(|l| l.contains('='))
+        .filter(|l| l.contains('=') && !l.starts_with('#'))
         .map(str::to_string)
         .collect();
-    (readme[start..end].to_string(), deps)
+    (doc[start..end].to_string(), deps)
 }
 
 #[test]
@@ -81,28 +81,29 @@ fn the_readme_is_a_short_front_page() {
     assert!(lines <= 250, "README has {lines} lines (at most 250)");
 }
 
-/// The example is built (not run: it needs a server) in a new crate outside
-/// the workspace, with README's dependency lines as written but for the
-/// path of the clone (the driver is not on crates.io: the line must be a
-/// path dependency), offline when cargo's cache holds every crate it needs.
-#[test]
-fn the_readme_rust_example_builds_in_a_new_project() {
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let (code, deps) = first_example(&readme);
+/// The first Rust example of the document at `path`, built (not run: it
+/// needs a server) in a new crate outside the workspace with the document's
+/// dependency lines as written but for the path of the clone (the driver is
+/// not on crates.io: the line must be a path dependency), offline when
+/// cargo's cache holds every crate it needs.
+fn example_builds_in_a_new_project(path: &str) {
+    let text = std::fs::read_to_string(Path::new(ROOT).join(path)).unwrap();
+    let (code, deps) = first_example(&text);
     const CLONE: &str = "\"../redvote\"";
     assert!(
         deps.iter()
             .any(|d| d.starts_with("redvote = { path = ") && d.contains(CLONE)),
-        "README's dependency block names no redvote by the path of a clone: {deps:?}"
+        "{path}'s dependency block names no redvote by the path of a clone: {deps:?}"
     );
     let deps: Vec<String> = deps
         .iter()
         .map(|d| d.replace(CLONE, &format!("{ROOT:?}")))
         .collect();
-    let dir = std::env::temp_dir().join(format!("redvote-readme-{}", std::process::id()));
+    let name = path.replace(['/', '.'], "-");
+    let dir = std::env::temp_dir().join(format!("redvote-{name}-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
-        "[package]\nname = \"readme-example\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+        "[package]\nname = \"doc-example\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
          [dependencies]\n{}\n\n[workspace]\n",
         deps.join("\n")
     );
@@ -135,7 +136,15 @@ fn the_readme_rust_example_builds_in_a_new_project() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
-        "README's first Rust example does not build in a new project:\n{}",
+        "{path}'s first Rust example does not build in a new project:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// README's example and the cluster chapter's (async, `#[tokio::main]`),
+/// each with the dependency block above it and nothing more.
+#[test]
+fn the_docs_rust_examples_build_in_a_new_project_with_their_dependencies() {
+    example_builds_in_a_new_project("README.md");
+    example_builds_in_a_new_project("docs/cluster.md");
 }

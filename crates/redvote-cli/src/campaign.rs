@@ -98,14 +98,27 @@ fn not_replicated(err: &anyhow::Error) -> bool {
     )
 }
 
-fn split_pairs(pairs: &[String]) -> Result<Vec<(&str, &str)>> {
+fn split_pairs(pairs: &[String]) -> Vec<(&str, &str)> {
     pairs
         .iter()
-        .map(|p| {
-            p.split_once(':')
-                .with_context(|| format!("{p:?} is not BOARD:OPTION"))
-        })
+        .map(|p| p.split_once(':').expect("checked by board_option"))
         .collect()
+}
+
+/// A `BOARD:OPTION` argument, both names as [`redvote::is_valid_name`]
+/// takes them: anything else is a malformed command line (exit 2).
+fn board_option(s: &str) -> Result<String, String> {
+    match s.split_once(':') {
+        Some((board, option))
+            if redvote::is_valid_name(board) && redvote::is_valid_name(option) =>
+        {
+            Ok(s.to_string())
+        }
+        _ => Err(format!(
+            "expected BOARD:OPTION, each a name of 1..64 bytes, none of : {{ }} * ? [ ] \\ , \
+             spaces or control characters"
+        )),
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -127,7 +140,7 @@ enum CampaignCommand {
         #[arg(long)]
         vote_id: Option<String>,
         /// BOARD:OPTION pairs
-        #[arg(required = true)]
+        #[arg(required = true, value_parser = board_option)]
         pairs: Vec<String>,
     },
     /// How many votes each rate limit leaves a voter now (spends nothing)
@@ -135,6 +148,7 @@ enum CampaignCommand {
         #[command(flatten)]
         voter: VoterArgs,
         /// BOARD:OPTION pairs, for rules that count per option
+        #[arg(value_parser = board_option)]
         pairs: Vec<String>,
     },
     /// Admin: reset a user's rate-limit counters
@@ -142,6 +156,7 @@ enum CampaignCommand {
         #[command(flatten)]
         voter: VoterArgs,
         /// BOARD:OPTION pairs, for per-user rules that also count per option
+        #[arg(value_parser = board_option)]
         pairs: Vec<String>,
     },
     /// Import starting shown votes from a CSV (option,votes) or JSON ({"option": votes}) file
@@ -360,7 +375,7 @@ fn vote(
     vote_id: Option<&str>,
     pairs: &[String],
 ) -> Result<()> {
-    let pairs = split_pairs(pairs)?;
+    let pairs = split_pairs(pairs);
     let voter = Voter {
         id: vote_id.map(Into::into),
         ..voter.voter()
@@ -413,7 +428,7 @@ fn settings(g: &Global, campaign: &Campaign) -> Result<()> {
 
 /// `limits`: what each rate limit leaves the voter (spends nothing).
 fn limits(g: &Global, campaign: &Campaign, voter: &VoterArgs, pairs: &[String]) -> Result<()> {
-    let pairs = split_pairs(pairs)?;
+    let pairs = split_pairs(pairs);
     let left = g.run(&campaign.limits(&voter.voter(), &pairs))?;
     print(g, &json!({ "limits": left }), |_| {
         let lines: Vec<String> = left
@@ -436,7 +451,7 @@ fn reset_limits(
     voter: &VoterArgs,
     pairs: &[String],
 ) -> Result<()> {
-    let pairs = split_pairs(pairs)?;
+    let pairs = split_pairs(pairs);
     let n = g.run(&campaign.reset_limits(&voter.voter(), &pairs))?;
     crate::audit::note(
         g,

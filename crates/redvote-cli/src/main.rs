@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::error::ErrorKind;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use redvote::reply::Reply;
 use redvote::{Article, Call, ConfigUpdate, Order, Page, PageCall, Ranking, Site, Vote};
 use serde::Serialize;
@@ -508,20 +508,7 @@ fn error_code(err: &redvote::Error) -> &'static str {
 /// then where to look: `(see redvote SUBCOMMAND --help)`.
 fn usage_error(err: &clap::Error) -> String {
     let text = err.render().to_string();
-    // The command the usage line names: "Usage: redvote campaign <NAME> vote ..."
-    // gives "redvote campaign".
-    let command = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("Usage: "))
-        .map(|usage| {
-            let words: Vec<&str> = usage
-                .split_whitespace()
-                .take_while(|w| !w.starts_with(['-', '<', '[']))
-                .collect();
-            words.join(" ")
-        })
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| "redvote".to_string());
+    let command = command_path(std::env::args().skip(1));
     let message = if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         "a command is required".to_string()
     } else {
@@ -536,6 +523,42 @@ fn usage_error(err: &clap::Error) -> String {
         }
     };
     format!("{message} (see {command} --help)")
+}
+
+/// The subcommands of a command line, with the words between them (a
+/// campaign's name): `campaign t vote --user u x` gives `redvote campaign
+/// t vote`, the command whose `--help` tells the arguments it takes.
+fn command_path(args: impl Iterator<Item = String>) -> String {
+    let mut cmd = Cli::command();
+    cmd.build(); // global options reach the subcommands
+    let mut path = vec!["redvote".to_string()];
+    let mut between = Vec::new();
+    let mut value_next = false;
+    for word in args.take_while(|w| w != "--") {
+        if std::mem::take(&mut value_next) {
+            continue; // an option's value, such as --url's
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            value_next = !long.contains('=')
+                && cmd
+                    .get_arguments()
+                    .any(|a| a.get_long() == Some(long) && a.get_action().takes_values());
+            continue;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        match cmd.find_subcommand(&word).cloned() {
+            Some(sub) => {
+                path.append(&mut between);
+                path.push(word);
+                cmd = sub;
+            }
+            None if cmd.has_subcommands() => between.push(word),
+            None => break,
+        }
+    }
+    path.join(" ")
 }
 
 /// The error and its causes on one line, each cause once (redis-rs repeats
@@ -729,7 +752,25 @@ fn check(g: &Global, site: &Site) -> Result<()> {
         return Err(no_hash_tag(site.prefix()));
     }
     let mut con = g.connect_for(site.root_key())?;
-    report(g, &redvote_check::check_site(con.redis()?, site)?)
+    let mut found = redvote_check::check_site(con.redis()?, site)?;
+    if found.checked.is_empty() {
+        found.warnings.extend(campaigns_not_checked(g));
+    }
+    report(g, &found)
+}
+
+/// When `check` found no site: the registered campaigns it did not check,
+/// in words (none when the registry is empty or cannot be read).
+fn campaigns_not_checked(g: &Global) -> Option<String> {
+    let key = redvote::campaign::REGISTRY_KEY;
+    let mut con = g.connect_for(key).ok()?;
+    let n: u64 = redis::cmd("ZCARD").arg(key).query(con.redis().ok()?).ok()?;
+    (n > 0).then(|| {
+        format!(
+            "`check` checks the site only; this database holds {n} registered campaign(s), \
+             each checked by `redvote campaign NAME check` (`redvote campaigns` lists them)"
+        )
+    })
 }
 
 #[derive(Serialize)]

@@ -35,6 +35,13 @@ fn cli_refusals_exit_non_zero_with_a_named_problem_and_change_nothing() {
         (&["config", "--vote-score", "100"], 1, "REDVOTE_CONFIG_LOCKED"),
         (&["config", "--rankings", "cold"], 1, "cold"),
         (&["import", "--user", "u", "--title", "t", "--link", "l", "--time", "-5"], 2, "'-5'"),
+        // a malformed pair is a malformed command line, whose hint names
+        // the command that takes it
+        (&["campaign", "c", "vote", "--user", "u", "stars"], 2, "expected BOARD:OPTION"),
+        (&["campaign", "c", "vote", "--user", "u", ":x"], 2, "(see redvote campaign c vote --help)"),
+        (&["campaign", "c", "limits", "--user", "u", "b:"], 2, "(see redvote campaign c limits --help)"),
+        (&["campaign", "c", "standing"], 2, "(see redvote campaign c standing --help)"),
+        (&["--timeout", "3", "group", "add"], 2, "(see redvote group add --help)"),
     ];
     for (args, code, names) in cases {
         let what = format!("{args:?}");

@@ -1032,3 +1032,26 @@ fn each_planted_campaign_violation_is_reported_on_its_key() {
         },
     );
 }
+
+/// `redvote check` on a database of campaigns and no site says which
+/// command checks them, rather than only "checked nothing".
+#[test]
+fn check_of_no_site_names_the_campaigns_it_did_not_check() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let url = server.url();
+    let (code, _, err) = cli(&url, &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("campaign"), "an empty database: {err}");
+    support::setup(&mut con, "spring", support::readme::spring_settings());
+    let (code, out, err) = cli(&url, &["campaigns", "register", "spring"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = cli(&url, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = format!("{out}{err}");
+    assert!(text.contains("checked nothing"), "{text}");
+    assert!(
+        text.contains("1 registered campaign(s), each checked by `redvote campaign NAME check`"),
+        "{text}"
+    );
+}
