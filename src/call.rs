@@ -8,12 +8,12 @@
 //! - [`Call::run`] / [`Call::run_async`] send it with `EVALSHA`, and as
 //!   `EVAL` (which loads it) when the server answers `NOSCRIPT`: one round
 //!   trip more, on the node that answered, whatever flushes the cache;
-//! - [`Call::add_to`] appends it to a [`redis::Pipeline`] (plain or
+//! - [`Call::add_to`] appends it to a [`redis::Pipeline`](https://docs.rs/redis/1.8/redis/struct.Pipeline.html) (plain or
 //!   `atomic()`, i.e. `MULTI`/`EXEC`), and [`Call::decode`] reads its item of
 //!   the pipeline's reply. Pipelines do not recover from `NOSCRIPT`: load
 //!   the scripts first ([`crate::scripts::load_all`], or
 //!   `pipe.load_script(call.script().script())`). With
-//!   [`redis::Pipeline::ignore_errors`] a refused call is one failed item
+//!   [`redis::Pipeline::ignore_errors`](https://docs.rs/redis/1.8/redis/struct.Pipeline.html#method.ignore_errors) a refused call is one failed item
 //!   and the others still decode.
 //!
 //! The sync and async APIs are the same names with the same results, built

@@ -11,7 +11,7 @@
 //!
 //! Every method returns a [`Call`], plain data: nothing is sent until
 //! [`Call::run`] (sync) or [`Call::run_async`] (async, feature `async`), or
-//! until it joins a [`redis::Pipeline`] ([`Call::add_to`], then
+//! until it joins a [`redis::Pipeline`](https://docs.rs/redis/1.8/redis/struct.Pipeline.html) ([`Call::add_to`], then
 //! [`Call::decode`]). A call is one `EVALSHA` that validates every argument
 //! and stored value before its first write, so a refused call writes
 //! nothing; the driver recovers from `NOSCRIPT` by itself.

@@ -2,7 +2,7 @@
 //!
 //! [`Reply`] is how a result type is read from its script's reply. Every
 //! result type needs nothing beyond the reply, so it also implements
-//! redis-rs's [`redis::FromRedisValue`]: a reply fetched by hand (a
+//! redis-rs's [`redis::FromRedisValue`](https://docs.rs/redis/1.8/redis/trait.FromRedisValue.html): a reply fetched by hand (a
 //! pipeline, a transaction, `EVALSHA` through any client) decodes with
 //! `FromRedisValue`, e.g. `let (a, b): (VoteOutcome, Article) =
 //! pipe.query(&mut con)?`. A [`crate::Page`] is not one reply: a
@@ -27,7 +27,7 @@ pub trait Reply: Sized + Send {
 
 /// `reply_type!(T => |v| ...)`: `T` is read from the reply alone, by this
 /// function; it implements [`Reply`] and
-/// [`redis::FromRedisValue`].
+/// [`redis::FromRedisValue`](https://docs.rs/redis/1.8/redis/trait.FromRedisValue.html).
 macro_rules! reply_type {
     ($($ty:ty => $read:expr;)+) => {$(
         impl $crate::reply::Reply for $ty {

@@ -10,7 +10,7 @@
 //! root `<ns>campaign` for the `campaign_*` ones. Those files are assembled
 //! from the editable sources in `lua/src/` (see `assemble.rs`, a test-only
 //! module) and committed, so `redis-cli --eval lua/<name>.lua` runs them as
-//! they are. Each becomes a [`redis::Script`], whose
+//! they are. Each becomes a [`redis::Script`](https://docs.rs/redis/1.8/redis/struct.Script.html), whose
 //! `invoke` sends `EVALSHA` and, on `NOSCRIPT`, loads the source and retries,
 //! so a server restart or a `SCRIPT FLUSH` is invisible to callers. The
 //! SHA1s listed here are the ones `redis-cli EVALSHA` takes.
