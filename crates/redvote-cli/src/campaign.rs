@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use redvote::campaign::{BoardPage, BoardSettings, CampaignSettings, Entry, Voter};
-use redvote::{Campaign, Kind, Neighbourhood, Paging, View};
+use redvote::{Campaign, Code, Kind, Neighbourhood, Paging, View};
 use redvote_serve::audit::Action;
 use serde_json::json;
 
@@ -670,7 +670,17 @@ fn remove_options(
     let mut con = g.connect()?;
     let mut cursor = "0".to_string();
     loop {
-        let step = g.run_on(&mut con, &campaign.remove_step(board, &cursor, batch))?;
+        let step = match g.run_on(&mut con, &campaign.remove_step(board, &cursor, batch)) {
+            // another driver moved the removal on: go on from where it stands
+            Err(err)
+                if crate::driver_error(&err).and_then(|e| e.code())
+                    == Some(Code::InvalidCursor) =>
+            {
+                cursor = "0".to_string();
+                continue;
+            }
+            step => step?,
+        };
         done.entries += step.removed;
         done.calls += 1;
         if step.is_done() {

@@ -172,23 +172,31 @@ const REMOVE_BATCH: u32 = 100;
 async fn finish_removal(state: &AppState, c: &Campaign, board: &str) -> Result<(), Problem> {
     let mut cursor = "0".to_string();
     loop {
-        let step = state
+        let step = match state
             .run(&c.remove_step(board, &cursor, REMOVE_BATCH))
             .await
-            .map_err(|err| {
-                let mut p = Problem::from(err);
-                p.detail = format!(
-                    "the settings were applied and the options removed, but the cleanup of \
+        {
+            // another driver moved the removal on: go on from where it stands
+            Err(err) if err.code() == Some(redvote::Code::InvalidCursor) => {
+                cursor = "0".to_string();
+                continue;
+            }
+            step => step,
+        };
+        let step = step.map_err(|err| {
+            let mut p = Problem::from(err);
+            p.detail = format!(
+                "the settings were applied and the options removed, but the cleanup of \
                      their period boards stopped ({}); reads skip them meanwhile: run \
                      redvote campaign {} remove-options {board} to finish it",
-                    p.detail,
-                    c.name().unwrap_or("NAME")
-                );
-                if p.may_have_applied.is_some() {
-                    p.may_have_applied = Some(true);
-                }
-                p
-            })?;
+                p.detail,
+                c.name().unwrap_or("NAME")
+            );
+            if p.may_have_applied.is_some() {
+                p.may_have_applied = Some(true);
+            }
+            p
+        })?;
         if step.is_done() {
             return Ok(());
         }
