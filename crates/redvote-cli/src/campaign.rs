@@ -114,10 +114,11 @@ fn board_option(s: &str) -> Result<String, String> {
         {
             Ok(s.to_string())
         }
-        _ => Err(format!(
-            "expected BOARD:OPTION, each a name of 1..64 bytes, none of : {{ }} * ? [ ] \\ , \
-             spaces or control characters"
-        )),
+        _ => Err(
+            "expected BOARD:OPTION, each a name of 1..64 bytes, none of : { } * ? [ ] \\ , \
+                  spaces or control characters"
+                .to_string(),
+        ),
     }
 }
 
