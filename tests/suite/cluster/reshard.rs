@@ -16,6 +16,7 @@ use redvote::{Campaign, CampaignSettings, Client};
 
 use super::{con, count_keys_in_slot, node_id, setslot, shared, tryagain_count, Cluster};
 use crate::support::voters::{self, Ballots, Vote};
+use crate::support::{wait_until, PATIENCE};
 
 const OPTIONS: [&str; 3] = ["a", "b", "c"];
 
@@ -118,7 +119,7 @@ impl Ballots for Moving {
         let tryagain = matches!(&e, redvote::Error::Redis(r) if r.code() == Some("TRYAGAIN"));
         assert!(tryagain, "vote {}: {e}", vote.id);
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < PATIENCE,
             "vote {} never acknowledged: {e}",
             vote.id
         );
@@ -162,8 +163,13 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
     // Connection each: 20 voters
     let voters = voters::start(&rt, &client, 16, 4, Duration::from_millis(20), &moving);
 
-    // votes before, during and after two moves: owner -> another -> the third
-    std::thread::sleep(Duration::from_millis(300));
+    // votes before, during and after two moves: owner -> another -> the third;
+    // each vote id is a key, so 100 votes make a migration of 7 batches
+    wait_until(
+        "100 votes acknowledged before the first move",
+        PATIENCE,
+        || done.load(Ordering::Relaxed) >= 100,
+    );
     let first = cluster.owner(slot).port();
     let mut path = vec![first];
     for _ in 0..2 {
@@ -192,15 +198,9 @@ fn a_campaign_resharded_while_20_tasks_vote_counts_every_vote_once() {
         path.push(dst.port());
         let during = done.load(Ordering::Relaxed) - before;
         // the votes refused during the move go on once it ends
-        let ended = Instant::now();
-        while done.load(Ordering::Relaxed) - before == during {
-            assert!(
-                ended.elapsed() < Duration::from_secs(10),
-                "the votes did not go on after the move"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let resumed = ended.elapsed();
+        let resumed = wait_until("the votes go on after the move", PATIENCE, || {
+            done.load(Ordering::Relaxed) - before > during
+        });
         std::thread::sleep(Duration::from_millis(300));
         let after = done.load(Ordering::Relaxed) - before - during;
         eprintln!(
