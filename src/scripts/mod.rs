@@ -16,8 +16,6 @@ use std::sync::LazyLock;
 #[cfg(test)]
 mod assemble;
 #[cfg(test)]
-mod bindings;
-#[cfg(test)]
 pub(crate) mod manifest;
 
 /// `lua/manifest.json`: every script's name, file, SHA1, flags, key, ARGV
