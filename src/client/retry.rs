@@ -541,7 +541,8 @@ mod tests {
                 (Ok(()), true, true)
             }))
             .unwrap_err();
-        assert!(start.elapsed() < Duration::from_secs(1));
+        // cut at 50 ms, with a loaded machine's slack: not the 5 s attempt
+        assert!(start.elapsed() < Duration::from_secs(3));
         assert!(
             matches!(err, Error::Timeout { sent: true, .. }) && err.may_have_applied(),
             "{err}"
@@ -560,8 +561,10 @@ mod tests {
                 (Err(io(std::io::ErrorKind::ConnectionRefused)), true, false)
             })
             .unwrap_err();
+        // the 100 ms deadline, with a loaded machine's slack: not the
+        // minutes of 100 attempts
         assert!(
-            start.elapsed() < Duration::from_millis(150),
+            start.elapsed() < Duration::from_secs(2),
             "{:?}",
             start.elapsed()
         );

@@ -117,11 +117,11 @@ fn kill_9_with_appendfsync_always_loses_no_acknowledged_vote() {
             (articles_acked, ids_acked, ids_failed)
         }));
     }
-    // let the storm run, then kill -9 in the middle of it
-    let started = Instant::now();
-    while support::dbsize(&mut con) < 200 && started.elapsed() < Duration::from_secs(20) {
-        thread::sleep(Duration::from_millis(20));
-    }
+    // let the storm run, then kill -9 in the middle of it (the pause is
+    // the storm's length, not a wait: what follows holds for any length)
+    support::wait_until("the storm wrote 200 keys", support::PATIENCE, || {
+        support::dbsize(&mut con) >= 200
+    });
     thread::sleep(Duration::from_millis(300));
     server.kill().unwrap();
     stop.store(true, Ordering::Relaxed);
@@ -390,7 +390,7 @@ fn a_replica_digest_equals_its_masters_after_a_mixed_workload() {
     // refusals too (nothing to replicate)
     assert!(c.vote("banned", &[("A", "x")]).run(&mut con).is_err());
     let mut rcon = support::con(&replica);
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + support::PATIENCE;
     loop {
         let offset = |con: &mut Connection| -> Option<i64> {
             let info: String = redis::cmd("INFO").arg("replication").query(con).ok()?;
@@ -440,49 +440,73 @@ fn busy_is_retried_until_the_call_runs_once() {
         thread::spawn(move || {
             let script = "local t = redis.call('TIME') local stop = t[1] * 1000000 + t[2] + ARGV[1] * 1000 \
                           repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1";
-            let _: i64 = redis::cmd("EVAL")
+            // a script ended by SCRIPT KILL answers an error
+            let _: redis::RedisResult<i64> = redis::cmd("EVAL")
                 .arg(script)
                 .arg(0)
                 .arg(ms)
-                .query(&mut con)
-                .unwrap();
+                .query(&mut con);
         })
     };
-    // without retries, BUSY is the answer
+    let mut raw = support::con(&server);
+    // without retries, BUSY is the answer (the script runs until killed)
     let mut once = Client::open(&server.url())
         .unwrap()
         .retry(Retry::never())
         .connect()
         .unwrap();
-    let blocker = busy_for(600);
-    thread::sleep(Duration::from_millis(150));
+    let blocker = busy_for(60_000);
+    wait_busy(&mut raw);
     let err = once.run(&site.post("p", "t", "https://e.x")).unwrap_err();
     assert!(
         matches!(&err, Error::Redis(e) if e.code() == Some("BUSY")),
         "{err}"
     );
     assert!(!err.may_have_applied());
+    let _: () = redis::cmd("SCRIPT").arg("KILL").query(&mut raw).unwrap();
     blocker.join().unwrap();
-    let mut raw = support::con(&server);
     assert_eq!(
         support::keys(&mut raw, "article*"),
         BTreeSet::new(),
         "a BUSY post wrote"
     );
-    // with the default policy (4 sends, 50..200 ms apart) it goes through
+    // with a policy of 10 sends, 50 ms apart doubling (9 s of waits in
+    // all), it goes through once the 1.5 s script ends: BUSY replies past
+    // wait_busy's own one were the post's
     let mut con = Client::open(&server.url())
         .unwrap()
         .retry(Retry::new(10, Duration::from_millis(50)))
         .connect()
         .unwrap();
-    let blocker = busy_for(400);
-    thread::sleep(Duration::from_millis(100));
+    let refused = busy_count(&mut raw);
+    let blocker = busy_for(1500);
+    wait_busy(&mut raw);
     let id = con.run(&site.post("p", "t2", "https://e.x")).unwrap();
     blocker.join().unwrap();
     assert_eq!(id, 1, "exactly one article was posted");
-    let mut raw = support::con(&server);
+    assert!(
+        busy_count(&mut raw) > refused + 1,
+        "the post never met BUSY (the script ended before it was sent)"
+    );
     assert_eq!(
         support::keys(&mut raw, "article:[0-9]*"),
         support::set(["article:1"])
     );
+}
+
+/// Wait until `con`'s PING is answered BUSY (a script runs past the
+/// threshold): one BUSY reply.
+fn wait_busy(con: &mut Connection) {
+    support::wait_until("the server answers BUSY", support::PATIENCE, || {
+        let answer = redis::cmd("PING").query::<String>(con);
+        matches!(&answer, Err(e) if e.code() == Some("BUSY"))
+    });
+}
+
+/// The BUSY error replies the server sent so far (INFO errorstats).
+fn busy_count(con: &mut Connection) -> u64 {
+    let info: String = redis::cmd("INFO").arg("errorstats").query(con).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("errorstat_BUSY:count="))
+        .map_or(0, |n| n.trim().parse().unwrap())
 }

@@ -25,6 +25,7 @@ mod pipeline;
 mod seed_compat;
 mod sentinel;
 mod site;
+mod storm;
 #[cfg(feature = "tls")]
 mod tls;
 #[cfg(feature = "tls")]

@@ -19,7 +19,7 @@ use crate::support::sentinel::{query, strs, wait_for, Deployment, MASTER};
 use crate::support::tls::certs;
 use crate::support::voters::{self, Ballots, Vote};
 use crate::support::TempServer;
-use crate::support::{board, boards, real_total};
+use crate::support::{board, boards, real_total, wait_until, PATIENCE};
 
 const VOTERS: usize = 10;
 
@@ -229,9 +229,10 @@ fn async_votes_ride_out_a_sentinel_failover() {
     let (tallies, voters) =
         start_voters(&rt, &client, &c, (VOTERS as u64, 0), Duration::ZERO, &stop);
 
-    std::thread::sleep(Duration::from_millis(700));
+    wait_until("votes acknowledged before the failover", PATIENCE, || {
+        acked(&tallies) >= VOTERS as u64
+    });
     let before = acked(&tallies);
-    assert!(before > 0, "no vote acknowledged before the failover");
     let reply: Option<String> = query(
         d.sentinels[0].port,
         redis::cmd("SENTINEL").arg("FAILOVER").arg(MASTER),
@@ -240,7 +241,7 @@ fn async_votes_ride_out_a_sentinel_failover() {
     let promoted = d.wait_promoted();
     let at_promotion = total_on(d.replica.port(), &c);
     // the voters move to the new master before the old one is demoted
-    let moved = wait_for("votes reach the new master", 20, || {
+    let moved = wait_for("votes reach the new master", 60, || {
         total_on(d.replica.port(), &c) > at_promotion
     });
     let old_role: Option<String> = query(d.master.port(), redis::cmd("INFO").arg("replication"));
@@ -248,12 +249,12 @@ fn async_votes_ride_out_a_sentinel_failover() {
         old_role.is_some_and(|info| info.contains("role:master")),
         "the voters stayed on the old master until Sentinel demoted it"
     );
-    let demoted = wait_for("the old master is made a replica", 20, || {
+    let demoted = wait_for("the old master is made a replica", 60, || {
         query::<String>(d.master.port(), redis::cmd("INFO").arg("replication"))
             .is_some_and(|info| info.contains("role:slave"))
     });
     let at_demotion = acked(&tallies);
-    let resumed = wait_for("votes are acknowledged again", 20, || {
+    let resumed = wait_until("votes are acknowledged again", PATIENCE, || {
         acked(&tallies) > at_demotion + VOTERS as u64
     });
     std::thread::sleep(Duration::from_millis(500));
@@ -296,9 +297,9 @@ fn sync_votes_waited_for_survive_a_killed_master() {
     let (tallies, voters) =
         start_voters(&rt, &client, &c, (0, VOTERS as u64), Duration::ZERO, &stop);
 
-    std::thread::sleep(Duration::from_millis(700));
-    let before = acked(&tallies);
-    assert!(before > 0, "no vote acknowledged before the kill");
+    wait_until("votes acknowledged before the kill", PATIENCE, || {
+        acked(&tallies) >= VOTERS as u64
+    });
     d.master.kill().unwrap();
     let promoted = d.wait_promoted();
     let new_replica = TempServer::start_with(
@@ -309,7 +310,7 @@ fn sync_votes_waited_for_survive_a_killed_master() {
     )
     .unwrap_or_else(|e| panic!("new replica: {e}"));
     let at_replica = acked(&tallies);
-    let resumed = wait_for("votes are acknowledged again", 10, || {
+    let resumed = wait_until("votes are acknowledged again", PATIENCE, || {
         acked(&tallies) > at_replica
     });
     std::thread::sleep(Duration::from_millis(500));
@@ -399,20 +400,21 @@ fn rediss_sentinel_votes_over_tls_through_a_failover() {
     let stop = Arc::new(AtomicBool::new(false));
     let rt = runtime();
     let (tallies, voters) = start_voters(&rt, &client, &c, (0, 4), Duration::ZERO, &stop);
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(acked(&tallies) > 0, "no vote acknowledged over TLS");
+    wait_until("votes acknowledged over TLS", PATIENCE, || {
+        acked(&tallies) >= 4
+    });
     let reply: Option<String> = query(
         d.sentinels[0].port,
         redis::cmd("SENTINEL").arg("FAILOVER").arg(MASTER),
     );
     assert_eq!(reply.as_deref(), Some("OK"), "SENTINEL FAILOVER");
     let promoted = d.wait_promoted();
-    let demoted = wait_for("the old master is made a replica", 20, || {
+    let demoted = wait_for("the old master is made a replica", 60, || {
         query::<String>(d.master.port(), redis::cmd("INFO").arg("replication"))
             .is_some_and(|info| info.contains("role:slave"))
     });
     let at_demotion = acked(&tallies);
-    let resumed = wait_for("votes are acknowledged again", 20, || {
+    let resumed = wait_until("votes are acknowledged again", PATIENCE, || {
         acked(&tallies) > at_demotion + 4
     });
     stop.store(true, Ordering::SeqCst);
@@ -447,19 +449,21 @@ fn without_wait_a_failover_counts_no_vote_twice() {
     let stop = Arc::new(AtomicBool::new(false));
     let rt = runtime();
     let (tallies, voters) = start_voters(&rt, &client, &c, (0, 4), Duration::from_millis(2), &stop);
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until("votes acknowledged before the failover", PATIENCE, || {
+        acked(&tallies) >= 4
+    });
     let reply: Option<String> = query(
         d.sentinels[0].port,
         redis::cmd("SENTINEL").arg("FAILOVER").arg(MASTER),
     );
     assert_eq!(reply.as_deref(), Some("OK"), "SENTINEL FAILOVER");
     d.wait_promoted();
-    wait_for("the old master is made a replica", 20, || {
+    wait_for("the old master is made a replica", 60, || {
         query::<String>(d.master.port(), redis::cmd("INFO").arg("replication"))
             .is_some_and(|info| info.contains("role:slave"))
     });
     let at_demotion = total_on(d.replica.port(), &c);
-    wait_for("the voters write to the new master", 10, || {
+    wait_for("the voters write to the new master", 60, || {
         total_on(d.replica.port(), &c) > at_demotion + 4
     });
     stop.store(true, Ordering::SeqCst);

@@ -27,6 +27,13 @@
 //! - `reads.rs`, `refusals.rs`, `builders.rs`: plain Redis reads, the
 //!   digest-unchanged refusal assertions, campaign settings builders.
 //! - [`voters`]: voters that vote while a test breaks the deployment.
+//! - `sockets.rs`: what a server has read of its connections (Linux's
+//!   socket table): [`TempServer::unread_bytes`] (a request waits on a
+//!   stopped server), [`TempServer::start_command`] (a command the server
+//!   has started, `DEBUG SLEEP` say).
+//! - `wait.rs`: [`wait_until`], [`eventually`], [`wait_until_async`]: a
+//!   condition polled until it holds, within a deadline ([`PATIENCE`]);
+//!   what tests use instead of a fixed sleep.
 //! - [`readme`]: the documentation's examples as tests run them.
 //! - `http` (feature `http`): a blocking HTTP client for the service's
 //!   tests: requests, answers and their problem assertions, SSE streams.
@@ -46,8 +53,10 @@ mod rng;
 pub mod seed;
 pub mod sentinel;
 mod server;
+mod sockets;
 pub mod tls;
 pub mod voters;
+mod wait;
 
 pub use builders::*;
 pub use fixtures::*;
@@ -56,6 +65,8 @@ pub use reads::*;
 pub use refusals::*;
 pub use rng::Rng;
 pub use server::{server_binary, TempServer, INSTALL_HINT, SERVER_ENV};
+pub use sockets::Started;
+pub use wait::{eventually, wait_until, wait_until_async, PATIENCE, POLL};
 
 /// The article site's default vote score (432 per net vote).
 pub const VOTE_SCORE: i64 = 432;

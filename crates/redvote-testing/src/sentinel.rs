@@ -73,7 +73,7 @@ impl SentinelProcess {
             tls_port: tls.map(|_| tls_port),
             dir,
         };
-        wait_for(&format!("sentinel on {port} answers PING"), 10, || {
+        wait_for(&format!("sentinel on {port} answers PING"), 30, || {
             if let Some(status) = s.child.try_wait().unwrap() {
                 panic!("sentinel exited ({status}): {}", s.log());
             }
@@ -137,6 +137,8 @@ pub fn query<T: redis::FromRedisValue>(port: u16, cmd: &mut redis::Cmd) -> Optio
 }
 
 /// Poll `done` every 50 ms for at most `secs` seconds; fail naming `what`.
+/// For the polls that open connections (to every sentinel, say), which
+/// [`crate::wait_until`]'s few milliseconds would make a load of their own.
 pub fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) -> Duration {
     let start = Instant::now();
     while !done() {
@@ -224,14 +226,14 @@ impl Deployment {
             sentinels,
             tls_ports,
         };
-        wait_for("the replica is in sync", 10, || {
+        wait_for("the replica is in sync", 60, || {
             query::<String>(d.replica.port(), redis::cmd("INFO").arg("replication"))
                 .is_some_and(|info| info.contains("master_link_status:up"))
         });
         for s in &d.sentinels {
             wait_for(
                 "every sentinel sees the replica and the two other sentinels",
-                20,
+                60,
                 || {
                     let replicas: Option<Vec<redis::Value>> =
                         query(s.port, redis::cmd("SENTINEL").arg("REPLICAS").arg(MASTER));
@@ -286,7 +288,7 @@ impl Deployment {
     /// Wait until every sentinel names the replica as the master.
     pub fn wait_promoted(&self) -> Duration {
         let replica = self.tls_ports.map_or(self.replica.port(), |(_, r)| r);
-        wait_for("the sentinels name the replica as master", 20, || {
+        wait_for("the sentinels name the replica as master", 60, || {
             self.sentinels.iter().all(|s| {
                 query::<(String, u16)>(
                     s.port,

@@ -3,7 +3,8 @@
 //! themselves there (EVALSHA answered NOSCRIPT, then EVAL), and the
 //! acknowledged votes are all there but those asynchronous replication may
 //! lose (the replica is stalled by SIGSTOP and its link cut by the master
-//! for 300 ms before the kill, so that window is wide and the loss certain:
+//! for 300 ms, and until 10 votes were acknowledged, before the kill, so
+//! that window is wide and the loss certain:
 //! it is asserted, and bounded); with `wait_for_replicas(1, 1 s)` under the
 //! same fault none is lost. Its own cluster: a
 //! dead master is never handed to another test.
@@ -18,6 +19,7 @@ use redvote::{Campaign, CampaignSettings, Client, Error};
 
 use super::{con, Cluster};
 use crate::support::voters::{self, Ballots, Vote};
+use crate::support::{wait_until, PATIENCE};
 
 const OPTIONS: [&str; 2] = ["a", "b"];
 
@@ -90,15 +92,17 @@ impl Ballots for Voting {
     }
 }
 
-/// Vote with `tasks` voters (2 of them sync threads) on `campaign` through `client`, kill the master
-/// of its slot after 400 ms, wait for the failover, vote 300 ms more (when
-/// `after` is set; else stop voting at the kill), and answer what the
-/// tasks saw plus the real totals read on the new master.
+/// Vote with `tasks` voters (2 of them sync threads) on `campaign` through
+/// `client`; once each voter could have voted, stall the replica of its
+/// slot's master for 300 ms and until the master acknowledged `in_stall`
+/// votes more, kill the master, wait for the failover, vote 300 ms more
+/// (when `after` is set; else stop voting at the kill), and answer what
+/// the tasks saw plus the real totals read on the new master.
 fn vote_through_a_failover(
     cluster: &mut Cluster,
     client: &Client,
     campaign: &Campaign,
-    tasks: u64,
+    (tasks, in_stall): (u64, u64),
     after: bool,
 ) -> (Outcome, HashMap<&'static str, u64>) {
     let slot = key_slot(campaign.root_key().as_bytes());
@@ -138,7 +142,9 @@ fn vote_through_a_failover(
     // a sync Connection each
     let voters = voters::start(&rt, client, tasks - 2, 2, Duration::from_millis(50), &ctx);
 
-    std::thread::sleep(Duration::from_millis(400));
+    wait_until("votes acknowledged before the fault", PATIENCE, || {
+        ctx.acks.load(Ordering::SeqCst) >= tasks
+    });
     let script = campaign.vote("u", &[("stars", "a")]);
     let sha = script.script().sha1().to_string();
     let node = cluster.nodes.iter().find(|n| n.port() == replica).unwrap();
@@ -181,7 +187,13 @@ fn vote_through_a_failover(
         .unwrap();
     assert_eq!(cut, 1, "the master had one replica link");
     let acks_at_stall = ctx.acks.load(Ordering::SeqCst);
+    // votes its replica never gets: the loss the test without WAIT asserts
     std::thread::sleep(Duration::from_millis(300));
+    wait_until(
+        "votes acknowledged while the replica stalls",
+        PATIENCE,
+        || ctx.acks.load(Ordering::SeqCst) >= acks_at_stall + in_stall,
+    );
     let kill_at = Instant::now();
     let owner = cluster
         .nodes
@@ -196,25 +208,18 @@ fn vote_through_a_failover(
         stop.store(true, Ordering::Relaxed);
     }
     let live = cluster.live().count();
-    cluster.wait_healthy(
-        masters_before,
-        live - masters_before,
-        Duration::from_secs(20),
-    );
+    cluster.wait_healthy(masters_before, live - masters_before, PATIENCE);
     let failover = kill_at.elapsed();
     assert_eq!(cluster.owner(slot).port(), replica, "the replica took over");
     if after {
         // the voters find the new master (the cluster client refreshes its
         // slot map; slower on a loaded machine), then vote 300 ms more
         let at_kill = acks_at_stall + acked_in_stall;
-        let waiting = Instant::now();
-        while ctx.acks.load(Ordering::SeqCst) < at_kill + 10 {
-            assert!(
-                waiting.elapsed() < Duration::from_secs(15),
-                "no vote acknowledged by the promoted replica within 15 s"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_until(
+            "votes acknowledged by the promoted replica",
+            PATIENCE,
+            || ctx.acks.load(Ordering::SeqCst) >= at_kill + 10,
+        );
         std::thread::sleep(Duration::from_millis(300));
     }
     stop.store(true, Ordering::Relaxed);
@@ -258,7 +263,7 @@ fn a_master_killed_while_voting_loses_at_most_the_unreplicated_votes() {
     // 1. asynchronous replication: the last acknowledged votes may be lost
     let fast = Client::open(&url).unwrap();
     let c1 = Campaign::new("fo1");
-    let (out, totals) = vote_through_a_failover(&mut cluster, &fast, &c1, 10, true);
+    let (out, totals) = vote_through_a_failover(&mut cluster, &fast, &c1, (10, 10), true);
     assert!(
         out.acked_after_kill > 0,
         "no vote acknowledged by the promoted replica (scripts not loaded?)"
@@ -314,7 +319,7 @@ fn a_master_killed_while_voting_loses_at_most_the_unreplicated_votes() {
             owner != cluster.owner(slot1).port()
         })
         .unwrap();
-    let (out, totals) = vote_through_a_failover(&mut cluster, &safe, &c2, 10, false);
+    let (out, totals) = vote_through_a_failover(&mut cluster, &safe, &c2, (10, 0), false);
     for option in OPTIONS {
         let (acked, total) = (out.acked.get(option).copied().unwrap_or(0), totals[option]);
         let unacked = out.unacked.get(option).copied().unwrap_or(0);

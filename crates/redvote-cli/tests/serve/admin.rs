@@ -4,7 +4,7 @@
 //! stream's events and auth are tested in-process:
 //! crates/redvote-serve/tests/service/admin.rs.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::Value;
@@ -43,16 +43,11 @@ fn sigterm_ends_open_streams_within_the_drain() {
     events
         .next(Duration::from_secs(5))
         .expect("the first event");
-    let start = Instant::now();
     svc.signal("TERM");
+    // exit 0: the stream ended, it did not hold the drain to its 5 s limit
     let status = svc
-        .wait_exit(Duration::from_secs(8))
+        .wait_exit(support::PATIENCE)
         .expect("exited with a stream open");
     assert!(status.success(), "{status}: the drain was not cut");
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        start.elapsed()
-    );
     assert!(events.ends(Duration::from_secs(2)), "the stream ended");
 }

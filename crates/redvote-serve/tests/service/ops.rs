@@ -291,7 +291,9 @@ fn a_request_over_the_request_timeout_is_503() {
     let took = start.elapsed();
     assert!(signal("CONT").success());
     reply.problem(503, "REDVOTE_TIMEOUT");
-    assert!(took < Duration::from_secs(3), "{took:?}");
+    // the 500 ms request timeout, with a loaded machine's slack: long
+    // before the client's own 30 s
+    assert!(took < Duration::from_secs(10), "{took:?}");
     svc.get("/v1/sites/default/config").ok(200);
 }
 

@@ -30,18 +30,10 @@ fn slow_service(server: &redvote_testing::TempServer) -> Service {
     svc
 }
 
-/// Redis busy for `seconds` (DEBUG SLEEP on a connection of its own).
-fn stall(server: &redvote_testing::TempServer, seconds: f64) -> std::thread::JoinHandle<()> {
-    let mut con = support::con(server);
-    let handle = std::thread::spawn(move || {
-        redis::cmd("DEBUG")
-            .arg("SLEEP")
-            .arg(seconds)
-            .exec(&mut con)
-            .unwrap();
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    handle
+/// Redis busy for `seconds` (DEBUG SLEEP on a connection of its own), from
+/// the moment this returns: the server has read the command.
+fn stall(server: &redvote_testing::TempServer, seconds: f64) -> redvote_testing::Started {
+    server.start_command(&["DEBUG", "SLEEP", &seconds.to_string()])
 }
 
 #[track_caller]
@@ -64,7 +56,7 @@ fn a_vote_cut_by_the_request_timeout_may_have_applied() {
     assert_eq!(reply.body["may_have_applied"], true, "{}", reply.text);
     assert!(reply.text.contains("Idempotency-Key"), "{}", reply.text);
     retry_after(&reply);
-    sleeper.join().unwrap();
+    assert_eq!(sleeper.reply(), "+OK");
     // it was applied: the board counts it
     let top = svc
         .get("/v1/campaigns/spring/top?boards=male-stars&kind=real")
@@ -86,7 +78,7 @@ fn a_read_that_fails_does_not_say_it_may_have_applied() {
     );
     assert!(!reply.text.contains("applied"), "{}", reply.text);
     retry_after(&reply);
-    sleeper.join().unwrap();
+    assert_eq!(sleeper.reply(), "+OK");
 
     // Redis gone: a read's 503 says so, and nothing about applying
     drop(svc);
