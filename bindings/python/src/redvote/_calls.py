@@ -357,6 +357,11 @@ class SiteCalls:
 # -------------------------------------------------------------- campaigns
 
 
+# What an empty vote id is sent as: a control character, which the script
+# refuses (REDVOTE_INVALID_VOTE_ID) before it reads or writes anything.
+EMPTY_VOTE_ID = "\x00"
+
+
 def new_vote_id() -> str:
     """A vote id for a campaign vote sent without one: ``auto-`` and 128
     random bits as 32 hex digits (the Rust driver's form), made once per
@@ -513,12 +518,14 @@ class CampaignCalls:
         cost: Optional[int] = None,
         vote_id: Optional[str] = None,
     ) -> Call[List[Ballot]]:
-        """The vote as one call. Without ``vote_id`` (or with ``""``) the call
-        gets an id of its own (:func:`new_vote_id`): redis-py resends a
-        command after a dropped connection, and the id makes the resend a
-        replay rather than a second vote. Running the same call object again
-        is therefore a resend too; each ballot carries the id."""
-        id_ = arg(vote_id) if vote_id else new_vote_id()
+        """The vote as one call. Without ``vote_id`` the call gets an id of
+        its own (:func:`new_vote_id`): redis-py resends a command after a
+        dropped connection, and the id makes the resend a replay rather than
+        a second vote. Running the same call object again is therefore a
+        resend too; each ballot carries the id. An empty ``vote_id`` is
+        refused (``InvalidVoteId``), as the Rust driver and the Node package
+        refuse it: the script reads ``""`` as "no id"."""
+        id_ = new_vote_id() if vote_id is None else (arg(vote_id) or EMPTY_VOTE_ID)
         args = [arg(user), opt(time), opt(channel), opt(device), opt(cost), id_] + flat_pairs(pairs)
         return self._call("campaign_vote", args, partial(_ballots, vote_id=id_))
 
