@@ -640,9 +640,7 @@ fn a_new_site_starts_at_layout_2_and_reads_a_group_page_by_its_size() {
             .unwrap();
     }
     for id in 1..=n {
-        site.groups(id, &["big"], &[])
-            .run(&mut con)
-            .unwrap();
+        site.groups(id, &["big"], &[]).run(&mut con).unwrap();
     }
     site.vote("bob", "1000").run(&mut con).unwrap();
     assert_eq!(layout(&mut con, &site).as_deref(), Some("2"));
