@@ -233,13 +233,22 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 -- option: whether a board has an option (a weight in <ns>weights:B). Needs
 -- rcall and fail (lib/prologue).
 
 -- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
 local function check_option(ns, board, option)
   if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+    fail('UNKNOWN_OPTION', 'board "' .. board .. '" has no option "' .. option .. '"')
   end
 end
 -- stored: the one parser of stored integer settings (a site's

@@ -168,6 +168,15 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 -- names: the one rule for names that become part of a key (groups,
 -- boards, options, channels, devices, rule names): 1..64 bytes, and none of
 -- : { } * ? [ ] \ , spaces or control characters: no name can address another key, change a
@@ -190,7 +199,7 @@ end
 -- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
 local function check_name(s)
   if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
   end
 end
 -- stored: the one parser of stored integer settings (a site's
@@ -274,7 +283,7 @@ local function board_settings(ns, board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
-  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
     if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
@@ -486,8 +495,8 @@ local function trusted_cursor(cursor, handed, prev, board_hash, board)
   end
   if cursor == '0' then return handed end
   if cursor ~= handed and cursor ~= prev then
-    fail('INVALID_CURSOR', 'cursor "' .. cursor:sub(1, 80) .. '" is not one the removal from board ' .. board
-      .. ' handed out last: send that one, or "0" to go on from where the removal stands')
+    fail('INVALID_CURSOR', 'cursor "' .. cursor:sub(1, 80) .. '" is not one the removal from board "' .. board
+      .. '" handed out last: send that one, or "0" to go on from where the removal stands')
   end
   return cursor
 end

@@ -43,11 +43,11 @@ fn long(n: usize) -> String {
 #[rustfmt::skip]
 const DRIVER_CASES: &[(&str, Code, &str, SiteCall)] = &[
     // unknown article, closed window
-    ("vote unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.vote("u", "99").run(c))),
-    ("article unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.article("99", None).run(c))),
-    ("groups unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
-    ("vote closed", Code::VotingClosed, "article:3", |s, c| discard(s.vote("u", "3").run(c))),
-    ("unvote closed", Code::VotingClosed, "article:3", |s, c| discard(s.unvote("user:3", "3").run(c))),
+    ("vote unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.vote("u", "99").run(c))),
+    ("article unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.article("99", None).run(c))),
+    ("groups unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
+    ("vote closed", Code::VotingClosed, "voting on article 3 closed at", |s, c| discard(s.vote("u", "3").run(c))),
+    ("unvote closed", Code::VotingClosed, "voting on article 3 closed at", |s, c| discard(s.unvote("user:3", "3").run(c))),
     // users
     ("post empty user", Code::InvalidUser, "user", |s, c| discard(s.post("", "t", "l").run(c))),
     ("vote empty user", Code::InvalidUser, "user", |s, c| discard(s.vote("", "1").run(c))),
