@@ -633,7 +633,7 @@ fn a_new_site_starts_at_layout_2_and_reads_a_group_page_by_its_size() {
             .unwrap();
     }
     for id in 1..=n {
-        site.groups(&id.to_string(), &["big"], &[])
+        site.groups(id.to_string(), &["big"], &[])
             .run(&mut con)
             .unwrap();
     }
