@@ -121,15 +121,6 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
-
--- Refuses a campaign whose root `root` does not exist
--- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
--- the default namespace "{c:NAME}:", else by the namespace it was given.
-local function unknown_campaign(root)
-  local name = root:match('^{c:(.*)}:campaign$')
-  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
-  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
-end
 -- pair_args: the argument count of a script that takes a few fixed
 -- arguments, then pairs (board, option / option, votes). Needs fail
 -- (lib/prologue).
@@ -192,9 +183,20 @@ local function stored_int(v, lo, hi, key, field)
   end
   return n
 end
+-- unknown_campaign: the refusal of a campaign that does not exist. Needs
+-- fail (lib/prologue).
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 -- offset: the campaign's UTC offset, read from its root hash. Needs rcall
 -- and fail (lib/prologue), stored_int (lib/stored) and unknown_campaign
--- (lib/campaign).
+-- (lib/unknown_campaign).
 
 -- The offset in seconds (whole minutes within 14 hours);
 -- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,

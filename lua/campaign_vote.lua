@@ -219,6 +219,8 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
+-- unknown_campaign: the refusal of a campaign that does not exist. Needs
+-- fail (lib/prologue).
 
 -- Refuses a campaign whose root `root` does not exist
 -- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in

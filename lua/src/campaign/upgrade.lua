@@ -45,6 +45,7 @@
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/campaign"
+--- @include "lib/unknown_campaign"
 
 local function main()
   local root, _, from = campaign_key('campaign_upgrade')

@@ -135,6 +135,7 @@
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"
+--- @include "lib/unknown_campaign"
 --- @include "lib/clock"
 --- @include "lib/voter"
 --- @include "lib/pair_args"

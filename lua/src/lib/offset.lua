@@ -1,9 +1,9 @@
 --- @include "lib/prologue"
 --- @include "lib/stored"
---- @include "lib/campaign"
+--- @include "lib/unknown_campaign"
 -- offset: the campaign's UTC offset, read from its root hash. Needs rcall
 -- and fail (lib/prologue), stored_int (lib/stored) and unknown_campaign
--- (lib/campaign).
+-- (lib/unknown_campaign).
 
 -- The offset in seconds (whole minutes within 14 hours);
 -- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,
