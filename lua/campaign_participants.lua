@@ -130,8 +130,20 @@ local function stored_int(v, lo, hi, key, field)
   end
   return n
 end
+-- unknown_campaign: the refusal of a campaign that does not exist. Needs
+-- fail (lib/prologue).
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 -- offset: the campaign's UTC offset, read from its root hash. Needs rcall
--- and fail (lib/prologue) and stored_int (lib/stored).
+-- and fail (lib/prologue), stored_int (lib/stored) and unknown_campaign
+-- (lib/unknown_campaign).
 
 -- The offset in seconds (whole minutes within 14 hours);
 -- REDVOTE_UNKNOWN_CAMPAIGN when the campaign does not exist,
@@ -139,7 +151,7 @@ end
 local function campaign_offset(root)
   local offset = rcall('HGET', root, 'offset')
   if not offset then
-    if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+    if rcall('EXISTS', root) == 0 then unknown_campaign(root) end
     return 0
   end
   local n = stored_int(offset, -50400, 50400, root, 'offset')
@@ -168,7 +180,7 @@ end
 -- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
 local function check_name(s)
   if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
   end
 end
 -- board: a board's settings, from <ns>board:B. Needs rcall, fail
@@ -229,7 +241,7 @@ local function board_settings(ns, board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
-  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
     if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
@@ -293,7 +305,7 @@ end
 -- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
 local function check_option(ns, board, option)
   if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+    fail('UNKNOWN_OPTION', 'board "' .. board .. '" has no option "' .. option .. '"')
   end
 end
 

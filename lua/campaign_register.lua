@@ -85,7 +85,7 @@ local function main()
   argc('campaign_register', 1, MAX_NAMES, '1..' .. MAX_NAMES .. ' campaign names')
   for i = 1, #ARGV do
     if not name_ok(ARGV[i]) then
-      fail('INVALID_NAME', '"' .. ARGV[i]:sub(1, 80) .. '" is not a campaign name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+      fail('INVALID_NAME', '"' .. ARGV[i]:sub(1, 80) .. '" is not a campaign name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
     end
   end
   local t = rcall('TIME')

@@ -175,7 +175,7 @@ end
 -- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
 local function check_name(s)
   if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
   end
 end
 -- stored: the one parser of stored integer settings (a site's
@@ -259,7 +259,7 @@ local function board_settings(ns, board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
-  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
     if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end

@@ -141,6 +141,17 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
+-- unknown_campaign: the refusal of a campaign that does not exist. Needs
+-- fail (lib/prologue).
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 
 local function main()
   local root, _, from = campaign_key('campaign_upgrade')
@@ -149,7 +160,7 @@ local function main()
     fail('USAGE', 'cursor must be "0" or one campaign_upgrade returned, got "' .. ARGV[1]:sub(1, 80) .. '"')
   end
   integer_arg(ARGV[2], 'count', 1, 5000)
-  if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  if rcall('EXISTS', root) == 0 then unknown_campaign(root) end
   local to = CAMPAIGN_LAYOUT_LAST
 
   -- validated: the writes start here

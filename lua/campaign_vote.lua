@@ -219,6 +219,17 @@ local function campaign_key(op, ...)
   table.remove(c, 1)
   return root, ns, layout, c
 end
+-- unknown_campaign: the refusal of a campaign that does not exist. Needs
+-- fail (lib/prologue).
+
+-- Refuses a campaign whose root `root` does not exist
+-- (REDVOTE_UNKNOWN_CAMPAIGN), naming it as the API does: by its name in
+-- the default namespace "{c:NAME}:", else by the namespace it was given.
+local function unknown_campaign(root)
+  local name = root:match('^{c:(.*)}:campaign$')
+  if name then fail('UNKNOWN_CAMPAIGN', 'campaign "' .. name .. '" is not configured') end
+  fail('UNKNOWN_CAMPAIGN', 'the campaign of namespace "' .. root:sub(1, -9) .. '" is not configured')
+end
 -- integer_arg: an integer argument in lo..hi, as decimal digits only (no
 -- sign, no exponent, no leading zero when lo >= 1), returned as a number.
 -- `what` replaces "an integer in lo..hi" in the refusal when given; `code`
@@ -276,7 +287,7 @@ end
 -- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
 local function check_name(s)
   if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
   end
 end
 -- voter: who casts a campaign vote, as campaign_vote, campaign_limits and
@@ -397,7 +408,7 @@ local function board_settings(ns, board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
-  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
     if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
@@ -801,7 +812,7 @@ local function main()
 -- with no expiry at all.
 local function refuse_expired(b, what, expiry, server_now)
   if expiry and expiry <= server_now then
-    fail('INVALID_PERIOD', what .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
+    fail('INVALID_PERIOD', what .. ' of board "' .. b.name .. '" is past its retention (it expired at ' .. expiry .. ')')
   end
 end
     server_now, refuse_expired_ = tonumber(rcall('TIME')[1]), refuse_expired
@@ -872,7 +883,7 @@ end
   -- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
   -- strictly by lib/stored: INVALID_CONFIG naming the key and field) and
   -- its window (CAMPAIGN_CLOSED).
-  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
+  if not c[6] then unknown_campaign(root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
   check_last_second(now, offset, at)
@@ -1506,7 +1517,7 @@ end
       first_ties = first_ties or b.first
     end
     local weight = rcall('HGET', ns .. 'weights:' .. board, option)
-    if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    if not weight then fail('UNKNOWN_OPTION', 'board "' .. board .. '" has no option "' .. option .. '"') end
     weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
@@ -1531,9 +1542,9 @@ end
   -- cannot both take the last slot. checks: the limit checks to spend (nil
   -- without rules).
   if c[5] == '1' then
-    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
+    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user "' .. user .. '" may not vote') end
     if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
-      fail('DENIED', 'channel ' .. channel .. ' may not vote')
+      fail('DENIED', 'channel "' .. channel .. '" may not vote')
     end
   end
   local checks
@@ -1732,7 +1743,8 @@ end
     e[5] = u
     e[9] = e[9] + units
     if scale and (u >= limit or -u >= limit) then
-      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
+      fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which .. name
+        .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
     end
     return e
   end

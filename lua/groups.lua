@@ -136,7 +136,7 @@ end
 -- site_group: a group name must follow lib/names' rule (INVALID_GROUP otherwise).
 local function check_group(group)
   if not name_ok(group) then
-    fail('INVALID_GROUP', 'group must be 1..64 bytes without : { } * ? [ ] \\ , spaces or control characters, got "' .. group:sub(1, 80) .. '"')
+    fail('INVALID_GROUP', 'group must be 1..64 bytes without colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters, got "' .. group:sub(1, 80) .. '"')
   end
 end
 -- site_board_edit: what groups.lua and upgrade.lua need to put articles
@@ -196,7 +196,7 @@ local function main()
     seen[group] = sign
   end
   local member = 'article:' .. id
-  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', 'article ' .. id .. ' does not exist') end
   -- every group's set is read first: one of the wrong type is refused
   -- before the first write
   local is = {}
@@ -214,7 +214,7 @@ local function main()
       if change[1] == '-' and is[i] then n = n - 1 end
     end
     if layout == 2 and n > MAX_GROUPS then
-      fail('INVALID_GROUP', member .. ' would be in ' .. n .. ' groups, at most ' .. MAX_GROUPS)
+      fail('INVALID_GROUP', 'article ' .. id .. ' would be in ' .. n .. ' groups, at most ' .. MAX_GROUPS)
     end
     scores = order_scores(prefix, member)
   end

@@ -245,7 +245,7 @@ local function main()
   end
   if from == 2 then return { 2, 2, '0' } end
   if cursor ~= '0' and not building then
-    fail('USAGE', 'no upgrade of ' .. prefix .. 'article: is under way: start with cursor "0"')
+    fail('USAGE', 'no upgrade of the site is under way: start with cursor "0"')
   end
   local config, names, scanned = prefix .. CONFIG, prefix .. 'upgrade:groups', prefix .. 'upgrade:scanned'
   rcall('ZCARD', names)
@@ -299,7 +299,7 @@ local function main()
             joins[id] = (joins[id] or rcall('SCARD', index)) + 1
           end
           if (joins[id] or 0) > MAX_GROUPS then
-            fail('INVALID_GROUP', member .. ' is in more than ' .. MAX_GROUPS .. ' groups, the most layout 2 keeps: '
+            fail('INVALID_GROUP', 'article ' .. id .. ' is in more than ' .. MAX_GROUPS .. ' groups, the most layout 2 keeps: '
               .. 'take it out of some (groups.lua), then go on with the cursor "0"')
           end
           plan[#plan + 1] = { name, member, id, order_scores(prefix, member) }

@@ -170,7 +170,7 @@ end
   -- a strtod.
   local row = rcall('HMGET', article, 'time', 'votes', 'downvotes')
   local stamp, up, down = row[1], row[2] or '0', row[3] or '0'
-  if not stamp then fail('UNKNOWN_ARTICLE', article) end
+  if not stamp then fail('UNKNOWN_ARTICLE', 'article ' .. id .. ' does not exist') end
   -- (dot: "." when the time has a fraction, the seeds' kind, below)
   local dot = #stamp <= 30 and stamp:match('^%d+(%.?)%d*$')
   local time = dot and tonumber(stamp)
@@ -231,7 +231,7 @@ end
   end
   local closes = time + window
   if tonumber(rcall('TIME')[1]) > closes then
-    fail('VOTING_CLOSED', article .. ' closed at ' .. string.format('%d', math.ceil(closes)))
+    fail('VOTING_CLOSED', 'voting on article ' .. id .. ' closed at ' .. string.format('%d', math.ceil(closes)))
   end
 
   -- Each set the vote may write is read first (a wrong type is refused

@@ -43,11 +43,11 @@ fn long(n: usize) -> String {
 #[rustfmt::skip]
 const DRIVER_CASES: &[(&str, Code, &str, SiteCall)] = &[
     // unknown article, closed window
-    ("vote unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.vote("u", "99").run(c))),
-    ("article unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.article("99", None).run(c))),
-    ("groups unknown", Code::UnknownArticle, "article:99", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
-    ("vote closed", Code::VotingClosed, "article:3", |s, c| discard(s.vote("u", "3").run(c))),
-    ("unvote closed", Code::VotingClosed, "article:3", |s, c| discard(s.unvote("user:3", "3").run(c))),
+    ("vote unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.vote("u", "99").run(c))),
+    ("article unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.article("99", None).run(c))),
+    ("groups unknown", Code::UnknownArticle, "article 99 does not exist", |s, c| discard(s.groups("99", &["g"], &[]).run(c))),
+    ("vote closed", Code::VotingClosed, "voting on article 3 closed at", |s, c| discard(s.vote("u", "3").run(c))),
+    ("unvote closed", Code::VotingClosed, "voting on article 3 closed at", |s, c| discard(s.unvote("user:3", "3").run(c))),
     // users
     ("post empty user", Code::InvalidUser, "user", |s, c| discard(s.post("", "t", "l").run(c))),
     ("vote empty user", Code::InvalidUser, "user", |s, c| discard(s.vote("", "1").run(c))),
@@ -251,5 +251,69 @@ fn refusal_details_are_utf8_whatever_the_arguments() {
             "{script}: {err}"
         );
         assert_eq!(support::digest(&mut con), before, "{script} wrote");
+    }
+}
+
+/// A refusal of the caller's input names what was refused in the API's
+/// words, the same through every surface (docs/errors.md, "How a detail
+/// names things"): the campaign, board, option, user, channel or article
+/// as the call named it, never the Redis key that holds it.
+#[test]
+fn refusals_name_what_the_caller_named_never_a_key() {
+    use redvote::campaign::{DenyLists, View};
+    use redvote::{Campaign, Paging, Period};
+
+    let (_server, mut con, site) = populated_site();
+    let c = support::setup(
+        &mut con,
+        "words",
+        support::boards([(
+            "stars",
+            support::board(&[Period::Total], support::options([("ann", 1)])),
+        )])
+        .with_deny(DenyLists {
+            users: Some(vec!["mallory".into()]),
+            channels: Some(vec!["spam".into()]),
+        }),
+    );
+    let nobody = Campaign::new("nobody");
+    let shop = Campaign::with_namespace("shop:");
+    let total = View::shown("total");
+    let day = View::shown("day");
+    let spam = redvote::Voter::new("u").channel("spam");
+    #[rustfmt::skip]
+    let cases: Vec<(&str, Code, redvote::Result<()>, &str)> = vec![
+        ("unknown article", Code::UnknownArticle, discard(site.vote("u", "99").run(&mut con)), "article 99 does not exist"),
+        ("article of groups", Code::UnknownArticle, discard(site.groups("article:99", &["g"], &[]).run(&mut con)), "article 99 does not exist"),
+        ("closed article", Code::VotingClosed, discard(site.vote("u", "3").run(&mut con)), "voting on article 3 closed at "),
+        ("unknown campaign", Code::UnknownCampaign, discard(nobody.vote("u", &[("stars", "ann")]).run(&mut con)), "campaign \"nobody\" is not configured"),
+        ("read of an unknown campaign", Code::UnknownCampaign, discard(nobody.top(&["stars"], &total, Paging::top(10)).run(&mut con)), "campaign \"nobody\" is not configured"),
+        ("campaign by namespace", Code::UnknownCampaign, discard(shop.vote("u", &[("stars", "ann")]).run(&mut con)), "the campaign of namespace \"shop:\" is not configured"),
+        ("unknown board", Code::UnknownBoard, discard(c.vote("u", &[("moons", "ann")]).run(&mut con)), "board \"moons\" is not configured"),
+        ("unknown option", Code::UnknownOption, discard(c.vote("u", &[("stars", "zed")]).run(&mut con)), "board \"stars\" has no option \"zed\""),
+        ("import of an unknown option", Code::UnknownOption, discard(c.import("stars", &[("zed", "1")]).run(&mut con)), "board \"stars\" has no option \"zed\""),
+        ("period not kept", Code::InvalidPeriod, discard(c.top(&["stars"], &day, Paging::top(10)).run(&mut con)), "board \"stars\" keeps no day boards"),
+        ("denied user", Code::Denied, discard(c.vote("mallory", &[("stars", "ann")]).run(&mut con)), "user \"mallory\" may not vote"),
+        ("denied channel", Code::Denied, discard(c.vote_by(&spam, &[("stars", "ann")]).run(&mut con)), "channel \"spam\" may not vote"),
+        ("key-like name", Code::InvalidName, discard(c.vote("u", &[("{c:x}:b", "ann")]).run(&mut con)), "\"{c:x}:b\" is not a board or option name (1..64 bytes, none of colons, braces,"),
+    ];
+    for (what, code, result, words) in cases {
+        let detail = match result {
+            Err(Error::Script { code: got, detail }) if got == code => detail,
+            other => panic!("{what}: expected {code}, got {other:?}"),
+        };
+        assert!(detail.starts_with(words), "{what}: {detail:?}");
+        // the name the caller sent aside, no key: no namespace, no hash tag
+        let rest = detail.replace("\"{c:x}:b\"", "");
+        for key in [
+            c.namespace(),
+            "{c:",
+            "}:",
+            ":campaign",
+            "weights:",
+            "board:",
+        ] {
+            assert!(!rest.contains(key), "{what}: {detail:?} names a key");
+        }
     }
 }

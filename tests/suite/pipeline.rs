@@ -79,7 +79,7 @@ fn refusals_are_per_call() {
         .collect();
     assert!(results[0].as_ref().unwrap().changed);
     assert!(
-        matches!(&results[1], Err(Error::Script { code: Code::UnknownArticle, detail }) if detail.contains("article:99")),
+        matches!(&results[1], Err(Error::Script { code: Code::UnknownArticle, detail }) if detail == "article 99 does not exist"),
         "{:?}",
         results[1]
     );

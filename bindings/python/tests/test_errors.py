@@ -63,10 +63,10 @@ def test_the_generated_file_is_the_generators_output():
 
 
 def test_messages_convert_to_their_class():
-    e = errors.from_message("REDVOTE_UNKNOWN_ARTICLE article:9 does not exist")
+    e = errors.from_message("REDVOTE_UNKNOWN_ARTICLE article 9 does not exist")
     assert isinstance(e, errors.UnknownArticle)
-    assert (e.code, e.detail) == ("REDVOTE_UNKNOWN_ARTICLE", "article:9 does not exist")
-    assert str(e) == "REDVOTE_UNKNOWN_ARTICLE article:9 does not exist"
+    assert (e.code, e.detail) == ("REDVOTE_UNKNOWN_ARTICLE", "article 9 does not exist")
+    assert str(e) == "REDVOTE_UNKNOWN_ARTICLE article 9 does not exist"
     assert pickle.loads(pickle.dumps(e)).detail == e.detail
     piped = errors.from_message("Command # 2 (EVALSHA abc 1 article: u 1:x) of pipeline caused error: REDVOTE_INVALID_ID x")
     assert isinstance(piped, errors.InvalidId) and piped.detail == "x"

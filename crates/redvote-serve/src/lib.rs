@@ -217,7 +217,7 @@ impl AppState {
         let result = self.con.run(call).await;
         let seconds = start.elapsed().as_secs_f64();
         self.metrics.call(call.script().name(), seconds, &result);
-        result.map_err(|e| in_api_words(e, call.key(), call.script().name()))
+        result.map_err(|e| in_api_words(e, call.script().name()))
     }
 
     /// Read `page` through the connection, counted as its script call.
@@ -227,7 +227,7 @@ impl AppState {
         let seconds = start.elapsed().as_secs_f64();
         self.metrics
             .call(page.ids().script().name(), seconds, &result);
-        result.map_err(|e| in_api_words(e, page.ids().key(), page.ids().script().name()))
+        result.map_err(|e| in_api_words(e, page.ids().script().name()))
     }
 
     /// Commands of the service's own (`send`, as
@@ -265,14 +265,13 @@ impl AppState {
     }
 }
 
-/// A script's refusal with its detail in the HTTP API's words (no key
-/// name, no argument list: [`problem::api_words`]); other errors as they
-/// are.
-fn in_api_words(err: redvote::Error, root: &str, script: &str) -> redvote::Error {
+/// A script's refusal with its detail as the HTTP API answers it (no
+/// argument list: [`problem::api_words`]); other errors as they are.
+fn in_api_words(err: redvote::Error, script: &str) -> redvote::Error {
     match err {
         redvote::Error::Script { code, detail } => redvote::Error::Script {
             code,
-            detail: problem::api_words(code, &detail, root, script),
+            detail: problem::api_words(code, &detail, script),
         },
         other => other,
     }

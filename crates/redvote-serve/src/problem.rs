@@ -277,145 +277,27 @@ impl From<Error> for Problem {
     }
 }
 
-/// A script's refusal `detail` in the HTTP API's words: the Redis keys it
-/// names (under `root`, the call's one key: a site's `<prefix>article:` or
-/// a campaign's `{c:NAME}:campaign`) become the site, article, group,
-/// campaign, board or option they hold, and a usage message (a Lua
-/// argument list) becomes the request's limits. `script` is the script's
-/// name. A key never reaches a response body.
-pub fn api_words(code: Code, detail: &str, root: &str, script: &str) -> String {
-    if code == Code::Usage {
-        return usage(detail, script);
+/// A script's refusal `detail` as the HTTP API answers it, chosen by its
+/// code alone: the script's own detail, already in the API's words (it
+/// names the campaign, board, option or article, not their keys:
+/// docs/errors.md), but for a usage refusal, whose detail speaks of the
+/// script's argument list, the route's limits instead. `script` is the
+/// script's name.
+pub fn api_words(code: Code, detail: &str, script: &str) -> String {
+    match code {
+        Code::Usage => usage(script),
+        _ => detail.to_string(),
     }
-    // the name rule's characters, spelled out (no brace in a detail)
-    let detail = detail.replace(": { } * ? [ ] \\ ,", NAME_RULE_CHARACTERS);
-    let detail = detail.as_str();
-    if let Some(ns) = root
-        .strip_suffix("campaign")
-        .filter(|ns| ns.starts_with("{c:"))
-    {
-        let name = ns.trim_start_matches("{c:").trim_end_matches("}:");
-        return replace_keys(detail, |rest| {
-            rest.strip_prefix(ns).map(|key| campaign_key(name, key))
-        });
-    }
-    let prefix = root.strip_suffix("article:").unwrap_or(root);
-    replace_keys(detail, |rest| {
-        rest.strip_prefix(prefix)
-            .and_then(site_key)
-            .filter(|_| !prefix.is_empty() || at_key(rest))
-    })
 }
 
-/// The characters a name may not hold, in words (the scripts list them
-/// as `: { } * ? [ ] \ ,`).
+/// The characters a name may not hold, in words (as the scripts' details
+/// spell them).
 pub const NAME_RULE_CHARACTERS: &str =
     "colons, braces, asterisks, question marks, square brackets, backslashes, commas";
 
-/// Whether `s` starts with one of a site's key names (for the seeds'
-/// layout, whose keys have no prefix to tell them by).
-fn at_key(s: &str) -> bool {
-    [
-        "article:",
-        "time:",
-        "score:",
-        "hot:",
-        "best:",
-        "voted:",
-        "downvoted:",
-        "group:",
-        "redvote:config",
-    ]
-    .iter()
-    .any(|k| s.starts_with(k))
-}
-
-/// Each word of `detail` (after a space, a parenthesis or the start) for
-/// which `rename` gives API words is replaced, up to the next space,
-/// quote, comma, parenthesis or `;`.
-fn replace_keys(detail: &str, rename: impl Fn(&str) -> Option<String>) -> String {
-    let mut out = String::with_capacity(detail.len());
-    let mut i = 0;
-    let mut word_start = true;
-    while i < detail.len() {
-        let rest = &detail[i..];
-        if word_start {
-            let end = rest
-                .find(|c: char| c.is_whitespace() || "\"'(),;".contains(c))
-                .unwrap_or(rest.len());
-            if let Some(words) = rename(&rest[..end]) {
-                out.push_str(&words);
-                i += end;
-                word_start = false;
-                continue;
-            }
-        }
-        let c = rest.chars().next().unwrap_or(' ');
-        out.push(c);
-        word_start = c.is_whitespace() || c == '(';
-        i += c.len_utf8();
-    }
-    out
-}
-
-/// A campaign key (`key`: its name after the namespace) in API words.
-fn campaign_key(campaign: &str, key: &str) -> String {
-    let (kind, rest) = key.split_once(':').unwrap_or((key, ""));
-    let board = rest.split(':').next().unwrap_or("");
-    let trailing = |s: &str| s.trim_end_matches(':').to_string();
-    match kind {
-        "campaign" => format!("campaign {campaign:?}"),
-        "boards" => format!("the boards of campaign {campaign:?}"),
-        "board" | "weights" | "periods" => format!("board {:?}", trailing(rest)),
-        "option" => {
-            let (b, o) = rest.split_once(':').unwrap_or((rest, ""));
-            format!("option {o:?} of board {b:?}")
-        }
-        "deny" => format!("the {} deny list", trailing(rest)),
-        "b" | "f" | "o" | "d" => {
-            let mut parts = rest.splitn(3, ':');
-            let (b, k, p) = (
-                parts.next().unwrap_or(""),
-                parts.next().unwrap_or(""),
-                parts.next().unwrap_or(""),
-            );
-            format!("board {b:?} ({k}, period {p})")
-        }
-        "initial" => format!("the imported votes of board {board:?}"),
-        "seq" => "the campaign's vote sequence".to_string(),
-        "hll" if rest.is_empty() => format!("the participants of campaign {campaign:?}"),
-        "hll" => {
-            let (b, o) = rest.split_once(':').unwrap_or((rest, ""));
-            format!("the participants of option {o:?} of board {b:?}")
-        }
-        "vid" => "the vote of that Idempotency-Key".to_string(),
-        "rlu" => "the user's rate-limit counters".to_string(),
-        // rlb:RULE:WINDOW:N, a bucket of per-user counters (layout 3)
-        "rlb" => format!("the per-user counters of rate-limit rule {board:?}"),
-        "rl" => format!("the counters of rate-limit rule {board:?}"),
-        _ => format!("a stored value of campaign {campaign:?}"),
-    }
-}
-
-/// A site key (`key`: its name after the site's prefix) in API words.
-fn site_key(key: &str) -> Option<String> {
-    let (kind, rest) = key.split_once(':').unwrap_or((key, ""));
-    Some(match kind {
-        // the id counter: it exists once an article was posted
-        "article" if rest.is_empty() => "the site's first article".to_string(),
-        "article" => format!("article {rest}"),
-        "time" | "score" | "hot" | "best" if rest.is_empty() => format!("the site's {kind} order"),
-        "time" | "score" | "hot" | "best" => format!("group {rest:?} ({kind} order)"),
-        "voted" | "downvoted" => format!("the votes of article {rest}"),
-        "group" => format!("group {rest:?}"),
-        "redvote" => "the site's settings".to_string(),
-        _ => return None,
-    })
-}
-
 /// A script's usage refusal in the API's words: the request's lists and
 /// their limits (the HTTP API's parameter names), never its arguments.
-fn usage(detail: &str, script: &str) -> String {
+fn usage(script: &str) -> String {
     use redvote::caps;
     let limits = match script {
         "campaign_vote" => format!("votes: 1..{} pairs", caps::VOTE_PAIRS),
@@ -426,7 +308,8 @@ fn usage(detail: &str, script: &str) -> String {
         "campaign_limits" | "campaign_limits_reset" => {
             format!("pairs: 0..{} board:option pairs", caps::VOTE_PAIRS)
         }
-        "campaign_reindex" if detail.contains("cursor") => {
+        // the service sends its arguments in form: only the cursor is the caller's
+        "campaign_reindex" => {
             return "cursor must be \"0\" or the next of the previous answer".to_string()
         }
         "groups" => format!("add and remove: 1..{} groups in all", caps::GROUPS),
@@ -538,6 +421,9 @@ mod tests {
             let name = code.as_str();
             let want = if name.contains("_UNKNOWN_") {
                 404
+            } else if code == Code::InvalidCursor {
+                // the removal's progress, not the cursor's form: a state conflict
+                409
             } else if name.contains("_INVALID_")
                 || name.ends_with("USAGE")
                 || name.ends_with("OUT_OF_RANGE")
@@ -555,56 +441,28 @@ mod tests {
         }
     }
 
-    /// Script details name the API's entities, never keys nor arguments.
+    /// A script's detail passes as the script wrote it (already in the
+    /// API's words); a usage refusal becomes the route's limits, never the
+    /// script's argument list.
     #[test]
-    fn script_details_are_in_the_apis_words() {
-        let campaign = |code, detail| api_words(code, detail, "{c:x}:campaign", "campaign_vote");
+    fn script_details_pass_through_but_usage() {
+        let detail = "board \"b\" has no option \"o\"";
         assert_eq!(
-            campaign(Code::UnknownCampaign, "{c:x}:campaign"),
-            "campaign \"x\""
+            api_words(Code::UnknownOption, detail, "campaign_vote"),
+            detail
         );
-        assert_eq!(
-            campaign(Code::UnknownOption, "{c:x}:weights:b has no option o"),
-            "board \"b\" has no option o"
-        );
-        assert_eq!(
-            campaign(
-                Code::OutOfRange,
-                "{c:x}:b:male:shown:total yyqx would leave the exact range"
-            ),
-            "board \"male\" (shown, period total) yyqx would leave the exact range"
-        );
-        let usage = campaign(
+        let usage = api_words(
             Code::Usage,
             "campaign_vote takes 1 key, the campaign root \"<ns>campaign\"",
+            "campaign_vote",
         );
         assert!(!usage.contains("key") && usage.contains("votes"), "{usage}");
-        assert_eq!(
-            campaign(
-                Code::InvalidConfig,
-                "{c:x}:rlb:day:day:2026-03-17:66 6:user:1 is corrupt: \"x\""
-            ),
-            "the per-user counters of rate-limit rule \"day\" 6:user:1 is corrupt: \"x\""
+        let cursor = api_words(
+            Code::Usage,
+            "cursor must be \"0\" or one campaign_reindex returned, got \"zz\"",
+            "campaign_reindex",
         );
-        let name = campaign(
-            Code::InvalidName,
-            "\"a b\" is not a name (none of : { } * ? [ ] \\ , spaces)",
-        );
-        assert!(!name.contains('{'), "{name}");
-
-        let seeds = |detail| api_words(Code::UnknownArticle, detail, "article:", "vote");
-        assert_eq!(seeds("article:7"), "article 7");
-        assert_eq!(
-            seeds("no article:7 (voted:7)"),
-            "no article 7 (the votes of article 7)"
-        );
-        // a value the caller sent, quoted, stays as sent
-        assert_eq!(seeds("got \"time:x\""), "got \"time:x\"");
-        let blue = |detail| api_words(Code::ConfigLocked, detail, "{blue}:article:", "configure");
-        assert_eq!(
-            blue("vote_score is fixed once {blue}:article: exists"),
-            "vote_score is fixed once the site's first article exists"
-        );
+        assert!(!cursor.contains("campaign_reindex"), "{cursor}");
     }
 
     #[test]

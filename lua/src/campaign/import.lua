@@ -119,11 +119,11 @@ local function main()
   for i = 3, #ARGV, 2 do
     local option, votes = ARGV[i], ARGV[i + 1]
     check_name(option)
-    if seen[option] then fail('USAGE', 'option ' .. option .. ' is imported twice in one call') end
+    if seen[option] then fail('USAGE', 'option "' .. option .. '" is imported twice in one call') end
     seen[option] = true
     local int, frac = votes:match('^(%d+)%.?(%d*)$')
     if not int or #votes > 20 or #frac > decimals or (votes:find('%.') and #frac == 0) then
-      fail('INVALID_NUMBER', option .. ': votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
+      fail('INVALID_NUMBER', 'option "' .. option .. '": votes must be a non-negative decimal with at most ' .. decimals .. ' decimals, got "' .. votes:sub(1, 80) .. '"')
     end
     units_of_pair[option] = tonumber(int .. frac .. string.rep('0', decimals - #frac))
   end
@@ -136,7 +136,7 @@ local function main()
   for i = 3, #ARGV, 2 do sent[#sent + 1] = ARGV[i] end
   local known = rcall('HMGET', weights, unpack(sent))
   for i = 1, #sent do
-    if not known[i] then fail('UNKNOWN_OPTION', weights .. ' has no option ' .. sent[i]) end
+    if not known[i] then fail('UNKNOWN_OPTION', 'board "' .. b.name .. '" has no option "' .. sent[i] .. '"') end
   end
   local take = math.max(1, math.min(math.floor((CALL_WORK - math.ceil(pairs_given / 10)) / per_pair), pairs_given))
   for i = 3, 2 * take + 1, 2 do
@@ -150,7 +150,8 @@ local function main()
       for j, k in ipairs(keys) do
         old[j] = rcall('ZSCORE', k, option)
         if math.abs(units_of(old[j], decimals) + delta) >= limit or units >= limit then
-          fail('OUT_OF_RANGE', k .. ' ' .. option .. ' would leave the exact range')
+          fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range ('
+            .. touched[j][1] .. ')')
         end
       end
       changes[#changes + 1] = { option, units, delta, old }

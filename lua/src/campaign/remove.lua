@@ -97,8 +97,8 @@ local function trusted_cursor(cursor, handed, prev, board_hash, board)
   end
   if cursor == '0' then return handed end
   if cursor ~= handed and cursor ~= prev then
-    fail('INVALID_CURSOR', 'cursor "' .. cursor:sub(1, 80) .. '" is not one the removal from board ' .. board
-      .. ' handed out last: send that one, or "0" to go on from where the removal stands')
+    fail('INVALID_CURSOR', 'cursor "' .. cursor:sub(1, 80) .. '" is not one the removal from board "' .. board
+      .. '" handed out last: send that one, or "0" to go on from where the removal stands')
   end
   return cursor
 end

@@ -159,7 +159,7 @@ local function main()
   local set = ns .. 'boards'
   local nboards = rcall('SCARD', set)
   if nboards > MAX_BOARDS then
-    fail('INVALID_CONFIG', set .. ' holds ' .. nboards .. ' boards: campaign_settings reads at most ' .. MAX_BOARDS)
+    fail('INVALID_CONFIG', 'the campaign has ' .. nboards .. ' boards: its settings are read with at most ' .. MAX_BOARDS)
   end
   local boards = rcall('SMEMBERS', set)
   table.sort(boards)
@@ -168,7 +168,7 @@ local function main()
     if not name_ok(board) then fail('INVALID_CONFIG', set .. ' holds "' .. board:sub(1, 40) .. '", not a board name') end
     noptions = noptions + rcall('HLEN', ns .. 'weights:' .. board)
     if noptions > MAX_OPTIONS then
-      fail('INVALID_CONFIG', ns .. ' holds more than ' .. MAX_OPTIONS .. ' options: campaign_settings reads at most ' .. MAX_OPTIONS)
+      fail('INVALID_CONFIG', 'the campaign has more than ' .. MAX_OPTIONS .. ' options: its settings are read with at most ' .. MAX_OPTIONS)
     end
   end
 

@@ -45,6 +45,7 @@
 --- @include "lib/integer_arg"
 --- @include "lib/prologue"
 --- @include "lib/campaign"
+--- @include "lib/unknown_campaign"
 
 local function main()
   local root, _, from = campaign_key('campaign_upgrade')
@@ -53,7 +54,7 @@ local function main()
     fail('USAGE', 'cursor must be "0" or one campaign_upgrade returned, got "' .. ARGV[1]:sub(1, 80) .. '"')
   end
   integer_arg(ARGV[2], 'count', 1, 5000)
-  if rcall('EXISTS', root) == 0 then fail('UNKNOWN_CAMPAIGN', root) end
+  if rcall('EXISTS', root) == 0 then unknown_campaign(root) end
   local to = CAMPAIGN_LAYOUT_LAST
 
   -- validated: the writes start here

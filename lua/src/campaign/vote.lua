@@ -135,6 +135,7 @@
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"
+--- @include "lib/unknown_campaign"
 --- @include "lib/clock"
 --- @include "lib/voter"
 --- @include "lib/pair_args"
@@ -200,7 +201,7 @@ local function main()
   -- Phase 2a, the campaign's stored settings (UNKNOWN_CAMPAIGN; parsed
   -- strictly by lib/stored: INVALID_CONFIG naming the key and field) and
   -- its window (CAMPAIGN_CLOSED).
-  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end
+  if not c[6] then unknown_campaign(root) end
   local offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0
   if offset % 60 ~= 0 then fail('INVALID_CONFIG', root .. ' offset is corrupt: "' .. c[1]:sub(1, 40) .. '"') end
   check_last_second(now, offset, at)
@@ -243,7 +244,7 @@ local function main()
       first_ties = first_ties or b.first
     end
     local weight = rcall('HGET', ns .. 'weights:' .. board, option)
-    if not weight then fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option) end
+    if not weight then fail('UNKNOWN_OPTION', 'board "' .. board .. '" has no option "' .. option .. '"') end
     weight = stored_int(weight, 1, 1000000, ns .. 'weights:' .. board, option)
     pairs_[#pairs_ + 1] = { board = board, option = option, weight = weight }
   end
@@ -268,9 +269,9 @@ local function main()
   -- cannot both take the last slot. checks: the limit checks to spend (nil
   -- without rules).
   if c[5] == '1' then
-    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user ' .. user .. ' may not vote') end
+    if rcall('SISMEMBER', ns .. 'deny:users', user) == 1 then fail('DENIED', 'user "' .. user .. '" may not vote') end
     if channel ~= '' and rcall('SISMEMBER', ns .. 'deny:channels', channel) == 1 then
-      fail('DENIED', 'channel ' .. channel .. ' may not vote')
+      fail('DENIED', 'channel "' .. channel .. '" may not vote')
     end
   end
   local checks
@@ -339,7 +340,8 @@ local function main()
     e[5] = u
     e[9] = e[9] + units
     if scale and (u >= limit or -u >= limit) then
-      fail('OUT_OF_RANGE', key .. ' ' .. option .. ' would leave the exact range (' .. limit .. ' units of 10^-' .. scale .. ')')
+      fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which .. name
+        .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
     end
     return e
   end

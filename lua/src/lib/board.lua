@@ -59,7 +59,7 @@ local function board_settings(ns, board)
   local key = ns .. 'board:' .. board
   local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
     'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
-  if not s[1] then fail('UNKNOWN_BOARD', key) end
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
   local keeps, periods = {}, {}
   for p in s[1]:gmatch('[^,]+') do
     if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end

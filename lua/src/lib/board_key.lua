@@ -20,7 +20,7 @@ local function board_key(ns, b, kind, selector, now, offset, shift)
     if not ptype then fail('INVALID_PERIOD', '"' .. selector:sub(1, 80) .. '" is not a period name') end
   end
   if not b.keeps[ptype] then
-    fail('INVALID_PERIOD', 'board ' .. b.name .. ' keeps no ' .. ptype:sub(1, 40) .. ' boards')
+    fail('INVALID_PERIOD', 'board "' .. b.name .. '" keeps no ' .. ptype:sub(1, 40) .. ' boards')
   end
   local name, start = period(ptype, t, offset)
   if shift == -1 then

@@ -6,6 +6,6 @@
 -- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
 local function check_name(s)
   if not name_ok(s) then
-    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of : { } * ? [ ] \\ , spaces or control characters)')
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
   end
 end

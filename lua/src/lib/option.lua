@@ -5,6 +5,6 @@
 -- Refuses an option the board has no weight for: REDVOTE_UNKNOWN_OPTION.
 local function check_option(ns, board, option)
   if rcall('HEXISTS', ns .. 'weights:' .. board, option) == 0 then
-    fail('UNKNOWN_OPTION', ns .. 'weights:' .. board .. ' has no option ' .. option)
+    fail('UNKNOWN_OPTION', 'board "' .. board .. '" has no option "' .. option .. '"')
   end
 end

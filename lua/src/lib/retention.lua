@@ -11,6 +11,6 @@
 -- with no expiry at all.
 local function refuse_expired(b, what, expiry, server_now)
   if expiry and expiry <= server_now then
-    fail('INVALID_PERIOD', what .. ' of ' .. b.name .. ' is past its retention (it expired at ' .. expiry .. ')')
+    fail('INVALID_PERIOD', what .. ' of board "' .. b.name .. '" is past its retention (it expired at ' .. expiry .. ')')
   end
 end

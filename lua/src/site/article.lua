@@ -35,7 +35,7 @@ local function main()
   local member = 'article:' .. id
   local article = prefix .. member
   local fields = rcall('HGETALL', article)
-  if #fields == 0 then fail('UNKNOWN_ARTICLE', article) end
+  if #fields == 0 then fail('UNKNOWN_ARTICLE', 'article ' .. id .. ' does not exist') end
   local score = rcall('ZSCORE', prefix .. 'score:', member)
   local rank = rcall('ZREVRANK', prefix .. 'score:', member)
   if rank then rank = rank + 1 end

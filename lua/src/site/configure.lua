@@ -70,13 +70,13 @@ local function main()
       fail('INVALID_CONFIG', 'unknown setting "' .. field:sub(1, 80) .. '" (vote_score, window, page_size, rankings)')
     end
     if field == 'vote_score' and value ~= current.vote_score and rcall('EXISTS', root) == 1 then
-      fail('CONFIG_LOCKED', 'vote_score is fixed once ' .. root .. ' exists (' .. current.vote_score .. ')')
+      fail('CONFIG_LOCKED', 'vote_score is fixed once the site has articles (' .. current.vote_score .. ')')
     end
     -- A longer window would reopen articles whose voted:ID sets already
     -- expired (their voters could vote again): it can only shrink once
     -- articles exist.
     if field == 'window' and tonumber(value) > (tonumber(current.window) or 0) and rcall('EXISTS', root) == 1 then
-      fail('CONFIG_LOCKED', 'window can only be lowered once ' .. root .. ' exists (' .. current.window .. ')')
+      fail('CONFIG_LOCKED', 'window can only be lowered once the site has articles (' .. current.window .. ')')
     end
     updates[#updates + 1] = field
     updates[#updates + 1] = value

@@ -59,7 +59,7 @@ local function main()
     seen[group] = sign
   end
   local member = 'article:' .. id
-  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', prefix .. member) end
+  if rcall('EXISTS', prefix .. member) == 0 then fail('UNKNOWN_ARTICLE', 'article ' .. id .. ' does not exist') end
   -- every group's set is read first: one of the wrong type is refused
   -- before the first write
   local is = {}
@@ -77,7 +77,7 @@ local function main()
       if change[1] == '-' and is[i] then n = n - 1 end
     end
     if layout == 2 and n > MAX_GROUPS then
-      fail('INVALID_GROUP', member .. ' would be in ' .. n .. ' groups, at most ' .. MAX_GROUPS)
+      fail('INVALID_GROUP', 'article ' .. id .. ' would be in ' .. n .. ' groups, at most ' .. MAX_GROUPS)
     end
     scores = order_scores(prefix, member)
   end

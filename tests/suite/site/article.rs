@@ -67,7 +67,7 @@ fn article_reports_score_rank_and_the_users_vote() {
     assert_eq!(a.user_vote, Some(Vote::Up));
 
     let detail = refused(site.article("4", None).run(&mut con), Code::UnknownArticle);
-    assert!(detail.contains("article:4"), "{detail}");
+    assert_eq!(detail, "article 4 does not exist");
     refused(
         site.article("article:40", Some("u1")).run(&mut con),
         Code::UnknownArticle,

@@ -141,7 +141,7 @@ fn the_window_setting_moves_the_cutoff_of_new_votes_and_only_shrinks_once_posted
     site.configure(&short).run(&mut con).unwrap();
     let digest = support::digest(&mut con);
     let detail = refused(site.vote("bob", "1").run(&mut con), Code::VotingClosed);
-    assert_eq!(detail, format!("article:1 closed at {}", t + 600));
+    assert_eq!(detail, format!("voting on article 1 closed at {}", t + 600));
     assert_eq!(support::digest(&mut con), digest);
 
     // A longer window would reopen the article to voters whose voted:ID

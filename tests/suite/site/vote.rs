@@ -73,7 +73,8 @@ fn vote_counts_once_and_a_repeat_changes_nothing() {
             site.vote("bob", reference).run(&mut con),
             Code::UnknownArticle,
         );
-        assert!(detail.contains("article:"), "{detail}");
+        let id = reference.trim_start_matches("article:");
+        assert_eq!(detail, format!("article {id} does not exist"));
         refused(
             site.downvote("bob", reference).run(&mut con),
             Code::UnknownArticle,
@@ -107,7 +108,7 @@ fn voting_closes_a_week_after_the_publish_time() {
     );
     assert_eq!(
         detail,
-        format!("article:{old} closed at {}", closed_at + WEEK)
+        format!("voting on article {old} closed at {}", closed_at + WEEK)
     );
     refused(
         site.downvote("bob", old.to_string()).run(&mut con),

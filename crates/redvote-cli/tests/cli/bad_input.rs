@@ -14,8 +14,8 @@ fn cli_refusals_exit_non_zero_with_a_named_problem_and_change_nothing() {
     // (arguments, exit code, what stderr must name)
     #[rustfmt::skip]
     let cases: &[(&[&str], i32, &str)] = &[
-        (&["vote", "--user", "u", "99"], 1, "REDVOTE_UNKNOWN_ARTICLE article:99"),
-        (&["vote", "--user", "u", "3"], 1, "REDVOTE_VOTING_CLOSED article:3"),
+        (&["vote", "--user", "u", "99"], 1, "REDVOTE_UNKNOWN_ARTICLE article 99 does not exist"),
+        (&["vote", "--user", "u", "3"], 1, "REDVOTE_VOTING_CLOSED voting on article 3 closed at"),
         (&["vote", "--user", "", "1"], 1, "REDVOTE_INVALID_USER"),
         (&["downvote", "--user", "u", "1:x"], 1, "REDVOTE_INVALID_ID"),
         (&["unvote", "--user", "u", "{a}"], 1, "REDVOTE_INVALID_ID"),

@@ -752,7 +752,7 @@ fn campaign_reindex_indexes_a_board_in_batches() {
     let out = redvote(u, &["campaign", "re", "reindex", "nope"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("{c:re}:board:nope"), "{err}");
+    assert!(err.contains("board \"nope\" is not configured"), "{err}");
 }
 
 /// `campaign NAME upgrade`: a campaign configured by redvote 0.5 (no
