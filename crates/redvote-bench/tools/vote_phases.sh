@@ -57,7 +57,7 @@ src = open(script).read()
 # the phases of main(), in order: (name, the line that starts it)
 phases = [
     ("arguments, clock, the campaign hash, the vote id", "  local root, ns, layout, c = campaign_key("),
-    ("campaign settings (rate-limit rules: none here)", "  if not c[6] then fail('UNKNOWN_CAMPAIGN', root) end\n"),
+    ("campaign settings (rate-limit rules: none here)", "  if not c[6] then unknown_campaign(root) end\n"),
     ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
     ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),
     ("the plan: board reads, period names, entries", "  local order_read_, order_write_\n"),
@@ -75,9 +75,9 @@ steps = [
      ("after", "    limit_plan_, limit_evaluate_, limit_spend_ = limit_plan, limit_evaluate, limit_spend\n")),
     ("the plan (limit_plan: keys, fields, checks)",
      ("before", "    checks = limit_plan_(ns, rules, "),
-     ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n")),
+     ("before", "    local refusal = limit_evaluate_(checks)\n")),
     ("the evaluation (limit_evaluate: the counters read)",
-     ("before", "    local refusal = limit_evaluate_(checks, now, usec)\n"),
+     ("before", "    local refusal = limit_evaluate_(checks)\n"),
      ("before", "    if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end\n")),
     ("the spend (limit_spend: the counters written)",
      ("before", "  if checks then limit_spend_(checks) end\n"),

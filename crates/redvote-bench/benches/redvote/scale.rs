@@ -459,8 +459,11 @@ pub(super) fn run_scale(plan: &ScalePlan) -> Result<Scale> {
     };
     let build_started = Instant::now();
 
-    // The site: rankings on, then the articles, then the group.
+    // The site: rankings on, then the articles, then the group. At layout
+    // 1, as the seeds' own data is (a site redvote starts is at layout 2):
+    // the upgrade rows measure moving it.
     let t = Instant::now();
+    redvote_testing::site_at_layout_1(&mut con, site.prefix());
     site.configure(&ConfigUpdate {
         rankings: Some(vec![Ranking::Hot, Ranking::Best]),
         ..ConfigUpdate::default()
