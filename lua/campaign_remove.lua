@@ -12,6 +12,35 @@
   reads skip the pending options (lua/src/lib/ranks.lua) and configure
   refuses to add one of them again.
 
+  Input:
+    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
+    ARGV[1]  board  <name>
+    ARGV[2]  cursor  <cursor>  "0" to start or go on; else the cursor the
+             previous call returned
+    ARGV[3]  count  <integer 1..10000>  units of work for this call (period
+             boards x pending options), 1..10000; bounded work: at most 200
+             a call, more is taken as 200
+
+  Writes: ZREM of the pending options from <ns>b:B:KIND:P and their side
+    keys <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P (lib/order's
+    order_remove); ZREM from <ns>periods:B of expired boards and of boards
+    the removal emptied; HSET <ns>board:B remove_cursor remove_prev; when
+    done, DEL <ns>removing:B and HDEL of those two fields.
+
+  Output: { entries removed by this call (option x period board), period
+    boards finished by this call, next cursor ("0": the removal is done) }
+
+  Keys: <ns>board:B, <ns>removing:B, <ns>periods:B, <ns>b:B:KIND:P,
+    <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P
+
+  Reply: {removed: integer, finished: integer, next: string}
+  Idempotent: yes
+
+  Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_CURSOR (a
+    cursor this removal did not hand out last), REDVOTE_INVALID_NAME,
+    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG,
+    REDVOTE_LAYOUT_VERSION.
+
   Batched, idempotent, safe under traffic: call with cursor "0", then again
   with the cursor each call returns, until it returns "0". Each call does
   at most `count` units of work: a unit is one (period board, pending
@@ -41,35 +70,6 @@
   left the index. A step that empties a board goes on to the next: no
   state between two steps lists a board that does not exist, so `redvote
   campaign NAME check` finds every one of them clean.
-
-  Input:
-    KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
-    ARGV[1]  board  <name>
-    ARGV[2]  cursor  <cursor>  "0" to start or go on; else the cursor the
-             previous call returned
-    ARGV[3]  count  <integer 1..10000>  units of work for this call (period
-             boards x pending options), 1..10000; bounded work: at most 200
-             a call, more is taken as 200
-
-  Writes: ZREM of the pending options from <ns>b:B:KIND:P and their side
-    keys <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P (lib/order's
-    order_remove); ZREM from <ns>periods:B of expired boards and of boards
-    the removal emptied; HSET <ns>board:B remove_cursor remove_prev; when
-    done, DEL <ns>removing:B and HDEL of those two fields.
-
-  Output: { entries removed by this call (option x period board), period
-    boards finished by this call, next cursor ("0": the removal is done) }
-
-  Keys: <ns>board:B, <ns>removing:B, <ns>periods:B, <ns>b:B:KIND:P,
-    <ns>f:B:KIND:P, <ns>o:B:KIND:P, <ns>d:B:KIND:P
-
-  Reply: {removed: integer, finished: integer, next: string}
-  Idempotent: yes
-
-  Errors: REDVOTE_USAGE (a malformed cursor), REDVOTE_INVALID_CURSOR (a
-    cursor this removal did not hand out last), REDVOTE_INVALID_NAME,
-    REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_BOARD, REDVOTE_INVALID_CONFIG,
-    REDVOTE_LAYOUT_VERSION.
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the

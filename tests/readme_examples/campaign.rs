@@ -4,7 +4,7 @@ use redvote::{
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let url = std::env::var("REDVOTE_URL")?; // your server: redis://127.0.0.1:6379/
+    let url = std::env::var("REDVOTE_URL")?; // your server's redis:// URL
     let mut con = redis::Client::open(url)?.get_connection()?;
     let spring = Campaign::new("spring2026");
     configure(&mut con, &spring)?;
