@@ -131,7 +131,9 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have,
     or one whose removal is pending),
-    REDVOTE_LAYOUT_VERSION.
+    REDVOTE_LAYOUT_VERSION, REDVOTE_UNFOLDED, REDVOTE_UNKNOWN_BOARD (a
+    buffered vote's board, folded first, that is gone: a buffer a hand
+    changed).
 ]]
 -- prologue: what every script opens with. `rcall` is redis.call; `fail`
 -- refuses the call with a stable code (REDVOTE_<CODE> <detail>); the
@@ -195,7 +197,12 @@ end
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
+-- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
+-- that knows no buffer refuses it rather than write past one. Configure
+-- moves a campaign between 3 and 4 with its mode; an immediate campaign
+-- is at most at CAMPAIGN_LAYOUT_IMMEDIATE.
+local CAMPAIGN_LAYOUT_IMMEDIATE, CAMPAIGN_LAYOUT_BUFFERED = 3, 4
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -396,6 +403,884 @@ local function order_drop(ns, board, rule)
     rcall('UNLINK', unpack(keys))
   end
 end
+-- name_arg: a board, option, channel or device name given as an argument.
+-- Needs fail (lib/prologue) and name_ok (lib/names).
+
+-- Refuses what name_ok does not accept, as REDVOTE_INVALID_NAME.
+local function check_name(s)
+  if not name_ok(s) then
+    fail('INVALID_NAME', '"' .. s:sub(1, 80) .. '" is not a board or option name (1..64 bytes, none of colons, braces, asterisks, question marks, square brackets, backslashes, commas, spaces or control characters)')
+  end
+end
+-- board: a board's settings, from <ns>board:B. Needs rcall, fail
+-- (lib/prologue), check_name (lib/name_arg) and stored_int (lib/stored).
+
+-- The tie rules whose side keys (lib/order) make ranks O(log N).
+local ORDERED_RULES = { dense = true, first = true }
+
+-- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- writer that takes many pairs (campaign_import, a batch campaign_vote)
+-- does at most CALL_WORK units of work a call, a unit being about one
+-- command it sends: a pair costs 3 in an import (its option, its amount
+-- before and after) and 8 in a vote (its weight, its participants, its
+-- statistics), plus 4 a rate-limit rule in a vote; each board entry it
+-- writes (one option on one period board) 2 (its read and its write) plus
+-- its side keys' (lib/order): 4 a dense or first rule kept, 2 more for
+-- first's sequence numbers. Fitted on 1M-option boards (docs/benchmark.md,
+-- Bounded work): about 2.5 microseconds a unit (3 on a loaded machine), so
+-- 600 units stay near 1.5-2 ms, with room under 5 ms for a call the
+-- machine delays. One pair never exceeds it (at most 8 + 14 entries x 12
+-- + 32 rules x 4 = 304).
+local CALL_WORK = 600
+
+-- The units of one entry written on a board with settings `b`.
+local function entry_work(b)
+  return 2 + 4 * #b.sides + (b.first and 2 or 0)
+end
+
+-- A stored tie rule of `key`, field `field` (nil: absent).
+local function stored_ties(v, key, field)
+  if v and v ~= 'competition' and v ~= 'name' and v ~= 'dense' and v ~= 'first' then
+    fail('INVALID_CONFIG', key .. ' ' .. field .. ' is corrupt: "' .. v:sub(1, 40) .. '"')
+  end
+  return v
+end
+
+-- The settings of the board named `board`: REDVOTE_INVALID_NAME,
+-- REDVOTE_UNKNOWN_BOARD, or REDVOTE_INVALID_CONFIG (naming the key and the
+-- field) when one is not exactly what campaign_configure writes.
+--
+-- Tie rules. `ties` is the rule in effect, the one every read ranks by;
+-- its side keys (lib/order) are complete whenever it is dense or first.
+-- `pending` is a rule configured but not in effect yet (nil: none): its
+-- side keys are being built by campaign_reindex.lua, whose last call makes
+-- it the rule in effect. Writers keep the side keys of both (`sides`: the
+-- rules among them that have side keys). Stored, in <ns>board:B: `ties`
+-- (absent: competition; with a `ties_next`, the rule in effect, its side
+-- keys complete), `ties_next` (the pending rule of a switch), `indexed`
+-- ("1": no switch pending, the side keys of `ties` complete; "0" while one
+-- is), `order_gen` (counts the pending rules; a reindex cursor carries it).
+-- `remove_gen` counts the board's option removals.
+-- A board whose stored `ties` is dense or first without `indexed` 1 and
+-- without a `ties_next` (written by redvote 0.1, or switched by a
+-- 0.2..0.5 configure and not reindexed since) ranks by competition until
+-- reindexed: its stored rule is the pending one.
+local function board_settings(ns, board)
+  check_name(board)
+  local key = ns .. 'board:' .. board
+  local s = rcall('HMGET', key, 'periods', 'ties', 'decimals', 'carry',
+    'keep_hour', 'keep_day', 'keep_week', 'keep_month', 'indexed', 'order_gen', 'ties_next', 'remove_gen')
+  if not s[1] then fail('UNKNOWN_BOARD', 'board "' .. board .. '" is not configured') end
+  local keeps, periods = {}, {}
+  for p in s[1]:gmatch('[^,]+') do
+    if keeps[p] or (p ~= 'hour' and p ~= 'day' and p ~= 'week' and p ~= 'month' and p ~= 'total') then break end
+    keeps[p] = true
+    periods[#periods + 1] = p
+  end
+  if #periods == 0 or table.concat(periods, ',') ~= s[1] then
+    fail('INVALID_CONFIG', key .. ' periods is corrupt: "' .. s[1]:sub(1, 40) .. '"')
+  end
+  local ties = stored_ties(s[2], key, 'ties') or 'competition'
+  local pending = stored_ties(s[11], key, 'ties_next')
+  if s[9] and s[9] ~= '0' and s[9] ~= '1' then
+    fail('INVALID_CONFIG', key .. ' indexed is corrupt: "' .. s[9]:sub(1, 40) .. '"')
+  end
+  local indexed = s[9] == '1'
+  if ORDERED_RULES[ties] and not indexed and not pending then
+    -- side keys not complete, no earlier rule known: competition until
+    -- reindexed
+    ties, pending = 'competition', ties
+  end
+  if pending == ties then fail('INVALID_CONFIG', key .. ' ties_next is corrupt: "' .. pending .. '" is the rule in effect') end
+  local sides = {}
+  if ORDERED_RULES[ties] then sides[#sides + 1] = ties end
+  if pending and ORDERED_RULES[pending] then sides[#sides + 1] = pending end
+  local carry = s[4] or '0'
+  if #carry > 8 or not (carry == '0' or carry == '1' or carry:find('^0%.%d+$') or carry:find('^1%.0+$')) then
+    fail('INVALID_CONFIG', key .. ' carry is corrupt: "' .. carry:sub(1, 40) .. '"')
+  end
+  return {
+    name = board, keeps = keeps, periods = periods,
+    ties = ties, pending = pending, sides = sides,
+    -- the rule a writer gives "first" sequence numbers for (<ns>f:...)
+    first = ties == 'first' or pending == 'first',
+    -- the stored rule fields as they are (configure rewrites them)
+    stored_ties = s[2], stored_next = s[11], indexed = indexed,
+    order_gen = s[10] and stored_int(s[10], 0, 999999999999999, key, 'order_gen') or 0,
+    -- counts the board's removals (campaign_configure): a vote records it,
+    -- a void compares it (lib/void)
+    remove_gen = s[12] and stored_int(s[12], 0, 999999999999999, key, 'remove_gen') or 0,
+    decimals = s[3] and stored_int(s[3], 0, 6, key, 'decimals') or 2,
+    carry_millionths = math.floor(tonumber(carry) * 1000000 + 0.5),
+    keep = {
+      hour = s[5] and stored_int(s[5], 0, 315360000, key, 'keep_hour') or 0,
+      day = s[6] and stored_int(s[6], 0, 315360000, key, 'keep_day') or 0,
+      week = s[7] and stored_int(s[7], 0, 315360000, key, 'keep_week') or 0,
+      month = s[8] and stored_int(s[8], 0, 315360000, key, 'keep_month') or 0,
+    },
+  }
+end
+
+-- When a period board of `kind` whose period ends at `finish` expires (b:
+-- board_settings): `finish` plus the board's retention for the kind; nil
+-- when it is kept forever (total, or no retention).
+local function expire_at(b, kind, finish)
+  local keep = b.keep[kind] or 0
+  return (finish and keep > 0) and (finish + keep) or nil
+end
+-- periods: calendar periods in a fixed UTC offset. Needs nothing, and
+-- includes nothing: tests/periods.rs runs this file on its own against
+-- chrono (keep period and parse_period as they are called there).
+--
+-- Integer Unix seconds in, period names out: hour:2026-03-17T12,
+-- day:2026-03-17, week:2026-W12 (ISO-8601: Monday start, week 1 holds
+-- January 4th), month:2026-03, total. Dates are H. Hinnant's
+-- days_from_civil / civil_from_days, exact for every proleptic Gregorian day.
+local floor, format = math.floor, string.format
+local civil_memo = {}
+local function civil(days)
+  local memo = civil_memo[days]
+  if memo then return memo[1], memo[2], memo[3] end
+  local z = days + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  civil_memo[days] = { y, m, d }
+  return y, m, d
+end
+
+local function days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = floor(y / 400)
+  local yoe = y - era * 400
+  local mp = m > 2 and m - 3 or m + 9
+  local doy = floor((153 * mp + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy - 719468
+end
+
+-- A day's date as text, YYYY-MM-DD, once a call a day (string.format
+-- costs a vote about 1k an argument; hour, day and month names share it).
+local date_memo = {}
+local function date_text(days, y, m, d)
+  local text = date_memo[days]
+  if not text then
+    text = format('%04d-%02d-%02d', y, m, d)
+    date_memo[days] = text
+  end
+  return text
+end
+
+-- The hours' two digits, at 2h+1..2h+2.
+local HOURS = '000102030405060708091011121314151617181920212223'
+
+-- The period of kind ('hour', 'day', 'week', 'month', 'total') holding
+-- second t, at UTC offset `offset` seconds: name, first second, end (the
+-- first second of the next period; nil for total).
+local function period(kind, t, offset)
+  if kind == 'total' then return 'total', nil, nil end
+  local lt = t + offset
+  local days = floor(lt / 86400)
+  local y, m, d = civil(days)
+  if kind == 'hour' then
+    local start = floor(lt / 3600) * 3600
+    local h = (start - days * 86400) / 3600
+    return 'hour:' .. date_text(days, y, m, d) .. 'T' .. HOURS:sub(2 * h + 1, 2 * h + 2),
+      start - offset, start + 3600 - offset
+  elseif kind == 'day' then
+    return 'day:' .. date_text(days, y, m, d), days * 86400 - offset, (days + 1) * 86400 - offset
+  elseif kind == 'week' then
+    -- the ISO year is the year of the week's Thursday, 3 days at most from
+    -- `days`: the same year but in the first or last 3 days of a year
+    local monday = days - (days + 3) % 7
+    local iso_year = y
+    if (m == 1 and d <= 3) or (m == 12 and d >= 29) then iso_year = civil(monday + 3) end
+    local week = floor((monday + 3 - days_from_civil(iso_year, 1, 1)) / 7) + 1
+    return format('week:%04d-W%02d', iso_year, week), monday * 86400 - offset, (monday + 7) * 86400 - offset
+  elseif kind == 'month' then
+    -- the month's first day, and its length (February: the leap-year rule)
+    local first = days - d + 1
+    local length = 31 - (m - 1) % 7 % 2
+    if m == 2 then length = ((y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0) and 29 or 28 end
+    return 'month:' .. date_text(days, y, m, d):sub(1, 7), first * 86400 - offset, (first + length) * 86400 - offset
+  end
+  return nil
+end
+
+-- A named period back to (kind, first second), or nil when the name is not
+-- exactly one period's name (hour 24, 2027-02-29, 2026-W54, ... are refused).
+local function parse_period(name, offset)
+  if name == 'total' then return 'total', nil end
+  local kind, rest = name:match('^(%a+):(.+)$')
+  local y, m, d, h, w
+  local lt
+  if kind == 'hour' then
+    y, m, d, h = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 + tonumber(h) * 3600 end
+  elseif kind == 'day' then
+    y, m, d = rest:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), tonumber(d)) * 86400 end
+  elseif kind == 'week' then
+    y, w = rest:match('^(%d%d%d%d)%-W(%d%d)$')
+    if y then
+      local jan4 = days_from_civil(tonumber(y), 1, 4)
+      lt = (jan4 - (jan4 + 3) % 7 + (tonumber(w) - 1) * 7) * 86400
+    end
+  elseif kind == 'month' then
+    y, m = rest:match('^(%d%d%d%d)%-(%d%d)$')
+    if y then lt = days_from_civil(tonumber(y), tonumber(m), 1) * 86400 end
+  end
+  if not lt or (m and (tonumber(m) < 1 or tonumber(m) > 12)) or (d and (tonumber(d) < 1 or tonumber(d) > 31)) then
+    return nil
+  end
+  local t = lt - offset
+  if period(kind, t, offset) ~= name then return nil end
+  return kind, t
+end
+-- exact: shown scores kept as exact decimals, in integer units of
+-- 10^-decimals. Needs nothing.
+
+-- The exact range of such a score: a double holds every integer below
+-- 2^53, but a decimal fraction stays exact (its nearest double rounds back
+-- to it with a step below one unit) only below 2^51 units.
+local function exact_limit(decimals)
+  return decimals == 0 and 9007199254740992 or 2251799813685248
+end
+
+-- A stored decimal (a score, an imported amount; nil: 0) in units.
+local function units_of(text, decimals)
+  return math.floor(tonumber(text or '0') * 10 ^ decimals + 0.5)
+end
+
+-- The format of each `decimals` (0..6): no number to text on the vote's path.
+local DECIMAL_FORMATS = { [0] = '%.0f', '%.1f', '%.2f', '%.3f', '%.4f', '%.5f', '%.6f' }
+
+-- Units back to the decimal that is stored and shown.
+local function decimal_text(units, decimals)
+  return string.format(DECIMAL_FORMATS[decimals] or ('%.' .. decimals .. 'f'), units / 10 ^ decimals)
+end
+-- stats: the statistics counters the vote writes in O(1) a pair, and
+-- campaign_stats reads (docs/statistics.md). Per board B and per hour and
+-- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
+-- offset):
+--   <ns>st:B:P   hash: votes (pairs voted on B), amount (their weights
+--                summed), ch:C / dev:D (pairs by channel / device, the
+--                first 32 distinct values a bucket; later ones count in
+--                ch:* / dev:*, a field no name can take), nch / ndev (how
+--                many ch: / dev: fields there are), voided / voided_amount
+--                (pairs voided later, by campaign_void*, counted in the
+--                bucket of the vote)
+--   <ns>sp:P     HyperLogLog: the campaign's participants of the bucket
+--   <ns>sn:P     string: its PFCOUNT, cached by the vote that changed it
+--                (so that campaign_stats needs no PFCOUNT, a write for
+--                Redis, and runs no-writes on a replica)
+-- A board's buckets expire at their end plus the longest retention of the
+-- board's hour/day/week/month boards (never, when one of them is kept
+-- forever or the board keeps only its total); a campaign bucket at its end
+-- plus the longest of its boards' (the root's stats_keep, written by
+-- campaign_configure; -1: kept), as of its first vote.
+-- Needs rcall, fail (lib/prologue), stored_int (lib/stored), period
+-- (lib/periods).
+
+-- Distinct channel (and device) fields a bucket keeps; later values count
+-- in ch:* (dev:*).
+local STATS_FIELDS = 32
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The retention of board `b`'s statistics: seconds after a bucket's end;
+-- false: kept (cached in b).
+local function stats_keep(b)
+  if b.stats_keep ~= nil then return b.stats_keep end
+  local longest = false
+  for _, kind in ipairs(b.periods) do
+    if kind ~= 'total' then
+      local k = b.keep[kind] or 0
+      if k == 0 then longest = false; break end
+      if not longest or k > longest then longest = k end
+    end
+  end
+  b.stats_keep = longest
+  return longest
+end
+
+-- A stored counter of a statistics hash (nil: 0).
+local function stats_int(v, key, field)
+  return v and stored_int(v, 0, 9007199254740991, key, field) or 0
+end
+
+-- A count as the text HSET stores (a Lua number would go as %.14g).
+local function stats_text(n)
+  return string.format('%.0f', n)
+end
+
+-- Add to `set` (HSET's field, value list) the new count of a channel (or
+-- device) field `field` of bucket `key`, `votes` more: its own while it is
+-- kept (`have`, its stored count) or while the bucket has fewer than
+-- STATS_FIELDS of them (`n`, written to `nfield`), else the catch-all
+-- field's (`other`, its count so far, which the caller writes). Returns n
+-- and other as they are after it.
+local function stats_count(set, key, votes, field, have, n, nfield, other)
+  if have then
+    set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
+  elseif n < STATS_FIELDS then
+    set[#set + 1] = field; set[#set + 1] = stats_text(votes)
+    n = n + 1
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n)
+  else
+    other = other + votes
+  end
+  return n, other
+end
+
+-- The hour and day buckets of a vote at `now`: { hour = { name, end },
+-- day = { name, end } }, from `periods_at` when it holds them (the vote's
+-- own cache of period names, lib/apply).
+local function stats_buckets(now, offset, periods_at)
+  local names = {}
+  for _, kind in ipairs(STATS_KINDS) do
+    local known = periods_at and periods_at[kind]
+    if known then
+      names[kind] = known -- { name, end, ... }
+    else
+      local name, _, finish = period(kind, now, offset)
+      names[kind] = { name, finish }
+    end
+  end
+  return names
+end
+
+-- Before the first write: the statistics that `votes` (each { now,
+-- channel, device, user, pairs = { { board, weight }, ... }, periods_at })
+-- add on `boards` (v: ns, offset, stats_keep, and `gone`, a server time
+-- at or before which an expiring bucket is already gone: a fold's buckets
+-- past their retention are not made again), every key read and checked (a
+-- wrong type, a corrupt counter). The counts of many votes add up as if
+-- they came one by one: a bucket's new channel (device) fields take their
+-- places in the order the votes first name them. Returns the plan
+-- stats_write takes, and the first vote's bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, votes)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local by_key, people_by = {}, {}
+  local longest, forever = 0, false
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  local fixed = v.stats_keep
+  local first
+  for _, vote in ipairs(votes) do
+    local names = stats_buckets(vote.now, v.offset, vote.periods_at)
+    first = first or names
+    vote.buckets = names
+    local chf = vote.channel ~= '' and 'ch:' .. vote.channel or nil
+    local devf = vote.device ~= '' and 'dev:' .. vote.device or nil
+    for _, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local keep = stats_keep(b)
+      if keep then
+        if keep > longest then longest = keep end
+      else
+        forever = true
+      end
+      for _, kind in ipairs(STATS_KINDS) do
+        local name, finish = names[kind][1], names[kind][2]
+        local expiry = keep and finish + keep or false
+        if not (v.gone and expiry and expiry <= v.gone) then
+          local key = ns .. 'st:' .. b.name .. ':' .. name
+          local s = by_key[key]
+          if not s then
+            -- (new and set, below, made here: a field added later rehashes)
+            s = { key = key, votes = 0, amount = 0, expiry = expiry, new = false, set = false, ch = {}, dev = {} }
+            by_key[key] = s
+            plan.buckets[#plan.buckets + 1] = s
+          end
+          s.votes = s.votes + 1
+          s.amount = s.amount + pair.weight
+          if chf then
+            if not s.ch[chf] then s.ch[chf] = 0; s.ch[#s.ch + 1] = chf end
+            s.ch[chf] = s.ch[chf] + 1
+          end
+          if devf then
+            if not s.dev[devf] then s.dev[devf] = 0; s.dev[#s.dev + 1] = devf end
+            s.dev[devf] = s.dev[devf] + 1
+          end
+        end
+      end
+    end
+  end
+  for _, s in ipairs(plan.buckets) do
+    -- every field the votes change is read (and checked) here, and
+    -- written at once by one HSET of the new values (stats_write)
+    local key = s.key
+    local fields = { 'votes', 'amount', 'nch', 'ndev', 'ch:*', 'dev:*' }
+    for _, f in ipairs(s.ch) do fields[#fields + 1] = f end
+    for _, f in ipairs(s.dev) do fields[#fields + 1] = f end
+    local h = rcall('HMGET', key, unpack(fields))
+    s.new = not h[1]
+    local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
+      'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
+    local at, other = 7, stats_int(h[5], key, 'ch:*')
+    local n = stats_int(h[3], key, 'nch')
+    for _, f in ipairs(s.ch) do
+      n, other = stats_count(set, key, s.ch[f], f, h[at], n, 'nch', other)
+      at = at + 1
+    end
+    if other > 0 and #s.ch > 0 then set[#set + 1] = 'ch:*'; set[#set + 1] = stats_text(other) end
+    other, n = stats_int(h[6], key, 'dev:*'), stats_int(h[4], key, 'ndev')
+    for _, f in ipairs(s.dev) do
+      n, other = stats_count(set, key, s.dev[f], f, h[at], n, 'ndev', other)
+      at = at + 1
+    end
+    if other > 0 and #s.dev > 0 then set[#set + 1] = 'dev:*'; set[#set + 1] = stats_text(other) end
+    s.set = set
+  end
+  if fixed then
+    forever, longest = fixed == -1, fixed
+  end
+  for _, vote in ipairs(votes) do
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = vote.buckets[kind][1], vote.buckets[kind][2]
+      local p = people_by[name]
+      if not p then
+        local expiry = (not forever) and finish + longest or nil
+        if v.gone and expiry and expiry <= v.gone then
+          p = false
+        else
+          p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name, expiry = expiry, users = {}, seen = {} }
+          local magic = rcall('GETRANGE', p.hll, '0', '3')
+          if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+          p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
+          plan.people[#plan.people + 1] = p
+        end
+        people_by[name] = p
+      end
+      if p and not p.seen[vote.user] then
+        p.seen[vote.user] = true
+        p.users[#p.users + 1] = vote.user
+      end
+    end
+  end
+  return plan, { hour = first.hour[1], day = first.day[1] }
+end
+
+-- The writes of a plan from stats_plan (validated: nothing here refuses).
+local function stats_write(plan)
+  for _, s in ipairs(plan.buckets) do
+    rcall('HSET', s.key, unpack(s.set))
+    if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
+  end
+  for _, p in ipairs(plan.people) do
+    if rcall('PFADD', p.hll, unpack(p.users)) == 1 then
+      -- the count is new with its HyperLogLog, and expires with it
+      local n = rcall('PFCOUNT', p.hll)
+      if not p.new then
+        rcall('SET', p.count, n, 'KEEPTTL')
+      elseif p.expiry then
+        rcall('EXPIREAT', p.hll, p.expiry)
+        rcall('SET', p.count, n, 'EXAT', p.expiry)
+      else
+        rcall('SET', p.count, n)
+      end
+    end
+  end
+end
+-- apply: the writes of accepted campaign votes, one immediate vote's and a
+-- fold's many (lib/fold) by the same code, so that both modes give the
+-- same boards. apply_plan reads and checks every key first, apply_write
+-- writes. Many votes write one entry per (board period, option): their
+-- amounts summed, their participants in one PFADD a HyperLogLog, their
+-- statistics in one HSET a bucket.
+--
+-- ctx: ns, boards (board name -> lib/board's settings), offset, stats_keep
+-- (the root's, or nil), sided (a board keeps side keys, lib/order),
+-- first_ties (one has ties "first"), reply (keep each pair's shown
+-- entries for the vote's reply), refuse (the explicit clock's retention
+-- check, lib/retention's refuse_expired bound to the server's time, or
+-- nil), gone (a fold: the server's time; a board or bucket whose expiry
+-- is at or before it is gone already, and is not made again).
+-- A vote: { user, channel, device, now (its Unix second), pairs = { {
+-- board, option, weight }, ... }, periods_at (the vote's period names
+-- cache: kind -> { name, end, next name, next end }; made when absent) }.
+-- Needs rcall, fail (lib/prologue), expire_at (lib/board), period
+-- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
+-- stats_plan, stats_write (lib/stats).
+
+-- Before the first write: the entries `votes` write, every key read and
+-- checked. An entry that would leave the exact range (lib/exact) is
+-- refused by ctx.out_of_range (the vote's refusal), or without one (a
+-- fold, whose votes are accepted) not written and counted in the plan's
+-- `overflow`. Returns the
+-- plan apply_write takes. Entries are arrays (cheaper to make than named
+-- fields): [1] key, [2] board settings, [3] option, [4] scale (false: a
+-- real board), [5] units after the votes, [6] the key's expiry (false:
+-- none), [7] the score before (false: none), [8] which (real:P or
+-- shown:P), [9] units added, [10] the side keys' state (lib/order, false:
+-- none), [11] the score written, as text, [12] true: beyond the range.
+local function apply_plan(ctx, votes)
+  local ns, boards = ctx.ns, ctx.boards
+  local order_read_
+  if ctx.sided and not ctx.dry then
+    ctx.order_read, ctx.order_write = order_read, order_write
+    order_read_ = order_read
+  end
+  local p = { order = {}, overflow = 0 }
+  local joined, order, unseen = {}, p.order, {}
+  -- a key and an option meet twice only in a batch or a fold
+  local join = #votes > 1 or #votes[1].pairs > 1
+  local limit -- the exact range of the current pair's board (lib/exact)
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = join and key .. '\0' .. option
+    local e = id and joined[id]
+    if not e and ctx.dry then
+      -- planned without reads: the entry and its amount only
+      e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
+      if id then joined[id] = e end
+      order[#order + 1] = e
+    end
+    if not e then
+      local old, known
+      if scale then
+        old = rcall('ZSCORE', key, option)
+        known = old
+      else
+        known = rcall('ZCARD', key) > 0
+      end
+      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
+        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false, false }
+      if id then joined[id] = e end
+      order[#order + 1] = e
+      if not known then
+        local t = unseen[b.name]
+        if not t then t = { seen = {} }; unseen[b.name] = t end
+        local member_of_index = which .. name
+        if not t.seen[member_of_index] then
+          t.seen[member_of_index] = true
+          t[#t + 1] = { member_of_index, expiry or false }
+        end
+      end
+    end
+    local u = e[5] + units
+    e[5] = u
+    e[9] = e[9] + units
+    if scale and not ctx.dry and (u >= limit or -u >= limit) then
+      if ctx.out_of_range then ctx.out_of_range(b, option, which .. name, limit, scale) end
+      if not e[12] then p.overflow = p.overflow + 1 end
+      e[12] = true
+    end
+    return e
+  end
+  local gone, by_time = ctx.gone, {}
+  for _, vote in ipairs(votes) do
+    -- each period kind's current period (and the next one, for the carry)
+    -- once a vote time: every pair of a vote votes at the same second
+    local periods_at = vote.periods_at or by_time[vote.now]
+    if not periods_at then periods_at = {}; by_time[vote.now] = periods_at end
+    vote.periods_at = periods_at
+    local shown_at = ctx.reply and {}
+    vote.shown_at = shown_at
+    for n, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local scale, unit = b.decimals, 10 ^ b.decimals
+      limit = exact_limit(scale)
+      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+      local board_keys = ns .. 'b:' .. b.name
+      local shown = shown_at and {}
+      if shown_at then shown_at[n] = shown end
+      for _, kind in ipairs(b.periods) do
+        local pa = periods_at[kind]
+        if not pa then
+          local name, _, finish = period(kind, vote.now, ctx.offset)
+          pa = { name, finish }
+          periods_at[kind] = pa
+        end
+        local name, finish = pa[1], pa[2]
+        local expiry = expire_at(b, kind, finish)
+        if ctx.refuse then ctx.refuse(b, name, expiry) end
+        if not (gone and expiry and expiry <= gone) then
+          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+          if shown then
+            shown[#shown + 1] = name
+            shown[#shown + 1] = e
+          end
+        end
+        if finish and carried > 0 then
+          if not pa[3] then
+            local next_name, _, next_finish = period(kind, finish, ctx.offset)
+            pa[3], pa[4] = next_name, next_finish
+          end
+          local next_expiry = expire_at(b, kind, pa[4])
+          if not (gone and next_expiry and next_expiry <= gone) then
+            add(b, 'shown:', pa[3], board_keys .. ':shown:' .. pa[3], pair.option, carried, scale, next_expiry)
+          end
+        end
+      end
+    end
+  end
+
+  if ctx.dry then return p end
+
+  -- The other keys written, read (and checked: a wrong type, a corrupt
+  -- sequence counter, a key that is not a HyperLogLog) before the first
+  -- write: the period index (for boards not seen to exist: the index
+  -- members to add by board, lib/board_write, made only then), the
+  -- sequence counter, the participant HyperLogLogs.
+  if next(unseen) then
+-- board_write: for writes to period boards (vote, import): the index of
+-- the boards written (their expiry: lib/board's expire_at). Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
+
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (an index of the
+-- wrong type is refused here; campaign_vote asks only about the boards it
+-- did not see to exist). `touched` is a list of { member, expire_at or
+-- false }; returns the list of the new ones, then that of the listed ones.
+local function new_periods(ns, board, touched)
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
+  local fresh, listed = {}, {}
+  for i, t in ipairs(touched) do
+    if known[i] then listed[#listed + 1] = t else fresh[#fresh + 1] = t end
+  end
+  return fresh, listed
+end
+
+-- After the write: record the new period boards (from new_periods) in
+-- <ns>periods:B, so that removing an option can find every board, and give
+-- each its expiry; and give a listed board written its expiry if it has
+-- none (EXPIREAT NX: a board the index knew but that was gone, expired,
+-- evicted or deleted, is made anew by the write; one that exists keeps its
+-- own). Side keys get theirs when order_write creates them (lib/order).
+local function track_periods(ns, board, fresh, listed)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
+  end
+  for _, t in ipairs(listed) do
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2], 'NX') end
+  end
+end
+    p.fresh, p.listed, p.track = {}, {}, track_periods
+    for board in pairs(boards) do
+      local t = unseen[board]
+      if t then
+        p.fresh[board], p.listed[board] = new_periods(ns, board, t)
+      else
+        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+      end
+    end
+  else
+    for board in pairs(boards) do
+      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+    end
+  end
+  if ctx.first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  local hlls, by_hll = {}, {}
+  local function participant(hll, user)
+    local h = by_hll[hll]
+    if not h then h = { key = hll, seen = {} }; by_hll[hll] = h; hlls[#hlls + 1] = h end
+    if not h.seen[user] then h.seen[user] = true; h[#h + 1] = user end
+  end
+  for _, vote in ipairs(votes) do
+    participant(ns .. 'hll', vote.user)
+    for _, pair in ipairs(vote.pairs) do participant(ns .. 'hll:' .. pair.board .. ':' .. pair.option, vote.user) end
+  end
+  for _, h in ipairs(hlls) do
+    local magic = rcall('GETRANGE', h.key, '0', '3')
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', h.key .. ' is not a HyperLogLog') end
+  end
+  p.hlls = hlls
+  p.stats, p.buckets = stats_plan({ ns = ns, offset = ctx.offset, stats_keep = ctx.stats_keep, gone = gone }, boards,
+    votes)
+  return p
+end
+
+-- The writes of a plan (validated: nothing here refuses). The sequence
+-- numbers, the boards and their side keys, the period index, the
+-- participant HyperLogLogs, the statistics; each entry's score text.
+local function apply_write(ctx, p)
+  local ns, order = ctx.ns, p.order
+  local seq = 0
+  if ctx.first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
+  for i, e in ipairs(order) do
+    if not e[12] then
+      local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
+      local old, text = e[7], nil
+      if not scale then
+        text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
+        -- the count before (none: the member is new to this real board,
+        -- whose counts are 1 and more)
+        if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
+      else
+        text = decimal_text(units, scale)
+        rcall('ZADD', key, text, option)
+      end
+      e[11] = text
+      if ordered then
+        ctx.order_write(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
+      end
+    end
+  end
+  if p.fresh then
+    for board, f in pairs(p.fresh) do p.track(ns, board, f, p.listed[board]) end
+  end
+  for _, h in ipairs(p.hlls) do rcall('PFADD', h.key, unpack(h)) end
+  stats_write(p.stats)
+end
+-- fold: a buffered campaign's votes (campaign settings `mode` "buffered")
+-- are accepted by campaign_vote into <ns>buf, and written to the boards
+-- here, many at once (lib/apply), in arrival order, in one call: a fold is
+-- atomic, and what it folds leaves the buffer in the same call.
+--
+-- <ns>buf is a list, oldest first, of one line a vote, fields separated by
+-- a tab (no name, user or number holds one):
+--   1, arrived (server Unix ms), time (the vote's Unix second), user,
+--   channel, device, then board, option, weight for each pair.
+-- The root <ns>campaign keeps `fold_ms` (how old the oldest buffered vote
+-- may grow before a vote folds), `fold_due` (Unix ms: when the oldest
+-- buffered vote is fold_ms old; absent: nothing buffered) and `folded`
+-- (Unix ms: every vote accepted before it is on the boards).
+-- A buffered vote counts with the settings in force when it was accepted
+-- (its weight is in its line; every call that changes settings or takes
+-- votes back folds the buffer first, in the same call: fold_all), so a
+-- buffered campaign's boards equal an immediate one's, except that "first"
+-- ties within one fold rank by the arrival of the options' first votes in
+-- it. Needs rcall, fail (lib/prologue), stored_int (lib/stored),
+-- board_settings (lib/board), apply_plan, apply_write (lib/apply).
+
+-- The most votes one fold takes, and its bound of work: a unit about one
+-- command (lib/board's CALL_WORK), a vote 1 (its line, participants and
+-- statistics), each distinct (board, option) of a fold its entries' units
+-- (lib/board's entry_work) for each period kind, the carry's too.
+local FOLD_VOTES, FOLD_WORK = 1000, 1200
+
+-- The default fold_ms (campaign settings): how old a buffered vote may grow
+-- before the next vote folds it.
+local FOLD_MS_DEFAULT = 200
+
+-- A line of <ns>buf as a vote (lib/apply's form, with `arrived`), or nil
+-- when it is not one.
+local function buffered_vote(line)
+  local f = {}
+  for v in (line .. '\t'):gmatch('([^\t]*)\t') do f[#f + 1] = v end
+  if f[1] ~= '1' or #f < 9 or (#f - 6) % 3 ~= 0 then return nil end
+  local arrived, now = tonumber(f[2]), tonumber(f[3])
+  if not arrived or not now or f[4] == '' then return nil end
+  local vote = { arrived = arrived, now = now, user = f[4], channel = f[5], device = f[6], pairs = {} }
+  for i = 7, #f, 3 do
+    local w = f[i + 2]
+    if not w:find('^[1-9]%d*$') then return nil end
+    vote.pairs[#vote.pairs + 1] = { board = f[i], option = f[i + 1], weight = tonumber(w) }
+  end
+  return vote
+end
+
+-- The units of work of one (board, option) on board `b` (lib/board).
+local function fold_pair_work(b)
+  local n = #b.periods
+  local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+  return entries * entry_work(b)
+end
+
+-- Fold up to `max` of the oldest buffered votes of the campaign `root`
+-- (<ns>, its stored offset and stats_keep: s) while they fit FOLD_WORK;
+-- `all`: every buffered vote, or nothing (before any write, answering
+-- nil) when they do not fit one call. `now_ms`: the server's time.
+-- Returns how many it folded, how many are left, the `folded` time, and
+-- how many entries it left out, beyond the exact range (lib/apply).
+local function fold_buffer(root, ns, s, max, all, now_ms)
+  local buf = ns .. 'buf'
+  local n = rcall('LLEN', buf)
+  if all and n > FOLD_VOTES then return nil end
+  local overflow
+  local lines = n > 0 and rcall('LRANGE', buf, 0, math.min(max, n) - 1) or {}
+  local votes, boards, work, seen = {}, {}, 0, {}
+  local sided, first_ties = false, false
+  for i, line in ipairs(lines) do
+    local vote = buffered_vote(line)
+    if not vote then fail('INVALID_CONFIG', buf .. ' entry ' .. (i - 1) .. ' is not a buffered vote') end
+    local w = 1
+    for _, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      if not b then
+        b = board_settings(ns, pair.board)
+        boards[pair.board] = b
+        sided = sided or b.sides[1] ~= nil
+        first_ties = first_ties or b.first
+      end
+      local id = pair.board .. '\0' .. pair.option
+      w = w + 1
+      if not seen[id] then seen[id] = true; w = w + fold_pair_work(b) end
+    end
+    if i > 1 and work + w > FOLD_WORK then
+      if all then return nil end
+      break
+    end
+    work = work + w
+    votes[i] = vote
+  end
+  if #votes == 0 then return 0, n, n == 0 and now_ms or nil, 0 end
+  do
+    local ctx = { ns = ns, boards = boards, offset = s.offset, stats_keep = s.stats_keep, sided = sided,
+      first_ties = first_ties, gone = math.floor(now_ms / 1000) }
+    local p = apply_plan(ctx, votes)
+    apply_write(ctx, p)
+    rcall('LTRIM', buf, #votes, -1)
+    overflow = p.overflow
+  end
+  local left, folded = n - #votes, now_ms
+  if left > 0 then
+    local next_vote = buffered_vote(rcall('LINDEX', buf, 0))
+    local arrived = next_vote and next_vote.arrived or now_ms
+    folded = math.min(arrived, now_ms)
+    rcall('HSET', root, 'folded', string.format('%.0f', folded), 'fold_due',
+      string.format('%.0f', arrived + s.fold_ms))
+  else
+    rcall('HSET', root, 'folded', string.format('%.0f', folded))
+    rcall('HDEL', root, 'fold_due')
+  end
+  return #votes, left, folded, overflow
+end
+
+-- The campaign `root`'s fold settings from its stored fields (offset,
+-- stats_keep, fold_ms: c[1..3]), parsed strictly (INVALID_CONFIG).
+local function fold_settings(root, c)
+  return {
+    offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0,
+    stats_keep = c[2] and stored_int(c[2], -1, 315360000, root, 'stats_keep'),
+    fold_ms = c[3] and stored_int(c[3], 1, 3600000, root, 'fold_ms') or FOLD_MS_DEFAULT,
+  }
+end
+-- fold_all: the calls that change a campaign's settings or take votes back
+-- (campaign_configure, campaign_void, campaign_void_range) fold a buffered
+-- campaign's votes first, in the same call, so that each counts with the
+-- settings it was accepted under and a void finds it on the boards.
+-- Needs rcall, fail (lib/prologue), fold_buffer, fold_settings, FOLD_VOTES
+-- (lib/fold).
+
+-- Before a call that changes settings or takes votes back: fold every
+-- vote a buffered campaign holds (nothing on an immediate one), or refuse
+-- REDVOTE_UNFOLDED before any write when they are more than one call
+-- folds. Call it after the caller's own checks and before its first
+-- write. Returns whether the campaign is buffered.
+local function fold_all(root, ns)
+  local c = rcall('HMGET', root, 'mode', 'offset', 'stats_keep', 'fold_ms')
+  if c[1] ~= 'buffered' then return false end
+  table.remove(c, 1)
+  local t = rcall('TIME')
+  local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not fold_buffer(root, ns, fold_settings(root, c), FOLD_VOTES, true, now_ms) then
+    fail('UNFOLDED', rcall('LLEN', ns .. 'buf') .. ' buffered votes are more than one call folds: fold them first'
+      .. ' (campaign_fold), then send this again')
+  end
+  return true
+end
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -436,7 +1321,7 @@ local function known_fields(t, known, where)
   end
 end
 local CAMPAIGN_FIELDS = { offset = 1, start = 1, ['end'] = 1, vote_id_ttl = 1, vote_log = 1, limits = 1, deny = 1,
-  boards = 1 }
+  boards = 1, mode = 1, fold_ms = 1 }
 local BOARD_FIELDS = { periods = 1, ties = 1, ties_pending = 1, ties_effective = 1, carry = 1, decimals = 1,
   retention = 1, options = 1, remove = 1 }
 local OPTION_FIELDS = { weight = 1, data = 1 }
@@ -478,7 +1363,7 @@ end
 local function parse_document()
   local root, ns
   root, ns, layout = campaign_key('campaign_configure')
-  if rcall('EXISTS', root) == 0 then layout = CAMPAIGN_LAYOUT_LAST end
+  if rcall('EXISTS', root) == 0 then layout = CAMPAIGN_LAYOUT_IMMEDIATE end
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])
@@ -512,6 +1397,18 @@ local function campaign_fields(doc)
     push(campaign, 'vote_log', log)
     if log > 0 then needs_layout_2('a vote log') end
   end
+  if doc.mode ~= nil then
+    if doc.mode ~= 'immediate' and doc.mode ~= 'buffered' then
+      fail('INVALID_CONFIG', 'mode must be "immediate" or "buffered", got ' .. tostring(doc.mode):sub(1, 40))
+    end
+    if layout < CAMPAIGN_LAYOUT_IMMEDIATE then
+      fail('LAYOUT_VERSION', 'a mode needs campaign data layout ' .. CAMPAIGN_LAYOUT_IMMEDIATE .. '; this campaign is at layout '
+        .. layout .. ': run redvote campaign NAME upgrade first (docs/versions.md)')
+    end
+    push(campaign, 'mode', doc.mode)
+    layout = doc.mode == 'buffered' and CAMPAIGN_LAYOUT_BUFFERED or CAMPAIGN_LAYOUT_IMMEDIATE
+  end
+  if doc.fold_ms ~= nil then push(campaign, 'fold_ms', integer(doc.fold_ms, 10, 60000, 'fold_ms')) end
   return campaign
 end
 
@@ -1016,7 +1913,9 @@ local function main()
   local deny = deny_lists(doc)
   local boards, count = board_plans(ns, doc)
 
-  -- validated: the writes start here
+  -- validated: a buffered campaign's votes are folded with the settings
+  -- they were accepted under (lib/fold), then the writes start here
+  fold_all(root, ns)
   write_campaign(root, ns, campaign, counters, deny)
   for _, b in ipairs(boards) do write_board(ns, b) end
   if #boards > 0 then write_stats_keep(root, ns, boards) end

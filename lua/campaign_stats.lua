@@ -84,7 +84,12 @@ end
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
+-- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
+-- that knows no buffer refuses it rather than write past one. Configure
+-- moves a campaign between 3 and 4 with its mode; an immediate campaign
+-- is at most at CAMPAIGN_LAYOUT_IMMEDIATE.
+local CAMPAIGN_LAYOUT_IMMEDIATE, CAMPAIGN_LAYOUT_BUFFERED = 3, 4
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -496,100 +501,162 @@ local function stats_text(n)
 end
 
 -- Add to `set` (HSET's field, value list) the new count of a channel (or
--- device) field `field` of bucket `key`: its own while it is kept (`have`,
--- its stored count) or while the bucket has fewer than STATS_FIELDS of
--- them (`n`, stored in `nfield`), else the field `other` (`other_have`).
-local function stats_count(set, key, votes, field, have, n, nfield, other, other_have)
+-- device) field `field` of bucket `key`, `votes` more: its own while it is
+-- kept (`have`, its stored count) or while the bucket has fewer than
+-- STATS_FIELDS of them (`n`, written to `nfield`), else the catch-all
+-- field's (`other`, its count so far, which the caller writes). Returns n
+-- and other as they are after it.
+local function stats_count(set, key, votes, field, have, n, nfield, other)
   if have then
     set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
   elseif n < STATS_FIELDS then
     set[#set + 1] = field; set[#set + 1] = stats_text(votes)
-    set[#set + 1] = nfield; set[#set + 1] = stats_text(n + 1)
+    n = n + 1
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n)
   else
-    set[#set + 1] = other; set[#set + 1] = stats_text(stats_int(other_have, key, other) + votes)
+    other = other + votes
   end
+  return n, other
 end
 
--- Before the first write: the statistics a vote (v: ns, now, offset,
--- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
--- every key read and checked (a wrong type, a corrupt counter). Returns
--- the plan stats_write takes, and the bucket names { hour = P, day = P }.
-local function stats_plan(v, boards, pairs_)
-  local ns = v.ns
-  local plan = { buckets = {}, people = {} }
+-- The hour and day buckets of a vote at `now`: { hour = { name, end },
+-- day = { name, end } }, from `periods_at` when it holds them (the vote's
+-- own cache of period names, lib/apply).
+local function stats_buckets(now, offset, periods_at)
   local names = {}
-  local by_key = {}
-  local longest, forever = 0, false
   for _, kind in ipairs(STATS_KINDS) do
-    local known = v.periods_at and v.periods_at[kind]
+    local known = periods_at and periods_at[kind]
     if known then
-      names[kind] = known -- { name, end, ... } (the vote's periods_at)
+      names[kind] = known -- { name, end, ... }
     else
-      local name, _, finish = period(kind, v.now, v.offset)
+      local name, _, finish = period(kind, now, offset)
       names[kind] = { name, finish }
     end
   end
-  for _, pair in ipairs(pairs_) do
-    local b = boards[pair.board]
-    local keep = stats_keep(b)
-    if keep then
-      if keep > longest then longest = keep end
-    else
-      forever = true
-    end
-    for _, kind in ipairs(STATS_KINDS) do
-      local name, finish = names[kind][1], names[kind][2]
-      local key = ns .. 'st:' .. b.name .. ':' .. name
-      local s = by_key[key]
-      if not s then
-        -- (new and set, below, made here: a field added later rehashes)
-        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or false, new = false, set = false }
-        by_key[key] = s
-        plan.buckets[#plan.buckets + 1] = s
+  return names
+end
+
+-- Before the first write: the statistics that `votes` (each { now,
+-- channel, device, user, pairs = { { board, weight }, ... }, periods_at })
+-- add on `boards` (v: ns, offset, stats_keep, and `gone`, a server time
+-- at or before which an expiring bucket is already gone: a fold's buckets
+-- past their retention are not made again), every key read and checked (a
+-- wrong type, a corrupt counter). The counts of many votes add up as if
+-- they came one by one: a bucket's new channel (device) fields take their
+-- places in the order the votes first name them. Returns the plan
+-- stats_write takes, and the first vote's bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, votes)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local by_key, people_by = {}, {}
+  local longest, forever = 0, false
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  local fixed = v.stats_keep
+  local first
+  for _, vote in ipairs(votes) do
+    local names = stats_buckets(vote.now, v.offset, vote.periods_at)
+    first = first or names
+    vote.buckets = names
+    local chf = vote.channel ~= '' and 'ch:' .. vote.channel or nil
+    local devf = vote.device ~= '' and 'dev:' .. vote.device or nil
+    for _, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local keep = stats_keep(b)
+      if keep then
+        if keep > longest then longest = keep end
+      else
+        forever = true
       end
-      s.votes = s.votes + 1
-      s.amount = s.amount + pair.weight
+      for _, kind in ipairs(STATS_KINDS) do
+        local name, finish = names[kind][1], names[kind][2]
+        local expiry = keep and finish + keep or false
+        if not (v.gone and expiry and expiry <= v.gone) then
+          local key = ns .. 'st:' .. b.name .. ':' .. name
+          local s = by_key[key]
+          if not s then
+            -- (new and set, below, made here: a field added later rehashes)
+            s = { key = key, votes = 0, amount = 0, expiry = expiry, new = false, set = false, ch = {}, dev = {} }
+            by_key[key] = s
+            plan.buckets[#plan.buckets + 1] = s
+          end
+          s.votes = s.votes + 1
+          s.amount = s.amount + pair.weight
+          if chf then
+            if not s.ch[chf] then s.ch[chf] = 0; s.ch[#s.ch + 1] = chf end
+            s.ch[chf] = s.ch[chf] + 1
+          end
+          if devf then
+            if not s.dev[devf] then s.dev[devf] = 0; s.dev[#s.dev + 1] = devf end
+            s.dev[devf] = s.dev[devf] + 1
+          end
+        end
+      end
     end
   end
-  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
-  local devf = v.device ~= '' and 'dev:' .. v.device or nil
   for _, s in ipairs(plan.buckets) do
-    -- every field the vote changes is read (and checked) here, and
+    -- every field the votes change is read (and checked) here, and
     -- written at once by one HSET of the new values (stats_write)
     local key = s.key
-    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    local fields = { 'votes', 'amount', 'nch', 'ndev', 'ch:*', 'dev:*' }
+    for _, f in ipairs(s.ch) do fields[#fields + 1] = f end
+    for _, f in ipairs(s.dev) do fields[#fields + 1] = f end
+    local h = rcall('HMGET', key, unpack(fields))
     s.new = not h[1]
     local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
       'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
-    if chf then stats_count(set, key, s.votes, chf, h[5], stats_int(h[3], key, 'nch'), 'nch', 'ch:*', h[7]) end
-    if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
+    local at, other = 7, stats_int(h[5], key, 'ch:*')
+    local n = stats_int(h[3], key, 'nch')
+    for _, f in ipairs(s.ch) do
+      n, other = stats_count(set, key, s.ch[f], f, h[at], n, 'nch', other)
+      at = at + 1
+    end
+    if other > 0 and #s.ch > 0 then set[#set + 1] = 'ch:*'; set[#set + 1] = stats_text(other) end
+    other, n = stats_int(h[6], key, 'dev:*'), stats_int(h[4], key, 'ndev')
+    for _, f in ipairs(s.dev) do
+      n, other = stats_count(set, key, s.dev[f], f, h[at], n, 'ndev', other)
+      at = at + 1
+    end
+    if other > 0 and #s.dev > 0 then set[#set + 1] = 'dev:*'; set[#set + 1] = stats_text(other) end
     s.set = set
   end
-  -- the campaign's retention (configure's stats_keep: -1 kept); a
-  -- campaign not configured since it was introduced: the voted boards'
-  if v.stats_keep then
-    forever, longest = v.stats_keep == -1, v.stats_keep
+  if fixed then
+    forever, longest = fixed == -1, fixed
   end
-  for _, kind in ipairs(STATS_KINDS) do
-    local name, finish = names[kind][1], names[kind][2]
-    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
-      expiry = (not forever) and finish + longest or nil }
-    local magic = rcall('GETRANGE', p.hll, '0', '3')
-    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
-    p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
-    plan.people[#plan.people + 1] = p
+  for _, vote in ipairs(votes) do
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = vote.buckets[kind][1], vote.buckets[kind][2]
+      local p = people_by[name]
+      if not p then
+        local expiry = (not forever) and finish + longest or nil
+        if v.gone and expiry and expiry <= v.gone then
+          p = false
+        else
+          p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name, expiry = expiry, users = {}, seen = {} }
+          local magic = rcall('GETRANGE', p.hll, '0', '3')
+          if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+          p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
+          plan.people[#plan.people + 1] = p
+        end
+        people_by[name] = p
+      end
+      if p and not p.seen[vote.user] then
+        p.seen[vote.user] = true
+        p.users[#p.users + 1] = vote.user
+      end
+    end
   end
-  return plan, { hour = names.hour[1], day = names.day[1] }
+  return plan, { hour = first.hour[1], day = first.day[1] }
 end
 
 -- The writes of a plan from stats_plan (validated: nothing here refuses).
-local function stats_write(plan, user)
+local function stats_write(plan)
   for _, s in ipairs(plan.buckets) do
     rcall('HSET', s.key, unpack(s.set))
     if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
   end
   for _, p in ipairs(plan.people) do
-    if rcall('PFADD', p.hll, user) == 1 then
+    if rcall('PFADD', p.hll, unpack(p.users)) == 1 then
       -- the count is new with its HyperLogLog, and expires with it
       local n = rcall('PFCOUNT', p.hll)
       if not p.new then

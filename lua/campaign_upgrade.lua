@@ -103,7 +103,12 @@ end
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
+-- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
+-- that knows no buffer refuses it rather than write past one. Configure
+-- moves a campaign between 3 and 4 with its mode; an immediate campaign
+-- is at most at CAMPAIGN_LAYOUT_IMMEDIATE.
+local CAMPAIGN_LAYOUT_IMMEDIATE, CAMPAIGN_LAYOUT_BUFFERED = 3, 4
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -161,7 +166,7 @@ local function main()
   end
   integer_arg(ARGV[2], 'count', 1, 5000)
   if rcall('EXISTS', root) == 0 then unknown_campaign(root) end
-  local to = CAMPAIGN_LAYOUT_LAST
+  local to = math.max(from, CAMPAIGN_LAYOUT_IMMEDIATE)
 
   -- validated: the writes start here
   if from < to then

@@ -181,7 +181,12 @@ end
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
+-- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
+-- that knows no buffer refuses it rather than write past one. Configure
+-- moves a campaign between 3 and 4 with its mode; an immediate campaign
+-- is at most at CAMPAIGN_LAYOUT_IMMEDIATE.
+local CAMPAIGN_LAYOUT_IMMEDIATE, CAMPAIGN_LAYOUT_BUFFERED = 3, 4
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.
@@ -657,100 +662,162 @@ local function stats_text(n)
 end
 
 -- Add to `set` (HSET's field, value list) the new count of a channel (or
--- device) field `field` of bucket `key`: its own while it is kept (`have`,
--- its stored count) or while the bucket has fewer than STATS_FIELDS of
--- them (`n`, stored in `nfield`), else the field `other` (`other_have`).
-local function stats_count(set, key, votes, field, have, n, nfield, other, other_have)
+-- device) field `field` of bucket `key`, `votes` more: its own while it is
+-- kept (`have`, its stored count) or while the bucket has fewer than
+-- STATS_FIELDS of them (`n`, written to `nfield`), else the catch-all
+-- field's (`other`, its count so far, which the caller writes). Returns n
+-- and other as they are after it.
+local function stats_count(set, key, votes, field, have, n, nfield, other)
   if have then
     set[#set + 1] = field; set[#set + 1] = stats_text(stats_int(have, key, field) + votes)
   elseif n < STATS_FIELDS then
     set[#set + 1] = field; set[#set + 1] = stats_text(votes)
-    set[#set + 1] = nfield; set[#set + 1] = stats_text(n + 1)
+    n = n + 1
+    set[#set + 1] = nfield; set[#set + 1] = stats_text(n)
   else
-    set[#set + 1] = other; set[#set + 1] = stats_text(stats_int(other_have, key, other) + votes)
+    other = other + votes
   end
+  return n, other
 end
 
--- Before the first write: the statistics a vote (v: ns, now, offset,
--- user, channel, device) of `pairs_` (board, weight) on `boards` adds,
--- every key read and checked (a wrong type, a corrupt counter). Returns
--- the plan stats_write takes, and the bucket names { hour = P, day = P }.
-local function stats_plan(v, boards, pairs_)
-  local ns = v.ns
-  local plan = { buckets = {}, people = {} }
+-- The hour and day buckets of a vote at `now`: { hour = { name, end },
+-- day = { name, end } }, from `periods_at` when it holds them (the vote's
+-- own cache of period names, lib/apply).
+local function stats_buckets(now, offset, periods_at)
   local names = {}
-  local by_key = {}
-  local longest, forever = 0, false
   for _, kind in ipairs(STATS_KINDS) do
-    local known = v.periods_at and v.periods_at[kind]
+    local known = periods_at and periods_at[kind]
     if known then
-      names[kind] = known -- { name, end, ... } (the vote's periods_at)
+      names[kind] = known -- { name, end, ... }
     else
-      local name, _, finish = period(kind, v.now, v.offset)
+      local name, _, finish = period(kind, now, offset)
       names[kind] = { name, finish }
     end
   end
-  for _, pair in ipairs(pairs_) do
-    local b = boards[pair.board]
-    local keep = stats_keep(b)
-    if keep then
-      if keep > longest then longest = keep end
-    else
-      forever = true
-    end
-    for _, kind in ipairs(STATS_KINDS) do
-      local name, finish = names[kind][1], names[kind][2]
-      local key = ns .. 'st:' .. b.name .. ':' .. name
-      local s = by_key[key]
-      if not s then
-        -- (new and set, below, made here: a field added later rehashes)
-        s = { key = key, votes = 0, amount = 0, expiry = keep and finish + keep or false, new = false, set = false }
-        by_key[key] = s
-        plan.buckets[#plan.buckets + 1] = s
+  return names
+end
+
+-- Before the first write: the statistics that `votes` (each { now,
+-- channel, device, user, pairs = { { board, weight }, ... }, periods_at })
+-- add on `boards` (v: ns, offset, stats_keep, and `gone`, a server time
+-- at or before which an expiring bucket is already gone: a fold's buckets
+-- past their retention are not made again), every key read and checked (a
+-- wrong type, a corrupt counter). The counts of many votes add up as if
+-- they came one by one: a bucket's new channel (device) fields take their
+-- places in the order the votes first name them. Returns the plan
+-- stats_write takes, and the first vote's bucket names { hour = P, day = P }.
+local function stats_plan(v, boards, votes)
+  local ns = v.ns
+  local plan = { buckets = {}, people = {} }
+  local by_key, people_by = {}, {}
+  local longest, forever = 0, false
+  -- the campaign's retention (configure's stats_keep: -1 kept); a
+  -- campaign not configured since it was introduced: the voted boards'
+  local fixed = v.stats_keep
+  local first
+  for _, vote in ipairs(votes) do
+    local names = stats_buckets(vote.now, v.offset, vote.periods_at)
+    first = first or names
+    vote.buckets = names
+    local chf = vote.channel ~= '' and 'ch:' .. vote.channel or nil
+    local devf = vote.device ~= '' and 'dev:' .. vote.device or nil
+    for _, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local keep = stats_keep(b)
+      if keep then
+        if keep > longest then longest = keep end
+      else
+        forever = true
       end
-      s.votes = s.votes + 1
-      s.amount = s.amount + pair.weight
+      for _, kind in ipairs(STATS_KINDS) do
+        local name, finish = names[kind][1], names[kind][2]
+        local expiry = keep and finish + keep or false
+        if not (v.gone and expiry and expiry <= v.gone) then
+          local key = ns .. 'st:' .. b.name .. ':' .. name
+          local s = by_key[key]
+          if not s then
+            -- (new and set, below, made here: a field added later rehashes)
+            s = { key = key, votes = 0, amount = 0, expiry = expiry, new = false, set = false, ch = {}, dev = {} }
+            by_key[key] = s
+            plan.buckets[#plan.buckets + 1] = s
+          end
+          s.votes = s.votes + 1
+          s.amount = s.amount + pair.weight
+          if chf then
+            if not s.ch[chf] then s.ch[chf] = 0; s.ch[#s.ch + 1] = chf end
+            s.ch[chf] = s.ch[chf] + 1
+          end
+          if devf then
+            if not s.dev[devf] then s.dev[devf] = 0; s.dev[#s.dev + 1] = devf end
+            s.dev[devf] = s.dev[devf] + 1
+          end
+        end
+      end
     end
   end
-  local chf = v.channel ~= '' and 'ch:' .. v.channel or nil
-  local devf = v.device ~= '' and 'dev:' .. v.device or nil
   for _, s in ipairs(plan.buckets) do
-    -- every field the vote changes is read (and checked) here, and
+    -- every field the votes change is read (and checked) here, and
     -- written at once by one HSET of the new values (stats_write)
     local key = s.key
-    local h = rcall('HMGET', key, 'votes', 'amount', 'nch', 'ndev', chf or 'ch:*', devf or 'dev:*', 'ch:*', 'dev:*')
+    local fields = { 'votes', 'amount', 'nch', 'ndev', 'ch:*', 'dev:*' }
+    for _, f in ipairs(s.ch) do fields[#fields + 1] = f end
+    for _, f in ipairs(s.dev) do fields[#fields + 1] = f end
+    local h = rcall('HMGET', key, unpack(fields))
     s.new = not h[1]
     local set = { 'votes', stats_text(stats_int(h[1], key, 'votes') + s.votes),
       'amount', stats_text(stats_int(h[2], key, 'amount') + s.amount) }
-    if chf then stats_count(set, key, s.votes, chf, h[5], stats_int(h[3], key, 'nch'), 'nch', 'ch:*', h[7]) end
-    if devf then stats_count(set, key, s.votes, devf, h[6], stats_int(h[4], key, 'ndev'), 'ndev', 'dev:*', h[8]) end
+    local at, other = 7, stats_int(h[5], key, 'ch:*')
+    local n = stats_int(h[3], key, 'nch')
+    for _, f in ipairs(s.ch) do
+      n, other = stats_count(set, key, s.ch[f], f, h[at], n, 'nch', other)
+      at = at + 1
+    end
+    if other > 0 and #s.ch > 0 then set[#set + 1] = 'ch:*'; set[#set + 1] = stats_text(other) end
+    other, n = stats_int(h[6], key, 'dev:*'), stats_int(h[4], key, 'ndev')
+    for _, f in ipairs(s.dev) do
+      n, other = stats_count(set, key, s.dev[f], f, h[at], n, 'ndev', other)
+      at = at + 1
+    end
+    if other > 0 and #s.dev > 0 then set[#set + 1] = 'dev:*'; set[#set + 1] = stats_text(other) end
     s.set = set
   end
-  -- the campaign's retention (configure's stats_keep: -1 kept); a
-  -- campaign not configured since it was introduced: the voted boards'
-  if v.stats_keep then
-    forever, longest = v.stats_keep == -1, v.stats_keep
+  if fixed then
+    forever, longest = fixed == -1, fixed
   end
-  for _, kind in ipairs(STATS_KINDS) do
-    local name, finish = names[kind][1], names[kind][2]
-    local p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name,
-      expiry = (not forever) and finish + longest or nil }
-    local magic = rcall('GETRANGE', p.hll, '0', '3')
-    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
-    p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
-    plan.people[#plan.people + 1] = p
+  for _, vote in ipairs(votes) do
+    for _, kind in ipairs(STATS_KINDS) do
+      local name, finish = vote.buckets[kind][1], vote.buckets[kind][2]
+      local p = people_by[name]
+      if not p then
+        local expiry = (not forever) and finish + longest or nil
+        if v.gone and expiry and expiry <= v.gone then
+          p = false
+        else
+          p = { hll = ns .. 'sp:' .. name, count = ns .. 'sn:' .. name, expiry = expiry, users = {}, seen = {} }
+          local magic = rcall('GETRANGE', p.hll, '0', '3')
+          if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', p.hll .. ' is not a HyperLogLog') end
+          p.new = magic == '' -- (the count needs no check: SET replaces a key of any type)
+          plan.people[#plan.people + 1] = p
+        end
+        people_by[name] = p
+      end
+      if p and not p.seen[vote.user] then
+        p.seen[vote.user] = true
+        p.users[#p.users + 1] = vote.user
+      end
+    end
   end
-  return plan, { hour = names.hour[1], day = names.day[1] }
+  return plan, { hour = first.hour[1], day = first.day[1] }
 end
 
 -- The writes of a plan from stats_plan (validated: nothing here refuses).
-local function stats_write(plan, user)
+local function stats_write(plan)
   for _, s in ipairs(plan.buckets) do
     rcall('HSET', s.key, unpack(s.set))
     if s.new and s.expiry then rcall('EXPIREAT', s.key, s.expiry) end
   end
   for _, p in ipairs(plan.people) do
-    if rcall('PFADD', p.hll, user) == 1 then
+    if rcall('PFADD', p.hll, unpack(p.users)) == 1 then
       -- the count is new with its HyperLogLog, and expires with it
       local n = rcall('PFCOUNT', p.hll)
       if not p.new then
@@ -763,6 +830,593 @@ local function stats_write(plan, user)
       end
     end
   end
+end
+-- apply: the writes of accepted campaign votes, one immediate vote's and a
+-- fold's many (lib/fold) by the same code, so that both modes give the
+-- same boards. apply_plan reads and checks every key first, apply_write
+-- writes. Many votes write one entry per (board period, option): their
+-- amounts summed, their participants in one PFADD a HyperLogLog, their
+-- statistics in one HSET a bucket.
+--
+-- ctx: ns, boards (board name -> lib/board's settings), offset, stats_keep
+-- (the root's, or nil), sided (a board keeps side keys, lib/order),
+-- first_ties (one has ties "first"), reply (keep each pair's shown
+-- entries for the vote's reply), refuse (the explicit clock's retention
+-- check, lib/retention's refuse_expired bound to the server's time, or
+-- nil), gone (a fold: the server's time; a board or bucket whose expiry
+-- is at or before it is gone already, and is not made again).
+-- A vote: { user, channel, device, now (its Unix second), pairs = { {
+-- board, option, weight }, ... }, periods_at (the vote's period names
+-- cache: kind -> { name, end, next name, next end }; made when absent) }.
+-- Needs rcall, fail (lib/prologue), expire_at (lib/board), period
+-- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
+-- stats_plan, stats_write (lib/stats).
+
+-- Before the first write: the entries `votes` write, every key read and
+-- checked. An entry that would leave the exact range (lib/exact) is
+-- refused by ctx.out_of_range (the vote's refusal), or without one (a
+-- fold, whose votes are accepted) not written and counted in the plan's
+-- `overflow`. Returns the
+-- plan apply_write takes. Entries are arrays (cheaper to make than named
+-- fields): [1] key, [2] board settings, [3] option, [4] scale (false: a
+-- real board), [5] units after the votes, [6] the key's expiry (false:
+-- none), [7] the score before (false: none), [8] which (real:P or
+-- shown:P), [9] units added, [10] the side keys' state (lib/order, false:
+-- none), [11] the score written, as text, [12] true: beyond the range.
+local function apply_plan(ctx, votes)
+  local ns, boards = ctx.ns, ctx.boards
+  local order_read_
+  if ctx.sided and not ctx.dry then
+-- order: the side zsets that make the "dense" and "first" tie rules cost
+-- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
+-- period board <ns>b:B:KIND:P:
+--   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
+--                   board, the score as %.17g (score = that score); a
+--                   dense rank is 1 + ZCOUNT of the scores above
+--   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
+--                   score = M's board score, member = 15 digits of
+--                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
+--                   "first" side key <ns>f:B:KIND:P (the vote that brought M
+--                   to its score; none: 10^15 - 1). Redis orders equal
+--                   scores by member, descending: here, by seq ascending,
+--                   then M descending, the display order of "first"; a
+--                   position is a ZREVRANK, a page a ZREVRANGE
+-- Every writer keeps them for the rules of the board's `sides` (lib/board:
+-- the rule in effect and a pending one), in the same call as the board's
+-- own write: order_read before its first write, order_write /
+-- order_remove after it. The reads use those of the rule in effect, which
+-- are complete; campaign_reindex.lua builds those of a pending rule. Needs
+-- rcall (lib/prologue).
+
+local ORDER_SEQ_NONE = 999999999999999
+
+-- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
+local function side_key(ns, letter, key)
+  return ns .. letter .. key:sub(#ns + 2)
+end
+
+-- The o:... member of `member` whose "first" sequence number is `seq`.
+-- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
+-- a vote writes two of these a board)
+local function order_member(seq, member)
+  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
+end
+
+-- The d:... member of a score (any text of it).
+local function dense_member(score)
+  return string.format('%.17g', tonumber(score))
+end
+
+-- Before the first write to `key` for `member` (board settings `b`): read
+-- (and so type-check) the side keys the write will touch, for every rule
+-- of b.sides. Returns the state order_write takes, one array: [1] the d:
+-- key (dense; false: not kept), [2] whether it is new (order_write then
+-- gives it the board's expiry), [3] the o: key (first; false: not kept),
+-- [4] whether it is new, [5] for a first board (b.first) its "first" side
+-- key f: (false: none), [6] the member's current sequence number there
+-- (false: none). (Each side key named once, the board key's tail cut once
+-- for all of them, the state made by one constructor, and the sequence
+-- sent as text: issue 23, 77k Ir less a first-ties vote of 14 board
+-- entries; an array of slots made at once, where named fields added one
+-- by one rehashed the table as it grew: 48k less.)
+local function order_read(ns, b, key, member)
+  local tail, d, o, f = key:sub(#ns + 2), false, false, false
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then d = ns .. 'd' .. tail else o = ns .. 'o' .. tail end
+  end
+  if b.first then f = ns .. 'f' .. tail end
+  return { d, d and rcall('ZCARD', d) == 0, o, o and rcall('ZCARD', o) == 0, f,
+    f and tonumber(rcall('ZSCORE', f, member)) or false }
+end
+
+-- After `member` of `key` moved from score `old` (nil: absent) to `new`
+-- (text): record, for every rule of b.sides, the new score (dense) or
+-- position (first: its new sequence number `seq` in the "first" side key,
+-- and its position with it, replacing the one order_read read, st.seq).
+-- An order key order_read found new expires at `expiry` (nil: kept), as
+-- its board, and so does the "first" side key (new too, or written
+-- without an expiry since the board switched to first). `fresh` false:
+-- the caller already wrote this member's keys in this call (import), so
+-- no key is new. (`seq` goes to ZADD as text: Redis 7.0 formats a number
+-- argument with %.17g.)
+local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
+  local expire = expiry and fresh ~= false
+  local d, o, f = st[1], st[3], st[5]
+  if d then
+    rcall('ZADD', d, new, dense_member(new))
+    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
+      rcall('ZREMRANGEBYSCORE', d, old, old)
+    end
+    if expire and st[2] then rcall('EXPIREAT', d, expiry) end
+  end
+  if o then
+    -- add first: a key emptied by the ZREM would be deleted, its expiry
+    -- with it (seq always changes, so the two entries differ)
+    rcall('ZADD', o, new, order_member(seq, member))
+    rcall('ZREM', o, order_member(st[6], member))
+    if expire and st[4] then rcall('EXPIREAT', o, expiry) end
+  end
+  if f then
+    rcall('ZADD', f, string.format('%d', seq), member)
+    if expire and st[4] then rcall('EXPIREAT', f, expiry) end
+  end
+end
+
+-- Remove `member` from `key` and the side keys of the rules of b.sides
+-- (and its "first" sequence number). Reads first what it needs: call it
+-- only once every check has passed.
+local function order_remove(ns, b, key, member)
+  local old = rcall('ZSCORE', key, member)
+  if not old then return end
+  rcall('ZREM', key, member)
+  local f = side_key(ns, 'f', key)
+  for _, rule in ipairs(b.sides) do
+    if rule == 'dense' then
+      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
+    else
+      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
+    end
+  end
+  rcall('ZREM', f, member)
+end
+
+-- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
+-- numbers f:, which only a first board keeps up to date; none for the
+-- others) of every period board listed in <ns>periods:B, unlinked: a rule
+-- no longer kept (a switch made, or a pending one replaced) leaves nothing
+-- behind to go stale. O(period boards of the board), not O(members):
+-- UNLINK frees large keys off the main thread.
+local function order_drop(ns, board, rule)
+  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
+  if not letters then return end
+  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
+  for i = 1, #index, 250 do
+    local keys = {}
+    for j = i, math.min(i + 249, #index) do
+      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
+    end
+    rcall('UNLINK', unpack(keys))
+  end
+end
+    ctx.order_read, ctx.order_write = order_read, order_write
+    order_read_ = order_read
+  end
+  local p = { order = {}, overflow = 0 }
+  local joined, order, unseen = {}, p.order, {}
+  -- a key and an option meet twice only in a batch or a fold
+  local join = #votes > 1 or #votes[1].pairs > 1
+  local limit -- the exact range of the current pair's board (lib/exact)
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = join and key .. '\0' .. option
+    local e = id and joined[id]
+    if not e and ctx.dry then
+      -- planned without reads: the entry and its amount only
+      e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
+      if id then joined[id] = e end
+      order[#order + 1] = e
+    end
+    if not e then
+      local old, known
+      if scale then
+        old = rcall('ZSCORE', key, option)
+        known = old
+      else
+        known = rcall('ZCARD', key) > 0
+      end
+      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
+        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false, false }
+      if id then joined[id] = e end
+      order[#order + 1] = e
+      if not known then
+        local t = unseen[b.name]
+        if not t then t = { seen = {} }; unseen[b.name] = t end
+        local member_of_index = which .. name
+        if not t.seen[member_of_index] then
+          t.seen[member_of_index] = true
+          t[#t + 1] = { member_of_index, expiry or false }
+        end
+      end
+    end
+    local u = e[5] + units
+    e[5] = u
+    e[9] = e[9] + units
+    if scale and not ctx.dry and (u >= limit or -u >= limit) then
+      if ctx.out_of_range then ctx.out_of_range(b, option, which .. name, limit, scale) end
+      if not e[12] then p.overflow = p.overflow + 1 end
+      e[12] = true
+    end
+    return e
+  end
+  local gone, by_time = ctx.gone, {}
+  for _, vote in ipairs(votes) do
+    -- each period kind's current period (and the next one, for the carry)
+    -- once a vote time: every pair of a vote votes at the same second
+    local periods_at = vote.periods_at or by_time[vote.now]
+    if not periods_at then periods_at = {}; by_time[vote.now] = periods_at end
+    vote.periods_at = periods_at
+    local shown_at = ctx.reply and {}
+    vote.shown_at = shown_at
+    for n, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local scale, unit = b.decimals, 10 ^ b.decimals
+      limit = exact_limit(scale)
+      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+      local board_keys = ns .. 'b:' .. b.name
+      local shown = shown_at and {}
+      if shown_at then shown_at[n] = shown end
+      for _, kind in ipairs(b.periods) do
+        local pa = periods_at[kind]
+        if not pa then
+          local name, _, finish = period(kind, vote.now, ctx.offset)
+          pa = { name, finish }
+          periods_at[kind] = pa
+        end
+        local name, finish = pa[1], pa[2]
+        local expiry = expire_at(b, kind, finish)
+        if ctx.refuse then ctx.refuse(b, name, expiry) end
+        if not (gone and expiry and expiry <= gone) then
+          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+          if shown then
+            shown[#shown + 1] = name
+            shown[#shown + 1] = e
+          end
+        end
+        if finish and carried > 0 then
+          if not pa[3] then
+            local next_name, _, next_finish = period(kind, finish, ctx.offset)
+            pa[3], pa[4] = next_name, next_finish
+          end
+          local next_expiry = expire_at(b, kind, pa[4])
+          if not (gone and next_expiry and next_expiry <= gone) then
+            add(b, 'shown:', pa[3], board_keys .. ':shown:' .. pa[3], pair.option, carried, scale, next_expiry)
+          end
+        end
+      end
+    end
+  end
+
+  if ctx.dry then return p end
+
+  -- The other keys written, read (and checked: a wrong type, a corrupt
+  -- sequence counter, a key that is not a HyperLogLog) before the first
+  -- write: the period index (for boards not seen to exist: the index
+  -- members to add by board, lib/board_write, made only then), the
+  -- sequence counter, the participant HyperLogLogs.
+  if next(unseen) then
+-- board_write: for writes to period boards (vote, import): the index of
+-- the boards written (their expiry: lib/board's expire_at). Needs rcall
+-- (lib/prologue); `b` is what board_settings (lib/board) returns.
+
+-- Which of the period boards a write touches are new to <ns>periods:B
+-- (the index of the boards written, members "real:P" / "shown:P" ->
+-- expiry, 0: kept): a read, done before the first write (an index of the
+-- wrong type is refused here; campaign_vote asks only about the boards it
+-- did not see to exist). `touched` is a list of { member, expire_at or
+-- false }; returns the list of the new ones, then that of the listed ones.
+local function new_periods(ns, board, touched)
+  local members = {}
+  for i, t in ipairs(touched) do members[i] = t[1] end
+  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
+  local fresh, listed = {}, {}
+  for i, t in ipairs(touched) do
+    if known[i] then listed[#listed + 1] = t else fresh[#fresh + 1] = t end
+  end
+  return fresh, listed
+end
+
+-- After the write: record the new period boards (from new_periods) in
+-- <ns>periods:B, so that removing an option can find every board, and give
+-- each its expiry; and give a listed board written its expiry if it has
+-- none (EXPIREAT NX: a board the index knew but that was gone, expired,
+-- evicted or deleted, is made anew by the write; one that exists keeps its
+-- own). Side keys get theirs when order_write creates them (lib/order).
+local function track_periods(ns, board, fresh, listed)
+  for _, t in ipairs(fresh) do
+    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
+  end
+  for _, t in ipairs(listed) do
+    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2], 'NX') end
+  end
+end
+    p.fresh, p.listed, p.track = {}, {}, track_periods
+    for board in pairs(boards) do
+      local t = unseen[board]
+      if t then
+        p.fresh[board], p.listed[board] = new_periods(ns, board, t)
+      else
+        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+      end
+    end
+  else
+    for board in pairs(boards) do
+      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
+    end
+  end
+  if ctx.first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
+  local hlls, by_hll = {}, {}
+  local function participant(hll, user)
+    local h = by_hll[hll]
+    if not h then h = { key = hll, seen = {} }; by_hll[hll] = h; hlls[#hlls + 1] = h end
+    if not h.seen[user] then h.seen[user] = true; h[#h + 1] = user end
+  end
+  for _, vote in ipairs(votes) do
+    participant(ns .. 'hll', vote.user)
+    for _, pair in ipairs(vote.pairs) do participant(ns .. 'hll:' .. pair.board .. ':' .. pair.option, vote.user) end
+  end
+  for _, h in ipairs(hlls) do
+    local magic = rcall('GETRANGE', h.key, '0', '3')
+    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', h.key .. ' is not a HyperLogLog') end
+  end
+  p.hlls = hlls
+  p.stats, p.buckets = stats_plan({ ns = ns, offset = ctx.offset, stats_keep = ctx.stats_keep, gone = gone }, boards,
+    votes)
+  return p
+end
+
+-- The writes of a plan (validated: nothing here refuses). The sequence
+-- numbers, the boards and their side keys, the period index, the
+-- participant HyperLogLogs, the statistics; each entry's score text.
+local function apply_write(ctx, p)
+  local ns, order = ctx.ns, p.order
+  local seq = 0
+  if ctx.first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
+  for i, e in ipairs(order) do
+    if not e[12] then
+      local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
+      local old, text = e[7], nil
+      if not scale then
+        text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
+        -- the count before (none: the member is new to this real board,
+        -- whose counts are 1 and more)
+        if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
+      else
+        text = decimal_text(units, scale)
+        rcall('ZADD', key, text, option)
+      end
+      e[11] = text
+      if ordered then
+        ctx.order_write(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
+      end
+    end
+  end
+  if p.fresh then
+    for board, f in pairs(p.fresh) do p.track(ns, board, f, p.listed[board]) end
+  end
+  for _, h in ipairs(p.hlls) do rcall('PFADD', h.key, unpack(h)) end
+  stats_write(p.stats)
+end
+-- vote_added: what a campaign vote added (lib/void's object: its vote-id
+-- record keeps it, and the vote log), from the entries lib/apply planned.
+-- Needs rcall (lib/prologue), decimal_text (lib/exact).
+
+-- lib/void's object of `vote` (lib/apply's form) whose planned entries are
+-- `order`, its pairs on `boards`, in the statistics buckets `buckets`
+-- ({ hour = P, day = P }): every board entry with its amount, the pairs
+-- with their weights and the boards' remove_gen.
+local function vote_added(order, pairs_, boards, vote, buckets)
+  local e, s = {}, {}
+  for i, w in ipairs(order) do
+    e[i] = { w[2].name, w[8], w[3], w[4] and decimal_text(w[9], w[4]) or string.format('%.0f', w[9]) }
+  end
+  for i, pair in ipairs(pairs_) do
+    local gen = boards[pair.board].remove_gen
+    s[i] = { pair.board, tostring(pair.weight), gen > 0 and tostring(gen) or nil }
+  end
+  return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
+    dy = buckets.day, e = e, s = s }
+end
+
+-- Append `vote` (with id `id`, "" none, and what it added, `info`) to the
+-- capped vote log <ns>log (at most about `max` entries); returns its entry.
+local function log_vote(ns, max, vote, id, info)
+  return rcall('XADD', ns .. 'log', 'MAXLEN', '~', max, '*', 'u', vote.user, 'c', vote.channel, 'd', vote.device,
+    'i', id, 'a', cjson.encode(info))
+end
+-- fold: a buffered campaign's votes (campaign settings `mode` "buffered")
+-- are accepted by campaign_vote into <ns>buf, and written to the boards
+-- here, many at once (lib/apply), in arrival order, in one call: a fold is
+-- atomic, and what it folds leaves the buffer in the same call.
+--
+-- <ns>buf is a list, oldest first, of one line a vote, fields separated by
+-- a tab (no name, user or number holds one):
+--   1, arrived (server Unix ms), time (the vote's Unix second), user,
+--   channel, device, then board, option, weight for each pair.
+-- The root <ns>campaign keeps `fold_ms` (how old the oldest buffered vote
+-- may grow before a vote folds), `fold_due` (Unix ms: when the oldest
+-- buffered vote is fold_ms old; absent: nothing buffered) and `folded`
+-- (Unix ms: every vote accepted before it is on the boards).
+-- A buffered vote counts with the settings in force when it was accepted
+-- (its weight is in its line; every call that changes settings or takes
+-- votes back folds the buffer first, in the same call: fold_all), so a
+-- buffered campaign's boards equal an immediate one's, except that "first"
+-- ties within one fold rank by the arrival of the options' first votes in
+-- it. Needs rcall, fail (lib/prologue), stored_int (lib/stored),
+-- board_settings (lib/board), apply_plan, apply_write (lib/apply).
+
+-- The most votes one fold takes, and its bound of work: a unit about one
+-- command (lib/board's CALL_WORK), a vote 1 (its line, participants and
+-- statistics), each distinct (board, option) of a fold its entries' units
+-- (lib/board's entry_work) for each period kind, the carry's too.
+local FOLD_VOTES, FOLD_WORK = 1000, 1200
+
+-- The default fold_ms (campaign settings): how old a buffered vote may grow
+-- before the next vote folds it.
+local FOLD_MS_DEFAULT = 200
+
+-- A line of <ns>buf as a vote (lib/apply's form, with `arrived`), or nil
+-- when it is not one.
+local function buffered_vote(line)
+  local f = {}
+  for v in (line .. '\t'):gmatch('([^\t]*)\t') do f[#f + 1] = v end
+  if f[1] ~= '1' or #f < 9 or (#f - 6) % 3 ~= 0 then return nil end
+  local arrived, now = tonumber(f[2]), tonumber(f[3])
+  if not arrived or not now or f[4] == '' then return nil end
+  local vote = { arrived = arrived, now = now, user = f[4], channel = f[5], device = f[6], pairs = {} }
+  for i = 7, #f, 3 do
+    local w = f[i + 2]
+    if not w:find('^[1-9]%d*$') then return nil end
+    vote.pairs[#vote.pairs + 1] = { board = f[i], option = f[i + 1], weight = tonumber(w) }
+  end
+  return vote
+end
+
+-- The units of work of one (board, option) on board `b` (lib/board).
+local function fold_pair_work(b)
+  local n = #b.periods
+  local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+  return entries * entry_work(b)
+end
+
+-- Fold up to `max` of the oldest buffered votes of the campaign `root`
+-- (<ns>, its stored offset and stats_keep: s) while they fit FOLD_WORK;
+-- `all`: every buffered vote, or nothing (before any write, answering
+-- nil) when they do not fit one call. `now_ms`: the server's time.
+-- Returns how many it folded, how many are left, the `folded` time, and
+-- how many entries it left out, beyond the exact range (lib/apply).
+local function fold_buffer(root, ns, s, max, all, now_ms)
+  local buf = ns .. 'buf'
+  local n = rcall('LLEN', buf)
+  if all and n > FOLD_VOTES then return nil end
+  local overflow
+  local lines = n > 0 and rcall('LRANGE', buf, 0, math.min(max, n) - 1) or {}
+  local votes, boards, work, seen = {}, {}, 0, {}
+  local sided, first_ties = false, false
+  for i, line in ipairs(lines) do
+    local vote = buffered_vote(line)
+    if not vote then fail('INVALID_CONFIG', buf .. ' entry ' .. (i - 1) .. ' is not a buffered vote') end
+    local w = 1
+    for _, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      if not b then
+        b = board_settings(ns, pair.board)
+        boards[pair.board] = b
+        sided = sided or b.sides[1] ~= nil
+        first_ties = first_ties or b.first
+      end
+      local id = pair.board .. '\0' .. pair.option
+      w = w + 1
+      if not seen[id] then seen[id] = true; w = w + fold_pair_work(b) end
+    end
+    if i > 1 and work + w > FOLD_WORK then
+      if all then return nil end
+      break
+    end
+    work = work + w
+    votes[i] = vote
+  end
+  if #votes == 0 then return 0, n, n == 0 and now_ms or nil, 0 end
+  do
+    local ctx = { ns = ns, boards = boards, offset = s.offset, stats_keep = s.stats_keep, sided = sided,
+      first_ties = first_ties, gone = math.floor(now_ms / 1000) }
+    local p = apply_plan(ctx, votes)
+    apply_write(ctx, p)
+    rcall('LTRIM', buf, #votes, -1)
+    overflow = p.overflow
+  end
+  local left, folded = n - #votes, now_ms
+  if left > 0 then
+    local next_vote = buffered_vote(rcall('LINDEX', buf, 0))
+    local arrived = next_vote and next_vote.arrived or now_ms
+    folded = math.min(arrived, now_ms)
+    rcall('HSET', root, 'folded', string.format('%.0f', folded), 'fold_due',
+      string.format('%.0f', arrived + s.fold_ms))
+  else
+    rcall('HSET', root, 'folded', string.format('%.0f', folded))
+    rcall('HDEL', root, 'fold_due')
+  end
+  return #votes, left, folded, overflow
+end
+
+-- The campaign `root`'s fold settings from its stored fields (offset,
+-- stats_keep, fold_ms: c[1..3]), parsed strictly (INVALID_CONFIG).
+local function fold_settings(root, c)
+  return {
+    offset = c[1] and stored_int(c[1], -50400, 50400, root, 'offset') or 0,
+    stats_keep = c[2] and stored_int(c[2], -1, 315360000, root, 'stats_keep'),
+    fold_ms = c[3] and stored_int(c[3], 1, 3600000, root, 'fold_ms') or FOLD_MS_DEFAULT,
+  }
+end
+-- intake: campaign_vote on a buffered campaign. The vote is accepted
+-- exactly as an immediate one (every check, the rate limits spent, its id
+-- recorded, the vote log), and appended to <ns>buf (lib/fold) instead of
+-- written to the boards; the call folds the buffer when its oldest vote
+-- is fold_ms old or it holds FOLD_AUTO votes. Needs rcall, fail
+-- (lib/prologue), stored_int (lib/stored), stats_buckets (lib/stats),
+-- apply_plan (lib/apply), fold_buffer, fold_settings, FOLD_VOTES
+-- (lib/fold), vote_added, log_vote (lib/vote_added).
+
+-- A vote that finds this many buffered (its own included) folds them.
+local FOLD_AUTO = 256
+
+-- Accept `vote` (lib/apply's form; ctx: lib/apply's) into the buffer of the
+-- campaign `root` (<ns>; c: its stored fields as campaign_vote read them,
+-- c[1] offset, c[9] stats_keep, c[13] fold_ms, c[14] fold_due, c[15]
+-- folded). o: the vote's checks to spend and `spend`, its id, request,
+-- `record`, id_ttl, vote_log, and `server_ms` (the server's Unix ms).
+-- Answers each pair as { board, option, {}, "", folded } (campaign_vote's
+-- header).
+local function buffer_vote(root, ns, c, ctx, vote, o)
+  local s = fold_settings(root, { c[1], c[9], c[13] })
+  local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
+  local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
+  -- the entries the vote will add, planned without a read: what its record
+  -- and the log keep, and the explicit clock's retention check
+  local info
+  if o.request or o.vote_log > 0 or ctx.refuse then
+    ctx.dry = true
+    local p = apply_plan(ctx, { vote })
+    if o.request or o.vote_log > 0 then
+      local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
+      info = vote_added(p.order, vote.pairs, ctx.boards, vote, { hour = names.hour[1], day = names.day[1] })
+    end
+  end
+
+  -- validated: the writes start here
+  if o.checks then o.spend(o.checks) end
+  local line = { '1', string.format('%.0f', o.server_ms), string.format('%.0f', vote.now), vote.user, vote.channel,
+    vote.device }
+  for _, pair in ipairs(vote.pairs) do
+    line[#line + 1] = pair.board; line[#line + 1] = pair.option; line[#line + 1] = tostring(pair.weight)
+  end
+  local n = rcall('RPUSH', ns .. 'buf', table.concat(line, '\t'))
+  if n == 1 then
+    due = o.server_ms + s.fold_ms
+    rcall('HSET', root, 'fold_due', string.format('%.0f', due))
+  end
+  if o.vote_log > 0 then info.l = log_vote(ns, o.vote_log, vote, o.id, info) end
+  if n >= FOLD_AUTO or (due and o.server_ms >= due) then
+    -- a fold refuses only before its first write (a buffer a hand
+    -- corrupted: campaign check reports it); the vote stands either way
+    local ok, _, _, at = pcall(fold_buffer, root, ns, s, FOLD_VOTES, false, o.server_ms)
+    if ok then folded = at or folded end
+  end
+  local text = string.format('%.0f', folded)
+  local reply = {}
+  for i, pair in ipairs(vote.pairs) do reply[i] = { pair.board, pair.option, {}, '', text } end
+  if o.request then o.record(ns, o.id, o.request, reply, o.id_ttl, info) end
+  return reply
 end
 
 -- The vote is the campaign's hottest call, and each function a script
@@ -788,7 +1442,7 @@ local function main()
   -- The campaign root and its hash, with the settings the vote reads
   -- (lib/campaign: the layout checked).
   local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked', 'mode', 'fold_ms', 'fold_due', 'folded')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
@@ -799,6 +1453,7 @@ local function main()
   -- on an explicit clock, the server's too: a period whose boards are past
   -- their retention by it is refused (lib/retention), as by the import
   local server_now, refuse_expired_
+  local server_ms = now * 1000 + math.floor(usec / 1000)
   if at ~= '' then
 -- retention: writes at an explicit time (campaign_vote's and
 -- campaign_import's `time`) into a period whose boards are past their
@@ -815,7 +1470,9 @@ local function refuse_expired(b, what, expiry, server_now)
     fail('INVALID_PERIOD', what .. ' of board "' .. b.name .. '" is past its retention (it expired at ' .. expiry .. ')')
   end
 end
-    server_now, refuse_expired_ = tonumber(rcall('TIME')[1]), refuse_expired
+    local t = rcall('TIME')
+    server_now, refuse_expired_ = tonumber(t[1]), refuse_expired
+    server_ms = server_now * 1000 + math.floor(tonumber(t[2]) / 1000)
   end
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
@@ -1497,6 +2154,7 @@ end
   local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   local vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   local stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
+  local buffered = c[12] == 'buffered'
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
@@ -1547,6 +2205,10 @@ end
       fail('DENIED', 'channel "' .. channel .. '" may not vote')
     end
   end
+  if vote_log > 0 then
+    local t = rcall('TYPE', ns .. 'log').ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', ns .. 'log is not a stream') end
+  end
   local checks
   if rules then
     checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy, layout = layout,
@@ -1555,360 +2217,36 @@ end
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
 
-  -- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are
-  -- exact integer units of 10^-decimals, read first so the range is checked
-  -- before any write; real boards only ever grow by 1 a vote (2^53 votes
-  -- are out of reach) and use ZINCRBY. Every key written is read first
-  -- (ZCARD, ZSCORE): a wrong type is refused here. A board key that exists
-  -- is listed in <ns>periods:B (every writer lists a board when it creates
-  -- it, and option removal unlists a board only once it is gone; campaign
-  -- check verifies it), so only the boards not seen to exist are looked up
-  -- in that index (ZMSCORE); in the steady state none is, and a ZCARD
-  -- checks the index's type. order: the entries in write order (an entry
-  -- is an array, cheaper to make than named fields, issue 23: [1] key,
-  -- [2] board settings, [3] option, [4] scale (false: a real board), [5]
-  -- units after the vote, [6] the key's expiry (false: none), [7] the
-  -- score before (false: none), [8] which (real:P or shown:P), [9] units
-  -- added, [10] the side keys' state (lib/order, false: none), [11] the
-  -- score written, as text); unseen:
-  -- the unseen boards' index members by board; shown_at: each pair's shown
-  -- list (period name, entry, ...).
-  -- The side keys' functions (lib/order), made only for a board keeping
-  -- them.
-  local order_read_, order_write_
-  if sided then
--- order: the side zsets that make the "dense" and "first" tie rules cost
--- what "competition" costs (a rank O(log N), a page O(log N + page)). For a
--- period board <ns>b:B:KIND:P:
---   <ns>d:B:KIND:P  ties "dense": one member per distinct score of the
---                   board, the score as %.17g (score = that score); a
---                   dense rank is 1 + ZCOUNT of the scores above
---   <ns>o:B:KIND:P  ties "first": one member per member M of the board,
---                   score = M's board score, member = 15 digits of
---                   (10^15 - 1 - seq) .. M, where seq is M's entry in the
---                   "first" side key <ns>f:B:KIND:P (the vote that brought M
---                   to its score; none: 10^15 - 1). Redis orders equal
---                   scores by member, descending: here, by seq ascending,
---                   then M descending, the display order of "first"; a
---                   position is a ZREVRANK, a page a ZREVRANGE
--- Every writer keeps them for the rules of the board's `sides` (lib/board:
--- the rule in effect and a pending one), in the same call as the board's
--- own write: order_read before its first write, order_write /
--- order_remove after it. The reads use those of the rule in effect, which
--- are complete; campaign_reindex.lua builds those of a pending rule. Needs
--- rcall (lib/prologue).
-
-local ORDER_SEQ_NONE = 999999999999999
-
--- The side key <ns>X:B:KIND:P of board key <ns>b:B:KIND:P.
-local function side_key(ns, letter, key)
-  return ns .. letter .. key:sub(#ns + 2)
-end
-
--- The o:... member of `member` whose "first" sequence number is `seq`.
--- (%d: sequence numbers are whole, below 10^15; 2.5x as fast as %.0f, and
--- a vote writes two of these a board)
-local function order_member(seq, member)
-  return string.format('%015d%s', ORDER_SEQ_NONE - (seq or ORDER_SEQ_NONE), member)
-end
-
--- The d:... member of a score (any text of it).
-local function dense_member(score)
-  return string.format('%.17g', tonumber(score))
-end
-
--- Before the first write to `key` for `member` (board settings `b`): read
--- (and so type-check) the side keys the write will touch, for every rule
--- of b.sides. Returns the state order_write takes, one array: [1] the d:
--- key (dense; false: not kept), [2] whether it is new (order_write then
--- gives it the board's expiry), [3] the o: key (first; false: not kept),
--- [4] whether it is new, [5] for a first board (b.first) its "first" side
--- key f: (false: none), [6] the member's current sequence number there
--- (false: none). (Each side key named once, the board key's tail cut once
--- for all of them, the state made by one constructor, and the sequence
--- sent as text: issue 23, 77k Ir less a first-ties vote of 14 board
--- entries; an array of slots made at once, where named fields added one
--- by one rehashed the table as it grew: 48k less.)
-local function order_read(ns, b, key, member)
-  local tail, d, o, f = key:sub(#ns + 2), false, false, false
-  for _, rule in ipairs(b.sides) do
-    if rule == 'dense' then d = ns .. 'd' .. tail else o = ns .. 'o' .. tail end
+  local vote = { user = user, channel = channel, device = device, now = now, pairs = pairs_, periods_at = periods_at }
+  local ctx = { ns = ns, boards = boards, offset = offset, stats_keep = stats_keep, sided = sided,
+    first_ties = first_ties }
+  ctx.out_of_range = function(b, option, which, limit, scale)
+    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
+      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
   end
-  if b.first then f = ns .. 'f' .. tail end
-  return { d, d and rcall('ZCARD', d) == 0, o, o and rcall('ZCARD', o) == 0, f,
-    f and tonumber(rcall('ZSCORE', f, member)) or false }
-end
-
--- After `member` of `key` moved from score `old` (nil: absent) to `new`
--- (text): record, for every rule of b.sides, the new score (dense) or
--- position (first: its new sequence number `seq` in the "first" side key,
--- and its position with it, replacing the one order_read read, st.seq).
--- An order key order_read found new expires at `expiry` (nil: kept), as
--- its board, and so does the "first" side key (new too, or written
--- without an expiry since the board switched to first). `fresh` false:
--- the caller already wrote this member's keys in this call (import), so
--- no key is new. (`seq` goes to ZADD as text: Redis 7.0 formats a number
--- argument with %.17g.)
-local function order_write(ns, b, key, member, old, new, st, seq, expiry, fresh)
-  local expire = expiry and fresh ~= false
-  local d, o, f = st[1], st[3], st[5]
-  if d then
-    rcall('ZADD', d, new, dense_member(new))
-    if old and tonumber(old) ~= tonumber(new) and rcall('ZCOUNT', key, old, old) == 0 then
-      rcall('ZREMRANGEBYSCORE', d, old, old)
-    end
-    if expire and st[2] then rcall('EXPIREAT', d, expiry) end
-  end
-  if o then
-    -- add first: a key emptied by the ZREM would be deleted, its expiry
-    -- with it (seq always changes, so the two entries differ)
-    rcall('ZADD', o, new, order_member(seq, member))
-    rcall('ZREM', o, order_member(st[6], member))
-    if expire and st[4] then rcall('EXPIREAT', o, expiry) end
-  end
-  if f then
-    rcall('ZADD', f, string.format('%d', seq), member)
-    if expire and st[4] then rcall('EXPIREAT', f, expiry) end
-  end
-end
-
--- Remove `member` from `key` and the side keys of the rules of b.sides
--- (and its "first" sequence number). Reads first what it needs: call it
--- only once every check has passed.
-local function order_remove(ns, b, key, member)
-  local old = rcall('ZSCORE', key, member)
-  if not old then return end
-  rcall('ZREM', key, member)
-  local f = side_key(ns, 'f', key)
-  for _, rule in ipairs(b.sides) do
-    if rule == 'dense' then
-      if rcall('ZCOUNT', key, old, old) == 0 then rcall('ZREMRANGEBYSCORE', side_key(ns, 'd', key), old, old) end
-    else
-      rcall('ZREM', side_key(ns, 'o', key), order_member(tonumber(rcall('ZSCORE', f, member)), member))
-    end
-  end
-  rcall('ZREM', f, member)
-end
-
--- The side keys of `rule` (dense: d:, first: o: and the "first" sequence
--- numbers f:, which only a first board keeps up to date; none for the
--- others) of every period board listed in <ns>periods:B, unlinked: a rule
--- no longer kept (a switch made, or a pending one replaced) leaves nothing
--- behind to go stale. O(period boards of the board), not O(members):
--- UNLINK frees large keys off the main thread.
-local function order_drop(ns, board, rule)
-  local letters = (rule == 'dense' and { 'd:' }) or (rule == 'first' and { 'o:', 'f:' })
-  if not letters then return end
-  local index = rcall('ZRANGE', ns .. 'periods:' .. board, 0, -1)
-  for i = 1, #index, 250 do
-    local keys = {}
-    for j = i, math.min(i + 249, #index) do
-      for _, letter in ipairs(letters) do keys[#keys + 1] = ns .. letter .. board .. ':' .. index[j] end
-    end
-    rcall('UNLINK', unpack(keys))
-  end
-end
-    order_read_, order_write_ = order_read, order_write
-  end
-  local plan, order, unseen = {}, {}, {}
-  -- a key and an option meet twice only in a batch: one pair needs no join
-  local batch = #pairs_ > 1
-  local limit -- the exact range of the current pair's board (lib/exact)
-  local function add(b, which, name, key, option, units, scale, expiry)
-    local join = batch and key .. '\0' .. option
-    local e = join and plan[join]
-    if not e then
-      local old, known
-      if scale then
-        old = rcall('ZSCORE', key, option)
-        known = old
-      else
-        known = rcall('ZCARD', key) > 0
-      end
-      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
-        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false }
-      if join then plan[join] = e end
-      order[#order + 1] = e
-      if not known then
-        local t = unseen[b.name]
-        if not t then t = { seen = {} }; unseen[b.name] = t end
-        local member_of_index = which .. name
-        if not t.seen[member_of_index] then
-          t.seen[member_of_index] = true
-          t[#t + 1] = { member_of_index, expiry or false }
-        end
-      end
-    end
-    local u = e[5] + units
-    e[5] = u
-    e[9] = e[9] + units
-    if scale and (u >= limit or -u >= limit) then
-      fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which .. name
-        .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
-    end
-    return e
-  end
-  -- Each period kind's current period (and the next one, for the carry)
-  -- once a call: every pair votes at the same second.
-  local shown_at = {}
-  for n, pair in ipairs(pairs_) do
-    local b = boards[pair.board]
-    local scale, unit = b.decimals, 10 ^ b.decimals
-    limit = exact_limit(scale)
-    local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
-    local board_keys = ns .. 'b:' .. b.name
-    local shown = {}
-    shown_at[n] = shown
-    for _, kind in ipairs(b.periods) do
-      local p = periods_at[kind]
-      if not p then
-        local name, _, finish = period(kind, now, offset)
-        p = { name, finish }
-        periods_at[kind] = p
-      end
-      local name, finish = p[1], p[2]
-      local expiry = expire_at(b, kind, finish)
-      if server_now then refuse_expired_(b, name, expiry, server_now) end
-      add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-      shown[#shown + 1] = name
-      shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
-      if finish and carried > 0 then
-        if not p[3] then
-          local next_name, _, next_finish = period(kind, finish, offset)
-          p[3], p[4] = next_name, next_finish
-        end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
-      end
-    end
+  if server_now then ctx.refuse = function(b, name, expiry) refuse_expired_(b, name, expiry, server_now) end end
+  if buffered then
+    return buffer_vote(root, ns, c, ctx, vote, { checks = checks, spend = limit_spend_, id = id, request = request,
+      record = record_vote, id_ttl = id_ttl, vote_log = vote_log, server_ms = server_ms })
   end
 
-  -- Phase 4b, the other keys written, read (and checked: a wrong type, a
-  -- corrupt sequence counter, a key that is not a HyperLogLog) before the
-  -- first write: the period index (for boards not seen to exist: fresh,
-  -- the index members to add by board, lib/board_write, made only then),
-  -- the sequence counter, the participant HyperLogLogs (hlls).
-  local fresh, listed, track_periods_
-  if next(unseen) then
--- board_write: for writes to period boards (vote, import): the index of
--- the boards written (their expiry: lib/board's expire_at). Needs rcall
--- (lib/prologue); `b` is what board_settings (lib/board) returns.
+  -- Phase 4, the writes planned (OUT_OF_RANGE) and every key they touch
+  -- read and checked (lib/apply), before the first write.
+  ctx.reply = true
+  local plan = apply_plan(ctx, { vote })
 
--- Which of the period boards a write touches are new to <ns>periods:B
--- (the index of the boards written, members "real:P" / "shown:P" ->
--- expiry, 0: kept): a read, done before the first write (an index of the
--- wrong type is refused here; campaign_vote asks only about the boards it
--- did not see to exist). `touched` is a list of { member, expire_at or
--- false }; returns the list of the new ones, then that of the listed ones.
-local function new_periods(ns, board, touched)
-  local members = {}
-  for i, t in ipairs(touched) do members[i] = t[1] end
-  local known = rcall('ZMSCORE', ns .. 'periods:' .. board, unpack(members))
-  local fresh, listed = {}, {}
-  for i, t in ipairs(touched) do
-    if known[i] then listed[#listed + 1] = t else fresh[#fresh + 1] = t end
-  end
-  return fresh, listed
-end
-
--- After the write: record the new period boards (from new_periods) in
--- <ns>periods:B, so that removing an option can find every board, and give
--- each its expiry; and give a listed board written its expiry if it has
--- none (EXPIREAT NX: a board the index knew but that was gone, expired,
--- evicted or deleted, is made anew by the write; one that exists keeps its
--- own). Side keys get theirs when order_write creates them (lib/order).
-local function track_periods(ns, board, fresh, listed)
-  for _, t in ipairs(fresh) do
-    rcall('ZADD', ns .. 'periods:' .. board, t[2] or 0, t[1])
-    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2]) end
-  end
-  for _, t in ipairs(listed) do
-    if t[2] then rcall('EXPIREAT', ns .. 'b:' .. board .. ':' .. t[1], t[2], 'NX') end
-  end
-end
-    fresh, listed, track_periods_ = {}, {}, track_periods
-    for board in pairs(boards) do
-      local t = unseen[board]
-      if t then
-        fresh[board], listed[board] = new_periods(ns, board, t)
-      else
-        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
-      end
-    end
-  else
-    for board in pairs(boards) do
-      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
-    end
-  end
-  if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
-  local hlls, seen = { ns .. 'hll' }, {}
-  for _, pair in ipairs(pairs_) do
-    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
-    if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
-  end
-  for _, hll in ipairs(hlls) do
-    local magic = rcall('GETRANGE', hll, '0', '3')
-    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
-  end
-  local stats, buckets = stats_plan({ ns = ns, now = now, offset = offset, channel = channel, device = device,
-    stats_keep = stats_keep, periods_at = periods_at }, boards, pairs_)
-  local log = ns .. 'log'
-  if vote_log > 0 then
-    local t = rcall('TYPE', log).ok
-    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
-  end
-
-  -- Phase 5, validated: the writes start here. The sequence numbers, the
-  -- boards and their order keys, the rate-limit counters, the period
-  -- index, the participant HyperLogLogs, the statistics; each entry's
-  -- score text.
-  local seq = 0
-  if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
-  for i, e in ipairs(order) do
-    local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
-    local old, text = e[7], nil
-    if not scale then
-      text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
-      -- the count before (none: the member is new to this real board,
-      -- whose counts are 1 and more)
-      if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
-    else
-      text = decimal_text(units, scale)
-      rcall('ZADD', key, text, option)
-    end
-    e[11] = text
-    if ordered then
-      order_write_(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
-    end
-  end
+  -- Phase 5, validated: the writes start here (lib/apply), and the rate
+  -- limits spent.
+  apply_write(ctx, plan)
   if checks then limit_spend_(checks) end
-  if fresh then
-    for board, f in pairs(fresh) do track_periods_(ns, board, f, listed[board]) end
-  end
-  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
-  stats_write(stats, user)
 
   -- What the vote added (lib/void's object), for its vote-id record and
-  -- the vote log: every board entry written with its amount, the pairs
-  -- with their weights, the statistics buckets.
-  local info
-  if request or vote_log > 0 then
-    local e, s = {}, {}
-    for i, w in ipairs(order) do
-      e[i] = { w[2].name, w[8], w[3], w[4] and decimal_text(w[9], w[4]) or string.format('%.0f', w[9]) }
-    end
-    for i, pair in ipairs(pairs_) do
-      local gen = boards[pair.board].remove_gen
-      s[i] = { pair.board, tostring(pair.weight), gen > 0 and tostring(gen) or nil }
-    end
-    info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
-  end
-  if vote_log > 0 then
-    info.l = rcall('XADD', log, 'MAXLEN', '~', vote_log, '*', 'u', user, 'c', channel, 'd', device,
-      'i', id, 'a', cjson.encode(info))
-  end
+  -- the vote log.
+  local info = (request or vote_log > 0) and vote_added(plan.order, pairs_, boards, vote, plan.buckets)
+  if vote_log > 0 then info.l = log_vote(ns, vote_log, vote, id, info) end
   local reply = {}
   for n, pair in ipairs(pairs_) do
-    local shown = shown_at[n] -- period name, entry, ...: the entries' scores
+    local shown = vote.shown_at[n] -- period name, entry, ...: the entries' scores
     for i = 2, #shown, 2 do shown[i] = shown[i][11] end
     reply[n] = { pair.board, pair.option, shown }
   end

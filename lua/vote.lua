@@ -123,7 +123,12 @@ local CONFIG = 'redvote:config'
 -- write, instead of reading or corrupting what it does not understand.
 -- (Plain numbers, not a table: a table costs every call of every script
 -- about 1.5k instructions to build and collect, docs/benchmark.md.)
-local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 3
+local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
+-- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
+-- that knows no buffer refuses it rather than write past one. Configure
+-- moves a campaign between 3 and 4 with its mode; an immediate campaign
+-- is at most at CAMPAIGN_LAYOUT_IMMEDIATE.
+local CAMPAIGN_LAYOUT_IMMEDIATE, CAMPAIGN_LAYOUT_BUFFERED = 3, 4
 
 -- The layout of the site or campaign (`what`) whose hash `key` holds
 -- `stored` in its field `layout` (nil when absent): a number, checked.

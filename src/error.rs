@@ -82,6 +82,10 @@ codes! {
     /// `campaign_remove`: a cursor that is not the one the removal's last
     /// step handed out (nor the one that step was sent): go on with `"0"`.
     InvalidCursor => "REDVOTE_INVALID_CURSOR",
+    /// A buffered campaign holds more votes than the call (a configure, a
+    /// void) folds first: fold them ([`crate::Campaign::fold`]) and send it
+    /// again; nothing was written.
+    Unfolded => "REDVOTE_UNFOLDED",
     /// A rate limit refused the vote (see [`Error::RateLimited`]).
     RateLimited => "REDVOTE_RATE_LIMITED",
     /// The user or channel is on the campaign's deny list.

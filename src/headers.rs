@@ -127,6 +127,7 @@ fn calls_match_the_script_headers() {
     check(c.reindex("b", "0", 100), "board cursor count", s);
     check(c.remove_step("b", "0", 500), "board cursor count", s);
     check(c.upgrade("0", 100), "cursor count", s);
+    check(c.fold(100), "max", s);
     let stats = c.stats("b", crate::Granularity::Day, 0, 86400);
     check(stats, "board granularity from to", s);
     check(c.void("v"), "id", s);

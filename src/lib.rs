@@ -95,9 +95,9 @@ mod words;
 pub use call::Call;
 pub use campaign::{
     Around, Ballot, BoardPage, BoardSettings, Campaign, CampaignSettings, Configured, DenyLists,
-    Dimension, Entry, Imported, Kind, LimitLeft, LimitRule, Neighbourhood, OptionSettings, Paging,
-    Participants, Period, PeriodScore, Reindexed, RemoveStep, Rolling, Standing, Ties, Upgraded,
-    View, Voter, Window,
+    Dimension, Entry, Folded, Imported, Kind, LimitLeft, LimitRule, Mode, Neighbourhood,
+    OptionSettings, Paging, Participants, Period, PeriodScore, Reindexed, RemoveStep, Rolling,
+    Standing, Ties, Upgraded, View, Voter, Window,
 };
 pub use campaign::{CampaignRegistry, RegistryPage};
 pub use campaign::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};

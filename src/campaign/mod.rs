@@ -31,14 +31,14 @@ mod settings;
 mod stats;
 
 pub use model::{
-    Around, Ballot, BoardPage, Configured, Entry, Imported, Kind, LimitLeft, Neighbourhood, Paging,
-    Participants, Period, PeriodScore, Reindexed, RemoveStep, Standing, Ties, Upgraded, View,
-    Voter,
+    Around, Ballot, BoardPage, Configured, Entry, Folded, Imported, Kind, LimitLeft, Neighbourhood,
+    Paging, Participants, Period, PeriodScore, Reindexed, RemoveStep, Standing, Ties, Upgraded,
+    View, Voter,
 };
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
 pub use settings::{
-    BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, OptionSettings, Rolling,
-    Window,
+    BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, Mode, OptionSettings,
+    Rolling, Window,
 };
 pub use stats::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 
@@ -131,6 +131,16 @@ impl Campaign {
         Call::new("campaign_vote", &self.root, args)
             .idempotent(voter.id.is_some())
             .vote_id_at(5)
+    }
+
+    /// Fold up to `max` (1..=1000) of a buffered campaign's oldest accepted
+    /// votes into its boards, in one atomic call of bounded work
+    /// (`lua/campaign_fold.lua`); on an immediate campaign it folds
+    /// nothing. Idempotent: sent again it folds the next votes, never the
+    /// same twice. Loop while [`Folded::left`] is above 0 to drain the
+    /// buffer; `redvote serve` folds its campaigns in the background.
+    pub fn fold(&self, max: u32) -> Call<Folded> {
+        Call::new("campaign_fold", &self.root, vec![max.to_string()])
     }
 
     /// Set the imported (starting) shown votes of options of `board`:

@@ -85,12 +85,33 @@ pub struct Ballot {
     pub board: String,
     /// Option.
     pub option: String,
-    /// The new shown score in every period the board keeps.
+    /// The new shown score in every period the board keeps (empty when the
+    /// vote was buffered: see `folded`).
     pub shown: Vec<PeriodScore>,
     /// True when the vote's id ([`Voter::id`]) had already been applied:
     /// nothing was written now, and this is the first run's answer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replay: bool,
+    /// A buffered campaign's vote (accepted, not yet on the boards unless a
+    /// fold took it): the Unix ms before which every accepted vote was on
+    /// the boards when it was accepted. None on an immediate campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded: Option<u64>,
+}
+
+/// What one [`crate::Campaign::fold`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Folded {
+    /// Votes written to the boards by this call.
+    pub folded: u64,
+    /// Votes still buffered.
+    pub left: u64,
+    /// Unix ms before which every accepted vote is on the boards.
+    pub until: u64,
+    /// Board entries left out because they would leave the exact range of
+    /// scores (a buffered vote cannot check that when it is accepted).
+    pub overflow: u64,
 }
 
 /// One ranked member of a board.

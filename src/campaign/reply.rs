@@ -4,8 +4,8 @@
 use redis::Value;
 
 use super::model::{
-    Around, Ballot, BoardPage, Configured, Entry, Imported, LimitLeft, Participants, PeriodScore,
-    Reindexed, RemoveStep, Standing, Upgraded,
+    Around, Ballot, BoardPage, Configured, Entry, Folded, Imported, LimitLeft, Participants,
+    PeriodScore, Reindexed, RemoveStep, Standing, Upgraded,
 };
 use super::settings::CampaignSettings;
 use crate::reply::{
@@ -62,9 +62,32 @@ reply_type! {
                 .collect::<Shape<_>>()?,
             replay: match pair.get(3) {
                 None => false,
-                Some(v) if text(v)? == "replay" => true,
-                Some(v) => return Err(format!("expected \"replay\", got {v:?}")),
+                Some(v) => match text(v)?.as_str() {
+                    "replay" => true,
+                    "" => false,
+                    other => return Err(format!("expected \"replay\" or \"\", got {other:?}")),
+                },
             },
+            folded: match pair.get(4) {
+                None => None,
+                Some(v) => Some(
+                    text(v)?
+                        .parse()
+                        .map_err(|_| format!("expected Unix ms, got {v:?}"))?,
+                ),
+            },
+        })
+    };
+    // `campaign_fold.lua`: `{ folded, left, until, overflow }`.
+    Folded => |v| {
+        let items = items(v)?;
+        Ok(Folded {
+            folded: count(get(&items, 0)?)?,
+            left: count(get(&items, 1)?)?,
+            until: text(get(&items, 2)?)?
+                .parse()
+                .map_err(|_| "expected Unix ms".to_string())?,
+            overflow: count(get(&items, 3)?)?,
         })
     };
     // `campaign_import.lua`: `{ changed, unchanged, rest }`.

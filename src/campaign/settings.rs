@@ -36,6 +36,16 @@ pub struct CampaignSettings {
     /// 0 (the default): no log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vote_log: Option<u64>,
+    /// How votes reach the boards: [`Mode::Immediate`] (the default: each
+    /// vote writes them) or [`Mode::Buffered`] (votes are accepted into a
+    /// buffer and folded into the boards in batches; docs/hot-campaigns.md).
+    /// Changing it folds what is buffered first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// Buffered campaigns: how old (ms, 10..=60000; default 200) the oldest
+    /// buffered vote grows before the next vote folds the buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fold_ms: Option<u64>,
     /// Rate limits checked by every vote; replaces the list (`Some(vec![])` removes them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Vec<LimitRule>>,
@@ -45,6 +55,18 @@ pub struct CampaignSettings {
     /// Boards to create or update.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boards: BTreeMap<String, BoardSettings>,
+}
+
+/// How a campaign's votes reach its boards (docs/hot-campaigns.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Every vote writes its boards in its own call.
+    Immediate,
+    /// Votes are accepted into the campaign's buffer and folded into the
+    /// boards many at once ([`crate::Campaign::fold`]).
+    Buffered,
 }
 
 /// A dimension a rate limit counts by.
@@ -237,6 +259,14 @@ impl CampaignSettings {
     pub fn with_vote_log(self, entries: u64) -> Self {
         CampaignSettings {
             vote_log: Some(entries),
+            ..self
+        }
+    }
+
+    /// Set how votes reach the boards ([`Mode`]).
+    pub fn with_mode(self, mode: Mode) -> Self {
+        CampaignSettings {
+            mode: Some(mode),
             ..self
         }
     }

@@ -165,10 +165,11 @@ mod tests {
     use super::*;
 
     /// The operations [`crate::Site`] and [`crate::Campaign`] call.
-    const OPERATIONS: [&str; 28] = [
+    const OPERATIONS: [&str; 29] = [
         "article",
         "campaign_around",
         "campaign_configure",
+        "campaign_fold",
         "campaign_import",
         "campaign_limits",
         "campaign_limits_reset",

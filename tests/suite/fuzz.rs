@@ -93,6 +93,7 @@ const SCRIPTS: &[(&str, u64)] = &[
     ("campaign_void", 200),
     ("campaign_void_range", 200),
     ("campaign_upgrade", 100),
+    ("campaign_fold", 150),
 ];
 
 macro_rules! fuzz_tests {
@@ -147,6 +148,7 @@ fuzz_tests! {
     campaign_void,
     campaign_void_range,
     campaign_upgrade,
+    campaign_fold,
 }
 
 // ---------------------------------------------------------------------------
@@ -599,9 +601,17 @@ fn fixture_settings(t0: u64) -> CampaignSettings {
         .with_board("E", e)
 }
 
-/// Configure campaign `c` and give it votes and imported votes.
-fn seed_campaign(con: &mut Connection, c: &Campaign, t0: u64) {
+/// Configure campaign `c` and give it votes and imported votes; when
+/// `buffered`, in mode buffered, its votes left in the buffer.
+fn seed_campaign(con: &mut Connection, c: &Campaign, t0: u64, buffered: bool) {
     c.configure(&fixture_settings(t0)).run(con).unwrap();
+    if buffered {
+        let mode = CampaignSettings {
+            fold_ms: Some(60000),
+            ..CampaignSettings::new().with_mode(redvote::Mode::Buffered)
+        };
+        c.configure(&mode).run(con).unwrap();
+    }
     let c = c.at(t0);
     c.vote("alice", &[("B", "x"), ("C", "y")]).run(con).unwrap();
     let bob = Voter::new("bob").channel("partner").device("pc").cost(2);
@@ -902,10 +912,19 @@ fn campaign_fixture(script: &str) -> Fixture {
                 c.vote_by(&tight, &[("C", "y")]).into(),
                 later.vote("frank", &[("D", "x"), ("D", "x")]).into(),
                 c.vote("mallory", &[("B", "x")]).into(),
+                Campaign::new("fz2")
+                    .at(t0)
+                    .vote_by(&partner, &[("E", "a"), ("B", "z")])
+                    .into(),
                 clock.vote("gina", &[("B", "x")]).into(),
             ]
         }
         "campaign_upgrade" => vec![c.upgrade("0", 1).into(), c.upgrade("0", 5000).into()],
+        "campaign_fold" => vec![
+            c.fold(1).into(),
+            Campaign::new("fz2").fold(1).into(),
+            Campaign::new("fz2").fold(1000).into(),
+        ],
         "campaign_reindex" => vec![
             c.reindex("B", "0", 3).into(),
             c.reindex("C", "0", 5000).into(),
@@ -1159,12 +1178,12 @@ fn reseed(con: &mut Connection, fixture: &Fixture, epoch: u64) -> Vec<Vec<u8>> {
         }
         Family::Campaign => {
             let t0 = t0();
-            seed_campaign(con, &Campaign::new("fz"), t0);
-            seed_campaign(con, &Campaign::new("fz2"), t0);
+            seed_campaign(con, &Campaign::new("fz"), t0, false);
+            seed_campaign(con, &Campaign::new("fz2"), t0, true);
             for i in window {
                 let (suffix, made, kind) = CAMPAIGN_POISON[i];
                 let c = Campaign::new(&format!("p{i}"));
-                seed_campaign(con, &c, t0);
+                seed_campaign(con, &c, t0, false);
                 let key = format!("{}{suffix}", c.namespace());
                 assert_eq!(support::exists(con, &key), made, "campaign seed made {key}");
                 plant(con, &key, kind);

@@ -272,6 +272,7 @@ impl Model {
                     })
                     .collect(),
                 replay: false,
+                folded: None,
             })
             .collect();
         if let Some(id) = id {

@@ -183,6 +183,8 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::NotVoidable
         // a removal step from a cursor the removal did not hand out last
         | Code::InvalidCursor
+        // a buffered campaign's votes to fold before the call
+        | Code::Unfolded
         // a campaign's stored layout this redvote cannot use (docs/versions.md)
         | Code::LayoutVersion => StatusCode::CONFLICT,
         Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -129,7 +129,9 @@
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_CONFIG, REDVOTE_INVALID_NAME,
     REDVOTE_UNKNOWN_OPTION (removing an option the board does not have,
     or one whose removal is pending),
-    REDVOTE_LAYOUT_VERSION.
+    REDVOTE_LAYOUT_VERSION, REDVOTE_UNFOLDED, REDVOTE_UNKNOWN_BOARD (a
+    buffered vote's board, folded first, that is gone: a buffer a hand
+    changed).
 ]]
 --- @include "lib/prologue"
 --- @include "lib/names"
@@ -137,6 +139,7 @@
 --- @include "lib/option"
 --- @include "lib/stored"
 --- @include "lib/order"
+--- @include "lib/fold_all"
 
 -- cjson decodes arrays and objects alike: a list has exactly keys 1..n.
 local function is_list(t)
@@ -177,7 +180,7 @@ local function known_fields(t, known, where)
   end
 end
 local CAMPAIGN_FIELDS = { offset = 1, start = 1, ['end'] = 1, vote_id_ttl = 1, vote_log = 1, limits = 1, deny = 1,
-  boards = 1 }
+  boards = 1, mode = 1, fold_ms = 1 }
 local BOARD_FIELDS = { periods = 1, ties = 1, ties_pending = 1, ties_effective = 1, carry = 1, decimals = 1,
   retention = 1, options = 1, remove = 1 }
 local OPTION_FIELDS = { weight = 1, data = 1 }
@@ -219,7 +222,7 @@ end
 local function parse_document()
   local root, ns
   root, ns, layout = campaign_key('campaign_configure')
-  if rcall('EXISTS', root) == 0 then layout = CAMPAIGN_LAYOUT_LAST end
+  if rcall('EXISTS', root) == 0 then layout = CAMPAIGN_LAYOUT_IMMEDIATE end
   argc('campaign_configure', 1, 1, 'one JSON argument')
   if #ARGV[1] > 4194304 then fail('USAGE', 'campaign_configure takes a settings document of at most 4 MiB (4194304 bytes)') end
   local ok, doc = pcall(cjson.decode, ARGV[1])
@@ -253,6 +256,18 @@ local function campaign_fields(doc)
     push(campaign, 'vote_log', log)
     if log > 0 then needs_layout_2('a vote log') end
   end
+  if doc.mode ~= nil then
+    if doc.mode ~= 'immediate' and doc.mode ~= 'buffered' then
+      fail('INVALID_CONFIG', 'mode must be "immediate" or "buffered", got ' .. tostring(doc.mode):sub(1, 40))
+    end
+    if layout < CAMPAIGN_LAYOUT_IMMEDIATE then
+      fail('LAYOUT_VERSION', 'a mode needs campaign data layout ' .. CAMPAIGN_LAYOUT_IMMEDIATE .. '; this campaign is at layout '
+        .. layout .. ': run redvote campaign NAME upgrade first (docs/versions.md)')
+    end
+    push(campaign, 'mode', doc.mode)
+    layout = doc.mode == 'buffered' and CAMPAIGN_LAYOUT_BUFFERED or CAMPAIGN_LAYOUT_IMMEDIATE
+  end
+  if doc.fold_ms ~= nil then push(campaign, 'fold_ms', integer(doc.fold_ms, 10, 60000, 'fold_ms')) end
   return campaign
 end
 
@@ -757,7 +772,9 @@ local function main()
   local deny = deny_lists(doc)
   local boards, count = board_plans(ns, doc)
 
-  -- validated: the writes start here
+  -- validated: a buffered campaign's votes are folded with the settings
+  -- they were accepted under (lib/fold), then the writes start here
+  fold_all(root, ns)
   write_campaign(root, ns, campaign, counters, deny)
   for _, b in ipairs(boards) do write_board(ns, b) end
   if #boards > 0 then write_stats_keep(root, ns, boards) end

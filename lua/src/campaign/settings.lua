@@ -2,7 +2,7 @@
 --[[
   campaign_settings: a campaign's stored settings as the JSON document
   campaign_configure takes (sent back to it, it configures the same
-  campaign): offset, start, end, vote_id_ttl, vote_log, limits, and every board's
+  campaign): offset, start, end, vote_id_ttl, vote_log, mode, fold_ms, limits, and every board's
   periods, ties, carry, decimals, retention and options with their
   weights. Left out, as they can be large: the deny lists and the options'
   display data. Read-only (flagged no-writes: it runs on a replica, and a
@@ -154,7 +154,7 @@ local function main()
   local root, ns = campaign_key('campaign_settings')
   argc('campaign_settings', 0, 0, 'no arguments')
   local offset = campaign_offset(root) -- REDVOTE_UNKNOWN_CAMPAIGN, or a corrupt offset
-  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits', 'vote_log')
+  local c = rcall('HMGET', root, 'offset', 'start', 'end', 'vote_id_ttl', 'limits', 'vote_log', 'mode', 'fold_ms')
   -- the bound, before any board is read
   local set = ns .. 'boards'
   local nboards = rcall('SCARD', set)
@@ -186,6 +186,11 @@ local function main()
   if end_at and end_at < 253402300799 then doc[#doc + 1] = { 'end', tostring(end_at) } end
   if c[4] then doc[#doc + 1] = { 'vote_id_ttl', tostring(stored_int(c[4], 1, 31536000, root, 'vote_id_ttl')) } end
   if c[6] then doc[#doc + 1] = { 'vote_log', tostring(stored_int(c[6], 0, 1000000, root, 'vote_log')) } end
+  if c[7] then
+    if c[7] ~= 'immediate' and c[7] ~= 'buffered' then fail('INVALID_CONFIG', root .. ' mode is corrupt: "' .. c[7]:sub(1, 40) .. '"') end
+    doc[#doc + 1] = { 'mode', cjson.encode(c[7]) }
+  end
+  if c[8] then doc[#doc + 1] = { 'fold_ms', tostring(stored_int(c[8], 10, 60000, root, 'fold_ms')) } end
   if c[5] then
     local rules = {}
     for _, r in ipairs(limit_rules(root, c[5])) do rules[#rules + 1] = rule_json(r) end

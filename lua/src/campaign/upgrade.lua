@@ -55,7 +55,7 @@ local function main()
   end
   integer_arg(ARGV[2], 'count', 1, 5000)
   if rcall('EXISTS', root) == 0 then unknown_campaign(root) end
-  local to = CAMPAIGN_LAYOUT_LAST
+  local to = math.max(from, CAMPAIGN_LAYOUT_IMMEDIATE)
 
   -- validated: the writes start here
   if from < to then

@@ -42,13 +42,14 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_VOTE_ID, REDVOTE_UNKNOWN_CAMPAIGN,
     REDVOTE_UNKNOWN_VOTE, REDVOTE_NOT_VOIDABLE, REDVOTE_INVALID_CONFIG,
-    REDVOTE_LAYOUT_VERSION,
+    REDVOTE_LAYOUT_VERSION, REDVOTE_UNFOLDED,
     REDVOTE_INVALID_NAME, REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
 --- @include "lib/campaign"
 --- @include "lib/offset"
 --- @include "lib/void"
+--- @include "lib/fold_all"
 
 local function main()
   local root, ns = campaign_key('campaign_void')
@@ -81,6 +82,9 @@ local function main()
     local t = rcall('TYPE', log).ok
     if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
   end
+  -- a buffered campaign's votes on the boards first (lib/fold): one still
+  -- buffered is then voided as a folded one
+  fold_all(root, ns)
   local plan = void_plan(ns, { info })
 
   -- validated: the writes start here

@@ -42,7 +42,7 @@
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_NAME,
     REDVOTE_INVALID_NUMBER, REDVOTE_UNKNOWN_CAMPAIGN, REDVOTE_INVALID_CONFIG,
-    REDVOTE_LAYOUT_VERSION,
+    REDVOTE_LAYOUT_VERSION, REDVOTE_UNFOLDED,
     REDVOTE_UNKNOWN_BOARD.
 ]]
 --- @include "lib/prologue"
@@ -52,6 +52,7 @@
 --- @include "lib/name_arg"
 --- @include "lib/offset"
 --- @include "lib/void"
+--- @include "lib/fold_all"
 
 local function main()
   local root, ns = campaign_key('campaign_void_range')
@@ -110,6 +111,9 @@ local function main()
       if not voided then infos[#infos + 1] = info end
     end
   end
+  -- a buffered campaign's votes on the boards first (lib/fold): one still
+  -- buffered is then voided as a folded one
+  fold_all(root, ns)
   local plan = void_plan(ns, infos)
 
   -- validated: the writes start here

@@ -145,6 +145,9 @@
 --- @include "lib/periods"
 --- @include "lib/exact"
 --- @include "lib/stats"
+--- @include "lib/apply"
+--- @include "lib/vote_added"
+--- @include "lib/intake"
 
 -- The vote is the campaign's hottest call, and each function a script
 -- defines is a closure made on every call, about 1.3k instructions with
@@ -169,7 +172,7 @@ local function main()
   -- The campaign root and its hash, with the settings the vote reads
   -- (lib/campaign: the layout checked).
   local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked')
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked', 'mode', 'fold_ms', 'fold_due', 'folded')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
@@ -180,9 +183,12 @@ local function main()
   -- on an explicit clock, the server's too: a period whose boards are past
   -- their retention by it is refused (lib/retention), as by the import
   local server_now, refuse_expired_
+  local server_ms = now * 1000 + math.floor(usec / 1000)
   if at ~= '' then
 --- @include "lib/retention"
-    server_now, refuse_expired_ = tonumber(rcall('TIME')[1]), refuse_expired
+    local t = rcall('TIME')
+    server_now, refuse_expired_ = tonumber(t[1]), refuse_expired
+    server_ms = server_now * 1000 + math.floor(tonumber(t[2]) / 1000)
   end
   -- the vote id (lib/vote_id); request: the call's record, to write
   local request, record_vote
@@ -224,6 +230,7 @@ local function main()
   local id_ttl = request and (c[7] and stored_int(c[7], 1, 31536000, root, 'vote_id_ttl') or 86400)
   local vote_log = c[8] and stored_int(c[8], 0, 1000000, root, 'vote_log') or 0
   local stats_keep = c[9] and stored_int(c[9], -1, 315360000, root, 'stats_keep')
+  local buffered = c[12] == 'buffered'
   if start_at and now < start_at then fail('CAMPAIGN_CLOSED', 'the campaign starts at ' .. c[2]) end
   if end_at and now >= end_at then fail('CAMPAIGN_CLOSED', 'the campaign ended at ' .. c[3]) end
 
@@ -274,6 +281,10 @@ local function main()
       fail('DENIED', 'channel "' .. channel .. '" may not vote')
     end
   end
+  if vote_log > 0 then
+    local t = rcall('TYPE', ns .. 'log').ok
+    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', ns .. 'log is not a stream') end
+  end
   local checks
   if rules then
     checks = limit_plan_(ns, rules, { user = user, channel = channel, device = device, legacy = legacy, layout = layout,
@@ -282,195 +293,36 @@ local function main()
     if refusal then fail('RATE_LIMITED', cjson.encode(refusal)) end
   end
 
-  -- Phase 4a, the board writes planned (OUT_OF_RANGE). Shown scores are
-  -- exact integer units of 10^-decimals, read first so the range is checked
-  -- before any write; real boards only ever grow by 1 a vote (2^53 votes
-  -- are out of reach) and use ZINCRBY. Every key written is read first
-  -- (ZCARD, ZSCORE): a wrong type is refused here. A board key that exists
-  -- is listed in <ns>periods:B (every writer lists a board when it creates
-  -- it, and option removal unlists a board only once it is gone; campaign
-  -- check verifies it), so only the boards not seen to exist are looked up
-  -- in that index (ZMSCORE); in the steady state none is, and a ZCARD
-  -- checks the index's type. order: the entries in write order (an entry
-  -- is an array, cheaper to make than named fields, issue 23: [1] key,
-  -- [2] board settings, [3] option, [4] scale (false: a real board), [5]
-  -- units after the vote, [6] the key's expiry (false: none), [7] the
-  -- score before (false: none), [8] which (real:P or shown:P), [9] units
-  -- added, [10] the side keys' state (lib/order, false: none), [11] the
-  -- score written, as text); unseen:
-  -- the unseen boards' index members by board; shown_at: each pair's shown
-  -- list (period name, entry, ...).
-  -- The side keys' functions (lib/order), made only for a board keeping
-  -- them.
-  local order_read_, order_write_
-  if sided then
---- @include "lib/order"
-    order_read_, order_write_ = order_read, order_write
+  local vote = { user = user, channel = channel, device = device, now = now, pairs = pairs_, periods_at = periods_at }
+  local ctx = { ns = ns, boards = boards, offset = offset, stats_keep = stats_keep, sided = sided,
+    first_ties = first_ties }
+  ctx.out_of_range = function(b, option, which, limit, scale)
+    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
+      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
   end
-  local plan, order, unseen = {}, {}, {}
-  -- a key and an option meet twice only in a batch: one pair needs no join
-  local batch = #pairs_ > 1
-  local limit -- the exact range of the current pair's board (lib/exact)
-  local function add(b, which, name, key, option, units, scale, expiry)
-    local join = batch and key .. '\0' .. option
-    local e = join and plan[join]
-    if not e then
-      local old, known
-      if scale then
-        old = rcall('ZSCORE', key, option)
-        known = old
-      else
-        known = rcall('ZCARD', key) > 0
-      end
-      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
-        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false }
-      if join then plan[join] = e end
-      order[#order + 1] = e
-      if not known then
-        local t = unseen[b.name]
-        if not t then t = { seen = {} }; unseen[b.name] = t end
-        local member_of_index = which .. name
-        if not t.seen[member_of_index] then
-          t.seen[member_of_index] = true
-          t[#t + 1] = { member_of_index, expiry or false }
-        end
-      end
-    end
-    local u = e[5] + units
-    e[5] = u
-    e[9] = e[9] + units
-    if scale and (u >= limit or -u >= limit) then
-      fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which .. name
-        .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
-    end
-    return e
-  end
-  -- Each period kind's current period (and the next one, for the carry)
-  -- once a call: every pair votes at the same second.
-  local shown_at = {}
-  for n, pair in ipairs(pairs_) do
-    local b = boards[pair.board]
-    local scale, unit = b.decimals, 10 ^ b.decimals
-    limit = exact_limit(scale)
-    local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
-    local board_keys = ns .. 'b:' .. b.name
-    local shown = {}
-    shown_at[n] = shown
-    for _, kind in ipairs(b.periods) do
-      local p = periods_at[kind]
-      if not p then
-        local name, _, finish = period(kind, now, offset)
-        p = { name, finish }
-        periods_at[kind] = p
-      end
-      local name, finish = p[1], p[2]
-      local expiry = expire_at(b, kind, finish)
-      if server_now then refuse_expired_(b, name, expiry, server_now) end
-      add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-      shown[#shown + 1] = name
-      shown[#shown + 1] = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
-      if finish and carried > 0 then
-        if not p[3] then
-          local next_name, _, next_finish = period(kind, finish, offset)
-          p[3], p[4] = next_name, next_finish
-        end
-        add(b, 'shown:', p[3], board_keys .. ':shown:' .. p[3], pair.option, carried, scale, expire_at(b, kind, p[4]))
-      end
-    end
+  if server_now then ctx.refuse = function(b, name, expiry) refuse_expired_(b, name, expiry, server_now) end end
+  if buffered then
+    return buffer_vote(root, ns, c, ctx, vote, { checks = checks, spend = limit_spend_, id = id, request = request,
+      record = record_vote, id_ttl = id_ttl, vote_log = vote_log, server_ms = server_ms })
   end
 
-  -- Phase 4b, the other keys written, read (and checked: a wrong type, a
-  -- corrupt sequence counter, a key that is not a HyperLogLog) before the
-  -- first write: the period index (for boards not seen to exist: fresh,
-  -- the index members to add by board, lib/board_write, made only then),
-  -- the sequence counter, the participant HyperLogLogs (hlls).
-  local fresh, listed, track_periods_
-  if next(unseen) then
---- @include "lib/board_write"
-    fresh, listed, track_periods_ = {}, {}, track_periods
-    for board in pairs(boards) do
-      local t = unseen[board]
-      if t then
-        fresh[board], listed[board] = new_periods(ns, board, t)
-      else
-        rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
-      end
-    end
-  else
-    for board in pairs(boards) do
-      rcall('ZCARD', ns .. 'periods:' .. board) -- its type only: one of the wrong type is refused
-    end
-  end
-  if first_ties then stored_int(rcall('GET', ns .. 'seq') or '0', 0, 999999999999999, ns .. 'seq', 'value') end
-  local hlls, seen = { ns .. 'hll' }, {}
-  for _, pair in ipairs(pairs_) do
-    local hll = ns .. 'hll:' .. pair.board .. ':' .. pair.option
-    if not seen[hll] then seen[hll] = true; hlls[#hlls + 1] = hll end
-  end
-  for _, hll in ipairs(hlls) do
-    local magic = rcall('GETRANGE', hll, '0', '3')
-    if magic ~= '' and magic ~= 'HYLL' then fail('INVALID_CONFIG', hll .. ' is not a HyperLogLog') end
-  end
-  local stats, buckets = stats_plan({ ns = ns, now = now, offset = offset, channel = channel, device = device,
-    stats_keep = stats_keep, periods_at = periods_at }, boards, pairs_)
-  local log = ns .. 'log'
-  if vote_log > 0 then
-    local t = rcall('TYPE', log).ok
-    if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
-  end
+  -- Phase 4, the writes planned (OUT_OF_RANGE) and every key they touch
+  -- read and checked (lib/apply), before the first write.
+  ctx.reply = true
+  local plan = apply_plan(ctx, { vote })
 
-  -- Phase 5, validated: the writes start here. The sequence numbers, the
-  -- boards and their order keys, the rate-limit counters, the period
-  -- index, the participant HyperLogLogs, the statistics; each entry's
-  -- score text.
-  local seq = 0
-  if first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
-  for i, e in ipairs(order) do
-    local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
-    local old, text = e[7], nil
-    if not scale then
-      text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
-      -- the count before (none: the member is new to this real board,
-      -- whose counts are 1 and more)
-      if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
-    else
-      text = decimal_text(units, scale)
-      rcall('ZADD', key, text, option)
-    end
-    e[11] = text
-    if ordered then
-      order_write_(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
-    end
-  end
+  -- Phase 5, validated: the writes start here (lib/apply), and the rate
+  -- limits spent.
+  apply_write(ctx, plan)
   if checks then limit_spend_(checks) end
-  if fresh then
-    for board, f in pairs(fresh) do track_periods_(ns, board, f, listed[board]) end
-  end
-  for _, hll in ipairs(hlls) do rcall('PFADD', hll, user) end
-  stats_write(stats, user)
 
   -- What the vote added (lib/void's object), for its vote-id record and
-  -- the vote log: every board entry written with its amount, the pairs
-  -- with their weights, the statistics buckets.
-  local info
-  if request or vote_log > 0 then
-    local e, s = {}, {}
-    for i, w in ipairs(order) do
-      e[i] = { w[2].name, w[8], w[3], w[4] and decimal_text(w[9], w[4]) or string.format('%.0f', w[9]) }
-    end
-    for i, pair in ipairs(pairs_) do
-      local gen = boards[pair.board].remove_gen
-      s[i] = { pair.board, tostring(pair.weight), gen > 0 and tostring(gen) or nil }
-    end
-    info = { t = tostring(now), u = user, c = channel, d = device, h = buckets.hour, dy = buckets.day, e = e, s = s }
-  end
-  if vote_log > 0 then
-    info.l = rcall('XADD', log, 'MAXLEN', '~', vote_log, '*', 'u', user, 'c', channel, 'd', device,
-      'i', id, 'a', cjson.encode(info))
-  end
+  -- the vote log.
+  local info = (request or vote_log > 0) and vote_added(plan.order, pairs_, boards, vote, plan.buckets)
+  if vote_log > 0 then info.l = log_vote(ns, vote_log, vote, id, info) end
   local reply = {}
   for n, pair in ipairs(pairs_) do
-    local shown = shown_at[n] -- period name, entry, ...: the entries' scores
+    local shown = vote.shown_at[n] -- period name, entry, ...: the entries' scores
     for i = 2, #shown, 2 do shown[i] = shown[i][11] end
     reply[n] = { pair.board, pair.option, shown }
   end

@@ -86,6 +86,7 @@ fn configure_creates_boards_with_the_documented_defaults() {
             option: "x".to_string(),
             shown: vec![ps("total", "1.00")],
             replay: false,
+            folded: None,
         }]
     );
     refused(

@@ -262,17 +262,21 @@ fn a_layout_this_version_does_not_know_is_refused_by_every_script() {
             "upgrade",
             Box::new(|con| support::discard(c.upgrade("0", 100).run(con))),
         ),
+        (
+            "fold",
+            Box::new(|con| support::discard(c.fold(100).run(con))),
+        ),
     ];
     redis::cmd("HSET")
         .arg(&root)
         .arg("layout")
-        .arg("4")
+        .arg("5")
         .exec(&mut con)
         .unwrap();
     for (name, call) in &calls {
         let detail = refused_unchanged(&mut con, name, Code::LayoutVersion, |con| call(con));
         assert!(
-            detail.contains("layout 4") && detail.contains("1..3") && detail.contains("newer"),
+            detail.contains("layout 5") && detail.contains("1..4") && detail.contains("newer"),
             "{name}: {detail}"
         );
     }

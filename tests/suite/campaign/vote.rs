@@ -41,6 +41,7 @@ fn vote_adds_one_real_and_the_weight_shown_in_every_period() {
                 ps("total", "3.00"),
             ],
             replay: false,
+            folded: None,
         }]
     );
     let ballots = c.at(T0).vote("u2", &[("B", "x")]).run(&mut con).unwrap();
@@ -137,6 +138,7 @@ fn batch_vote_over_several_boards_counts_duplicate_pairs_twice() {
         option: o.to_string(),
         shown: s.iter().map(|(p, v)| ps(p, v)).collect(),
         replay: false,
+        folded: None,
     };
     // Both x pairs report x's score after the whole call.
     assert_eq!(

@@ -23,12 +23,12 @@ use crate::support::{self, Rng, DAY};
 
 /// The calls' times start here (2030-01-01): boards and statistics whose
 /// retention ends before the server's clock would be gone at once.
-const BASE: u64 = 1_893_456_000;
+pub(super) const BASE: u64 = 1_893_456_000;
 
 /// The vote as assembled at e427ebc.
 const ORACLE_VOTE: &str = include_str!("../../fixtures/vote-oracle/campaign_vote.lua");
 /// The vote as assembled now (what the library embeds).
-const VOTE: &str = include_str!("../../../lua/campaign_vote.lua");
+pub(super) const VOTE: &str = include_str!("../../../lua/campaign_vote.lua");
 
 const BOARDS: [(&str, Ties); 4] = [
     ("c", Ties::Competition),
@@ -39,7 +39,7 @@ const BOARDS: [(&str, Ties); 4] = [
 
 /// Random settings: every board's periods, carry, decimals, retention and
 /// weights; a vote log on some campaigns.
-fn settings(rng: &mut Rng) -> CampaignSettings {
+pub(super) fn settings(rng: &mut Rng) -> CampaignSettings {
     let mut s = CampaignSettings {
         offset: Some(rng.pick(&["+00:00", "+08:00", "-05:30"]).to_string()),
         vote_log: (rng.below(2) == 0).then_some(50),
@@ -84,7 +84,7 @@ fn settings(rng: &mut Rng) -> CampaignSettings {
 
 /// One random call's ARGV: user, time, channel, device, cost, id, pairs;
 /// one call in ten is malformed somewhere.
-fn call(rng: &mut Rng, s: &CampaignSettings) -> Vec<String> {
+pub(super) fn call(rng: &mut Rng, s: &CampaignSettings) -> Vec<String> {
     let bad = rng.below(10) == 0;
     let at = BASE + rng.below(4 * DAY as usize) as u64;
     let mut args = vec![
