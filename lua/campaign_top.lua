@@ -19,7 +19,10 @@
     ARGV[6..]  boards  <name, repeat 1..20>  1..20 board names
 
   Output: per board, in order: { board, period name, size (members),
-    { { member, score (string, the board's decimals), rank }, ... } }
+    { { member, score (string, the board's decimals), rank }, ... }
+    [, folded] }: on a buffered campaign (docs/hot-campaigns.md) `folded`
+    is the Unix ms (string) before which every accepted vote is on the
+    boards (lib/folded); votes accepted since may still wait in its buffer.
 
   Pending removals: options removed by campaign_configure whose cleanup
     (campaign_remove.lua) has not reached this period board yet are never
@@ -28,11 +31,12 @@
     board, at most 1000, and R entries more read; nothing more when none
     is).
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({board: string, period: string, size: integer, members:
-    list({member: string, score: string, rank: integer})})
+    list({member: string, score: string, rank: integer}), folded:
+    string|nil})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
@@ -796,6 +800,21 @@ local function board_view(ns, board, kind, selector, now, offset)
   local key, name = board_key(ns, b, kind, selector, now, offset)
   return { b = b, r = ranked(ns, b, key), name = name, decimals = kind == 'real' and 0 or b.decimals }
 end
+-- folded: how far a buffered campaign's boards are folded (lib/fold), as
+-- the reads answer it. Needs rcall (lib/prologue), stored_int (lib/stored).
+
+-- nil on an immediate campaign; else the Unix ms (text) before which every
+-- vote the campaign `root` accepted is on its boards: the server's time
+-- when nothing is buffered, else the stored `folded` of the last fold.
+local function folded_until(root)
+  local c = rcall('HMGET', root, 'mode', 'fold_due', 'folded')
+  if c[1] ~= 'buffered' then return nil end
+  if not c[2] then
+    local t = rcall('TIME')
+    return string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+  end
+  return string.format('%.0f', c[3] and stored_int(c[3], 0, 999999999999999, root, 'folded') or 0)
+end
 
 local function main()
   local root, ns = campaign_key('campaign_top')
@@ -807,11 +826,12 @@ local function main()
   local views = {}
   for i = 6, #ARGV do views[#views + 1] = board_view(ns, ARGV[i], kind, selector, now, offset) end
   local start = (page - 1) * per_page
+  local folded = folded_until(root)
   local reply = {}
   for _, v in ipairs(views) do
     local entries = ordered_window(v.r, start, start + per_page - 1)
     for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
-    reply[#reply + 1] = { v.b.name, v.name, live_size(v.r), entries }
+    reply[#reply + 1] = { v.b.name, v.name, live_size(v.r), entries, folded }
   end
   return reply
 end

@@ -138,6 +138,11 @@ pub struct BoardPage {
     pub size: u64,
     /// This page, best first.
     pub entries: Vec<Entry>,
+    /// A buffered campaign's page: the Unix ms before which every accepted
+    /// vote is on the boards (later ones may wait in its buffer). None on
+    /// an immediate campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded: Option<u64>,
 }
 
 /// Where a member stands on a board.

@@ -137,6 +137,14 @@ reply_type! {
             period: text(get(&b, 1)?)?,
             size: count(get(&b, 2)?)?,
             entries: entries(get(&b, 3)?.clone())?,
+            folded: match b.get(4) {
+                None => None,
+                Some(v) => Some(
+                    text(v)?
+                        .parse()
+                        .map_err(|_| format!("expected Unix ms, got {v:?}"))?,
+                ),
+            },
         })
     };
     // `campaign_standing.lua`, per member: `{ member, rank, score, ahead,

@@ -626,6 +626,7 @@ mod tests {
                     rank: *r,
                 })
                 .collect(),
+            folded: None,
         }
     }
 

@@ -17,7 +17,10 @@
     ARGV[6..]  boards  <name, repeat 1..20>  1..20 board names
 
   Output: per board, in order: { board, period name, size (members),
-    { { member, score (string, the board's decimals), rank }, ... } }
+    { { member, score (string, the board's decimals), rank }, ... }
+    [, folded] }: on a buffered campaign (docs/hot-campaigns.md) `folded`
+    is the Unix ms (string) before which every accepted vote is on the
+    boards (lib/folded); votes accepted since may still wait in its buffer.
 
   Pending removals: options removed by campaign_configure whose cleanup
     (campaign_remove.lua) has not reached this period board yet are never
@@ -26,11 +29,12 @@
     board, at most 1000, and R entries more read; nothing more when none
     is).
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({board: string, period: string, size: integer, members:
-    list({member: string, score: string, rank: integer})})
+    list({member: string, score: string, rank: integer}), folded:
+    string|nil})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NUMBER, REDVOTE_INVALID_NAME,
@@ -42,6 +46,7 @@
 --- @include "lib/campaign"
 --- @include "lib/board_view"
 --- @include "lib/ranks"
+--- @include "lib/folded"
 
 local function main()
   local root, ns = campaign_key('campaign_top')
@@ -53,11 +58,12 @@ local function main()
   local views = {}
   for i = 6, #ARGV do views[#views + 1] = board_view(ns, ARGV[i], kind, selector, now, offset) end
   local start = (page - 1) * per_page
+  local folded = folded_until(root)
   local reply = {}
   for _, v in ipairs(views) do
     local entries = ordered_window(v.r, start, start + per_page - 1)
     for _, e in ipairs(entries) do e[2] = fmt(e[2], v.decimals) end
-    reply[#reply + 1] = { v.b.name, v.name, live_size(v.r), entries }
+    reply[#reply + 1] = { v.b.name, v.name, live_size(v.r), entries, folded }
   end
   return reply
 end
