@@ -615,6 +615,28 @@ local function parse_period(name, offset)
   if period(kind, t, offset) ~= name then return nil end
   return kind, t
 end
+-- stats_buckets: the statistics buckets a vote counts in (lib/stats):
+-- its hour and its day in the campaign's offset. Needs period
+-- (lib/periods).
+
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The hour and day buckets of a vote at `now`: { hour = { name, end },
+-- day = { name, end } }, from `periods_at` when it holds them (the vote's
+-- own cache of period names, lib/apply).
+local function stats_buckets(now, offset, periods_at)
+  local names = {}
+  for _, kind in ipairs(STATS_KINDS) do
+    local known = periods_at and periods_at[kind]
+    if known then
+      names[kind] = known -- { name, end, ... }
+    else
+      local name, _, finish = period(kind, now, offset)
+      names[kind] = { name, finish }
+    end
+  end
+  return names
+end
 -- stats: the statistics counters the vote writes in O(1) a pair, and
 -- campaign_stats reads (docs/statistics.md). Per board B and per hour and
 -- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
@@ -641,7 +663,6 @@ end
 -- Distinct channel (and device) fields a bucket keeps; later values count
 -- in ch:* (dev:*).
 local STATS_FIELDS = 32
-local STATS_KINDS = { 'hour', 'day' }
 
 -- The retention of board `b`'s statistics: seconds after a bucket's end;
 -- false: kept (cached in b).
@@ -686,23 +707,6 @@ local function stats_count(set, key, votes, field, have, n, nfield, other)
     other = other + votes
   end
   return n, other
-end
-
--- The hour and day buckets of a vote at `now`: { hour = { name, end },
--- day = { name, end } }, from `periods_at` when it holds them (the vote's
--- own cache of period names, lib/apply).
-local function stats_buckets(now, offset, periods_at)
-  local names = {}
-  for _, kind in ipairs(STATS_KINDS) do
-    local known = periods_at and periods_at[kind]
-    if known then
-      names[kind] = known -- { name, end, ... }
-    else
-      local name, _, finish = period(kind, now, offset)
-      names[kind] = { name, finish }
-    end
-  end
-  return names
 end
 
 -- Before the first write: the statistics that `votes` (each { now,
@@ -1045,89 +1049,45 @@ local function void_write(ns, plan)
   end
   return n
 end
--- apply: the writes of accepted campaign votes, one immediate vote's and a
--- fold's many (lib/fold) by the same code, so that both modes give the
--- same boards. apply_plan reads and checks every key first, apply_write
--- writes. Many votes write one entry per (board period, option): their
--- amounts summed, their participants in one PFADD a HyperLogLog, their
--- statistics in one HSET a bucket.
---
--- ctx: ns, boards (board name -> lib/board's settings), offset, stats_keep
--- (the root's, or nil), sided (a board keeps side keys, lib/order),
--- first_ties (one has ties "first"), reply (keep each pair's shown
--- entries for the vote's reply), refuse (the explicit clock's retention
--- check, lib/retention's refuse_expired bound to the server's time, or
--- nil), gone (a fold: the server's time; a board or bucket whose expiry
--- is at or before it is gone already, and is not made again).
--- A vote: { user, channel, device, now (its Unix second), pairs = { {
--- board, option, weight }, ... }, periods_at (the vote's period names
--- cache: kind -> { name, end, next name, next end }; made when absent) }.
--- Needs rcall, fail (lib/prologue), expire_at (lib/board), period
--- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
--- stats_plan, stats_write (lib/stats).
+-- entries: the board entries that accepted campaign votes add, planned
+-- without a read: lib/apply reads and writes them, a buffered vote's
+-- intake records them (lib/vote_added). ctx and the votes as lib/apply
+-- takes them. Needs expire_at (lib/board), period (lib/periods).
 
--- Before the first write: the entries `votes` write, every key read and
--- checked. An entry that would leave the exact range (lib/exact) is
--- refused by ctx.out_of_range (the vote's refusal), or without one (a
--- fold, whose votes are accepted) not written and counted in the plan's
--- `overflow`. Returns the
--- plan apply_write takes. Entries are arrays (cheaper to make than named
--- fields): [1] key, [2] board settings, [3] option, [4] scale (false: a
--- real board), [5] units after the votes, [6] the key's expiry (false:
--- none), [7] the score before (false: none), [8] which (real:P or
--- shown:P), [9] units added, [10] the side keys' state (lib/order, false:
--- none), [11] the score written, as text, [12] true: beyond the range.
-local function apply_plan(ctx, votes)
+-- The entries `votes` add, each (board period key, option) once with the
+-- votes' amounts summed, in the order the votes first name them (`order`),
+-- and grouped by key (`groups`); each vote's `shown_at` (ctx.reply: every
+-- pair's period names and shown entries) and `periods_at`. An entry is an
+-- array (cheaper to make than named fields): [1] key, [2] board settings,
+-- [3] option, [4] scale (false: a real board), [5] units after the votes
+-- (lib/apply), [6] the key's expiry (false: none), [7] the score before
+-- (lib/apply; false: none), [8] which (real:P or shown:P), [9] units
+-- added, [10] the side keys' state (lib/apply), [11] the score written
+-- (lib/apply), [12] true: beyond the exact range (lib/apply).
+local function planned_entries(ctx, votes)
   local ns, boards = ctx.ns, ctx.boards
-  local order_read_
-  if ctx.sided and not ctx.dry then
-    ctx.order_read, ctx.order_write = order_read, order_write
-    order_read_ = order_read
-  end
-  local p = { order = {}, overflow = 0 }
-  local joined, order, unseen = {}, p.order, {}
+  local p = { order = {}, groups = {} }
+  local joined, order, groups, by_key = {}, p.order, p.groups, {}
   -- a key and an option meet twice only in a batch or a fold
   local join = #votes > 1 or #votes[1].pairs > 1
-  local limit -- the exact range of the current pair's board (lib/exact)
+  -- An entry planned, its amount added; read later, by key (read_entries).
   local function add(b, which, name, key, option, units, scale, expiry)
     local id = join and key .. '\0' .. option
     local e = id and joined[id]
-    if not e and ctx.dry then
-      -- planned without reads: the entry and its amount only
+    if not e then
       e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
       if id then joined[id] = e end
       order[#order + 1] = e
-    end
-    if not e then
-      local old, known
-      if scale then
-        old = rcall('ZSCORE', key, option)
-        known = old
+      local g = by_key[key]
+      if not g then
+        g = { e }
+        by_key[key] = g
+        groups[#groups + 1] = g
       else
-        known = rcall('ZCARD', key) > 0
-      end
-      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
-        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false, false }
-      if id then joined[id] = e end
-      order[#order + 1] = e
-      if not known then
-        local t = unseen[b.name]
-        if not t then t = { seen = {} }; unseen[b.name] = t end
-        local member_of_index = which .. name
-        if not t.seen[member_of_index] then
-          t.seen[member_of_index] = true
-          t[#t + 1] = { member_of_index, expiry or false }
-        end
+        g[#g + 1] = e
       end
     end
-    local u = e[5] + units
-    e[5] = u
     e[9] = e[9] + units
-    if scale and not ctx.dry and (u >= limit or -u >= limit) then
-      if ctx.out_of_range then ctx.out_of_range(b, option, which .. name, limit, scale) end
-      if not e[12] then p.overflow = p.overflow + 1 end
-      e[12] = true
-    end
     return e
   end
   local gone, by_time = ctx.gone, {}
@@ -1142,7 +1102,6 @@ local function apply_plan(ctx, votes)
     for n, pair in ipairs(vote.pairs) do
       local b = boards[pair.board]
       local scale, unit = b.decimals, 10 ^ b.decimals
-      limit = exact_limit(scale)
       local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
       local board_keys = ns .. 'b:' .. b.name
       local shown = shown_at and {}
@@ -1179,11 +1138,87 @@ local function apply_plan(ctx, votes)
     end
   end
 
-  if ctx.dry then return p end
+  return p
+end
+-- apply: the writes of accepted campaign votes, one immediate vote's and a
+-- fold's many (lib/fold) by the same code, so that both modes give the
+-- same boards. apply_plan reads and checks every key first, apply_write
+-- writes. Many votes write one entry per (board period, option): their
+-- amounts summed, their participants in one PFADD a HyperLogLog, their
+-- statistics in one HSET a bucket.
+--
+-- ctx: ns, boards (board name -> lib/board's settings), offset, stats_keep
+-- (the root's, or nil), sided (a board keeps side keys, lib/order),
+-- first_ties (one has ties "first"), reply (keep each pair's shown
+-- entries for the vote's reply), refuse (the explicit clock's retention
+-- check, lib/retention's refuse_expired bound to the server's time, or
+-- nil), gone (a fold: the server's time; a board or bucket whose expiry
+-- is at or before it is gone already, and is not made again).
+-- A vote: { user, channel, device, now (its Unix second), pairs = { {
+-- board, option, weight }, ... }, periods_at (the vote's period names
+-- cache: kind -> { name, end, next name, next end }; made when absent) }.
+-- Needs rcall, fail (lib/prologue), expire_at (lib/board), period
+-- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
+-- stats_plan, stats_write (lib/stats).
+
+-- Before the first write: the entries `votes` write (lib/entries), every
+-- key read and checked. An entry that would leave the exact range
+-- (lib/exact) is refused by ctx.out_of_range (the vote's refusal), or
+-- without one (a fold, whose votes are accepted) not written and counted
+-- in the plan's `overflow`. Returns the plan apply_write takes.
+local function apply_plan(ctx, votes)
+  local order_read_
+  if ctx.sided then
+    ctx.order_read, ctx.order_write = order_read, order_write
+    order_read_ = order_read
+  end
+  local p = planned_entries(ctx, votes)
+  p.overflow = 0
+  local ns, boards, groups, gone = ctx.ns, ctx.boards, p.groups, ctx.gone
+
+  -- Every board key read once (ZMSCORE of its options: a wrong type is
+  -- refused here), each entry's units after the votes checked against the
+  -- exact range, and the side keys read (lib/order); a key that does not
+  -- exist is looked up in the period index (below).
+  local unseen = {}
+  for _, g in ipairs(groups) do
+    local first = g[1]
+    local key, b, scale = first[1], first[2], first[4]
+    local members = {}
+    for i, e in ipairs(g) do members[i] = e[3] end
+    local scores = rcall('ZMSCORE', key, unpack(members))
+    local known = false
+    local limit = scale and exact_limit(scale)
+    for i, e in ipairs(g) do
+      local old = scores[i]
+      if old then
+        known = true
+        e[7] = old
+        e[5] = (scale and units_of(old, scale) or tonumber(old)) + e[9]
+      else
+        e[5] = e[9]
+      end
+      local u = e[5]
+      if scale and (u >= limit or -u >= limit) then
+        if ctx.out_of_range then ctx.out_of_range(b, e[3], e[8], limit, scale) end
+        if not e[12] then p.overflow = p.overflow + 1 end
+        e[12] = true
+      end
+      if b.sides[1] then e[10] = order_read_(ns, b, key, e[3]) end
+    end
+    if not known and rcall('EXISTS', key) == 0 then
+      local t = unseen[b.name]
+      if not t then t = { seen = {} }; unseen[b.name] = t end
+      if not t.seen[first[8]] then
+        t.seen[first[8]] = true
+        t[#t + 1] = { first[8], first[6] }
+      end
+    end
+  end
 
   -- The other keys written, read (and checked: a wrong type, a corrupt
   -- sequence counter, a key that is not a HyperLogLog) before the first
-  -- write: the period index (for boards not seen to exist: the index
+  -- write: the period index (for boards that do not exist: the index
   -- members to add by board, lib/board_write, made only then), the
   -- sequence counter, the participant HyperLogLogs.
   if next(unseen) then
@@ -1265,23 +1300,24 @@ local function apply_write(ctx, p)
   local ns, order = ctx.ns, p.order
   local seq = 0
   if ctx.first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
-  for i, e in ipairs(order) do
-    if not e[12] then
-      local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
-      local old, text = e[7], nil
-      if not scale then
-        text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
-        -- the count before (none: the member is new to this real board,
-        -- whose counts are 1 and more)
-        if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
-      else
-        text = decimal_text(units, scale)
-        rcall('ZADD', key, text, option)
+  -- each board key in one ZADD of its entries' new scores (exact text:
+  -- counts on real boards, decimals on shown ones)
+  for _, g in ipairs(p.groups) do
+    local args = {}
+    for _, e in ipairs(g) do
+      if not e[12] then
+        local text = e[4] and decimal_text(e[5], e[4]) or string.format('%.0f', e[5])
+        e[11] = text
+        args[#args + 1] = text
+        args[#args + 1] = e[3]
       end
-      e[11] = text
-      if ordered then
-        ctx.order_write(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
-      end
+    end
+    if args[1] then rcall('ZADD', g[1][1], unpack(args)) end
+  end
+  -- the side keys, entry by entry, once every board is written
+  if ctx.sided then
+    for i, e in ipairs(order) do
+      if e[10] and not e[12] then ctx.order_write(ns, e[2], e[1], e[3], e[7] or nil, e[11], e[10], seq + i, e[6]) end
     end
   end
   if p.fresh then
@@ -1290,120 +1326,12 @@ local function apply_write(ctx, p)
   for _, h in ipairs(p.hlls) do rcall('PFADD', h.key, unpack(h)) end
   stats_write(p.stats)
 end
--- fold: a buffered campaign's votes (campaign settings `mode` "buffered")
--- are accepted by campaign_vote into <ns>buf, and written to the boards
--- here, many at once (lib/apply), in arrival order, in one call: a fold is
--- atomic, and what it folds leaves the buffer in the same call.
---
--- <ns>buf is a list, oldest first, of one line a vote, fields separated by
--- a tab (no name, user or number holds one):
---   1, arrived (server Unix ms), time (the vote's Unix second), user,
---   channel, device, then board, option, weight for each pair.
--- The root <ns>campaign keeps `fold_ms` (how old the oldest buffered vote
--- may grow before a vote folds), `fold_due` (Unix ms: when the oldest
--- buffered vote is fold_ms old; absent: nothing buffered) and `folded`
--- (Unix ms: every vote accepted before it is on the boards).
--- A buffered vote counts with the settings in force when it was accepted
--- (its weight is in its line; every call that changes settings or takes
--- votes back folds the buffer first, in the same call: fold_all), so a
--- buffered campaign's boards equal an immediate one's, except that "first"
--- ties within one fold rank by the arrival of the options' first votes in
--- it. Needs rcall, fail (lib/prologue), stored_int (lib/stored),
--- board_settings (lib/board), apply_plan, apply_write (lib/apply).
-
--- The most votes one fold takes, and its bound of work: a unit about one
--- command (lib/board's CALL_WORK), a vote 1 (its line, participants and
--- statistics), each distinct (board, option) of a fold its entries' units
--- (lib/board's entry_work) for each period kind, the carry's too.
-local FOLD_VOTES, FOLD_WORK = 1000, 1200
+-- fold_settings: a buffered campaign's stored settings a fold reads, and
+-- the order of its buffers (lib/fold). Needs stored_int (lib/stored).
 
 -- The default fold_ms (campaign settings): how old a buffered vote may grow
 -- before the next vote folds it.
 local FOLD_MS_DEFAULT = 200
-
--- A line of <ns>buf as a vote (lib/apply's form, with `arrived`), or nil
--- when it is not one.
-local function buffered_vote(line)
-  local f = {}
-  for v in (line .. '\t'):gmatch('([^\t]*)\t') do f[#f + 1] = v end
-  if f[1] ~= '1' or #f < 9 or (#f - 6) % 3 ~= 0 then return nil end
-  local arrived, now = tonumber(f[2]), tonumber(f[3])
-  if not arrived or not now or f[4] == '' then return nil end
-  local vote = { arrived = arrived, now = now, user = f[4], channel = f[5], device = f[6], pairs = {} }
-  for i = 7, #f, 3 do
-    local w = f[i + 2]
-    if not w:find('^[1-9]%d*$') then return nil end
-    vote.pairs[#vote.pairs + 1] = { board = f[i], option = f[i + 1], weight = tonumber(w) }
-  end
-  return vote
-end
-
--- The units of work of one (board, option) on board `b` (lib/board).
-local function fold_pair_work(b)
-  local n = #b.periods
-  local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
-  return entries * entry_work(b)
-end
-
--- Fold up to `max` of the oldest buffered votes of the campaign `root`
--- (<ns>, its stored offset and stats_keep: s) while they fit FOLD_WORK;
--- `all`: every buffered vote, or nothing (before any write, answering
--- nil) when they do not fit one call. `now_ms`: the server's time.
--- Returns how many it folded, how many are left, the `folded` time, and
--- how many entries it left out, beyond the exact range (lib/apply).
-local function fold_buffer(root, ns, s, max, all, now_ms)
-  local buf = ns .. 'buf'
-  local n = rcall('LLEN', buf)
-  if all and n > FOLD_VOTES then return nil end
-  local overflow
-  local lines = n > 0 and rcall('LRANGE', buf, 0, math.min(max, n) - 1) or {}
-  local votes, boards, work, seen = {}, {}, 0, {}
-  local sided, first_ties = false, false
-  for i, line in ipairs(lines) do
-    local vote = buffered_vote(line)
-    if not vote then fail('INVALID_CONFIG', buf .. ' entry ' .. (i - 1) .. ' is not a buffered vote') end
-    local w = 1
-    for _, pair in ipairs(vote.pairs) do
-      local b = boards[pair.board]
-      if not b then
-        b = board_settings(ns, pair.board)
-        boards[pair.board] = b
-        sided = sided or b.sides[1] ~= nil
-        first_ties = first_ties or b.first
-      end
-      local id = pair.board .. '\0' .. pair.option
-      w = w + 1
-      if not seen[id] then seen[id] = true; w = w + fold_pair_work(b) end
-    end
-    if i > 1 and work + w > FOLD_WORK then
-      if all then return nil end
-      break
-    end
-    work = work + w
-    votes[i] = vote
-  end
-  if #votes == 0 then return 0, n, n == 0 and now_ms or nil, 0 end
-  do
-    local ctx = { ns = ns, boards = boards, offset = s.offset, stats_keep = s.stats_keep, sided = sided,
-      first_ties = first_ties, gone = math.floor(now_ms / 1000) }
-    local p = apply_plan(ctx, votes)
-    apply_write(ctx, p)
-    rcall('LTRIM', buf, #votes, -1)
-    overflow = p.overflow
-  end
-  local left, folded = n - #votes, now_ms
-  if left > 0 then
-    local next_vote = buffered_vote(rcall('LINDEX', buf, 0))
-    local arrived = next_vote and next_vote.arrived or now_ms
-    folded = math.min(arrived, now_ms)
-    rcall('HSET', root, 'folded', string.format('%.0f', folded), 'fold_due',
-      string.format('%.0f', arrived + s.fold_ms))
-  else
-    rcall('HSET', root, 'folded', string.format('%.0f', folded))
-    rcall('HDEL', root, 'fold_due')
-  end
-  return #votes, left, folded, overflow
-end
 
 -- The campaign `root`'s fold settings from its stored fields (offset,
 -- stats_keep, fold_ms: c[1..3]), parsed strictly (INVALID_CONFIG).
@@ -1413,6 +1341,141 @@ local function fold_settings(root, c)
     stats_keep = c[2] and stored_int(c[2], -1, 315360000, root, 'stats_keep'),
     fold_ms = c[3] and stored_int(c[3], 1, 3600000, root, 'fold_ms') or FOLD_MS_DEFAULT,
   }
+end
+
+-- The order of the options with votes buffered (<ns>bufs, lib/fold): a
+-- line's arrival (server Unix ms) x 64 + its pair's place in its vote.
+local function buffer_score(arrived, place)
+  return string.format('%.0f', arrived * 64 + place)
+end
+-- fold: a buffered campaign's votes (campaign settings `mode` "buffered")
+-- are accepted by campaign_vote into buffers, and written to the boards
+-- here, many at once (lib/apply), in one call: a fold is atomic, and what
+-- it folds leaves the buffers in the same call.
+--
+-- Each voted (board B, option O) has its buffer <ns>buf:B:O, a list,
+-- oldest first, of one line a pair voted, fields separated by a tab (no
+-- name, user or number holds one):
+--   1, arrived (server Unix ms), the pair's place in its vote (0..49),
+--   time (the vote's Unix second), user, channel, device, weight.
+-- <ns>bufs is the zset of the options with votes buffered, "B:O" scored by
+-- its oldest line's arrival (arrived x 64 + place: a vote's pairs in
+-- order). A fold takes whole options, oldest first, so that all the votes
+-- of an option buffered since the last fold make one write a board period
+-- (the seed's star boards: many fans, few stars).
+-- The root <ns>campaign keeps `fold_ms` (how old the oldest buffered vote
+-- may grow before a vote folds), `fold_due` (Unix ms: when the oldest
+-- buffered vote is fold_ms old; absent: nothing buffered) and `folded`
+-- (Unix ms: every vote accepted before it is on the boards).
+-- A buffered vote counts with the settings in force when it was accepted
+-- (its weight is in its line; every call that changes settings or takes
+-- votes back folds every buffer first, in the same call: lib/fold_all),
+-- so a buffered campaign's boards equal an immediate one's, except that
+-- "first" ties reached within one fold rank by the arrival of the
+-- options' oldest votes in it. Needs rcall, fail (lib/prologue),
+-- stored_int (lib/stored), board_settings, entry_work (lib/board),
+-- apply_plan, apply_write (lib/apply).
+
+-- The most votes one fold takes, and its bound of work: a unit about one
+-- board entry written (lib/board's entry_work), a vote 1 (its line,
+-- participants and statistics).
+local FOLD_VOTES, FOLD_WORK = 1000, 4000
+
+-- A line of a buffer of `board`, `option` as lib/apply's vote (with
+-- `arrived`), or nil when it is not one.
+local function buffered_vote(line, board, option)
+  local f = {}
+  for v in (line .. '\t'):gmatch('([^\t]*)\t') do f[#f + 1] = v end
+  if f[1] ~= '1' or #f ~= 8 or f[5] == '' or not f[8]:find('^[1-9]%d*$') then return nil end
+  local arrived, place, now = tonumber(f[2]), tonumber(f[3]), tonumber(f[4])
+  if not arrived or not place or not now then return nil end
+  return { arrived = arrived, place = place, now = now, user = f[5], channel = f[6], device = f[7],
+    pairs = { { board = board, option = option, weight = tonumber(f[8]) } } }
+end
+
+-- The units of work of one option's entries on board `b` (lib/board).
+local function fold_option_work(b)
+  local n = #b.periods
+  local entries = 2 * n + (b.carry_millionths > 0 and n - (b.keeps.total and 1 or 0) or 0)
+  return entries * entry_work(b)
+end
+
+-- Fold the buffered votes of the campaign `root` (<ns>; s: its fold
+-- settings, lib/fold_settings), whole options, oldest first, while they fit
+-- `max` votes and FOLD_WORK; `all`: every buffered vote, or nothing
+-- (before any write, answering nil) when they do not fit one call.
+-- `now_ms`: the server's time. Returns how many votes it folded, how many
+-- are left, the `folded` time, and how many entries it left out, beyond
+-- the exact range (lib/apply).
+local function fold_buffer(root, ns, s, max, all, now_ms)
+  local bufs = ns .. 'bufs'
+  local buffered = stored_int(rcall('HGET', root, 'buffered') or '0', 0, 999999999999999, root, 'buffered')
+  if all and buffered > FOLD_VOTES then return nil end
+  local heads = rcall('ZRANGE', bufs, 0, all and -1 or 99)
+  local votes, boards, taken, work = {}, {}, {}, 0
+  local sided, first_ties = false, false
+  for _, head in ipairs(heads) do
+    local board, option = head:match('^([^:]+):([^:]+)$')
+    if not board then fail('INVALID_CONFIG', bufs .. ' holds "' .. head:sub(1, 80) .. '", not a board:option') end
+    local b = boards[board]
+    if not b then
+      b = board_settings(ns, board)
+      boards[board] = b
+    end
+    local cost = fold_option_work(b)
+    local room = math.min(max - #votes, FOLD_WORK - work - cost)
+    if room < 1 and #votes > 0 then
+      if all then return nil end
+      break
+    end
+    local key = ns .. 'buf:' .. head
+    local n = rcall('LLEN', key)
+    local k = math.min(n, math.max(room, 1))
+    if all and k < n then return nil end
+    local lines = rcall('LRANGE', key, 0, k - 1)
+    for i, line in ipairs(lines) do
+      local vote = buffered_vote(line, board, option)
+      if not vote then fail('INVALID_CONFIG', key .. ' entry ' .. (i - 1) .. ' is not a buffered vote') end
+      votes[#votes + 1] = vote
+    end
+    sided = sided or b.sides[1] ~= nil
+    first_ties = first_ties or b.first
+    work = work + cost + k
+    taken[#taken + 1] = { head, key, k, n }
+  end
+  if #votes == 0 then
+    return 0, buffered, buffered == 0 and now_ms or nil, 0
+  end
+  local ctx = { ns = ns, boards = boards, offset = s.offset, stats_keep = s.stats_keep, sided = sided,
+    first_ties = first_ties, gone = math.floor(now_ms / 1000) }
+  local p = apply_plan(ctx, votes)
+
+  -- validated: the writes start here
+  apply_write(ctx, p)
+  for _, t in ipairs(taken) do
+    local head, key, k, n = t[1], t[2], t[3], t[4]
+    if k == n then
+      rcall('DEL', key)
+      rcall('ZREM', bufs, head)
+    else
+      rcall('LTRIM', key, k, -1)
+      local next_vote = buffered_vote(rcall('LINDEX', key, 0), '', '')
+      if next_vote then rcall('ZADD', bufs, buffer_score(next_vote.arrived, next_vote.place), head) end
+    end
+  end
+  local left = math.max(buffered - #votes, 0)
+  local folded = now_ms
+  local oldest = rcall('ZRANGE', bufs, 0, 0, 'WITHSCORES')
+  if oldest[1] then
+    folded = math.min(math.floor(tonumber(oldest[2]) / 64), now_ms)
+    rcall('HSET', root, 'buffered', string.format('%.0f', left), 'folded', string.format('%.0f', folded),
+      'fold_due', string.format('%.0f', folded + s.fold_ms))
+  else
+    left = 0
+    rcall('HSET', root, 'buffered', '0', 'folded', string.format('%.0f', folded))
+    rcall('HDEL', root, 'fold_due')
+  end
+  return #votes, left, folded, p.overflow
 end
 -- fold_all: the calls that change a campaign's settings or take votes back
 -- (campaign_configure, campaign_void, campaign_void_range) fold a buffered
@@ -1433,7 +1496,7 @@ local function fold_all(root, ns)
   local t = rcall('TIME')
   local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   if not fold_buffer(root, ns, fold_settings(root, c), FOLD_VOTES, true, now_ms) then
-    fail('UNFOLDED', rcall('LLEN', ns .. 'buf') .. ' buffered votes are more than one call folds: fold them first'
+    fail('UNFOLDED', (rcall('HGET', root, 'buffered') or '?') .. ' buffered votes are more than one call folds: fold them first'
       .. ' (campaign_fold), then send this again')
   end
   return true

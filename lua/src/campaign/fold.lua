@@ -1,13 +1,14 @@
 #!lua
 --[[
-  campaign_fold: write a buffered campaign's oldest accepted votes to its
-  boards (docs/hot-campaigns.md). A campaign in mode "buffered" keeps the
-  votes campaign_vote accepts in <ns>buf; this call takes up to `max` of
-  them, in arrival order, while they fit one call's work, and writes them
-  as an immediate vote would (lib/apply: weights as accepted, carry, exact
+  campaign_fold: write a buffered campaign's accepted votes to its boards
+  (docs/hot-campaigns.md). A campaign in mode "buffered" keeps the votes
+  campaign_vote accepts in one buffer a voted option (lib/fold); this
+  call takes up to `max` votes, whole options first, the option with the
+  oldest vote first, while they fit one call's work, and writes them as
+  an immediate vote would (lib/apply: weights as accepted, carry, exact
   decimals, retention, the period index, dense and first side keys,
   participants, statistics), one write per (board, period, option), and
-  drops them from the buffer: all in one call. Sent twice, it folds the
+  drops them from the buffers: all in one call. Sent twice, it folds the
   next votes: none is written twice. On an immediate campaign it folds
   nothing.
 
@@ -21,7 +22,7 @@
     because they would leave the exact range (lib/exact; a vote cannot
     check that when it is accepted).
 
-  Keys: <ns>buf, <ns>board:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>bufs, <ns>buf:B:O, <ns>board:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>periods:B, <ns>seq, <ns>hll:B:O,
     <ns>hll, <ns>st:B:P, <ns>sp:P, <ns>sn:P
 

@@ -143,11 +143,21 @@
 --- @include "lib/stored"
 --- @include "lib/board"
 --- @include "lib/periods"
+--- @include "lib/fold_settings"
 --- @include "lib/exact"
+--- @include "lib/intake"
+
+-- The code that writes boards (lib/apply, lib/fold), made only by a call
+-- that needs it: every function a
+-- script defines at its top is a closure made on each call, and a
+-- buffered vote's intake needs none of these.
+local function writers()
 --- @include "lib/stats"
 --- @include "lib/apply"
+--- @include "lib/fold"
 --- @include "lib/vote_added"
---- @include "lib/intake"
+  return { apply_plan = apply_plan, apply_write = apply_write, fold_buffer = fold_buffer }
+end
 
 -- The vote is the campaign's hottest call, and each function a script
 -- defines is a closure made on every call, about 1.3k instructions with
@@ -172,7 +182,7 @@ local function main()
   -- The campaign root and its hash, with the settings the vote reads
   -- (lib/campaign: the layout checked).
   local root, ns, layout, c = campaign_key('campaign_vote', 'offset', 'start', 'end', 'limits', 'denying', 'updated',
-    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked', 'mode', 'fold_ms', 'fold_due', 'folded')
+    'vote_id_ttl', 'vote_log', 'stats_keep', 'rlu_until', 'limits_checked', 'mode', 'fold_ms', 'fold_due', 'folded', 'buffered')
   pair_argc('campaign_vote', 6, 1, 50, 'user, time, channel, device, cost, vote id, then board, option pairs',
     'at most 50 (board, option) pairs a call')
   local user, at, channel, device, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
@@ -302,18 +312,20 @@ local function main()
   end
   if server_now then ctx.refuse = function(b, name, expiry) refuse_expired_(b, name, expiry, server_now) end end
   if buffered then
-    return buffer_vote(root, ns, c, ctx, vote, { checks = checks, spend = limit_spend_, id = id, request = request,
+    return buffer_vote(root, ns, c, ctx, vote, { writers = writers, checks = checks, spend = limit_spend_, id = id,
+      request = request,
       record = record_vote, id_ttl = id_ttl, vote_log = vote_log, server_ms = server_ms })
   end
 
   -- Phase 4, the writes planned (OUT_OF_RANGE) and every key they touch
   -- read and checked (lib/apply), before the first write.
   ctx.reply = true
-  local plan = apply_plan(ctx, { vote })
+  local w = writers()
+  local plan = w.apply_plan(ctx, { vote })
 
   -- Phase 5, validated: the writes start here (lib/apply), and the rate
   -- limits spent.
-  apply_write(ctx, plan)
+  w.apply_write(ctx, plan)
   if checks then limit_spend_(checks) end
 
   -- What the vote added (lib/void's object), for its vote-id record and

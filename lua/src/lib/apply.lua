@@ -4,6 +4,7 @@
 --- @include "lib/periods"
 --- @include "lib/exact"
 --- @include "lib/stats"
+--- @include "lib/entries"
 -- apply: the writes of accepted campaign votes, one immediate vote's and a
 -- fold's many (lib/fold) by the same code, so that both modes give the
 -- same boards. apply_plan reads and checks every key first, apply_write
@@ -25,125 +26,65 @@
 -- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
 -- stats_plan, stats_write (lib/stats).
 
--- Before the first write: the entries `votes` write, every key read and
--- checked. An entry that would leave the exact range (lib/exact) is
--- refused by ctx.out_of_range (the vote's refusal), or without one (a
--- fold, whose votes are accepted) not written and counted in the plan's
--- `overflow`. Returns the
--- plan apply_write takes. Entries are arrays (cheaper to make than named
--- fields): [1] key, [2] board settings, [3] option, [4] scale (false: a
--- real board), [5] units after the votes, [6] the key's expiry (false:
--- none), [7] the score before (false: none), [8] which (real:P or
--- shown:P), [9] units added, [10] the side keys' state (lib/order, false:
--- none), [11] the score written, as text, [12] true: beyond the range.
+-- Before the first write: the entries `votes` write (lib/entries), every
+-- key read and checked. An entry that would leave the exact range
+-- (lib/exact) is refused by ctx.out_of_range (the vote's refusal), or
+-- without one (a fold, whose votes are accepted) not written and counted
+-- in the plan's `overflow`. Returns the plan apply_write takes.
 local function apply_plan(ctx, votes)
-  local ns, boards = ctx.ns, ctx.boards
   local order_read_
-  if ctx.sided and not ctx.dry then
+  if ctx.sided then
 --- @include "lib/order"
     ctx.order_read, ctx.order_write = order_read, order_write
     order_read_ = order_read
   end
-  local p = { order = {}, overflow = 0 }
-  local joined, order, unseen = {}, p.order, {}
-  -- a key and an option meet twice only in a batch or a fold
-  local join = #votes > 1 or #votes[1].pairs > 1
-  local limit -- the exact range of the current pair's board (lib/exact)
-  local function add(b, which, name, key, option, units, scale, expiry)
-    local id = join and key .. '\0' .. option
-    local e = id and joined[id]
-    if not e and ctx.dry then
-      -- planned without reads: the entry and its amount only
-      e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
-      if id then joined[id] = e end
-      order[#order + 1] = e
-    end
-    if not e then
-      local old, known
-      if scale then
-        old = rcall('ZSCORE', key, option)
-        known = old
-      else
-        known = rcall('ZCARD', key) > 0
-      end
-      e = { key, b, option, scale or false, old and units_of(old, scale) or 0, expiry or false, old or false,
-        which .. name, 0, b.sides[1] and order_read_(ns, b, key, option) or false, false, false }
-      if id then joined[id] = e end
-      order[#order + 1] = e
-      if not known then
-        local t = unseen[b.name]
-        if not t then t = { seen = {} }; unseen[b.name] = t end
-        local member_of_index = which .. name
-        if not t.seen[member_of_index] then
-          t.seen[member_of_index] = true
-          t[#t + 1] = { member_of_index, expiry or false }
-        end
-      end
-    end
-    local u = e[5] + units
-    e[5] = u
-    e[9] = e[9] + units
-    if scale and not ctx.dry and (u >= limit or -u >= limit) then
-      if ctx.out_of_range then ctx.out_of_range(b, option, which .. name, limit, scale) end
-      if not e[12] then p.overflow = p.overflow + 1 end
-      e[12] = true
-    end
-    return e
-  end
-  local gone, by_time = ctx.gone, {}
-  for _, vote in ipairs(votes) do
-    -- each period kind's current period (and the next one, for the carry)
-    -- once a vote time: every pair of a vote votes at the same second
-    local periods_at = vote.periods_at or by_time[vote.now]
-    if not periods_at then periods_at = {}; by_time[vote.now] = periods_at end
-    vote.periods_at = periods_at
-    local shown_at = ctx.reply and {}
-    vote.shown_at = shown_at
-    for n, pair in ipairs(vote.pairs) do
-      local b = boards[pair.board]
-      local scale, unit = b.decimals, 10 ^ b.decimals
-      limit = exact_limit(scale)
-      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
-      local board_keys = ns .. 'b:' .. b.name
-      local shown = shown_at and {}
-      if shown_at then shown_at[n] = shown end
-      for _, kind in ipairs(b.periods) do
-        local pa = periods_at[kind]
-        if not pa then
-          local name, _, finish = period(kind, vote.now, ctx.offset)
-          pa = { name, finish }
-          periods_at[kind] = pa
-        end
-        local name, finish = pa[1], pa[2]
-        local expiry = expire_at(b, kind, finish)
-        if ctx.refuse then ctx.refuse(b, name, expiry) end
-        if not (gone and expiry and expiry <= gone) then
-          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
-          if shown then
-            shown[#shown + 1] = name
-            shown[#shown + 1] = e
-          end
-        end
-        if finish and carried > 0 then
-          if not pa[3] then
-            local next_name, _, next_finish = period(kind, finish, ctx.offset)
-            pa[3], pa[4] = next_name, next_finish
-          end
-          local next_expiry = expire_at(b, kind, pa[4])
-          if not (gone and next_expiry and next_expiry <= gone) then
-            add(b, 'shown:', pa[3], board_keys .. ':shown:' .. pa[3], pair.option, carried, scale, next_expiry)
-          end
-        end
-      end
-    end
-  end
+  local p = planned_entries(ctx, votes)
+  p.overflow = 0
+  local ns, boards, groups, gone = ctx.ns, ctx.boards, p.groups, ctx.gone
 
-  if ctx.dry then return p end
+  -- Every board key read once (ZMSCORE of its options: a wrong type is
+  -- refused here), each entry's units after the votes checked against the
+  -- exact range, and the side keys read (lib/order); a key that does not
+  -- exist is looked up in the period index (below).
+  local unseen = {}
+  for _, g in ipairs(groups) do
+    local first = g[1]
+    local key, b, scale = first[1], first[2], first[4]
+    local members = {}
+    for i, e in ipairs(g) do members[i] = e[3] end
+    local scores = rcall('ZMSCORE', key, unpack(members))
+    local known = false
+    local limit = scale and exact_limit(scale)
+    for i, e in ipairs(g) do
+      local old = scores[i]
+      if old then
+        known = true
+        e[7] = old
+        e[5] = (scale and units_of(old, scale) or tonumber(old)) + e[9]
+      else
+        e[5] = e[9]
+      end
+      local u = e[5]
+      if scale and (u >= limit or -u >= limit) then
+        if ctx.out_of_range then ctx.out_of_range(b, e[3], e[8], limit, scale) end
+        if not e[12] then p.overflow = p.overflow + 1 end
+        e[12] = true
+      end
+      if b.sides[1] then e[10] = order_read_(ns, b, key, e[3]) end
+    end
+    if not known and rcall('EXISTS', key) == 0 then
+      local t = unseen[b.name]
+      if not t then t = { seen = {} }; unseen[b.name] = t end
+      if not t.seen[first[8]] then
+        t.seen[first[8]] = true
+        t[#t + 1] = { first[8], first[6] }
+      end
+    end
+  end
 
   -- The other keys written, read (and checked: a wrong type, a corrupt
   -- sequence counter, a key that is not a HyperLogLog) before the first
-  -- write: the period index (for boards not seen to exist: the index
+  -- write: the period index (for boards that do not exist: the index
   -- members to add by board, lib/board_write, made only then), the
   -- sequence counter, the participant HyperLogLogs.
   if next(unseen) then
@@ -190,23 +131,24 @@ local function apply_write(ctx, p)
   local ns, order = ctx.ns, p.order
   local seq = 0
   if ctx.first_ties then seq = rcall('INCRBY', ns .. 'seq', #order) - #order end
-  for i, e in ipairs(order) do
-    if not e[12] then
-      local key, option, scale, units, ordered = e[1], e[3], e[4], e[5], e[10]
-      local old, text = e[7], nil
-      if not scale then
-        text = rcall('ZINCRBY', key, units == 1 and '1' or units, option)
-        -- the count before (none: the member is new to this real board,
-        -- whose counts are 1 and more)
-        if ordered and tonumber(text) ~= units then old = string.format('%.0f', tonumber(text) - units) end
-      else
-        text = decimal_text(units, scale)
-        rcall('ZADD', key, text, option)
+  -- each board key in one ZADD of its entries' new scores (exact text:
+  -- counts on real boards, decimals on shown ones)
+  for _, g in ipairs(p.groups) do
+    local args = {}
+    for _, e in ipairs(g) do
+      if not e[12] then
+        local text = e[4] and decimal_text(e[5], e[4]) or string.format('%.0f', e[5])
+        e[11] = text
+        args[#args + 1] = text
+        args[#args + 1] = e[3]
       end
-      e[11] = text
-      if ordered then
-        ctx.order_write(ns, e[2], key, option, old, text, ordered, seq + i, e[6])
-      end
+    end
+    if args[1] then rcall('ZADD', g[1][1], unpack(args)) end
+  end
+  -- the side keys, entry by entry, once every board is written
+  if ctx.sided then
+    for i, e in ipairs(order) do
+      if e[10] and not e[12] then ctx.order_write(ns, e[2], e[1], e[3], e[7] or nil, e[11], e[10], seq + i, e[6]) end
     end
   end
   if p.fresh then

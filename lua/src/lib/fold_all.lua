@@ -19,7 +19,7 @@ local function fold_all(root, ns)
   local t = rcall('TIME')
   local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   if not fold_buffer(root, ns, fold_settings(root, c), FOLD_VOTES, true, now_ms) then
-    fail('UNFOLDED', rcall('LLEN', ns .. 'buf') .. ' buffered votes are more than one call folds: fold them first'
+    fail('UNFOLDED', (rcall('HGET', root, 'buffered') or '?') .. ' buffered votes are more than one call folds: fold them first'
       .. ' (campaign_fold), then send this again')
   end
   return true

@@ -1,38 +1,40 @@
 --- @include "lib/prologue"
 --- @include "lib/stored"
---- @include "lib/stats"
---- @include "lib/apply"
---- @include "lib/fold"
+--- @include "lib/fold_settings"
+--- @include "lib/entries"
+--- @include "lib/stats_buckets"
 --- @include "lib/vote_added"
 -- intake: campaign_vote on a buffered campaign. The vote is accepted
 -- exactly as an immediate one (every check, the rate limits spent, its id
 -- recorded, the vote log), and appended to <ns>buf (lib/fold) instead of
 -- written to the boards; the call folds the buffer when its oldest vote
--- is fold_ms old or it holds FOLD_AUTO votes. Needs rcall, fail
--- (lib/prologue), stored_int (lib/stored), stats_buckets (lib/stats),
--- apply_plan (lib/apply), fold_buffer, fold_settings, FOLD_VOTES
--- (lib/fold), vote_added, log_vote (lib/vote_added).
+-- is fold_ms old or it holds FOLD_AUTO votes. Needs rcall (lib/prologue),
+-- stored_int (lib/stored), fold_settings, buffer_score
+-- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
+-- (lib/stats_buckets), vote_added, log_vote (lib/vote_added); the fold
+-- (lib/fold) comes from o.writers(), made only when the vote folds.
 
--- A vote that finds this many buffered (its own included) folds them.
-local FOLD_AUTO = 256
+-- A vote that finds this many pairs buffered (its own included) folds.
+local FOLD_AUTO = 1000
 
 -- Accept `vote` (lib/apply's form; ctx: lib/apply's) into the buffer of the
 -- campaign `root` (<ns>; c: its stored fields as campaign_vote read them,
 -- c[1] offset, c[9] stats_keep, c[13] fold_ms, c[14] fold_due, c[15]
--- folded). o: the vote's checks to spend and `spend`, its id, request,
--- `record`, id_ttl, vote_log, and `server_ms` (the server's Unix ms).
+-- folded). o: `writers`, the vote's checks to spend and `spend`, its id,
+-- request, `record`, id_ttl, vote_log, and `server_ms` (the server's Unix
+-- ms).
 -- Answers each pair as { board, option, {}, "", folded } (campaign_vote's
 -- header).
 local function buffer_vote(root, ns, c, ctx, vote, o)
   local s = fold_settings(root, { c[1], c[9], c[13] })
   local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
   local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
+  if c[16] then stored_int(c[16], 0, 999999999999999, root, 'buffered') end
   -- the entries the vote will add, planned without a read: what its record
   -- and the log keep, and the explicit clock's retention check
-  local info
+  local info, w
   if o.request or o.vote_log > 0 or ctx.refuse then
-    ctx.dry = true
-    local p = apply_plan(ctx, { vote })
+    local p = planned_entries(ctx, { vote })
     if o.request or o.vote_log > 0 then
       local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
       info = vote_added(p.order, vote.pairs, ctx.boards, vote, { hour = names.hour[1], day = names.day[1] })
@@ -41,13 +43,18 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
 
   -- validated: the writes start here
   if o.checks then o.spend(o.checks) end
-  local line = { '1', string.format('%.0f', o.server_ms), string.format('%.0f', vote.now), vote.user, vote.channel,
-    vote.device }
-  for _, pair in ipairs(vote.pairs) do
-    line[#line + 1] = pair.board; line[#line + 1] = pair.option; line[#line + 1] = tostring(pair.weight)
+  -- a line a pair, in its option's buffer (lib/fold's header)
+  local ms = string.format('%.0f', o.server_ms)
+  local tail = '\t' .. string.format('%.0f', vote.now) .. '\t' .. vote.user .. '\t' .. vote.channel .. '\t'
+    .. vote.device .. '\t'
+  for i, pair in ipairs(vote.pairs) do
+    local head = pair.board .. ':' .. pair.option
+    if rcall('RPUSH', ns .. 'buf:' .. head, '1\t' .. ms .. '\t' .. (i - 1) .. tail .. pair.weight) == 1 then
+      rcall('ZADD', ns .. 'bufs', buffer_score(o.server_ms, i - 1), head)
+    end
   end
-  local n = rcall('RPUSH', ns .. 'buf', table.concat(line, '\t'))
-  if n == 1 then
+  local n = rcall('HINCRBY', root, 'buffered', #vote.pairs)
+  if n == #vote.pairs then
     due = o.server_ms + s.fold_ms
     rcall('HSET', root, 'fold_due', string.format('%.0f', due))
   end
@@ -55,7 +62,8 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   if n >= FOLD_AUTO or (due and o.server_ms >= due) then
     -- a fold refuses only before its first write (a buffer a hand
     -- corrupted: campaign check reports it); the vote stands either way
-    local ok, _, _, at = pcall(fold_buffer, root, ns, s, FOLD_VOTES, false, o.server_ms)
+    w = w or o.writers()
+    local ok, _, _, at = pcall(w.fold_buffer, root, ns, s, 1000, false, o.server_ms)
     if ok then folded = at or folded end
   end
   local text = string.format('%.0f', folded)

@@ -1,6 +1,7 @@
 --- @include "lib/prologue"
 --- @include "lib/stored"
 --- @include "lib/periods"
+--- @include "lib/stats_buckets"
 -- stats: the statistics counters the vote writes in O(1) a pair, and
 -- campaign_stats reads (docs/statistics.md). Per board B and per hour and
 -- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
@@ -27,7 +28,6 @@
 -- Distinct channel (and device) fields a bucket keeps; later values count
 -- in ch:* (dev:*).
 local STATS_FIELDS = 32
-local STATS_KINDS = { 'hour', 'day' }
 
 -- The retention of board `b`'s statistics: seconds after a bucket's end;
 -- false: kept (cached in b).
@@ -72,23 +72,6 @@ local function stats_count(set, key, votes, field, have, n, nfield, other)
     other = other + votes
   end
   return n, other
-end
-
--- The hour and day buckets of a vote at `now`: { hour = { name, end },
--- day = { name, end } }, from `periods_at` when it holds them (the vote's
--- own cache of period names, lib/apply).
-local function stats_buckets(now, offset, periods_at)
-  local names = {}
-  for _, kind in ipairs(STATS_KINDS) do
-    local known = periods_at and periods_at[kind]
-    if known then
-      names[kind] = known -- { name, end, ... }
-    else
-      local name, _, finish = period(kind, now, offset)
-      names[kind] = { name, finish }
-    end
-  end
-  return names
 end
 
 -- Before the first write: the statistics that `votes` (each { now,

@@ -21,7 +21,9 @@ use super::vote_diff::{call, settings, VOTE};
 use crate::support::{self, Rng};
 
 /// The root's fields that differ by mode (or hold the clock).
-const ROOT_FIELDS: [&str; 6] = ["updated", "mode", "fold_ms", "fold_due", "folded", "layout"];
+const ROOT_FIELDS: [&str; 7] = [
+    "updated", "mode", "fold_ms", "fold_due", "folded", "buffered", "layout",
+];
 
 /// The reply of the vote script to `args` on `c`: a refusal as its code and
 /// detail, an accepted vote as its (board, option, replay) list.
