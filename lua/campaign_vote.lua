@@ -114,7 +114,10 @@
 
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
-    replay each entry has a fourth element, "replay".
+    replay each entry has a fourth element, "replay". On a buffered campaign
+    (docs/hot-campaigns.md) the vote is not on the boards yet: each entry is
+    { board, option, {}, "" or "replay", folded }, folded the Unix ms (a
+    string) before which every accepted vote is on the boards.
 
   Keys: <ns>board:B, <ns>weights:B, <ns>deny:users, <ns>deny:channels,
     <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P, <ns>o:B:KIND:P,
@@ -124,7 +127,7 @@
     <ns>rl:RULE:campaign
 
   Reply: list({board: string, option: string, scores: pairs(string, string),
-    replay: string|nil})
+    replay: string|nil, folded: string|nil})
   Idempotent: with vote id
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_USER, REDVOTE_INVALID_VOTE_ID,

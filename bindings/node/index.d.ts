@@ -227,6 +227,12 @@ export interface Ballot {
    * package made for the call (for `campaign.void(id)`).
    */
   voteId: string;
+  /**
+   * On a buffered campaign (`mode: 'buffered'`) the vote is accepted but not
+   * on the boards yet (`scores` is empty): the Unix ms before which every
+   * accepted vote is on the boards. null on an immediate campaign.
+   */
+  folded: number | null;
 }
 export interface Entry {
   member: string;
@@ -238,6 +244,19 @@ export interface BoardPage {
   period: string;
   size: number;
   members: Entry[];
+  /** On a buffered campaign, the Unix ms before which every accepted vote is on the boards; null on an immediate one. */
+  folded: number | null;
+}
+/** campaign_fold.lua's reply. */
+export interface Folded {
+  /** Buffered votes this call wrote to the boards. */
+  folded: number;
+  /** Votes still buffered: fold again until 0. */
+  left: number;
+  /** Unix ms before which every accepted vote is on the boards. */
+  until: number;
+  /** Board entries left out because they would leave the exact range. */
+  overflow: number;
 }
 export interface Around {
   size: number;
@@ -310,6 +329,10 @@ export interface Upgraded {
 }
 /** The settings document of docs/campaigns.md (campaign_configure.lua). */
 export interface CampaignSettings {
+  /** "buffered": votes are accepted into a buffer and folded into the boards in batches (docs/hot-campaigns.md). */
+  mode?: 'immediate' | 'buffered';
+  /** Buffered campaigns: how old (ms, 10..60000, default 200) the oldest buffered vote grows before a vote folds. */
+  fold_ms?: number;
   offset?: string;
   start?: number;
   end?: number;
@@ -367,6 +390,8 @@ export declare class Campaign {
   settings(): Promise<CampaignSettings>;
   /** campaign_vote.lua: one or more [board, option] pairs, all or nothing, applied once (a vote id always). */
   vote(user: string, pairs: Pair | Pair[], options?: VoteOptions): Promise<Ballot[]>;
+  /** campaign_fold.lua: up to `max` (1..1000, default 1000) buffered votes onto the boards. */
+  fold(max?: number): Promise<Folded>;
   /** campaign_top.lua */
   top(boards: string | string[], options?: ViewOptions & { page?: number; perPage?: number }): Promise<BoardPage[]>;
   /** campaign_around.lua */
@@ -434,6 +459,7 @@ export type ScriptName =
   | "article"
   | "campaign_around"
   | "campaign_configure"
+  | "campaign_fold"
   | "campaign_import"
   | "campaign_limits"
   | "campaign_limits_reset"
@@ -481,6 +507,7 @@ export type ErrorCode =
   | "REDVOTE_NOT_VOIDABLE"
   | "REDVOTE_OUT_OF_RANGE"
   | "REDVOTE_RATE_LIMITED"
+  | "REDVOTE_UNFOLDED"
   | "REDVOTE_UNKNOWN_ARTICLE"
   | "REDVOTE_UNKNOWN_BOARD"
   | "REDVOTE_UNKNOWN_CAMPAIGN"
@@ -619,6 +646,12 @@ export declare class RateLimitedError extends RedvoteError {
       }
     | undefined;
 }
+/** REDVOTE_UNFOLDED */
+export declare class UnfoldedError extends RedvoteError {
+  constructor(detail: string, cause?: Error);
+  static readonly code: "REDVOTE_UNFOLDED";
+  readonly code: "REDVOTE_UNFOLDED";
+}
 /** REDVOTE_UNKNOWN_ARTICLE */
 export declare class UnknownArticleError extends RedvoteError {
   constructor(detail: string, cause?: Error);
@@ -688,6 +721,7 @@ export declare const errorClasses: {
   NotVoidableError: typeof NotVoidableError;
   OutOfRangeError: typeof OutOfRangeError;
   RateLimitedError: typeof RateLimitedError;
+  UnfoldedError: typeof UnfoldedError;
   UnknownArticleError: typeof UnknownArticleError;
   UnknownBoardError: typeof UnknownBoardError;
   UnknownCampaignError: typeof UnknownCampaignError;

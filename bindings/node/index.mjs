@@ -28,6 +28,7 @@ export const {
   NotVoidableError,
   OutOfRangeError,
   RateLimitedError,
+  UnfoldedError,
   UnknownArticleError,
   UnknownBoardError,
   UnknownCampaignError,

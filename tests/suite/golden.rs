@@ -58,7 +58,8 @@ fn to_json(value: &Value) -> Result<Json, String> {
 }
 
 /// Whether `got` is `want`, where `{"$type": K}` in `want` stands for any
-/// value of kind K (`integer`, `string`, `array` or `any`).
+/// value of kind K (`integer`, `string`, `digits`: a string of decimal
+/// digits, `array` or `any`).
 fn matches(want: &Json, got: &Json) -> bool {
     if let Some(kind) = want
         .as_object()
@@ -70,6 +71,9 @@ fn matches(want: &Json, got: &Json) -> bool {
             "any" => true,
             "integer" => got.is_i64() || got.is_u64(),
             "string" => got.is_string(),
+            "digits" => got
+                .as_str()
+                .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())),
             "array" => got.is_array(),
             _ => false,
         };
@@ -200,6 +204,25 @@ fn run_step(con: &mut redis::Connection, step: &Json) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[test]
+fn digits_matches_a_string_of_decimal_digits_only() {
+    let digits = serde_json::json!({"$type": "digits"});
+    assert!(matches(&digits, &Json::from("1931515200123")));
+    assert!(matches(&digits, &Json::from("0")));
+    for other in [
+        Json::from(""),
+        Json::from("12a"),
+        Json::from("-1"),
+        Json::from("1.5"),
+        Json::from(" 1"),
+        Json::from(12),
+        Json::Null,
+        serde_json::json!(["1"]),
+    ] {
+        assert!(!matches(&digits, &other), "{other}");
+    }
 }
 
 #[test]

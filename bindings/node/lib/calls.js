@@ -23,6 +23,7 @@ const SCRIPT_METHODS = Object.freeze({
   upgrade: ['Site', 'upgrade'],
   campaign_configure: ['Campaign', 'configure'],
   campaign_vote: ['Campaign', 'vote'],
+  campaign_fold: ['Campaign', 'fold'],
   campaign_top: ['Campaign', 'top'],
   campaign_around: ['Campaign', 'around'],
   campaign_standing: ['Campaign', 'standing'],
@@ -48,6 +49,9 @@ const sentVoteId = (id) => (id === '' ? '\u0000' : id);
 const time = (t) => (t === undefined || t === null ? '' : String(t));
 const opt = (v) => (v === undefined || v === null ? '' : String(v));
 const list = (v) => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+// A buffered campaign's "how far folded" (Unix ms, as a string) as a number;
+// null on an immediate campaign, whose replies lack it.
+const foldedMs = (v) => (v === undefined || v === null ? null : Number(v));
 
 /** [[board, option], ...] or [{board, option}, ...] or one [board, option]. */
 function flatPairs(pairs, a = 'board', b = 'option') {
@@ -263,18 +267,37 @@ class Campaign extends Bound {
    * nothing, exactly once: the call carries a vote id (`voteId`, or one the
    * package makes for it), so a resend of it (ioredis resends what a dropped
    * connection left unanswered) answers the first reply (replay: true) and
-   * counts nothing. Each ballot names the id (`voteId`, for `void`).
+   * counts nothing. Each ballot names the id (`voteId`, for `void`). On a
+   * buffered campaign the vote is accepted but not on the boards yet: its
+   * scores are empty and `folded` says how far the boards are folded (Unix
+   * ms; null on an immediate campaign).
    */
   vote(user, pairs, { voteId, channel, device, cost, time: t } = {}) {
     const id = voteId === undefined || voteId === null ? `auto-${randomBytes(16).toString('hex')}` : String(voteId);
     const args = [user, this._time(t), opt(channel), opt(device), opt(cost), sentVoteId(id), ...flatPairs(pairs)];
     return this._then(this._run('campaign_vote', args), (ballots) =>
-      ballots.map((b) => ({ ...b, replay: b.replay === 'replay', voteId: id }))
+      ballots.map((b) => ({ ...b, replay: b.replay === 'replay', voteId: id, folded: foldedMs(b.folded) }))
     );
   }
-  /** campaign_top.lua: a page of each board. */
+  /**
+   * campaign_fold.lua: writes up to `max` (1..1000) of a buffered
+   * campaign's oldest votes to its boards in one atomic call; `left` is how
+   * many are still buffered (fold again until 0), `until` the Unix ms
+   * before which every accepted vote is on the boards. On an immediate
+   * campaign it folds nothing.
+   */
+  fold(max = 1000) {
+    return this._then(this._run('campaign_fold', [String(max)]), (f) => ({
+      folded: f.folded,
+      left: f.left,
+      until: Number(f.foldedUntil),
+      overflow: f.overflow,
+    }));
+  }
+  /** campaign_top.lua: a page of each board (`folded`: as for a ballot). */
   top(boards, { kind = 'shown', period = 'total', page = 1, perPage = 10, time: t } = {}) {
-    return this._run('campaign_top', [kind, period, String(page), String(perPage), this._time(t), ...list(boards)]);
+    const args = [kind, period, String(page), String(perPage), this._time(t), ...list(boards)];
+    return this._then(this._run('campaign_top', args), (pages) => pages.map((p) => ({ ...p, folded: foldedMs(p.folded) })));
   }
   /** campaign_around.lua: `window` members centred on `member`. */
   around(board, member, { kind = 'shown', period = 'total', time: t, window = 5, perPage = 10 } = {}) {

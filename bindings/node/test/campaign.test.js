@@ -26,8 +26,8 @@ test('votes, batch pairs and the reads answer typed objects', async () => {
   const ballots = await c.vote('u1', [['stars', 'a'], ['other', 'x']], { time: T, channel: 'web', device: 'pc' });
   const { voteId } = ballots[0];
   assert.deepEqual(ballots, [
-    { board: 'stars', option: 'a', scores: { 'day:2026-01-01': '2.00', total: '2.00' }, replay: false, voteId },
-    { board: 'other', option: 'x', scores: { total: '1.00' }, replay: false, voteId },
+    { board: 'stars', option: 'a', scores: { 'day:2026-01-01': '2.00', total: '2.00' }, replay: false, voteId, folded: null },
+    { board: 'other', option: 'x', scores: { total: '1.00' }, replay: false, voteId, folded: null },
   ]);
   await c.vote('u2', [{ board: 'stars', option: 'b' }], { time: T });
   await c.vote('u3', ['stars', 'b'], { time: T + 10, cost: 1 });
@@ -41,6 +41,7 @@ test('votes, batch pairs and the reads answer typed objects', async () => {
       { member: 'b', score: '2.00', rank: 1 },
       { member: 'a', score: '2.00', rank: 1 },
     ],
+    folded: null,
   });
   const [real] = await c.top(['stars'], { kind: 'real', period: 'day', time: T });
   assert.equal(real.period, 'day:2026-01-01');
@@ -151,6 +152,56 @@ test('atTime fixes the clock of every call', async () => {
   const c = (await configured()).atTime(T + 86400);
   const [b] = await c.vote('u1', [['stars', 'c']]);
   assert.ok('day:2026-01-02' in b.scores);
+});
+
+test('a buffered campaign: empty ballots with folded, scores after fold, configure drains', async () => {
+  const c = new Campaign(ctx.redis, 'hot');
+  await c.configure({ mode: 'buffered', fold_ms: 60000, boards: { stars: { periods: ['total'], options: { a: { weight: 2 }, b: {} } } } });
+  assert.equal((await c.settings()).mode, 'buffered');
+  const ballots = await c.vote('u1', [['stars', 'a'], ['stars', 'b']], { voteId: 'hot-1', time: T });
+  assert.deepEqual(ballots, [
+    { board: 'stars', option: 'a', scores: {}, replay: false, voteId: 'hot-1', folded: 0 },
+    { board: 'stars', option: 'b', scores: {}, replay: false, voteId: 'hot-1', folded: 0 },
+  ]);
+  const [replayed] = await c.vote('u1', [['stars', 'a'], ['stars', 'b']], { voteId: 'hot-1', time: T });
+  assert.equal(replayed.replay, true);
+  assert.equal(replayed.folded, 0);
+  await c.vote('u2', [['stars', 'b']], { time: T });
+
+  const [before] = await c.top('stars', { time: T });
+  assert.equal(before.size, 0, 'nothing on the boards before a fold');
+  assert.equal(before.folded, 0);
+
+  const [sec, usec] = await ctx.redis.time();
+  const now = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  const folded = await c.fold(1);
+  // a's buffer holds the oldest vote: its one line first, b's two left
+  assert.deepEqual({ ...folded, until: 0 }, { folded: 1, left: 2, until: 0, overflow: 0 });
+  assert.ok(Number.isInteger(folded.until) && folded.until >= T * 1000, `until ${folded.until}`);
+  const rest = await c.fold();
+  assert.deepEqual([rest.folded, rest.left], [2, 0]);
+  assert.ok(rest.until >= now, `until ${rest.until} is the server's time (>= ${now})`);
+
+  const [after] = await c.top('stars', { time: T });
+  assert.deepEqual(after.members, [
+    { member: 'b', score: '2.00', rank: 1 },
+    { member: 'a', score: '2.00', rank: 1 },
+  ]);
+  assert.ok(after.folded >= rest.until, 'nothing buffered: the page is folded up to now');
+  const empty = await c.fold();
+  assert.deepEqual([empty.folded, empty.left, empty.overflow], [0, 0, 0], 'an empty buffer folds nothing');
+
+  // back to immediate: the configure call folds what is buffered first
+  await c.vote('u3', [['stars', 'a']], { time: T });
+  await c.configure({ mode: 'immediate' });
+  const [drained] = await c.top('stars', { time: T });
+  assert.equal(drained.members[0].score, '4.00');
+  assert.equal(drained.folded, null);
+  const [plain] = await c.vote('u4', [['stars', 'b']], { time: T });
+  assert.deepEqual([plain.scores, plain.folded], [{ total: '3.00' }, null]);
+  const none = await c.fold();
+  assert.deepEqual([none.folded, none.left, none.overflow], [0, 0, 0], 'an immediate campaign folds nothing');
+  assert.ok(Number.isInteger(none.until));
 });
 
 test('the campaign registry registers and pages names', async () => {

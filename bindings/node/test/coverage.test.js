@@ -42,6 +42,7 @@ const SAMPLES = {
   Campaign: {
     configure: (c) => c.configure({ boards: {} }),
     vote: (c) => c.vote('u', [['b', 'o'], ['b2', 'o2']], { voteId: 'id', channel: 'ch', device: 'pc', cost: 2, time: 1 }),
+    fold: (c) => c.fold(10),
     top: (c) => c.top(['b', 'c']),
     around: (c) => c.around('b', 'o'),
     standing: (c) => c.standing('b', ['o', 'p']),

@@ -40,6 +40,8 @@ function matches(expected, actual) {
         return Number.isInteger(actual);
       case 'string':
         return typeof actual === 'string';
+      case 'digits':
+        return typeof actual === 'string' && /^[0-9]+$/.test(actual);
       case 'array':
         return Array.isArray(actual);
       case 'any':
@@ -121,6 +123,12 @@ async function runCase(file) {
   totals.files += 1;
   if (failures.length) assert.fail(`${failures.length} of ${doc.steps.length} steps failed:\n${failures.join('\n')}`);
 }
+
+test('$type digits matches a string of decimal digits only', () => {
+  const digits = { $type: 'digits' };
+  assert.ok(matches(digits, '1931515200123') && matches(digits, '0'));
+  for (const v of ['', '12a', '-1', '1.5', ' 1', 12, null, ['1']]) assert.ok(!matches(digits, v), JSON.stringify(v));
+});
 
 test('tests/golden exists', () => {
   assert.ok(fs.existsSync(GOLDEN), `no ${GOLDEN}: run these tests from the repository`);

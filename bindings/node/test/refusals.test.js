@@ -32,7 +32,16 @@ async function setup(r) {
   await rm.configure({ boards: { b: { periods: ['total'], options: { o1: {}, o2: {} } } } });
   await rm.vote('u', [['b', 'o2']]);
   await rm.configure({ boards: { b: { remove: ['o2'] } } });
-  return { site, c, rm };
+  // a buffered campaign holding more votes than one call folds (a vote
+  // folds at 1000, so the buffer is written by hand, as lib/fold lays it
+  // out): configure must refuse
+  const hot = new Campaign(r, 'hot');
+  await hot.configure({ mode: 'buffered', boards: { b: { periods: ['total'], options: { o: {} } } } });
+  const line = ['1', String(T * 1000), '0', String(T), 'u', '', '', '1'].join('\t');
+  await r.rpush('{c:hot}:buf:b:o', ...Array(1001).fill(line));
+  await r.zadd('{c:hot}:bufs', String(T * 1000 * 64), 'b:o');
+  await r.hset('{c:hot}:campaign', 'buffered', '1001', 'fold_due', String(T * 1000 + 200));
+  return { site, c, rm, hot };
 }
 
 // code -> a call that is refused with it
@@ -64,6 +73,7 @@ const CASES = {
   REDVOTE_RATE_LIMITED: (r, { c }) => c.vote('spender', [['b', 'o2']]),
   REDVOTE_DENIED: (r, { c }) => c.vote('user:banned', [['b', 'o1']], { time: T }),
   REDVOTE_LAYOUT_VERSION: (r) => new Campaign(r, 'layout').top('b', { time: T }),
+  REDVOTE_UNFOLDED: (r, { hot }) => hot.configure({ boards: { b: { options: { o: { weight: 2 } } } } }),
   REDVOTE_INTERNAL: null, // Redis refusing a command inside a script, or a bug: no input reaches it
 };
 

@@ -51,6 +51,14 @@ def test_site_and_campaign_calls(server):
         assert [(m.member, m.score) for m in top.members] == [("wy", "2.00"), ("zly", "1.00")]
         assert (await spring.standing("stars", "zly", time=T))[0].ahead == "wy"
         assert (await spring.participants("stars", ["wy"])).options == {"wy": 1}
+        hot = redvote.aio.Campaign(r, "hot")
+        await hot.configure({"mode": "buffered", "fold_ms": 60000, **DOC})
+        (buffered,) = await hot.vote("user:1", [("stars", "wy")], time=T)
+        assert (buffered.scores, buffered.folded) == ({}, 0)
+        assert (await hot.top("stars", time=T))[0].members == []
+        folded = await hot.fold()
+        assert (folded.folded, folded.left) == (1, 0) and isinstance(folded.until, int)
+        assert [m.score for m in (await hot.top("stars", time=T))[0].members] == ["2.00"]
         reg = redvote.aio.CampaignRegistry(r)
         assert await reg.register("spring") == 1
         assert (await reg.registry()).names == ["spring"]

@@ -161,6 +161,52 @@ def test_remove_in_steps(spring):
     spring.configure({"boards": {"stars": {"options": {"zly": {}}}}})
 
 
+def server_ms(r) -> int:
+    seconds, micros = r.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def test_a_buffered_campaign_folds_its_votes_onto_the_boards(r):
+    hot = redvote.Campaign(r, "hot")
+    hot.configure({"mode": "buffered", "fold_ms": 60000,
+                   "boards": {"stars": {"periods": ["total"], "options": {"wy": {"weight": 2}, "zly": {}}}}})
+    assert hot.settings()["mode"] == "buffered"
+    ballots = hot.vote("user:1", [("stars", "wy"), ("stars", "zly")], time=T0, vote_id="hot-1")
+    # accepted, not on the boards yet: no scores, and nothing folded so far
+    assert ballots == [redvote.Ballot("stars", "wy", {}, False, None, 0), redvote.Ballot("stars", "zly", {}, False, None, 0)]
+    again = hot.vote("user:1", [("stars", "wy"), ("stars", "zly")], time=T0, vote_id="hot-1")
+    assert again[0].replay and again[0].folded == 0
+    hot.vote("user:2", [("stars", "zly")], time=T0)
+    (before,) = hot.top("stars", time=T0)
+    assert (before.size, before.members, before.folded) == (0, [], 0)
+
+    now = server_ms(r)
+    first = hot.fold(1)
+    # wy's buffer holds the oldest vote: its one line first, zly's two left
+    assert (first.folded, first.left, first.overflow) == (1, 2, 0)
+    rest = hot.fold()
+    assert (rest.folded, rest.left, rest.overflow) == (2, 0, 0)
+    assert isinstance(rest.until, int) and rest.until >= now  # nothing buffered: folded up to now
+    (after,) = hot.top("stars", time=T0)
+    assert [(m.member, m.score) for m in after.members] == [("zly", "2.00"), ("wy", "2.00")]
+    assert after.folded is not None and after.folded >= rest.until
+    empty = hot.fold()
+    assert (empty.folded, empty.left, empty.overflow) == (0, 0, 0)
+
+    # a void of a buffered vote folds it first; back to immediate drains the rest
+    hot.vote("user:3", [("stars", "wy")], time=T0, vote_id="hot-3")
+    assert hot.void("hot-3").status == "voided"
+    hot.vote("user:4", [("stars", "wy")], time=T0)
+    hot.configure({"mode": "immediate"})
+    (drained,) = hot.top("stars", time=T0)
+    assert [(m.member, m.score) for m in drained.members] == [("wy", "4.00"), ("zly", "2.00")]
+    assert drained.folded is None
+    (plain,) = hot.vote("user:5", [("stars", "zly")], time=T0)
+    assert (plain.scores, plain.folded) == ({"total": "3.00"}, None)
+    idle = hot.fold()
+    assert (idle.folded, idle.left) == (0, 0)
+
+
 def test_registry(r):
     reg = redvote.CampaignRegistry(r)
     assert reg.register(["spring", "autumn"]) == 2

@@ -100,7 +100,16 @@ def state(r):
     rm.configure({"boards": {"b": {"periods": ["total"], "options": {"o1": {}, "o2": {}}}}})
     rm.vote("u", [("b", "o2")])
     rm.configure({"boards": {"b": {"remove": ["o2"]}}})
-    return {"r": r, "site": site, "c": c, "rm": rm}
+    # a buffered campaign holding more votes than one call folds (a vote
+    # folds at 1000, so the buffer is written by hand, as lib/fold lays it
+    # out): configure must refuse
+    hot = redvote.Campaign(r, "hot")
+    hot.configure({"mode": "buffered", "boards": {"b": {"periods": ["total"], "options": {"o": {}}}}})
+    line = "\t".join(["1", str(T * 1000), "0", str(T), "u", "", "", "1"])
+    r.rpush("{c:hot}:buf:b:o", *[line] * 1001)
+    r.zadd("{c:hot}:bufs", {"b:o": T * 1000 * 64})
+    r.hset("{c:hot}:campaign", mapping={"buffered": 1001, "fold_due": T * 1000 + 200})
+    return {"r": r, "site": site, "c": c, "rm": rm, "hot": hot}
 
 
 Case = Optional[Callable[[Dict[str, Any]], Any]]
@@ -134,6 +143,7 @@ CASES: Dict[str, Case] = {
     "REDVOTE_RATE_LIMITED": lambda s: s["c"].vote("spender", [("b", "o2")]),
     "REDVOTE_DENIED": lambda s: s["c"].vote("user:banned", [("b", "o1")], time=T),
     "REDVOTE_LAYOUT_VERSION": lambda s: redvote.Campaign(s["r"], "layout").top("b", time=T),
+    "REDVOTE_UNFOLDED": lambda s: s["hot"].configure({"boards": {"b": {"options": {"o": {"weight": 2}}}}}),
     "REDVOTE_INTERNAL": None,  # Redis refusing a command inside a script, or a bug: no input reaches it
 }
 

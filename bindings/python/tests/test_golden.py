@@ -27,6 +27,7 @@ SAMPLES = sorted(SAMPLE_DIR.glob("*.json"))
 
 STEP_KEYS = {"name", "script", "command", "keys", "args", "expect", "unchanged"}
 NOW = re.compile(r"\$\{now(?:([+-])(\d+))?\}")
+DIGITS = re.compile(r"[0-9]+")
 
 
 def raw_client(server: Server) -> "redis.Redis":
@@ -82,6 +83,8 @@ def matches(expected: Any, got: Any) -> bool:
             return isinstance(got, int) and not isinstance(got, bool)
         if kind == "string":
             return isinstance(got, str)
+        if kind == "digits":
+            return isinstance(got, str) and DIGITS.fullmatch(got) is not None
         if kind == "array":
             return isinstance(got, list)
         raise ValueError(f"unknown $type {kind!r}")
@@ -181,6 +184,12 @@ def test_golden(path: Path, server: Server) -> None:
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_golden_sample(path: Path, server: Server) -> None:
     check(path, server)
+
+
+def test_digits_matches_a_string_of_decimal_digits_only() -> None:
+    digits = {"$type": "digits"}
+    assert matches(digits, "1931515200123") and matches(digits, "0")
+    assert not any(matches(digits, v) for v in ("", "12a", "-1", "1.5", " 1", 12, None, ["1"]))
 
 
 def test_the_runner_reports_failing_steps_by_name(tmp_path: Path, server: Server) -> None:

@@ -62,6 +62,14 @@ pending: redvote.Pending[List[redvote.Ballot]] = pipe.add(spring.calls.vote("use
 refused: Type[RedvoteError] = errors.VoteIdReused
 reused: Type[VoteIdReused] = redvote.errors.VoteIdReused
 top: List[redvote.BoardPage] = spring.top("stars")
+hot = redvote.Campaign(r, "final")
+hot.configure({"mode": "buffered", "fold_ms": 500, "boards": {"stars": {"options": {"wy": {}}}}})
+buffered: "int | None" = hot.vote("user:1", [("stars", "wy")])[0].folded
+step: redvote.Folded = hot.fold(max=1000)
+while step.left > 0:
+    step = hot.fold()
+until: int = step.until
+page_folded: "int | None" = hot.top("stars")[0].folded
 version: str = redvote.VERSION
 later: redvote.aio.Campaign = redvote.aio.Campaign(redis.asyncio.Redis(), "spring2026")
 """

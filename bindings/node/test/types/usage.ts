@@ -13,6 +13,7 @@ import redvote, {
   ScriptRegistry,
   type Ballot,
   type BoardPage,
+  type Folded,
   type ErrorCode,
   type ScriptName,
 } from 'redvote';
@@ -43,6 +44,16 @@ async function main(): Promise<void> {
   await spring.upgrade();
   await spring.settings();
   await spring.configure({ boards: { b: { periods: ['day', 'total'], options: { o: { weight: 2 } } } } });
+  // a hot campaign: votes buffered, folded onto the boards in batches
+  const hot = new Campaign(redis, 'final');
+  await hot.configure({ mode: 'buffered', fold_ms: 500, boards: { b: { options: { o: {} } } } });
+  const buffered: number | null = (await hot.vote('user:1', ['b', 'o']))[0].folded;
+  let step: Folded = await hot.fold();
+  while (step.left > 0) step = await hot.fold(1000);
+  const until: number = step.until;
+  const pageFolded: number | null = (await hot.top('b'))[0].folded;
+  // @ts-expect-error the mode is "immediate" or "buffered"
+  await hot.configure({ mode: 'batched' });
 
   const site = new Site(redis, { prefix: 'app:' });
   const id: number = await site.post('user:1', 'Hello', 'https://example.com');
@@ -97,6 +108,7 @@ async function main(): Promise<void> {
     }
   }
   const cls: typeof InvalidUserError = errorClasses.InvalidUserError;
+  console.log(buffered, until, pageFolded, step.folded, step.overflow);
   console.log(replayed, pages, rank, pct, imported, parts, amount, status, votes, title, size, fresh, names, raw, cls, redvote.VERSION);
   redis.disconnect();
 }

@@ -32,6 +32,7 @@ from .types import (
     Ballot,
     BoardPage,
     Configured,
+    Folded,
     GroupChange,
     Imported,
     LimitLeft,
@@ -373,10 +374,12 @@ def _ballots(v: Any, vote_id: Optional[str] = None) -> List[Ballot]:
     out = []
     for entry in items(v):
         parts = items(entry)
-        if len(parts) not in (3, 4):
-            raise ReplyError(f"expected a ballot of 3 or 4 items, got {entry!r}")
-        replay = len(parts) == 4 and text(parts[3]) == "replay"
-        out.append(Ballot(text(parts[0]), text(parts[1]), pairs(parts[2], text), replay, vote_id))
+        if len(parts) not in (3, 4, 5):
+            raise ReplyError(f"expected a ballot of 3 to 5 items, got {entry!r}")
+        replay = len(parts) >= 4 and text(parts[3]) == "replay"
+        # a buffered campaign's ballot: empty scores, then how far it is folded
+        folded = integer(parts[4]) if len(parts) == 5 else None
+        out.append(Ballot(text(parts[0]), text(parts[1]), pairs(parts[2], text), replay, vote_id, folded))
     return out
 
 
@@ -393,9 +396,19 @@ def _imported(v: Any) -> Imported:
 def _top(v: Any) -> List[BoardPage]:
     out = []
     for entry in items(v):
-        board, period, size, members = items(entry, 4)
-        out.append(BoardPage(text(board), text(period), integer(size), [ranked(m) for m in items(members)]))
+        parts = items(entry)
+        if len(parts) not in (4, 5):
+            raise ReplyError(f"expected a board page of 4 or 5 items, got {entry!r}")
+        board, period, size, members = parts[:4]
+        # a buffered campaign's page adds how far its boards are folded
+        folded = integer(parts[4]) if len(parts) == 5 else None
+        out.append(BoardPage(text(board), text(period), integer(size), [ranked(m) for m in items(members)], folded))
     return out
+
+
+def _folded(v: Any) -> Folded:
+    folded, left, until, overflow = items(v, 4)
+    return Folded(integer(folded), integer(left), integer(until), integer(overflow))
 
 
 def _standing(v: Any) -> List[Standing]:
@@ -528,6 +541,10 @@ class CampaignCalls:
         id_ = new_vote_id() if vote_id is None else (arg(vote_id) or EMPTY_VOTE_ID)
         args = [arg(user), opt(time), opt(channel), opt(device), opt(cost), id_] + flat_pairs(pairs)
         return self._call("campaign_vote", args, partial(_ballots, vote_id=id_))
+
+    @binds("campaign_fold")
+    def fold(self, max: int = 1000) -> Call[Folded]:
+        return self._call("campaign_fold", [arg(max)], _folded)
 
     @binds("campaign_import")
     def import_(

@@ -160,6 +160,13 @@ class RateLimited(RedvoteError):
 
 
 @register
+class Unfolded(RedvoteError):
+    """``REDVOTE_UNFOLDED``: `campaign_configure`, `campaign_void`, `campaign_void_range` on a buffered campaign: more votes are buffered than the call folds first (it folds them in the same call so that each counts with the settings it was accepted under); nothing was written: fold (`campaign_fold`) and send it again, as the CLI and the service do ([hot-campaigns.md](hot-campaigns.md))"""
+
+    CODE = "REDVOTE_UNFOLDED"
+
+
+@register
 class UnknownArticle(RedvoteError):
     """``REDVOTE_UNKNOWN_ARTICLE``: no such article (`vote`: its hash has no `time`)"""
 
@@ -236,6 +243,7 @@ __all__ = [
     "NotVoidable",
     "OutOfRange",
     "RateLimited",
+    "Unfolded",
     "UnknownArticle",
     "UnknownBoard",
     "UnknownCampaign",

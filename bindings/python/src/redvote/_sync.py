@@ -23,6 +23,7 @@ from .types import (
     Ballot,
     BoardPage,
     Configured,
+    Folded,
     GroupChange,
     Imported,
     LimitLeft,
@@ -360,6 +361,13 @@ class Campaign(_Bound):
         return self._run(
             self.calls.vote(user, pairs, time=time, channel=channel, device=device, cost=cost, vote_id=vote_id)
         )
+
+    def fold(self, max: int = 1000) -> Folded:
+        """Write up to ``max`` (1..1000) of a buffered campaign's oldest
+        votes to its boards, in one atomic call; ``left`` says how many are
+        still buffered (fold again until 0). On an immediate campaign it
+        folds nothing (docs/hot-campaigns.md)."""
+        return self._run(self.calls.fold(max))
 
     def import_(
         self, board: str, votes: Union[Mapping[str, Number], Sequence[Tuple[str, Number]]], *, time: Optional[int] = None

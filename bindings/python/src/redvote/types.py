@@ -147,13 +147,19 @@ class Ballot:
     ``replay`` is true when the call was a resend of a vote id already
     applied (nothing was counted again); ``vote_id`` is the call's id, the
     caller's or the one the package made for a call sent without one (what
-    ``void`` takes back; not compared by ``==``)."""
+    ``void`` takes back; not compared by ``==``).
+
+    On a buffered campaign (docs/hot-campaigns.md) the vote is accepted but
+    not on the boards yet: ``scores`` is empty and ``folded`` is the Unix ms
+    before which every accepted vote is on the boards (``None`` on an
+    immediate campaign)."""
 
     board: str
     option: str
     scores: Dict[str, str]
     replay: bool = False
     vote_id: Optional[str] = field(default=None, compare=False)
+    folded: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -189,12 +195,28 @@ class Ranked:
 
 @dataclass(frozen=True)
 class BoardPage:
-    """``campaign_top.lua``, one board: its period's name, size and the page."""
+    """``campaign_top.lua``, one board: its period's name, size and the page;
+    on a buffered campaign, ``folded``: the Unix ms before which every
+    accepted vote is on the boards (``None`` on an immediate campaign)."""
 
     board: str
     period: str
     size: int
     members: List[Ranked]
+    folded: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Folded:
+    """``campaign_fold.lua``: the buffered votes written to the boards by the
+    call, the votes still buffered (fold again until 0), the Unix ms before
+    which every accepted vote is on the boards, and the board entries left
+    out because they would leave the exact range."""
+
+    folded: int
+    left: int
+    until: int
+    overflow: int
 
 
 @dataclass(frozen=True)
@@ -334,6 +356,7 @@ __all__ = [
     "Imported",
     "Ranked",
     "BoardPage",
+    "Folded",
     "Standing",
     "Around",
     "LimitLeft",
