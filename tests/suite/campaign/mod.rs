@@ -10,6 +10,7 @@
 mod around;
 mod bad_input;
 mod batch_docs;
+mod buffered;
 mod buffered_diff;
 mod chapter_example;
 mod concurrency;

@@ -1,0 +1,309 @@
+//! Buffered campaigns (docs/hot-campaigns.md): what a vote answers, when
+//! it reaches the boards with no explicit fold (its oldest vote fold_ms
+//! old, or the buffer full), how the mode moves the layout, that a refusal
+//! writes nothing, that configure refuses what it cannot fold first, and
+//! that one fold's work is bounded.
+
+use redis::Connection;
+use redvote::campaign::{
+    BoardSettings, CampaignSettings, Dimension, LimitRule, Mode, OptionSettings, Paging, View,
+    Voter, Window,
+};
+use redvote::{Campaign, Code, Period};
+
+use crate::support::{self, digest, real_total, refused_unchanged};
+
+/// Votes at this time (2040): every period board lives.
+const T0: u64 = 2_215_000_000;
+
+/// A buffered campaign `name` with board "stars" (hour, day and total,
+/// carry 0.1) of `options` options o0.., folding after `fold_ms`.
+fn hot(con: &mut Connection, name: &str, options: usize, fold_ms: u64) -> Campaign {
+    let c = Campaign::new(name);
+    let mut board = BoardSettings::new(&[Period::Hour, Period::Day, Period::Total]);
+    board.carry = Some("0.1".into());
+    for i in 0..options {
+        board = board.with_option(&format!("o{i}"), OptionSettings::weighted(1));
+    }
+    let s = CampaignSettings {
+        fold_ms: Some(fold_ms),
+        ..CampaignSettings::new()
+            .with_mode(Mode::Buffered)
+            .with_board("stars", board)
+    };
+    c.configure(&s).run(con).unwrap();
+    c
+}
+
+fn field(con: &mut Connection, c: &Campaign, f: &str) -> Option<String> {
+    support::hget(con, c.root_key(), f)
+}
+
+#[test]
+fn a_buffered_vote_answers_no_scores_and_reaches_the_boards_with_a_fold() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h1", 3, 60_000);
+    let ballots = c
+        .at(T0)
+        .vote("u1", &[("stars", "o1"), ("stars", "o2")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(ballots.len(), 2);
+    for b in &ballots {
+        assert!(b.shown.is_empty(), "a buffered ballot has no scores: {b:?}");
+        assert!(b.folded.is_some(), "a buffered ballot says how far: {b:?}");
+    }
+    assert_eq!(real_total(&mut con, &c, "stars", "o1"), 0);
+    assert_eq!(field(&mut con, &c, "buffered").as_deref(), Some("2"));
+    let page = &c
+        .at(T0)
+        .top(&["stars"], &View::shown("total"), Paging::top(10))
+        .run(&mut con)
+        .unwrap()[0];
+    assert_eq!(page.size, 0);
+    assert!(page.folded.is_some());
+
+    let f = c.fold(1000).run(&mut con).unwrap();
+    assert_eq!((f.folded, f.left, f.overflow), (2, 0, 0));
+    assert_eq!(real_total(&mut con, &c, "stars", "o1"), 1);
+    assert_eq!(real_total(&mut con, &c, "stars", "o2"), 1);
+    // nothing left: no buffer key, no index, no due time
+    let ns = c.namespace().to_string();
+    assert!(support::keys(&mut con, &format!("{ns}buf*")).is_empty());
+    assert_eq!(field(&mut con, &c, "fold_due"), None);
+    let page = &c
+        .at(T0)
+        .top(&["stars"], &View::shown("total"), Paging::top(10))
+        .run(&mut con)
+        .unwrap()[0];
+    assert_eq!(page.size, 2);
+    assert!(
+        page.folded.unwrap() >= f.until,
+        "nothing buffered: folded up to now"
+    );
+}
+
+#[test]
+fn votes_fold_themselves_once_the_oldest_is_fold_ms_old() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h2", 2, 10);
+    c.at(T0)
+        .vote("first", &[("stars", "o0")])
+        .run(&mut con)
+        .unwrap();
+    // each later vote folds when the first is 10 ms old: no explicit fold
+    let mut n = 0;
+    support::wait_until(
+        "the first vote folded by a later one",
+        support::PATIENCE,
+        || {
+            n += 1;
+            c.at(T0)
+                .vote(&format!("later{n}"), &[("stars", "o1")])
+                .run(&mut con)
+                .unwrap();
+            real_total(&mut con, &c, "stars", "o0") == 1
+        },
+    );
+    let page = &c
+        .at(T0)
+        .top(&["stars"], &View::shown("total"), Paging::top(10))
+        .run(&mut con)
+        .unwrap()[0];
+    assert_eq!(page.entries[0].member, "o1", "{page:?}");
+}
+
+#[test]
+fn a_vote_that_fills_the_buffer_folds_it() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h3", 10, 60_000);
+    let mut pipe = redis::pipe();
+    for i in 0..999 {
+        let o = format!("o{}", i % 10);
+        c.at(T0)
+            .vote(&format!("u{i}"), &[("stars", o.as_str())])
+            .add_to(&mut pipe);
+    }
+    redvote::scripts::load_all(&mut con).unwrap();
+    pipe.query::<redis::Value>(&mut con).unwrap();
+    assert_eq!(field(&mut con, &c, "buffered").as_deref(), Some("999"));
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 0);
+    let last = c
+        .at(T0)
+        .vote("u999", &[("stars", "o9")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(field(&mut con, &c, "buffered").as_deref(), Some("0"));
+    for i in 0..10 {
+        assert_eq!(real_total(&mut con, &c, "stars", &format!("o{i}")), 100);
+    }
+    assert!(last[0].folded.unwrap() > 0);
+}
+
+#[test]
+fn the_mode_moves_the_layout_and_a_switch_back_drains() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h4", 2, 60_000);
+    assert_eq!(field(&mut con, &c, "layout").as_deref(), Some("4"));
+    c.at(T0)
+        .vote("u", &[("stars", "o0")])
+        .run(&mut con)
+        .unwrap();
+    let back = CampaignSettings::new().with_mode(Mode::Immediate);
+    c.configure(&back).run(&mut con).unwrap();
+    assert_eq!(field(&mut con, &c, "layout").as_deref(), Some("3"));
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1, "drained first");
+    let ballots = c
+        .at(T0)
+        .vote("v", &[("stars", "o0")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(ballots[0].folded, None);
+    assert!(!ballots[0].shown.is_empty());
+
+    // a campaign at layout 1 upgrades before it may choose a mode
+    let old = Campaign::new("h4old");
+    old.configure(&CampaignSettings::new().with_board(
+        "b",
+        BoardSettings::new(&[Period::Total]).with_options(&["x"]),
+    ))
+    .run(&mut con)
+    .unwrap();
+    redis::cmd("HSET")
+        .arg(old.root_key())
+        .arg("layout")
+        .arg("1")
+        .exec(&mut con)
+        .unwrap();
+    let buffered = CampaignSettings::new().with_mode(Mode::Buffered);
+    refused_unchanged(&mut con, "mode on layout 1", Code::LayoutVersion, |con| {
+        old.configure(&buffered).run(con)
+    });
+}
+
+#[test]
+fn a_refused_vote_on_a_buffered_campaign_writes_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h5", 2, 60_000);
+    let limited = CampaignSettings::new().with_limit(LimitRule::fixed(
+        "one",
+        &[Dimension::User],
+        Window::Day,
+        1,
+    ));
+    c.configure(&limited).run(&mut con).unwrap();
+    c.at(T0)
+        .vote("u", &[("stars", "o0")])
+        .run(&mut con)
+        .unwrap();
+    let before = digest(&mut con);
+    let limited = c.at(T0).vote("u", &[("stars", "o1")]).run(&mut con);
+    assert!(
+        matches!(limited, Err(redvote::Error::RateLimited(_))),
+        "{limited:?}"
+    );
+    assert_eq!(digest(&mut con), before, "a rate-limited vote wrote");
+    refused_unchanged(&mut con, "unknown option", Code::UnknownOption, |con| {
+        c.at(T0).vote("w", &[("stars", "zz")]).run(con)
+    });
+    refused_unchanged(&mut con, "key-like option", Code::InvalidName, |con| {
+        c.at(T0).vote("w", &[("stars", "1:x")]).run(con)
+    });
+    refused_unchanged(&mut con, "empty user", Code::InvalidUser, |con| {
+        c.at(T0).vote("", &[("stars", "o1")]).run(con)
+    });
+    let with_id = Voter::new("w").id("id-1");
+    c.at(T0)
+        .vote_by(&with_id, &[("stars", "o1")])
+        .run(&mut con)
+        .unwrap();
+    refused_unchanged(&mut con, "id reused", Code::VoteIdReused, |con| {
+        c.at(T0).vote_by(&with_id, &[("stars", "o0")]).run(con)
+    });
+}
+
+/// A buffer of `n` lines for option o0, written as lib/fold lays it out.
+fn fill(con: &mut Connection, c: &Campaign, n: usize) {
+    let ns = c.namespace();
+    let ms = T0 * 1000;
+    let line = format!("1\t{ms}\t0\t{T0}\tu\t\t\t1");
+    let mut pipe = redis::pipe();
+    for _ in 0..n {
+        pipe.rpush(format!("{ns}buf:stars:o0"), &line).ignore();
+    }
+    pipe.zadd(format!("{ns}bufs"), "stars:o0", ms * 64).ignore();
+    pipe.hset(c.root_key(), "buffered", n).ignore();
+    pipe.hset(c.root_key(), "fold_due", ms + 200).ignore();
+    pipe.query::<()>(con).unwrap();
+}
+
+#[test]
+fn configure_refuses_what_it_cannot_fold_first_and_writes_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h6", 2, 60_000);
+    let with_id = Voter::new("w").id("v1");
+    c.at(T0)
+        .vote_by(&with_id, &[("stars", "o1")])
+        .run(&mut con)
+        .unwrap();
+    c.fold(1000).run(&mut con).unwrap();
+    fill(&mut con, &c, 1001);
+    let change = CampaignSettings::new().with_vote_log(10);
+    let detail = refused_unchanged(&mut con, "configure", Code::Unfolded, |con| {
+        c.configure(&change).run(con)
+    });
+    assert!(detail.contains("1001"), "{detail}");
+    refused_unchanged(&mut con, "void", Code::Unfolded, |con| {
+        c.void("v1").run(con)
+    });
+    // folded, it goes through
+    loop {
+        let f = c.fold(1000).run(&mut con).unwrap();
+        if f.left == 0 {
+            break;
+        }
+    }
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1001);
+    c.configure(&change).run(&mut con).unwrap();
+}
+
+#[test]
+fn one_fold_takes_what_fits_its_work_and_the_next_takes_the_rest() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    // 600 options, one vote each: far more board entries than one fold writes
+    let c = hot(&mut con, "h7", 600, 60_000);
+    let mut pipe = redis::pipe();
+    for i in 0..600 {
+        let o = format!("o{i}");
+        c.at(T0)
+            .vote(&format!("u{i}"), &[("stars", o.as_str())])
+            .add_to(&mut pipe);
+    }
+    redvote::scripts::load_all(&mut con).unwrap();
+    pipe.query::<redis::Value>(&mut con).unwrap();
+    let before = digest(&mut con);
+    let first = c.fold(1000).run(&mut con).unwrap();
+    assert_ne!(digest(&mut con), before);
+    assert!(
+        first.folded > 0 && first.folded < 600,
+        "one fold wrote {first:?}"
+    );
+    assert_eq!(first.left, 600 - first.folded);
+    let mut folds = 1;
+    let mut left = first.left;
+    while left > 0 {
+        left = c.fold(1000).run(&mut con).unwrap().left;
+        folds += 1;
+        assert!(folds < 100, "the folds do not end");
+    }
+    for i in 0..600 {
+        assert_eq!(real_total(&mut con, &c, "stars", &format!("o{i}")), 1);
+    }
+}
