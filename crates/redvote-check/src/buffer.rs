@@ -55,7 +55,7 @@ struct Line<'a> {
 /// option, weight (an integer >= 1) for each pair.
 fn parse(line: &str) -> Result<Line<'_>, String> {
     let f: Vec<&str> = line.split('\t').collect();
-    if f.len() < 9 || (f.len() - 6) % 3 != 0 {
+    if f.len() < 9 || !(f.len() - 6).is_multiple_of(3) {
         return Err(format!(
             "has {} tab-separated fields, not 6 + 3 a pair",
             f.len()
@@ -92,7 +92,8 @@ fn parse(line: &str) -> Result<Line<'_>, String> {
 /// left buffered on a campaign not buffered, and every line
 /// ([`parse`], `known` for its pairs: a pair the settings read at the
 /// start do not know is a suspect, read again at the end). Returns the
-/// buffer's size and lag (`None`: an empty buffer on an immediate campaign).
+/// buffer's size and lag (`None`: nothing buffered on an immediate
+/// campaign).
 pub(crate) fn check_buffer(
     con: &mut dyn ConnectionLike,
     root: &str,
@@ -119,7 +120,7 @@ pub(crate) fn check_buffer(
         return Ok(None);
     }
     let n = int(&got[1]).unwrap_or(0).max(0) as u64;
-    if n == 0 && !buffered {
+    if n == 0 && !buffered && due.is_none() {
         return Ok(None);
     }
     let now_ms = time_of(&got[4]).map_or(0, |(s, us)| s * 1000 + us / 1000);
@@ -153,7 +154,7 @@ pub(crate) fn check_buffer(
         _ => {}
     }
     lines(con, &buf, n, known, r)?;
-    Ok(Some(Buffer {
+    Ok((buffered || n > 0).then_some(Buffer {
         votes: n,
         fold_lag_ms: lag,
     }))

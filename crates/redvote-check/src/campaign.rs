@@ -76,7 +76,13 @@ pub fn limit_bucket(user: &str) -> i64 {
 ///   <= `amount`, `voided_amount` <= `amount`, the channels' and devices'
 ///   counts within `votes`, `nch` / `ndev` the number of named fields (at
 ///   most 32); `<ns>sp:P` a HyperLogLog, `<ns>sn:P` a count, `<ns>log` a
-///   stream.
+///   stream;
+/// - a buffered campaign (`mode`, `fold_ms`, `folded`; layout 4 exactly
+///   when buffered): each line of `<ns>buf` parses, names a board and an
+///   option of the campaign with the option's weight, and `fold_due` is
+///   there exactly while it holds votes ([`crate::Buffer`] reports its
+///   size and fold lag). The boards are compared with nothing in the
+///   buffer: its votes are on them only once folded.
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
