@@ -12,6 +12,7 @@ use super::{
     error_of, exec, int, items, scan_checked, scan_keys, score_of, stored_int, text, time_of,
     Recheck, Report, PAGE,
 };
+use crate::buffer::{check_buffer, Known};
 use crate::calendar::{calendar_period, kind_name, parse_period, period};
 use redvote::Campaign;
 use redvote::Period;
@@ -75,7 +76,13 @@ pub fn limit_bucket(user: &str) -> i64 {
 ///   <= `amount`, `voided_amount` <= `amount`, the channels' and devices'
 ///   counts within `votes`, `nch` / `ndev` the number of named fields (at
 ///   most 32); `<ns>sp:P` a HyperLogLog, `<ns>sn:P` a count, `<ns>log` a
-///   stream.
+///   stream;
+/// - a buffered campaign (`mode`, `fold_ms`, `folded`; layout 4 exactly
+///   when buffered): each line of `<ns>buf` parses, names a board and an
+///   option of the campaign with the option's weight, and `fold_due` is
+///   there exactly while it holds votes ([`crate::Buffer`] reports its
+///   size and fold lag). The boards are compared with nothing in the
+///   buffer: its votes are on them only once folded.
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
@@ -122,6 +129,14 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
     };
     let seq = read_seq(con, ns, &mut r)?;
     let boards = boards(con, ns, &mut r)?;
+    let known = |board: &str, option: &str| match boards.get(board) {
+        None => Known::NoBoard,
+        Some(b) => b
+            .weights
+            .get(option)
+            .map_or(Known::NoOption, |w| Known::Weight(*w)),
+    };
+    r.buffer = check_buffer(con, campaign.root_key(), ns, c.fold_ms, &known, &mut r)?;
     let mut scan = Scan {
         ns,
         c,
@@ -515,6 +530,9 @@ struct Settings {
     rules: BTreeMap<String, Rule>,
     /// The server's clock when the check started.
     now: i64,
+    /// How old the oldest buffered vote may grow before a vote folds
+    /// (`fold_ms`; lib/fold's default when absent).
+    fold_ms: i64,
 }
 
 impl Settings {
@@ -591,6 +609,7 @@ fn settings(
         updated: None,
         rules: BTreeMap::new(),
         now,
+        fold_ms: FOLD_MS_DEFAULT,
     };
     if let Some(v) = fields.get("offset") {
         match stored_int(v, -50400, 50400).filter(|n| n % 60 == 0) {
@@ -634,6 +653,7 @@ fn settings(
             Err(e) => r.violation(root, format!("limits is corrupt: {e}")),
         }
     }
+    mode(root, &fields, &mut c, r);
     // The rules' stamp (lib/limits.lua): a copy of `limits` that votes
     // trust. One that differs (rules changed by hand) only costs the votes
     // a validation: counted, not a violation; one equal to corrupt rules
@@ -644,6 +664,62 @@ fn settings(
         }
     }
     Ok(Some(c))
+}
+
+/// The default `fold_ms` (`FOLD_MS_DEFAULT` in lua/src/lib/fold.lua).
+const FOLD_MS_DEFAULT: i64 = 200;
+
+/// How votes reach the boards: `mode` (none, "immediate" or "buffered"),
+/// `fold_ms`, `folded` and the data `layout` (1 when absent; 4 exactly on
+/// a buffered campaign, lua/src/lib/layout.lua). `fold_due` is checked
+/// with the buffer it belongs to ([`crate::buffer`]).
+fn mode(root: &str, fields: &HashMap<String, String>, c: &mut Settings, r: &mut Report) {
+    let mode = fields.get("mode").map(String::as_str);
+    if let Some(m) = mode.filter(|m| *m != "immediate" && *m != "buffered") {
+        r.violation(
+            root,
+            format!("mode {m:?} is neither \"immediate\" nor \"buffered\""),
+        );
+    }
+    if let Some(v) = fields.get("fold_ms") {
+        match stored_int(v, 10, 60000) {
+            Some(ms) => c.fold_ms = ms,
+            None => r.violation(root, format!("fold_ms {v:?} is not ms in 10..60000")),
+        }
+    }
+    if let Some(v) = fields.get("folded") {
+        if stored_int(v, 0, 999999999999999).is_none() {
+            r.violation(root, format!("folded {v:?} is not a Unix ms"));
+        }
+    }
+    let layout = match fields.get("layout") {
+        None => Some(1),
+        Some(v) => {
+            let l = stored_int(v, 1, 4).filter(|_| !v.starts_with('0'));
+            if l.is_none() {
+                r.violation(
+                    root,
+                    format!("layout {v:?} is not a campaign layout (1..4)"),
+                );
+            }
+            l
+        }
+    };
+    let buffered = mode == Some("buffered");
+    match layout {
+        Some(4) if !buffered => r.violation(
+            root,
+            format!(
+                "layout 4 is a buffered campaign's, but mode is {}",
+                mode.map_or("absent (immediate)".to_string(), |m| format!("{m:?}"))
+            ),
+        ),
+        Some(l) if l != 4 && buffered => r.violation(
+            root,
+            format!("mode \"buffered\" at layout {l}: a buffered campaign is at layout 4"),
+        ),
+        _ => {}
+    }
 }
 
 /// A whole JSON number in lo..=hi (the stored rules' numbers).

@@ -17,6 +17,7 @@
 //! board's carry, a rate limit) are checked exactly only for data written
 //! after the last change; see [`check_campaign`] for which ones and why.
 
+mod buffer;
 pub mod calendar;
 mod campaign;
 mod site;
@@ -27,6 +28,7 @@ use std::collections::BTreeMap;
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 use serde::Serialize;
 
+pub use buffer::Buffer;
 pub use campaign::{check_campaign, limit_bucket};
 pub use site::check_site;
 
@@ -76,6 +78,11 @@ pub struct Report {
     /// Not counted by [`Report::is_clean`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// A buffered campaign's buffer: its votes not yet on the boards and
+    /// the fold lag (information; `None` for a site or an immediate
+    /// campaign with nothing buffered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
     /// Suspects to read again before the report is final (always empty in a
     /// report a check returns).
     #[serde(skip)]
@@ -199,6 +206,12 @@ impl std::fmt::Display for Report {
         }
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
+        }
+        if let Some(b) = &self.buffer {
+            let lag = b.fold_lag_ms.map_or(String::new(), |ms| {
+                format!(", the oldest accepted {ms} ms ago (fold lag)")
+            });
+            writeln!(f, "buffer: {} vote(s) not yet on the boards{lag}", b.votes)?;
         }
         let checked: Vec<String> = self
             .checked

@@ -239,6 +239,8 @@ enum CampaignCommand {
         #[arg(long, default_value_t = 100)]
         batch: u32,
     },
+    /// Write a buffered campaign's accepted votes to its boards: one call, or --all until none is left (docs/hot-campaigns.md)
+    Fold(crate::fold::FoldArgs),
     /// Admin: void a vote by its id, or a user's or channel's logged votes in a time range (docs/teams.md)
     Void(crate::void::VoidArgs),
     /// The campaign's audit log, newest first: who changed what, when (docs/teams.md)
@@ -317,6 +319,7 @@ pub fn run(g: &Global, args: &CampaignArgs) -> Result<()> {
             options,
             batch,
         } => remove_options(g, c, board, options, *batch),
+        CampaignCommand::Fold(fold) => crate::fold::run(g, c, fold),
         CampaignCommand::Void(void) => crate::void::run(g, c, void),
         CampaignCommand::Audit { count } => crate::audit::read(g, c, *count),
     }
@@ -350,7 +353,8 @@ fn configure(g: &Global, campaign: &Campaign, file: &str) -> Result<()> {
     let settings: CampaignSettings =
         serde_json::from_str(&text).with_context(|| format!("{file}: not campaign settings"))?;
     let before = crate::audit::settings(g, campaign);
-    let done = g.run(&campaign.configure(&settings))?;
+    let call = campaign.configure(&settings);
+    let done = crate::fold::folded_first(g, &mut g.connect()?, campaign, &call)?;
     let after = crate::audit::settings(g, campaign);
     crate::audit::note(
         g,
@@ -406,13 +410,23 @@ fn vote(
         let lines: Vec<String> = ballots
             .iter()
             .map(|b| {
-                let scores: Vec<String> = b
-                    .shown
-                    .iter()
-                    .map(|s| format!("{} {}", s.period, s.score))
-                    .collect();
                 let replay = if b.replay { "  (replay)" } else { "" };
-                format!("{}:{}  {}{replay}", b.board, b.option, scores.join("  "))
+                let what = match b.folded {
+                    // a buffered campaign's vote: on the boards once folded
+                    Some(ms) => format!(
+                        "accepted, buffered; boards {}",
+                        crate::fold::folded_words(ms)
+                    ),
+                    None => {
+                        let scores: Vec<String> = b
+                            .shown
+                            .iter()
+                            .map(|s| format!("{} {}", s.period, s.score))
+                            .collect();
+                        scores.join("  ")
+                    }
+                };
+                format!("{}:{}  {what}{replay}", b.board, b.option)
             })
             .collect();
         lines.join("\n")
@@ -727,7 +741,8 @@ fn configure_removal(
         ..Default::default()
     };
     let before = crate::audit::settings(g, campaign);
-    let done = g.run(&campaign.configure(&settings))?;
+    let call = campaign.configure(&settings);
+    let done = crate::fold::folded_first(g, &mut g.connect()?, campaign, &call)?;
     let after = crate::audit::settings(g, campaign);
     crate::audit::note(
         g,
@@ -745,7 +760,10 @@ fn show_entry(e: &Entry) -> String {
 }
 
 fn show_page(p: &BoardPage) -> String {
-    let mut out = format!("{} {} ({} members)", p.board, p.period, p.size);
+    let folded = p.folded.map_or(String::new(), |ms| {
+        format!("; {}", crate::fold::folded_words(ms))
+    });
+    let mut out = format!("{} {} ({} members{folded})", p.board, p.period, p.size);
     for e in &p.entries {
         out.push('\n');
         out.push_str(&show_entry(e));

@@ -9,6 +9,7 @@ mod campaign;
 mod campaigns;
 mod demo;
 mod export;
+mod fold;
 mod keys;
 mod serve;
 mod stats;
@@ -88,7 +89,7 @@ pub struct Global {
 }
 
 /// A `--timeout`: positive seconds, at most a day.
-fn seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if t > 0.0 && t <= 86400.0 => Ok(t),
         _ => Err(format!("{s:?} is not a number of seconds in (0, 86400]")),

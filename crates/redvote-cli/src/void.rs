@@ -38,7 +38,7 @@ pub struct VoidArgs {
 /// Run `void`.
 pub fn run(g: &Global, c: &Campaign, args: &VoidArgs) -> Result<()> {
     if let Some(id) = &args.vote_id {
-        let voided = g.run(&c.void(id))?;
+        let voided = crate::fold::folded_first(g, &mut g.connect()?, c, &c.void(id))?;
         if !voided.already {
             crate::audit::note(
                 g,
@@ -72,10 +72,8 @@ pub fn run(g: &Global, c: &Campaign, args: &VoidArgs) -> Result<()> {
     // each call reads at most --batch entries of the capped log: the loop
     // ends within the log's length / batch calls
     loop {
-        let step = g.run_on(
-            &mut con,
-            &c.void_range(by, value, from, to, &cursor, args.batch),
-        )?;
+        let call = c.void_range(by, value, from, to, &cursor, args.batch);
+        let step = crate::fold::folded_first(g, &mut con, c, &call)?;
         calls += 1;
         if step.voided > 0 {
             crate::audit::note(

@@ -4,7 +4,7 @@
 //! `keys` with the operator's `~{redvote}:*` added, as the chapter says.
 
 use crate::support::readme::{doc, WORKSPACE};
-use crate::support::{con, redvote, server};
+use crate::support::{con, redvote, scratch, server};
 
 /// The chapter's `ACL SETUSER redvote ...` line, password set, as words.
 fn acl_line() -> Vec<String> {
@@ -56,6 +56,11 @@ fn the_acl_line_runs_every_documented_command() {
         .unwrap()
         .0;
     let (from, to) = ((now - 3600).to_string(), (now + 3600).to_string());
+    // the same campaign buffered: its votes, folds and the calls that fold
+    // first touch <ns>buf
+    let buffered = scratch("acl").join("buffered.json");
+    std::fs::write(&buffered, r#"{"mode": "buffered"}"#).unwrap();
+    let buffered = buffered.to_str().unwrap();
     fn c<'a>(rest: &[&'a str]) -> Vec<&'a str> {
         [&["campaign", "spring2026"], rest].concat()
     }
@@ -93,6 +98,22 @@ fn the_acl_line_runs_every_documented_command() {
         c(&["remove-options", "male-stars"]),
         c(&["audit"]),
         c(&["check"]),
+        c(&["configure", buffered]),
+        c(&[
+            "vote",
+            "--user",
+            "user:3",
+            "--vote-id",
+            "r2",
+            "male-stars:yyqx",
+        ]),
+        c(&["top", "male-stars"]),
+        c(&["check"]),
+        c(&["void", "r2"]),
+        c(&["vote", "--user", "user:4", "male-stars:wjk"]),
+        c(&["fold", "--max", "1"]),
+        c(&["vote", "--user", "user:5", "male-stars:wjk"]),
+        c(&["fold", "--all"]),
         vec!["campaigns"],
         vec!["campaigns", "register", "spring2026"],
         vec!["campaigns", "register", "--scan"],

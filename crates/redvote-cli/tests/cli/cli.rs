@@ -782,12 +782,13 @@ fn campaign_upgrade_moves_the_layout_forward() {
         (Some(3), Some(3))
     );
 
-    let _: () = con.hset("{c:up}:campaign", "layout", "4").unwrap();
+    // (layout 4 is a buffered campaign's: the newest this version knows)
+    let _: () = con.hset("{c:up}:campaign", "layout", "5").unwrap();
     let out = redvote(u, &["campaign", "up", "upgrade"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("REDVOTE_LAYOUT_VERSION") && err.contains("layout 4") && err.contains("1..3"),
+        err.contains("REDVOTE_LAYOUT_VERSION") && err.contains("layout 5") && err.contains("1..4"),
         "{err}"
     );
     let out = redvote(u, &["campaign", "nope", "upgrade"]);

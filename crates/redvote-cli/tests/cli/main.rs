@@ -7,6 +7,7 @@ mod support;
 
 mod acl;
 mod bad_input;
+mod buffered;
 mod check;
 mod cli;
 mod cluster_check;
