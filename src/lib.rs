@@ -132,6 +132,11 @@ pub struct CampaignsChapterDoctests;
 #[doc = include_str!("../docs/statistics.md")]
 pub struct StatisticsChapterDoctests;
 
+/// The hot campaigns chapter's example as a doctest.
+#[cfg(all(doctest, feature = "async"))]
+#[doc = include_str!("../docs/hot-campaigns.md")]
+pub struct HotCampaignsChapterDoctests;
+
 /// The cluster chapter's examples as doctests.
 #[cfg(all(doctest, feature = "async"))]
 #[doc = include_str!("../docs/cluster.md")]

@@ -45,6 +45,10 @@ pub const DOCS: &[(&str, &str)] = &[
     ("docs/export.md", include_str!("../../../docs/export.md")),
     ("docs/layout.md", include_str!("../../../docs/layout.md")),
     (
+        "docs/hot-campaigns.md",
+        include_str!("../../../docs/hot-campaigns.md"),
+    ),
+    (
         "docs/manifest.md",
         include_str!("../../../docs/manifest.md"),
     ),

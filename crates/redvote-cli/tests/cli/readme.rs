@@ -131,6 +131,38 @@ fn the_campaign_worked_example_runs_in_order() {
     assert_eq!(participants, 4, "users 1 to 4 voted");
 }
 
+/// docs/hot-campaigns.md's redis-cli session, in order on an empty server:
+/// the page before the fold is empty, the fold writes both votes, and the
+/// page after it shows them.
+#[test]
+fn the_hot_campaigns_example_runs_in_order() {
+    let server = support::server();
+    let lines = redis_cli_lines(doc("docs/hot-campaigns.md"));
+    assert_eq!(lines.len(), 6, "docs/hot-campaigns.md's session: {lines:?}");
+    let mut outputs = Vec::new();
+    for line in &lines {
+        let cmd = line.replace("redis-cli ", &format!("redis-cli -p {} ", server.port()));
+        let out = sh(&cmd, WORKSPACE.as_ref()).output().expect("run sh");
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success() && !stdout.contains("REDVOTE_"),
+            "{cmd}: {stdout}"
+        );
+        outputs.push(stdout);
+    }
+    assert!(
+        !outputs[3].contains("yyqx"),
+        "before the fold: {}",
+        outputs[3]
+    );
+    assert!(outputs[4].starts_with("2\n0\n"), "the fold: {}", outputs[4]);
+    assert!(
+        outputs[5].contains("yyqx") && outputs[5].contains("2.00"),
+        "after the fold: {}",
+        outputs[5]
+    );
+}
+
 #[test]
 fn readme_cli_synopsis_lists_every_subcommand() {
     let out = Command::new(env!("CARGO_BIN_EXE_redvote"))
