@@ -12,7 +12,7 @@ use super::{
     error_of, exec, int, items, scan_checked, scan_keys, score_of, stored_int, text, time_of,
     Recheck, Report, PAGE,
 };
-use crate::buffer::{check_buffer, Known};
+use crate::buffer::{check_buffer, unlisted_buffers, Known};
 use crate::calendar::{calendar_period, kind_name, parse_period, period};
 use redvote::Campaign;
 use redvote::Period;
@@ -78,11 +78,15 @@ pub fn limit_bucket(user: &str) -> i64 {
 ///   most 32); `<ns>sp:P` a HyperLogLog, `<ns>sn:P` a count, `<ns>log` a
 ///   stream;
 /// - a buffered campaign (`mode`, `fold_ms`, `folded`; layout 4 exactly
-///   when buffered): each line of `<ns>buf` parses, names a board and an
-///   option of the campaign with the option's weight, and `fold_due` is
-///   there exactly while it holds votes ([`crate::Buffer`] reports its
-///   size and fold lag). The boards are compared with nothing in the
-///   buffer: its votes are on them only once folded.
+///   when buffered): each member `B:O` of `<ns>bufs` names a board and an
+///   option of the campaign, its list `<ns>buf:B:O` is not empty and its
+///   score is the list's first line's arrival x 64 + place; each line
+///   parses and carries the option's weight; every `<ns>buf:*` list is
+///   listed; the root's `buffered` is the sum of the lists' lengths and
+///   `fold_due` is there exactly while anything is buffered, `fold_ms`
+///   after the oldest pair arrived ([`crate::Buffer`] reports the pairs,
+///   options and fold lag). The boards are compared with nothing
+///   buffered: its pairs are on them only once folded.
 ///
 /// Checked where the settings they depend on are known to hold for the data
 /// ("settled": no `configure` since the votes were cast; `updated` records
@@ -136,7 +140,8 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
             .get(option)
             .map_or(Known::NoOption, |w| Known::Weight(*w)),
     };
-    r.buffer = check_buffer(con, campaign.root_key(), ns, c.fold_ms, &known, &mut r)?;
+    let buffers = check_buffer(con, campaign.root_key(), ns, c.fold_ms, &known, &mut r)?;
+    r.buffer = buffers.buffer;
     let mut scan = Scan {
         ns,
         c,
@@ -151,6 +156,7 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         stats: Vec::new(),
         pending: Vec::new(),
         removed: Vec::new(),
+        buffers: Vec::new(),
     };
     r.keys_scanned = scan_keys(con, ns, |con, keys| {
         for key in keys {
@@ -208,6 +214,7 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         scan.order_key(con, side, &key, beside.is_some(), &mut r)?;
     }
     scan.listed_boards_exist(con, &keys, &mut r)?;
+    unlisted_buffers(ns, std::mem::take(&mut scan.buffers), &buffers.listed, &mut r);
     confirm(ns, pending, &mut r);
     r.confirm(con)?;
     Ok(r.finish())
@@ -1309,6 +1316,9 @@ struct Scan<'a> {
     /// Statistics keys and the vote log (`<ns>st:`, `sp:`, `sn:`, `log`)
     /// not checked yet ([`crate::stats`]).
     stats: Vec<String>,
+    /// Options' buffers (`<ns>buf:B:O`), checked against the options
+    /// `<ns>bufs` lists once the scan is done.
+    buffers: Vec<String>,
     /// Keys that name a board or option missing from the settings read at
     /// the start: read again before they are reported (configure may have
     /// added it since).
@@ -1379,6 +1389,7 @@ impl Scan<'_> {
                 }
             }
             "removed" => self.removed.push((tail.to_string(), key)),
+            "buf" => self.buffers.push(key),
             "rlu" => self.voters.push(key),
             "rlb" => match tail.split_once(':') {
                 Some((rule, rest)) if self.c.rules.contains_key(rule) => {

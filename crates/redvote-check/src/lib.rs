@@ -78,8 +78,8 @@ pub struct Report {
     /// Not counted by [`Report::is_clean`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// A buffered campaign's buffer: its votes not yet on the boards and
-    /// the fold lag (information; `None` for a site or an immediate
+    /// A buffered campaign's buffers: the pairs not yet on the boards, their
+    /// options and the fold lag (information; `None` for a site or an immediate
     /// campaign with nothing buffered).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Buffer>,
@@ -211,7 +211,11 @@ impl std::fmt::Display for Report {
             let lag = b.fold_lag_ms.map_or(String::new(), |ms| {
                 format!(", the oldest accepted {ms} ms ago (fold lag)")
             });
-            writeln!(f, "buffer: {} vote(s) not yet on the boards{lag}", b.votes)?;
+            writeln!(
+                f,
+                "buffer: {} pair(s) of {} option(s) not yet on the boards{lag}",
+                b.pairs, b.options
+            )?;
         }
         let checked: Vec<String> = self
             .checked

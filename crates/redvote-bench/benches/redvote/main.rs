@@ -25,6 +25,7 @@ mod campaign;
 mod ceiling;
 mod checks;
 mod cluster;
+mod hot;
 mod ir;
 mod limits;
 mod measure;
@@ -157,8 +158,9 @@ pub struct BenchArgs {
     /// The section to run alone: `scale` (the same as --scale-only), `ir`
     /// (server instructions a call under callgrind, against issue 23's
     /// targets; ir.rs), or `ir-settings` (no server: the settings the `ir`
-    /// rows configure, as JSON, which tools/vote_phases.sh reads)
-    #[arg(value_parser = ["scale", "ir", "ir-settings"])]
+    /// rows configure, as JSON, which tools/vote_phases.sh reads), or `hot`
+    /// (buffered campaigns against immediate ones and the seed; hot.rs)
+    #[arg(value_parser = ["scale", "ir", "ir-settings", "hot"])]
     pub section: Option<String>,
     /// Ir section: calls a side of each row
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(2..=100_000))]
@@ -243,6 +245,8 @@ fn main() -> ExitCode {
         scale_section(&args)
     } else if args.section.as_deref() == Some("ir") {
         ir_section(&args)
+    } else if args.section.as_deref() == Some("hot") {
+        hot_section(&args)
     } else if args.section.as_deref() == Some("ir-settings") {
         ir_settings()
     } else if args.scaling_only {
@@ -327,6 +331,24 @@ fn ir_section(args: &BenchArgs) -> Result<()> {
         writeln!(out, "{json}")?;
     } else {
         ir::write_ir(&mut out, &ir)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The hot-campaign section alone (`hot`): buffered against immediate and
+/// the seed (hot.rs); its tables, and the run saved in `runs/DATE-hot/`.
+fn hot_section(args: &BenchArgs) -> Result<()> {
+    let votes = args.ops.unwrap_or(if args.quick { 2000 } else { 20_000 });
+    let seconds = if args.quick { 3.0 } else { 10.0 };
+    let report = hot::run_hot(votes, seconds).context("the hot section")?;
+    let dir = hot::save(&report)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        write!(out, "{}", hot::tables(&report))?;
+        writeln!(out, "\nsaved in {}", dir.display())?;
     }
     out.flush()?;
     Ok(())
