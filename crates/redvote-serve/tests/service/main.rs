@@ -14,6 +14,7 @@ mod admin;
 mod app;
 mod audit;
 mod auth;
+mod back_office;
 mod campaign;
 mod eviction;
 mod export;
