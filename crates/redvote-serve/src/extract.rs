@@ -36,8 +36,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
 }
 
 /// A JSON body as [`Json`] reads it, or `T::default()` when the request
-/// has no body at all (no `Content-Type`, nothing sent): the routes whose
-/// every field has a default (`POST .../fold`).
+/// has no body at all (no `Content-Type`, nothing sent) or the body is
+/// JSON `null` (what the OpenAPI document's optional body allows): the
+/// routes whose every field has a default (`POST .../fold`).
 pub struct OptionalJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
@@ -58,6 +59,9 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
             ));
         }
         let bytes = body(req, state).await?;
+        if bytes.trim_ascii() == b"null" {
+            return Ok(OptionalJson(T::default()));
+        }
         parse(&bytes).map(OptionalJson)
     }
 }

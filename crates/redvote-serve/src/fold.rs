@@ -349,6 +349,9 @@ async fn buffered_campaigns(state: &AppState) -> redvote::Result<Vec<String>> {
                 async move { crate::campaigns::list_all_campaigns(&mut con, &cursor, 1000).await }
             })
             .await?;
+        if page.names.is_empty() {
+            return Ok(buffered);
+        }
         let roots: Vec<String> = page
             .names
             .iter()

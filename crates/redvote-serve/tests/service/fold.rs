@@ -192,8 +192,10 @@ fn the_fold_route_folds_what_is_buffered() {
         "{rest}"
     );
     assert_eq!(totals(&svc, "cold").1, pairs(&[("x", "2"), ("y", "1")]));
-    let done = fold(Some(json!({}))).ok(200);
-    assert_eq!((&done["folded"], &done["left"]), (&json!(0), &json!(0)));
+    for body in [json!({}), Value::Null] {
+        let done = fold(Some(body)).ok(200);
+        assert_eq!((&done["folded"], &done["left"]), (&json!(0), &json!(0)));
+    }
 
     // refusals: a max out of range, an unknown campaign, no admin token
     let digest = support::digest(&mut con);
