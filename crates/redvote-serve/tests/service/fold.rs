@@ -1,7 +1,7 @@
 //! Buffered campaigns (`"mode": "buffered"`) over HTTP: the background
 //! folder brings accepted votes to the boards with no fold asked for; the
-//! fold routes; a settings PUT and a void on a buffer larger than one call
-//! folds (REDVOTE_UNFOLDED) fold it and succeed; shutdown does not wait
+//! fold routes; a settings PUT, a void and a range void on a buffer
+//! larger than one call folds (REDVOTE_UNFOLDED) fold it and succeed; shutdown does not wait
 //! for a fold stuck on Redis.
 
 use std::time::{Duration, Instant};
@@ -214,16 +214,19 @@ fn the_fold_route_folds_what_is_buffered() {
 }
 
 #[test]
-fn configure_and_void_fold_a_buffer_too_large_for_one_call() {
+fn configure_and_the_voids_fold_a_buffer_too_large_for_one_call() {
     let server = support::server();
     let mut con = support::con(&server);
-    let c = unregistered(&mut con, "big", buffered(60_000));
+    let mut settings = buffered(60_000);
+    settings["vote_log"] = json!(100);
+    let c = unregistered(&mut con, "big", settings);
     let svc = Service::start(&server);
     svc.request(Method::POST, "/v1/campaigns/big/votes", None)
         .header("Idempotency-Key", "k1")
         .json(json!({"user": "u0", "votes": [{"board": "b", "option": "y"}]}))
         .send()
         .ok(200);
+    svc.vote("big", "u9", "b", "y").ok(200);
     fill_buffer(&mut con, &c, "x", 1500);
     // the script alone refuses: more than one call folds, nothing written
     let digest = support::digest(&mut con);
@@ -245,7 +248,7 @@ fn configure_and_void_fold_a_buffer_too_large_for_one_call() {
         .query(&mut con)
         .unwrap();
     assert_eq!(buf, 0);
-    assert_eq!(totals(&svc, "big").1, pairs(&[("x", "1500"), ("y", "1")]));
+    assert_eq!(totals(&svc, "big").1, pairs(&[("x", "1500"), ("y", "2")]));
     let settings = svc
         .request(Method::GET, "/v1/campaigns/big/settings", Some(ADMIN))
         .send()
@@ -258,7 +261,24 @@ fn configure_and_void_fold_a_buffer_too_large_for_one_call() {
         .admin(Method::POST, "/v1/campaigns/big/votes/k1/void", json!({}))
         .ok(200);
     assert_eq!(voided["already"], false, "{voided}");
-    assert_eq!(totals(&svc, "big").1, pairs(&[("x", "3000")]));
+    assert_eq!(totals(&svc, "big").1, pairs(&[("x", "3000"), ("y", "1")]));
+
+    // and a range void
+    fill_buffer(&mut con, &c, "x", 1500);
+    let to = support::server_time(&mut con) + 3600;
+    let step = svc
+        .admin(
+            Method::POST,
+            "/v1/campaigns/big/votes/void",
+            json!({"user": "u9", "from": 0, "to": to}),
+        )
+        .ok(200);
+    assert_eq!(
+        (&step["voided"], &step["next"]),
+        (&json!(1), &json!("0")),
+        "{step}"
+    );
+    assert_eq!(totals(&svc, "big").1, pairs(&[("x", "4500")]));
 }
 
 #[test]
