@@ -11,7 +11,8 @@
 //!   `/v1` routes make (retries included), and the admin page's reads of
 //!   plain commands under a name of their own (`campaign_registry`,
 //!   `deny_lists`, `board_options`, `key_lookup`, `keys`, `audit_read`,
-//!   `audit_write`, `display_names`, `campaign_offset`: see
+//!   `audit_write`, `display_names`, `campaign_offset`, and
+//!   `fold_state`, the buffered campaigns' reads: see
 //!   `AppState::with_redis`), `outcome` `ok`, `refused` (a
 //!   script's refusal), `unavailable` (Redis unreachable, busy, out of
 //!   memory, timed out) or `error`;
