@@ -406,7 +406,7 @@ async fn board_options(
     Ok(Json(BoardOptions { board, options }))
 }
 
-fn unknown_campaign(name: &str) -> Problem {
+pub(crate) fn unknown_campaign(name: &str) -> Problem {
     Problem::new(
         StatusCode::NOT_FOUND,
         Code::UnknownCampaign.as_str(),

@@ -89,7 +89,11 @@ pub(crate) const NO_END: u64 = 253_402_300_799;
 
 /// Admin: create or update the campaign, its boards, options, limits and
 /// deny lists. The body is the JSON `redvote campaign NAME configure FILE`
-/// takes; absent fields stay as they are. Then registers the campaign in
+/// takes; absent fields stay as they are (`mode`, `fold_ms`: a buffered
+/// campaign, folded in the background every `fold_ms`). A buffered
+/// campaign's buffer is folded first; when it holds more than one call
+/// folds (REDVOTE_UNFOLDED), the route folds it and sends the settings
+/// once more. Then registers the campaign in
 /// the campaign list (`GET /v1/campaigns`). A board's `remove` deletes the
 /// options at once and leaves their period board entries pending: the
 /// route then runs the bounded cleanup steps (`campaign_remove`, 100 units
@@ -127,7 +131,9 @@ async fn configure(
     }
     // the audit log's before and after: the stored settings (null: none)
     let before = stored(&state, &c).await;
-    let configured = state.run(&c.configure(&settings)).await?;
+    // a buffered campaign's votes are folded first, in the same call, or
+    // by the route when more are buffered than that call folds
+    let configured = super::fold::run_folding(&state, &c, &c.configure(&settings)).await?;
     let after = stored(&state, &c).await;
     let change = Change {
         who: &admin.who,
@@ -155,6 +161,9 @@ async fn configure(
             p
         })?;
     }
+    // the background folder reads the registry again (now that it lists
+    // the campaign): it may be buffered now
+    state.fold_wake.notify_one();
     for (board, spec) in &settings.boards {
         if !spec.remove.is_empty() {
             finish_removal(&state, &c, board).await?;
@@ -251,7 +260,10 @@ fn one() -> u32 {
 /// What a vote did.
 #[derive(Serialize, ToSchema)]
 pub struct VoteResult {
-    /// Per pair: the option's new shown score in every period its board keeps.
+    /// Per pair: the option's new shown score in every period its board
+    /// keeps; on a buffered campaign `shown` is empty and `folded` is the
+    /// Unix ms before which every accepted vote was on the boards (this
+    /// one reaches them with the next fold).
     pub ballots: Vec<Ballot>,
     /// True when the `Idempotency-Key` had already been applied: nothing
     /// was written now, and `ballots` are the first run's answer.
@@ -473,6 +485,11 @@ pub struct BoardTop {
     pub has_next: bool,
     /// This page, best first.
     pub entries: Vec<Entry>,
+    /// A buffered campaign's board: the Unix ms before which every
+    /// accepted vote is on it (later ones wait for the next fold); absent
+    /// on an immediate campaign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded: Option<u64>,
 }
 
 /// A page of each asked board.
@@ -521,6 +538,7 @@ async fn top(
             period: p.period,
             size: p.size,
             entries: p.entries,
+            folded: p.folded,
         })
         .collect();
     Ok(Json(Top {

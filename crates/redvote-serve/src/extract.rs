@@ -35,6 +35,37 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Json<T> {
     }
 }
 
+/// A JSON body as [`Json`] reads it, or `T::default()` when the request
+/// has no body at all (no `Content-Type`, nothing sent) or the body is
+/// JSON `null` (what the OpenAPI document's optional body allows): the
+/// routes whose every field has a default (`POST .../fold`).
+pub struct OptionalJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
+    type Rejection = Problem;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Problem> {
+        if req.headers().get(header::CONTENT_TYPE).is_none() {
+            let bytes = Bytes::from_request(req, state)
+                .await
+                .map_err(|r| Problem::bad_request(r.body_text()))?;
+            if bytes.is_empty() {
+                return Ok(OptionalJson(T::default()));
+            }
+            return Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                codes::UNSUPPORTED_MEDIA_TYPE,
+                "Expected request with `Content-Type: application/json`",
+            ));
+        }
+        let bytes = body(req, state).await?;
+        if bytes.trim_ascii() == b"null" {
+            return Ok(OptionalJson(T::default()));
+        }
+        parse(&bytes).map(OptionalJson)
+    }
+}
+
 /// A JSON body as [`Json`] reads it, and the names of its top-level
 /// members that are `null` (which serde reads as absent): the settings
 /// PUT tells "leave the start as it is" (absent) from "no start" (null).

@@ -14,7 +14,9 @@
 //! [`signal`]: SIGTERM or Ctrl-C) it stops accepting, lets open requests
 //! finish for at most [`Options::drain_timeout`] and returns (an error
 //! when the drain ran out). Long-lived responses (the admin page's SSE)
-//! end on [`AppState::shutdown`].
+//! end on [`AppState::shutdown`]. Beside the routes it folds every
+//! buffered campaign of the campaign registry in the background
+//! ([`fold_in_background`], docs/hot-campaigns.md), until shutdown starts.
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
@@ -44,6 +46,8 @@
 //! - `keys.rs`: the team keys' store and `/v1/keys`; `audit.rs`: the audit
 //!   log's writer and read; `void.rs`: voiding votes (docs/teams.md);
 //! - `health.rs`: `/healthz`, `/readyz`, `/openapi.json`;
+//! - `fold.rs`: buffered campaigns: the background folder, the fold
+//!   routes, the resend of a call refused `REDVOTE_UNFOLDED`;
 //! - `metrics.rs`: `/metrics` and the request metrics middleware;
 //! - `openapi.rs`: the OpenAPI document's shared parts and rules.
 
@@ -60,6 +64,7 @@ mod campaign;
 pub mod campaigns;
 pub mod export;
 mod extract;
+mod fold;
 mod health;
 pub mod keys;
 mod metrics;
@@ -99,6 +104,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub use background::Background;
+pub use fold::in_background as fold_in_background;
 
 use auth::{Token, Tokens};
 use metrics::Metrics;
@@ -170,6 +176,9 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// What [`AppState::shutdown`] listens to.
     stop: Arc<watch::Sender<bool>>,
+    /// Wakes the background folder to read the registry again (a settings
+    /// PUT may have made a campaign buffered).
+    fold_wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
@@ -204,6 +213,7 @@ impl AppState {
             openapi: Bytes::from(serde_json::to_vec(&openapi_document())?),
             shutdown,
             stop: Arc::new(stop),
+            fold_wake: Arc::new(tokio::sync::Notify::new()),
         })
     }
 
@@ -237,7 +247,7 @@ impl AppState {
     /// under `label`, a name from the fixed set the metrics document
     /// (`campaign_registry`, `deny_lists`, `board_options`, `key_lookup`,
     /// `keys`, `audit_read`, `audit_write`, `display_names`,
-    /// `campaign_offset`), never from the request.
+    /// `campaign_offset`, `fold_state`), never from the request.
     pub(crate) async fn with_redis<T, F>(
         &self,
         label: &'static str,
@@ -291,6 +301,7 @@ fn api() -> OpenApiRouter<AppState> {
         .merge(admin::routes())
         .merge(keys::routes())
         .merge(void::routes())
+        .merge(fold::routes())
 }
 
 /// The OpenAPI document the service serves (`/openapi.json`).
@@ -364,6 +375,8 @@ pub async fn serve(
     info!(%addr, sites = %names, admin_routes = admin, api_token, "listening");
     let mut started = state.shutdown.clone();
     let stopper = state.clone();
+    let folding = state.clone();
+    let folder = tokio::spawn(fold::in_background(state.clone()));
     let app = app(state, options);
     let server = axum::serve(listener, app)
         .with_graceful_shutdown(async move {
@@ -377,17 +390,18 @@ pub async fn serve(
         let _ = started.wait_for(|s| *s).await;
         tokio::time::sleep(drain).await;
     };
-    tokio::select! {
-        done = server => {
-            done.context("the server failed")?;
-            info!("stopped");
-            Ok(())
-        }
+    let outcome = tokio::select! {
+        done = server => done.context("the server failed").map(|()| info!("stopped")),
         () = limit => {
             warn!(seconds = drain.as_secs_f64(), "drain timeout: closing the requests still open");
-            bail!("requests were still open after the drain timeout ({} s)", drain.as_secs_f64())
+            Err(anyhow::anyhow!("requests were still open after the drain timeout ({} s)", drain.as_secs_f64()))
         }
-    }
+    };
+    // the folder ends as shutdown starts (also when the server failed
+    // before it did): a fold in flight is atomic, dropped or done
+    folding.begin_shutdown();
+    let _ = folder.await;
+    outcome
 }
 
 /// Resolves on SIGTERM or Ctrl-C: the `shutdown` of [`run`] in a process.

@@ -11,13 +11,21 @@
 //!   `/v1` routes make (retries included), and the admin page's reads of
 //!   plain commands under a name of their own (`campaign_registry`,
 //!   `deny_lists`, `board_options`, `key_lookup`, `keys`, `audit_read`,
-//!   `audit_write`, `display_names`, `campaign_offset`: see
+//!   `audit_write`, `display_names`, `campaign_offset`, and
+//!   `fold_state`, the buffered campaigns' reads: see
 //!   `AppState::with_redis`), `outcome` `ok`, `refused` (a
 //!   script's refusal), `unavailable` (Redis unreachable, busy, out of
 //!   memory, timed out) or `error`;
 //! - `redvote_redis_errors_total{code}`: their failures by code (a
 //!   script's `REDVOTE_*` code, a Redis error code of [`REDIS_CODES`],
 //!   `IO`, `TIMEOUT`, `NOT_REPLICATED`, `REPLY`, `CONFIG` or `OTHER`);
+//! - `redvote_folds_total`, `redvote_votes_folded_total`: the fold calls
+//!   of buffered campaigns the service made (its background folder, the
+//!   fold route, the folds before a resent configure or void) and the
+//!   votes they wrote to the boards;
+//! - `redvote_fold_lag_seconds`: the age of a buffered campaign's oldest
+//!   buffered vote each time the background folder reached it with votes
+//!   buffered (histogram);
 //! - `redvote_process_resident_memory_bytes`, `redvote_process_open_fds`
 //!   (Linux: read from /proc/self at each scrape; absent elsewhere).
 //!
@@ -104,6 +112,9 @@ pub struct Metrics {
     calls: Family<CallLabels, Counter>,
     call_latency: Latencies<ScriptLabels>,
     errors: Family<ErrorLabels, Counter>,
+    folds: Counter,
+    votes_folded: Counter,
+    fold_lag: Histogram,
     /// Linux: resident memory and open fds, read at each scrape.
     process: Option<(Gauge, Gauge)>,
 }
@@ -162,6 +173,24 @@ impl Metrics {
             "Failed script calls, by code (REDVOTE_*, a Redis error code, IO, TIMEOUT, OTHER, ...)",
             errors.clone(),
         );
+        let (folds, votes_folded) = (Counter::default(), Counter::default());
+        // 1 ms .. about 65 s: a fold_ms is 10 ms .. 60 s
+        let fold_lag = Histogram::new(exponential_buckets(0.001, 2.0, 17));
+        registry.register(
+            "folds",
+            "Fold calls of buffered campaigns (background, the fold route, before a resent call)",
+            folds.clone(),
+        );
+        registry.register(
+            "votes_folded",
+            "Buffered votes the fold calls wrote to the boards",
+            votes_folded.clone(),
+        );
+        registry.register(
+            "fold_lag_seconds",
+            "Age of a buffered campaign's oldest buffered vote when the background folder reached it",
+            fold_lag.clone(),
+        );
         let process = process_stats().map(|_| {
             let (memory, fds) = (Gauge::default(), Gauge::default());
             registry.register(
@@ -184,6 +213,9 @@ impl Metrics {
             calls,
             call_latency,
             errors,
+            folds,
+            votes_folded,
+            fold_lag,
             process,
         }
     }
@@ -224,6 +256,17 @@ impl Metrics {
                 code,
             })
             .inc();
+    }
+
+    /// Count a fold call that wrote `votes` buffered votes to the boards.
+    pub fn fold(&self, votes: u64) {
+        self.folds.inc();
+        self.votes_folded.inc_by(votes);
+    }
+
+    /// Note the age of a buffered campaign's oldest buffered vote.
+    pub fn fold_lag(&self, seconds: f64) {
+        self.fold_lag.observe(seconds);
     }
 
     /// The text exposition.

@@ -396,6 +396,7 @@ fn property_rule(schema: &str, property: &str) -> Option<Value> {
         ("ConfigChange", "page_size") => range(1, caps::PER_PAGE.into()),
         ("RerankRequest", "start") => range(0, 999_999_999_999),
         ("RerankRequest", "count") => range(1, 1000),
+        ("CampaignSettings", "fold_ms") => range(10, 60_000),
         ("CampaignVote", "cost") => range(1, caps::VOTE_COST.into()),
         ("CampaignVote", "votes") => json!({"minItems": 1, "maxItems": caps::VOTE_PAIRS}),
         ("ResetRequest", "pairs") => json!({"maxItems": caps::VOTE_PAIRS}),

@@ -2,6 +2,9 @@
 //! one vote by its id (`Campaign::void`), or one step of a user's or a
 //! channel's votes in a time range (`Campaign::void_range`, campaigns with
 //! a vote log). Each applied void is written to the campaign's audit log.
+//! On a buffered campaign a void folds the buffer first (a buffered vote
+//! is voided once on the boards); when it holds more than that call
+//! folds, the route folds and sends the void once more.
 
 use axum::extract::State;
 use redvote::campaign::{VoidBy, Voided, VoidedRange};
@@ -16,6 +19,7 @@ use super::audit::{self, Action, Change};
 use super::auth::Admin;
 use super::campaign::{campaign, hundred, zero};
 use super::extract::{Json, NoQuery, Path};
+use super::fold::run_folding;
 use super::problem::Problem;
 use super::AppState;
 
@@ -56,7 +60,7 @@ async fn void(
     Path((name, vote_id)): Path<(String, String)>,
 ) -> Result<Json<Voided>, Problem> {
     let c = campaign(&name)?;
-    let voided = state.run(&c.void(&vote_id)).await?;
+    let voided = run_folding(&state, &c, &c.void(&vote_id)).await?;
     if !voided.already {
         let change = Change {
             who: &admin.who,
@@ -187,7 +191,7 @@ async fn void_range(
         }));
     }
     let call = c.void_range(by, value, body.from, body.to, &body.cursor, body.count);
-    let step = state.run(&call).await?;
+    let step = run_folding(&state, &c, &call).await?;
     if step.voided > 0 {
         let change = Change {
             who: &admin.who,

@@ -152,6 +152,7 @@ async function loadCampaigns() {
 // campaign creates it. Another refusal (a malformed name, no token)
 // opens nothing. Resolves to the settings' reply (null for none).
 async function openCampaign(name) {
+  stopFoldState();
   state.campaign = name;
   state.settings = null;
   state.exists = false;
@@ -198,6 +199,7 @@ async function openCampaign(name) {
   }
   fillCampaignForm(state.settings);
   setBoards(Object.keys(state.settings.boards || {}).sort());
+  loadFoldState();
   voidHint();
   loadAudit();
   return r;
@@ -668,6 +670,8 @@ function fillCampaignForm(s) {
   f.end.value = s.end != null ? toLocal(s.end, off) : "";
   f.vote_id_ttl.value = s.vote_id_ttl ?? "";
   f.vote_log.value = s.vote_log ?? "";
+  f.mode.value = s.mode || "immediate";
+  f.fold_ms.value = s.fold_ms ?? "";
   fillRules(s.limits);
   f.deny_users.value = ((state.deny || {}).users || []).join("\n");
   f.deny_channels.value = ((state.deny || {}).channels || []).join("\n");
@@ -737,6 +741,16 @@ async function saveCampaign(ev) {
     if (!WHOLE.test(log)) { fieldError(f, "vote_log", "Enter a whole number of votes to keep (0: no log), or nothing.", what); return; }
     doc.vote_log = Number(log);
   }
+  // the mode is sent when it changes (a change folds what is buffered)
+  if (f.mode.value !== ((state.settings || {}).mode || "immediate")) doc.mode = f.mode.value;
+  const foldMs = f.fold_ms.value.trim();
+  if (foldMs) {
+    if (!WHOLE.test(foldMs) || Number(foldMs) < 10 || Number(foldMs) > 60000) {
+      fieldError(f, "fold_ms", "Enter a whole number of milliseconds from 10 to 60000, or nothing.", what);
+      return;
+    }
+    doc.fold_ms = Number(foldMs);
+  }
   const got = readRules();
   if (got.error) { fieldError(f, got.error[0], got.error[1], what); return; }
   doc.limits = got.rules;
@@ -746,7 +760,7 @@ async function saveCampaign(ev) {
   status("saving campaign " + name + "…");
   const r = await api("PUT", "/v1/campaigns/" + enc(name) + "/settings", doc);
   if (!r.ok) {
-    const fields = ["offset", "start", "end", "vote_id_ttl", "vote_log", "deny"].map((field) => ({
+    const fields = ["offset", "start", "end", "vote_id_ttl", "vote_log", "fold_ms", "mode", "deny"].map((field) => ({
       field, match: (d) => new RegExp("^" + field + "\\b|\\b" + field + "\\b").test(d),
     }));
     // the script names a rule by its place ("limit rule 2: ...") or its
@@ -764,6 +778,49 @@ async function saveCampaign(ev) {
   }
   await loadCampaigns();
   status("campaign " + name + " saved");
+}
+
+// ---- a buffered campaign's fold lag ----------------------------------------------
+
+// How long ago, in words: "0.4 s", "12 s", "3 min 5 s".
+function ago(ms) {
+  if (ms < 10000) return (ms / 1000).toFixed(1) + " s";
+  const s = Math.round(ms / 1000);
+  return s < 60 ? s + " s" : Math.floor(s / 60) + " min " + (s % 60) + " s";
+}
+
+const fold = { timer: null };
+
+function stopFoldState() {
+  clearTimeout(fold.timer);
+  fold.timer = null;
+  $("#fold-state").hidden = true;
+}
+
+// The open campaign's mode and, when buffered, its fold lag (the age of
+// the oldest vote not yet on the boards), read again every 2 s while it
+// is buffered: GET .../fold, one O(1) read.
+async function loadFoldState() {
+  clearTimeout(fold.timer);
+  const name = state.campaign;
+  if (!name || !state.exists || state.readOnly) { stopFoldState(); return; }
+  const r = await api("GET", "/v1/campaigns/" + enc(name) + "/fold");
+  if (state.campaign !== name) return;
+  const box = $("#fold-state");
+  if (!r.ok) { box.hidden = true; return; }
+  const s = r.body;
+  box.dataset.mode = s.mode;
+  $("#fold-mode").textContent = s.mode;
+  if (s.mode !== "buffered") {
+    $("#fold-lag").textContent = "each vote is on the boards when it is answered";
+  } else {
+    const every = "folded every " + s.fold_ms + " ms";
+    $("#fold-lag").textContent = s.buffered === 0
+      ? every + ": all votes on the boards"
+      : every + ": fold lag " + ago(s.lag_ms) + " (" + s.buffered + " vote" + (s.buffered === 1 ? "" : "s") + " waiting)";
+    fold.timer = setTimeout(loadFoldState, 2000);
+  }
+  box.hidden = false;
 }
 
 // ---- boards and their options --------------------------------------------------

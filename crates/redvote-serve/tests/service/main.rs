@@ -14,9 +14,11 @@ mod admin;
 mod app;
 mod audit;
 mod auth;
+mod back_office;
 mod campaign;
 mod eviction;
 mod export;
+mod fold;
 mod metrics_labels;
 mod openapi;
 mod ops;
@@ -76,8 +78,8 @@ pub struct Service {
     /// Its base URL (`http://127.0.0.1:PORT`) and the requests.
     api: Api,
     /// The running service (the drain's outcome on drop is the CLI tests'
-    /// subject, not the harness's).
-    _service: Background,
+    /// subject, not the harness's; [`Service::stop`] answers it).
+    service: Background,
 }
 
 impl Service {
@@ -121,8 +123,14 @@ impl Service {
             .unwrap_or_else(|e| panic!("the service did not start: {e:#}"));
         Service {
             api: Api::new(format!("http://{}", service.addr()), ADMIN),
-            _service: service,
+            service,
         }
+    }
+
+    /// Stop the service and wait for it (shutdown sent, the drain, the
+    /// thread joined): [`Background::stop`]'s outcome.
+    pub fn stop(self) -> anyhow::Result<()> {
+        self.service.stop()
     }
 }
 
