@@ -9,6 +9,7 @@ mod support;
 
 mod acl;
 mod bad_input;
+mod buffered_faults;
 mod campaign;
 mod cluster;
 mod concurrency;

@@ -37,7 +37,7 @@ fn settings() -> CampaignSettings {
 
 /// A retry generous enough to ride out a failover: 60 sends, 100 ms apart
 /// doubling up to 500 ms.
-fn failover_retry() -> Retry {
+pub(crate) fn failover_retry() -> Retry {
     Retry {
         max_delay: Duration::from_millis(500),
         ..Retry::new(60, Duration::from_millis(100))
@@ -48,7 +48,7 @@ fn failover_retry() -> Retry {
 /// machine a sentinel may not yet count the replica as good
 /// (`NOGOODSLAVE`), or its `OK` may come after the read timeout, when a
 /// second ask answers `INPROG` (the failover is under way).
-fn request_failover(d: &Deployment) {
+pub(crate) fn request_failover(d: &Deployment) {
     wait_for("a sentinel to start the failover", 60, || {
         let asked = redis::Client::open(format!("redis://127.0.0.1:{}", d.sentinels[0].port))
             .and_then(|client| client.get_connection_with_timeout(Duration::from_secs(2)))
