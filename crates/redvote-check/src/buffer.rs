@@ -404,9 +404,8 @@ fn unknown_option(ns: &str, (board, option): (&str, &str), r: &mut Report) {
                     "lists {member}: board {board:?} is not a board of the campaign"
                 ));
             }
-            (int(&got[2]) != Some(1)).then(|| {
-                format!("lists {member}: {option:?} is not an option of board {board}")
-            })
+            (int(&got[2]) != Some(1))
+                .then(|| format!("lists {member}: {option:?} is not an option of board {board}"))
         }),
     );
 }
@@ -521,7 +520,9 @@ fn pair_count(
                     .is_none_or(|v| items(v).iter().all(|s| text(s).is_some()));
             let sum: i64 = got[2..2 + n].iter().map(|v| int(v).unwrap_or(0)).sum();
             (same && sum != count).then(|| {
-                format!("buffered {count} is not the {sum} pair(s) the {n} buffer(s) of {bufs} hold")
+                format!(
+                    "buffered {count} is not the {sum} pair(s) the {n} buffer(s) of {bufs} hold"
+                )
             })
         }),
     );
@@ -531,14 +532,22 @@ fn pair_count(
 /// option `<ns>bufs` lists (those it read are checked already; another is
 /// a suspect, read again at the end with its member); a key of another
 /// shape is none a fold reads.
-pub(crate) fn unlisted_buffers(ns: &str, keys: Vec<String>, listed: &BTreeSet<String>, r: &mut Report) {
+pub(crate) fn unlisted_buffers(
+    ns: &str,
+    keys: Vec<String>,
+    listed: &BTreeSet<String>,
+    r: &mut Report,
+) {
     for key in keys {
         let member = key
             .strip_prefix(ns)
             .and_then(|k| k.strip_prefix("buf:"))
             .filter(|m| board_option(m).is_some());
         let Some(member) = member.map(str::to_string) else {
-            r.violation(&key, "is not an option's buffer (buf:BOARD:OPTION): no fold reads it");
+            r.violation(
+                &key,
+                "is not an option's buffer (buf:BOARD:OPTION): no fold reads it",
+            );
             continue;
         };
         if listed.contains(&member) {

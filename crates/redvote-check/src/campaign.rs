@@ -214,7 +214,12 @@ fn check(con: &mut dyn ConnectionLike, campaign: &Campaign) -> RedisResult<Repor
         scan.order_key(con, side, &key, beside.is_some(), &mut r)?;
     }
     scan.listed_boards_exist(con, &keys, &mut r)?;
-    unlisted_buffers(ns, std::mem::take(&mut scan.buffers), &buffers.listed, &mut r);
+    unlisted_buffers(
+        ns,
+        std::mem::take(&mut scan.buffers),
+        &buffers.listed,
+        &mut r,
+    );
     confirm(ns, pending, &mut r);
     r.confirm(con)?;
     Ok(r.finish())

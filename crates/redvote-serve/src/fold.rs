@@ -84,23 +84,22 @@ pub struct FoldState {
 const FOLD_MS_DEFAULT: u64 = 200;
 
 /// The buffer's state of campaign `c` (None: no such campaign) in one
-/// atomic read of its slot: its mode and fold_ms (root hash), the
-/// buffer's length and oldest line (`LINDEX 0`: its arrival ms), and the
-/// server's time. O(1).
+/// atomic read of its slot: its mode, fold_ms and buffered pairs (root
+/// hash), the option whose buffer holds the oldest vote (`<ns>bufs`, its
+/// score the arrival ms x 64, lib/fold), and the server's time. O(1).
 pub(crate) async fn read_state(
     state: &AppState,
     c: &Campaign,
 ) -> redvote::Result<Option<FoldState>> {
     let root = c.root_key().to_string();
-    let buf = format!("{}buf", c.namespace());
+    let buf = format!("{}bufs", c.namespace());
     type Stored = (
         bool,
-        (Option<String>, Option<String>),
-        u64,
-        Option<String>,
+        (Option<String>, Option<String>, Option<u64>),
+        Vec<(String, f64)>,
         (u64, u64),
     );
-    let (exists, (mode, fold_ms), buffered, oldest, (secs, micros)): Stored = state
+    let (exists, (mode, fold_ms, buffered), oldest, (secs, micros)): Stored = state
         .with_redis("fold_state", true, |mut con| {
             let (root, buf) = (root.clone(), buf.clone());
             async move {
@@ -111,8 +110,12 @@ pub(crate) async fn read_state(
                     .arg(&root)
                     .arg("mode")
                     .arg("fold_ms")
-                    .llen(&buf)
-                    .lindex(&buf, 0)
+                    .arg("buffered")
+                    .cmd("ZRANGE")
+                    .arg(&buf)
+                    .arg(0)
+                    .arg(0)
+                    .arg("WITHSCORES")
                     .cmd("TIME")
                     .query_async(&mut con)
                     .await?)
@@ -123,9 +126,8 @@ pub(crate) async fn read_state(
         return Ok(None);
     }
     let now = secs * 1000 + micros / 1000;
-    // a line: 1, arrived ms, ... (lib/fold); a line that is not one has no
-    // age to show (campaign check reports it)
-    let oldest = oldest.and_then(|line| line.split('\t').nth(1)?.parse::<u64>().ok());
+    let buffered = buffered.unwrap_or(0);
+    let oldest = oldest.first().map(|(_, score)| (*score / 64.0) as u64);
     Ok(Some(FoldState {
         mode: if mode.as_deref() == Some("buffered") {
             Mode::Buffered

@@ -57,7 +57,7 @@ fn the_acl_line_runs_every_documented_command() {
         .0;
     let (from, to) = ((now - 3600).to_string(), (now + 3600).to_string());
     // the same campaign buffered: its votes, folds and the calls that fold
-    // first touch <ns>buf
+    // first touch the options' buffers <ns>buf:B:O and <ns>bufs
     let buffered = scratch("acl").join("buffered.json");
     std::fs::write(&buffered, r#"{"mode": "buffered"}"#).unwrap();
     let buffered = buffered.to_str().unwrap();

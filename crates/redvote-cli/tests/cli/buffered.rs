@@ -49,24 +49,37 @@ fn configured(url: &str, name: &str) -> Campaign {
     Campaign::new(name)
 }
 
-/// Append `n` well-formed buffered votes for `B:x` (users `bulk:1`...)
-/// to the campaign's buffer, as campaign_vote writes them, and the
-/// `fold_due` a vote sets.
+/// Append `n` one-pair votes for `B:x` (users `bulk:1`...) to the
+/// campaign's buffers as campaign_vote writes them: a line each in the
+/// option's list `<ns>buf:B:x`, its `<ns>bufs` member when it had none,
+/// the root's `buffered`, and its `fold_due` when nothing was buffered.
 fn buffer_votes(con: &mut redis::Connection, c: &Campaign, n: usize) {
     let (s, us): (u64, u64) = redis::cmd("TIME").query(con).unwrap();
     let ms = s * 1000 + us / 1000;
-    let buf = format!("{}buf", c.namespace());
+    let ns = c.namespace();
     let mut pipe = redis::pipe();
     for i in 1..=n {
-        pipe.rpush(&buf, format!("1\t{ms}\t{s}\tbulk:{i}\t\t\tB\tx\t2"))
-            .ignore();
+        pipe.rpush(
+            format!("{ns}buf:B:x"),
+            format!("1\t{ms}\t0\t{s}\tbulk:{i}\t\t\t2"),
+        )
+        .ignore();
     }
-    pipe.hset(c.root_key(), "fold_due", ms + 60000).ignore();
-    pipe.query::<()>(con).unwrap();
+    pipe.cmd("ZADD")
+        .arg(format!("{ns}bufs"))
+        .arg("NX")
+        .arg(ms * 64)
+        .arg("B:x")
+        .ignore();
+    pipe.hincr(c.root_key(), "buffered", n).ignore();
+    pipe.hset_nx(c.root_key(), "fold_due", ms + 60000).ignore();
+    pipe.atomic().query::<()>(con).unwrap();
 }
 
+/// The pairs buffered (the root's `buffered`).
 fn buffered(con: &mut redis::Connection, c: &Campaign) -> u64 {
-    con.llen(format!("{}buf", c.namespace())).unwrap()
+    let n: Option<u64> = con.hget(c.root_key(), "buffered").unwrap();
+    n.unwrap_or(0)
 }
 
 #[test]
@@ -96,17 +109,17 @@ fn fold_tells_what_it_folded_and_all_drains_the_buffer() {
     assert_eq!(ballot["shown"], serde_json::json!([]), "{v}");
     assert!(ballot["folded"].is_u64(), "{v}");
     ok(u, &c("hot", &["vote", "--user", "u3", "B:y"]));
-    assert_eq!(buffered(&mut con, &camp), 3);
+    assert_eq!(buffered(&mut con, &camp), 4, "a pair each");
     assert_eq!(
         real_total(&mut con, &camp, "B", "x"),
         0,
         "on the boards before a fold"
     );
 
-    // one call of --max 1: the oldest vote
+    // one call of --max 1: the oldest pair (u1's B:x)
     let one = json(u, &c("hot", &["fold", "--max", "1"]));
     let counts = |v: &Value| ["folded", "left", "calls", "overflow"].map(|k| v[k].as_u64());
-    assert_eq!(counts(&one), [Some(1), Some(2), Some(1), Some(0)], "{one}");
+    assert_eq!(counts(&one), [Some(1), Some(3), Some(1), Some(0)], "{one}");
     let (now, _): (u64, u64) = redis::cmd("TIME").query(&mut con).unwrap();
     let until = one["until"].as_u64().unwrap();
     assert!(
@@ -127,7 +140,7 @@ fn fold_tells_what_it_folded_and_all_drains_the_buffer() {
     // --all: the rest, in words
     let human = ok(u, &c("hot", &["fold", "--all"]));
     assert!(
-        human.starts_with("folded 2 vote(s) in 1 call(s), 0 left; boards folded up to "),
+        human.starts_with("folded 3 vote(s) in 1 call(s), 0 left; boards folded up to "),
         "{human}"
     );
     assert_eq!(buffered(&mut con, &camp), 0);
@@ -269,8 +282,9 @@ fn fold_refusals_exit_non_zero_and_write_nothing() {
         assert!(stderr.contains(names), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-    // a line no script wrote: the fold refuses it, naming the entry
-    let buf = format!("{}buf", camp.namespace());
+    // a line no script wrote: the fold refuses it, naming the option's
+    // buffer and the entry
+    let buf = format!("{}buf:B:x", camp.namespace());
     let _: () = con.lpush(&buf, "not a vote").unwrap();
     let out = unchanged(&mut con, "corrupt buffer", |_| {
         redvote(Some(&url), &["--json", "campaign", "bad", "fold"])

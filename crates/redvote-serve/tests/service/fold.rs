@@ -63,17 +63,39 @@ fn metric(text: &str, name_and_labels: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// `count` well-formed buffered votes (lib/fold's lines) for `option` of
-/// board `b`, arrived now, by users `bulk0`, `bulk1`, ...
+/// `count` well-formed buffered votes for `option` of board `b`, arrived
+/// now, by users `bulk0`, `bulk1`, ..., laid out as lib/fold keeps them:
+/// the option's list, its place in `<ns>bufs`, the root's count and due
+/// time.
 fn fill_buffer(con: &mut redis::Connection, c: &redvote::Campaign, option: &str, count: usize) {
     let now = support::server_time(con) as u64;
+    let ms = now * 1000;
     let lines: Vec<String> = (0..count)
-        .map(|i| format!("1\t{}\t{now}\tbulk{i}\t\t\tb\t{option}\t1", now * 1000))
+        .map(|i| format!("1\t{ms}\t0\t{now}\tbulk{i}\t\t\t1"))
         .collect();
-    let _: u64 = redis::cmd("RPUSH")
-        .arg(format!("{}buf", c.namespace()))
+    let ns = c.namespace();
+    redis::pipe()
+        .cmd("RPUSH")
+        .arg(format!("{ns}buf:b:{option}"))
         .arg(&lines)
-        .query(con)
+        .ignore()
+        .cmd("ZADD")
+        .arg(format!("{ns}bufs"))
+        .arg("NX")
+        .arg(ms * 64)
+        .arg(format!("b:{option}"))
+        .ignore()
+        .cmd("HINCRBY")
+        .arg(c.root_key())
+        .arg("buffered")
+        .arg(count)
+        .ignore()
+        .cmd("HSETNX")
+        .arg(c.root_key())
+        .arg("fold_due")
+        .arg(ms + 200)
+        .ignore()
+        .query::<()>(con)
         .unwrap();
 }
 
@@ -243,8 +265,8 @@ fn configure_and_the_voids_fold_a_buffer_too_large_for_one_call() {
         json!({"fold_ms": 5000}),
     )
     .ok(200);
-    let buf: u64 = redis::cmd("LLEN")
-        .arg(format!("{}buf", c.namespace()))
+    let buf: u64 = redis::cmd("ZCARD")
+        .arg(format!("{}bufs", c.namespace()))
         .query(&mut con)
         .unwrap();
     assert_eq!(buf, 0);
