@@ -115,6 +115,19 @@ fn fold_tells_what_it_folded_and_all_drains_the_buffer() {
         0,
         "on the boards before a fold"
     );
+    // the check reports them (docs/cli.md's JSON table): not a violation
+    let report = json(u, &c("hot", &["check"]));
+    assert_eq!(report["violations"], serde_json::json!([]), "{report}");
+    let buffer = &report["buffer"];
+    assert_eq!(
+        (&buffer["pairs"], &buffer["options"]),
+        (&4.into(), &2.into()),
+        "{report}"
+    );
+    assert!(
+        buffer["fold_lag_ms"].as_u64().is_some_and(|ms| ms < 60000),
+        "{report}"
+    );
 
     // one call of --max 1: the oldest pair (u1's B:x)
     let one = json(u, &c("hot", &["fold", "--max", "1"]));
