@@ -322,3 +322,95 @@ fn each_corruption_of_the_buffers_is_named() {
     let _: () = con.set(&bufs, "x").unwrap();
     only(&check(&mut con, &c), &bufs, "is a string, not a sorted set");
 }
+
+/// A check under a live workload reports only what is wrong: a thread
+/// votes 5 pairs at a time on a buffered campaign of 300 options (more
+/// than one `ZSCAN` page of `<ns>bufs`), a fold of 20 pairs every 7th
+/// vote (whole options and parts of one) and one of up to 1000 by the vote
+/// that finds 1000 pairs buffered, while `check_campaign` runs in a loop. Every check must be clean:
+/// what moved between two reads is read again before it is reported.
+#[test]
+fn votes_and_folds_during_checks_report_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    const OPTIONS: usize = 300;
+    let server = server();
+    let mut setup_con = con(&server);
+    let names: Vec<String> = (0..OPTIONS).map(|i| format!("o{i}")).collect();
+    let weighted = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.clone(),
+                redvote::OptionSettings::weighted(i as u32 % 3 + 1),
+            )
+        })
+        .collect();
+    let mut settings =
+        boards([("B", board(&[Period::Total, Period::Day], weighted))]).with_mode(Mode::Buffered);
+    settings.fold_ms = Some(FOLD_MS);
+    let c = setup(&mut setup_con, "live", settings);
+    // every option buffered from the start: <ns>bufs is more than a page
+    for (i, five) in names.chunks(5).enumerate() {
+        let pairs: Vec<(&str, &str)> = five.iter().map(|o| ("B", o.as_str())).collect();
+        c.vote(&format!("early:{i}"), &pairs)
+            .run(&mut setup_con)
+            .unwrap();
+    }
+    let report = check(&mut setup_con, &c);
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(report.buffer.map(|b| b.options), Some(OPTIONS as u64));
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let voted = Arc::new(AtomicU64::new(0));
+    let votes = {
+        let (stop, voted, c) = (stop.clone(), voted.clone(), c.clone());
+        let mut con = con(&server);
+        std::thread::spawn(move || {
+            let mut n: usize = 0;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let picked: Vec<(&str, &str)> = (0..5)
+                    .map(|k| ("B", names[(n * 37 + k * 61) % OPTIONS].as_str()))
+                    .collect();
+                c.vote(&format!("user:{n}"), &picked).run(&mut con).unwrap();
+                if n.is_multiple_of(7) {
+                    c.fold(20).run(&mut con).unwrap();
+                }
+                voted.store(n as u64, Ordering::Relaxed);
+            }
+        })
+    };
+
+    let mut check_con = con(&server);
+    let started = Instant::now();
+    let (mut runs, mut dirty) = (0, Vec::new());
+    // 100 checks (or 15 s of them), and at least 50 votes meanwhile (a
+    // loaded machine may run the checks before the voting thread)
+    let busy = || voted.load(Ordering::Relaxed) >= 50;
+    while (runs < 100 && started.elapsed() < Duration::from_secs(15)) || !busy() {
+        assert!(
+            started.elapsed() < redvote_testing::PATIENCE,
+            "the voting thread voted {} times",
+            voted.load(Ordering::Relaxed)
+        );
+        runs += 1;
+        let report = check(&mut check_con, &c);
+        if !report.is_clean() {
+            dirty.push(report.to_string());
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    votes.join().unwrap();
+    assert!(
+        dirty.is_empty(),
+        "{} of {runs} checks under votes and folds reported violations; first:\n{}",
+        dirty.len(),
+        dirty[0]
+    );
+    let report = check(&mut check_con, &c);
+    assert!(report.is_clean(), "{report}");
+}
