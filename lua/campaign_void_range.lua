@@ -843,6 +843,106 @@ local function stats_write(plan)
     end
   end
 end
+-- entries: the board entries that accepted campaign votes add, planned
+-- without a read: lib/apply reads and writes them, a buffered vote's
+-- intake records them (lib/vote_added). ctx and the votes as lib/apply
+-- takes them. Needs expire_at (lib/board), period (lib/periods).
+
+-- The entries `votes` add, each (board period key, option) once with the
+-- votes' amounts summed, in the order the votes first name them (`order`),
+-- and grouped by key (`groups`); each vote's `shown_at` (ctx.reply: every
+-- pair's period names and shown entries) and `periods_at`. An entry is an
+-- array (cheaper to make than named fields): [1] key, [2] board settings,
+-- [3] option, [4] scale (false: a real board), [5] units after the votes
+-- (lib/apply), [6] the key's expiry (false: none), [7] the score before
+-- (lib/apply; false: none), [8] which (real:P or shown:P), [9] units
+-- added, [10] the side keys' state (lib/apply), [11] the score written
+-- (lib/apply), [12] true: beyond the exact range (lib/apply).
+local function planned_entries(ctx, votes)
+  local ns, boards = ctx.ns, ctx.boards
+  local p = { order = {}, groups = {} }
+  local joined, order, groups, by_key = {}, p.order, p.groups, {}
+  -- a key and an option meet twice only in a batch or a fold
+  local join = #votes > 1 or #votes[1].pairs > 1
+  -- An entry planned, its amount added; read later, by key (read_entries).
+  local function add(b, which, name, key, option, units, scale, expiry)
+    local id = join and key .. '\0' .. option
+    local e = id and joined[id]
+    if not e then
+      e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
+      if id then joined[id] = e end
+      order[#order + 1] = e
+      local g = by_key[key]
+      if not g then
+        g = { e }
+        by_key[key] = g
+        groups[#groups + 1] = g
+      else
+        g[#g + 1] = e
+      end
+    end
+    e[9] = e[9] + units
+    return e
+  end
+  local gone, by_time = ctx.gone, {}
+  for _, vote in ipairs(votes) do
+    -- each period kind's current period (and the next one, for the carry)
+    -- once a vote time: every pair of a vote votes at the same second
+    local periods_at = vote.periods_at or by_time[vote.now]
+    if not periods_at then periods_at = {}; by_time[vote.now] = periods_at end
+    vote.periods_at = periods_at
+    local shown_at = ctx.reply and {}
+    vote.shown_at = shown_at
+    for n, pair in ipairs(vote.pairs) do
+      local b = boards[pair.board]
+      local scale, unit = b.decimals, 10 ^ b.decimals
+      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+      local board_keys = ns .. 'b:' .. b.name
+      local shown = shown_at and {}
+      if shown_at then shown_at[n] = shown end
+      for _, kind in ipairs(b.periods) do
+        local pa = periods_at[kind]
+        if not pa then
+          local name, _, finish = period(kind, vote.now, ctx.offset)
+          pa = { name, finish }
+          periods_at[kind] = pa
+        end
+        local name, finish = pa[1], pa[2]
+        local expiry = expire_at(b, kind, finish)
+        if ctx.refuse then ctx.refuse(b, name, expiry) end
+        if not (gone and expiry and expiry <= gone) then
+          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
+          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+          if shown then
+            shown[#shown + 1] = name
+            shown[#shown + 1] = e
+          end
+        end
+        if finish and carried > 0 then
+          if not pa[3] then
+            local next_name, _, next_finish = period(kind, finish, ctx.offset)
+            pa[3], pa[4] = next_name, next_finish
+          end
+          local next_expiry = expire_at(b, kind, pa[4])
+          if not (gone and next_expiry and next_expiry <= gone) then
+            add(b, 'shown:', pa[3], board_keys .. ':shown:' .. pa[3], pair.option, carried, scale, next_expiry)
+          end
+        end
+      end
+    end
+  end
+
+  return p
+end
+-- board_stamp: needs nothing.
+
+-- What decides the entries a vote writes on board `b` (lib/entries): its
+-- periods, carry and decimals, and the campaign's UTC `offset` (seconds),
+-- as text: a buffered vote's record keeps it (lib/vote_added), and a void
+-- plans the vote's entries again only while it still holds (lib/void).
+local function board_stamp(b, offset)
+  return table.concat(b.periods, ',') .. '|' .. b.carry_millionths .. '|' .. b.decimals .. '|' .. offset
+end
 -- void: taking back what votes added (campaign_void, campaign_void_range).
 -- A vote with an id (in <ns>vid:ID, as the record's third element) and a
 -- vote in the capped vote log (<ns>log, field a) keep what they added, as
@@ -858,6 +958,9 @@ end
 --         (absent: 0),
 --     l = its entry in <ns>log (a vote logged), i = its vote id (in the
 --         log), v = when it was voided (set by the void) }
+-- or, for a buffered vote, the compact object: no e, but x = { { option,
+-- board stamp }, ... } for each pair of s, from which void_expand plans
+-- its entries again.
 -- every number as text. Voiding subtracts each amount from its board,
 -- restoring the score the member would have without the vote: a real
 -- count brought to 0 leaves the board (only votes write real boards); a
@@ -890,8 +993,15 @@ end
 -- Whether `info` is such an object (what the vote wrote: no entry can
 -- address a key outside the board's keys).
 local function void_info_ok(info)
-  if type(info) ~= 'table' or type(info.e) ~= 'table' or type(info.s) ~= 'table' or #info.e == 0 or #info.e > 1000
-    or #info.s == 0 or #info.s > 50 then
+  if type(info) ~= 'table' or type(info.s) ~= 'table' or #info.s == 0 or #info.s > 50 then return false end
+  if info.x ~= nil then
+    -- a buffered vote's compact object: each pair's option and board stamp
+    if type(info.x) ~= 'table' or #info.x ~= #info.s or info.e ~= nil then return false end
+    for _, x in ipairs(info.x) do
+      if type(x) ~= 'table' or not name_ok(x[1]) or type(x[2]) ~= 'string' or #x[2] > 200 then return false end
+    end
+    info.e = {}
+  elseif type(info.e) ~= 'table' or #info.e == 0 or #info.e > 1000 then
     return false
   end
   if not (void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$') and void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$')
@@ -913,6 +1023,30 @@ local function void_info_ok(info)
     end
   end
   return true
+end
+
+-- A buffered vote's compact object (void_info_ok) given its entries (e),
+-- planned again (lib/entries) on the boards' settings now: a pair whose
+-- board's periods, carry or decimals, or the campaign's offset, changed
+-- since the vote (its stamp differs, lib/board_stamp) is left out.
+-- Returns how many pairs it left out. Nothing to do for a full object.
+local function void_expand(ns, info, offset)
+  if not info.x then return 0 end
+  local e, left_out = {}, 0
+  for i, x in ipairs(info.x) do
+    local board = info.s[i][1]
+    local b = rcall('EXISTS', ns .. 'board:' .. board) == 1 and board_settings(ns, board)
+    if b and board_stamp(b, offset) == x[2] then
+      local vote = { now = tonumber(info.t), pairs = { { board = board, option = x[1], weight = tonumber(info.s[i][2]) } } }
+      for _, en in ipairs(planned_entries({ ns = ns, boards = { [board] = b }, offset = offset }, { vote }).order) do
+        e[#e + 1] = { board, en[8], x[1], en[4] and decimal_text(en[9], en[4]) or string.format('%.0f', en[9]) }
+      end
+    else
+      left_out = left_out + 1
+    end
+  end
+  info.e = e
+  return left_out
 end
 
 -- The remove_gen each board had when the vote `info` was cast (0: none
@@ -1048,97 +1182,6 @@ local function void_write(ns, plan)
     end
   end
   return n
-end
--- entries: the board entries that accepted campaign votes add, planned
--- without a read: lib/apply reads and writes them, a buffered vote's
--- intake records them (lib/vote_added). ctx and the votes as lib/apply
--- takes them. Needs expire_at (lib/board), period (lib/periods).
-
--- The entries `votes` add, each (board period key, option) once with the
--- votes' amounts summed, in the order the votes first name them (`order`),
--- and grouped by key (`groups`); each vote's `shown_at` (ctx.reply: every
--- pair's period names and shown entries) and `periods_at`. An entry is an
--- array (cheaper to make than named fields): [1] key, [2] board settings,
--- [3] option, [4] scale (false: a real board), [5] units after the votes
--- (lib/apply), [6] the key's expiry (false: none), [7] the score before
--- (lib/apply; false: none), [8] which (real:P or shown:P), [9] units
--- added, [10] the side keys' state (lib/apply), [11] the score written
--- (lib/apply), [12] true: beyond the exact range (lib/apply).
-local function planned_entries(ctx, votes)
-  local ns, boards = ctx.ns, ctx.boards
-  local p = { order = {}, groups = {} }
-  local joined, order, groups, by_key = {}, p.order, p.groups, {}
-  -- a key and an option meet twice only in a batch or a fold
-  local join = #votes > 1 or #votes[1].pairs > 1
-  -- An entry planned, its amount added; read later, by key (read_entries).
-  local function add(b, which, name, key, option, units, scale, expiry)
-    local id = join and key .. '\0' .. option
-    local e = id and joined[id]
-    if not e then
-      e = { key, b, option, scale or false, 0, expiry or false, false, which .. name, 0, false, false, false }
-      if id then joined[id] = e end
-      order[#order + 1] = e
-      local g = by_key[key]
-      if not g then
-        g = { e }
-        by_key[key] = g
-        groups[#groups + 1] = g
-      else
-        g[#g + 1] = e
-      end
-    end
-    e[9] = e[9] + units
-    return e
-  end
-  local gone, by_time = ctx.gone, {}
-  for _, vote in ipairs(votes) do
-    -- each period kind's current period (and the next one, for the carry)
-    -- once a vote time: every pair of a vote votes at the same second
-    local periods_at = vote.periods_at or by_time[vote.now]
-    if not periods_at then periods_at = {}; by_time[vote.now] = periods_at end
-    vote.periods_at = periods_at
-    local shown_at = ctx.reply and {}
-    vote.shown_at = shown_at
-    for n, pair in ipairs(vote.pairs) do
-      local b = boards[pair.board]
-      local scale, unit = b.decimals, 10 ^ b.decimals
-      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
-      local board_keys = ns .. 'b:' .. b.name
-      local shown = shown_at and {}
-      if shown_at then shown_at[n] = shown end
-      for _, kind in ipairs(b.periods) do
-        local pa = periods_at[kind]
-        if not pa then
-          local name, _, finish = period(kind, vote.now, ctx.offset)
-          pa = { name, finish }
-          periods_at[kind] = pa
-        end
-        local name, finish = pa[1], pa[2]
-        local expiry = expire_at(b, kind, finish)
-        if ctx.refuse then ctx.refuse(b, name, expiry) end
-        if not (gone and expiry and expiry <= gone) then
-          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
-          if shown then
-            shown[#shown + 1] = name
-            shown[#shown + 1] = e
-          end
-        end
-        if finish and carried > 0 then
-          if not pa[3] then
-            local next_name, _, next_finish = period(kind, finish, ctx.offset)
-            pa[3], pa[4] = next_name, next_finish
-          end
-          local next_expiry = expire_at(b, kind, pa[4])
-          if not (gone and next_expiry and next_expiry <= gone) then
-            add(b, 'shown:', pa[3], board_keys .. ':shown:' .. pa[3], pair.option, carried, scale, next_expiry)
-          end
-        end
-      end
-    end
-  end
-
-  return p
 end
 -- apply: the writes of accepted campaign votes, one immediate vote's and a
 -- fold's many (lib/fold) by the same code, so that both modes give the
@@ -1523,7 +1566,7 @@ local function main()
     fail('INVALID_NUMBER', 'cursor must be "0" or the cursor a call answered, got "' .. cursor:sub(1, 80) .. '"')
   end
   local count = math.min(integer_arg(ARGV[6], 'count', 1, 1000), 100) -- bounded work
-  campaign_offset(root)
+  local offset = campaign_offset(root)
   local log = ns .. 'log'
   local t = rcall('TYPE', log).ok
   if t == 'none' then return { 0, 0, '0' } end
@@ -1542,6 +1585,7 @@ local function main()
       local ok, info = pcall(cjson.decode, f.a or '')
       if not ok or not void_info_ok(info) then fail('INVALID_CONFIG', log .. ' entry ' .. entry[1] .. ' is not a vote') end
       info.l = entry[1]
+      void_expand(ns, info, offset)
       local voided = false
       local vid = f.i
       if vid and vid ~= '' and #vid <= 128 and not vid:find('%c') then

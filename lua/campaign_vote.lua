@@ -112,6 +112,14 @@
   25 with first ties; on one keeping five periods with carry, 16 with
   competition ties, 5 with first ties.
 
+  Buffered campaigns (settings "mode": "buffered", docs/hot-campaigns.md):
+  the vote is accepted exactly as above (every check, the rate limits
+  spent, the vote id recorded, the vote log), then appended to its
+  options' buffers <ns>buf:B:O (lib/fold) instead of written to the
+  boards; the call folds (lib/fold) when the oldest buffered vote is
+  fold_ms old or 1000 pairs wait. A buffered vote's record keeps what
+  plans its entries again, not the entries (lib/vote_added).
+
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
     replay each entry has a fourth element, "replay". On a buffered campaign
@@ -124,7 +132,7 @@
     <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
     <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N,
     <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
-    <ns>rl:RULE:campaign
+    <ns>rl:RULE:campaign, <ns>buf:B:O, <ns>bufs, <ns>campaign
 
   Reply: list({board: string, option: string, scores: pairs(string, string),
     replay: string|nil, folded: string|nil})
@@ -745,9 +753,19 @@ local function stats_buckets(now, offset, periods_at)
   end
   return names
 end
+-- board_stamp: needs nothing.
+
+-- What decides the entries a vote writes on board `b` (lib/entries): its
+-- periods, carry and decimals, and the campaign's UTC `offset` (seconds),
+-- as text: a buffered vote's record keeps it (lib/vote_added), and a void
+-- plans the vote's entries again only while it still holds (lib/void).
+local function board_stamp(b, offset)
+  return table.concat(b.periods, ',') .. '|' .. b.carry_millionths .. '|' .. b.decimals .. '|' .. offset
+end
 -- vote_added: what a campaign vote added (lib/void's object: its vote-id
--- record keeps it, and the vote log), from the entries lib/apply planned.
--- Needs rcall (lib/prologue), decimal_text (lib/exact).
+-- record keeps it, and the vote log), from the entries lib/apply planned,
+-- or for a buffered vote what plans them again. Needs rcall
+-- (lib/prologue), decimal_text (lib/exact), board_stamp (lib/board_stamp).
 
 -- lib/void's object of `vote` (lib/apply's form) whose planned entries are
 -- `order`, its pairs on `boards`, in the statistics buckets `buckets`
@@ -766,6 +784,23 @@ local function vote_added(order, pairs_, boards, vote, buckets)
     dy = buckets.day, e = e, s = s }
 end
 
+-- lib/void's compact object of a buffered `vote` (its pairs on `boards`,
+-- the campaign's `offset`, its statistics buckets `buckets`): instead of
+-- every entry with its amount (e), each pair's option and board stamp
+-- (x, lib/board_stamp), from which a void plans the entries
+-- again (lib/void's void_expand). About a third of the bytes and none of
+-- the planning when the vote is accepted.
+local function vote_recorded(vote, boards, offset, buckets)
+  local s, x = {}, {}
+  for i, pair in ipairs(vote.pairs) do
+    local b = boards[pair.board]
+    s[i] = { pair.board, tostring(pair.weight), b.remove_gen > 0 and tostring(b.remove_gen) or nil }
+    x[i] = { pair.option, board_stamp(b, offset) }
+  end
+  return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
+    dy = buckets.day, s = s, x = x }
+end
+
 -- Append `vote` (with id `id`, "" none, and what it added, `info`) to the
 -- capped vote log <ns>log (at most about `max` entries); returns its entry.
 local function log_vote(ns, max, vote, id, info)
@@ -774,12 +809,12 @@ local function log_vote(ns, max, vote, id, info)
 end
 -- intake: campaign_vote on a buffered campaign. The vote is accepted
 -- exactly as an immediate one (every check, the rate limits spent, its id
--- recorded, the vote log), and appended to <ns>buf (lib/fold) instead of
--- written to the boards; the call folds the buffer when its oldest vote
--- is fold_ms old or it holds FOLD_AUTO votes. Needs rcall (lib/prologue),
+-- recorded, the vote log), and appended to its options' buffers
+-- (lib/fold) instead of written to the boards; the call folds when its
+-- oldest buffered vote is fold_ms old or FOLD_AUTO pairs wait. Needs rcall (lib/prologue),
 -- stored_int (lib/stored), fold_settings, buffer_score
 -- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
--- (lib/stats_buckets), vote_added, log_vote (lib/vote_added); the fold
+-- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
 
 -- A vote that finds this many pairs buffered (its own included) folds.
@@ -798,15 +833,14 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
   local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
   if c[16] then stored_int(c[16], 0, 999999999999999, root, 'buffered') end
-  -- the entries the vote will add, planned without a read: what its record
-  -- and the log keep, and the explicit clock's retention check
+  -- what its record and the log keep: what plans its entries again
+  -- (lib/vote_added's vote_recorded)
   local info, w
-  if o.request or o.vote_log > 0 or ctx.refuse then
-    local p = planned_entries(ctx, { vote })
-    if o.request or o.vote_log > 0 then
-      local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
-      info = vote_added(p.order, vote.pairs, ctx.boards, vote, { hour = names.hour[1], day = names.day[1] })
-    end
+  -- the explicit clock's retention check plans the entries
+  if ctx.refuse then planned_entries(ctx, { vote }) end
+  if o.request or o.vote_log > 0 then
+    local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
+    info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
   end
 
   -- validated: the writes start here

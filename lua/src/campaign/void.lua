@@ -16,7 +16,11 @@
   score goes back to what it would be without the vote: a shown score an
   import lowered below 0 stays there (-60 made -59 by the vote is -60
   again); an entry brought to 0 leaves its board, but a shown one of an
-  option with imported votes, which may hold that 0 (lib/void).
+  option with imported votes, which may hold that 0 (lib/void). A
+  buffered campaign's vote (docs/hot-campaigns.md) is folded first, and
+  its entries are planned again from its record (lib/void's void_expand):
+  a pair whose board's periods, carry or decimals, or the campaign's
+  offset, changed since the vote is skipped (counted as one).
 
   Input:
     KEYS[1]  campaign root "<ns>campaign"; every other key derives from <ns>
@@ -30,7 +34,8 @@
 
   Output: { "voided" or "already_voided", the time it was voided (Unix
     seconds, server clock), board entries changed, entries skipped (their
-    board or member gone) }; an "already_voided" reply has 0, 0.
+    board or member gone; a buffered vote's pair whose board changed
+    since) }; an "already_voided" reply has 0, 0.
 
   Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>seq, <ns>vid:ID, <ns>st:B:P,
@@ -58,7 +63,7 @@ local function main()
   if #id == 0 or #id > 128 or id:find('%c') then
     fail('INVALID_VOTE_ID', 'a vote id is 1..128 bytes without control characters')
   end
-  campaign_offset(root)
+  local offset = campaign_offset(root)
   local key = ns .. 'vid:' .. id
   local stored = rcall('GET', key)
   if not stored then
@@ -85,15 +90,17 @@ local function main()
   -- a buffered campaign's votes on the boards first (lib/fold): one still
   -- buffered is then voided as a folded one
   fold_all(root, ns)
+  local left_out = void_expand(ns, info, offset)
   local plan = void_plan(ns, { info })
 
   -- validated: the writes start here
   local now = rcall('TIME')[1]
   local changed = void_write(ns, plan)
   info.v = now
+  if info.x then info.e = nil end
   rcall('SET', key, cjson.encode(record), 'KEEPTTL')
   if info.l then rcall('XDEL', log, info.l) end
-  return { 'voided', tonumber(now), changed, plan.skipped }
+  return { 'voided', tonumber(now), changed, plan.skipped + left_out }
 end
 
 --- @include "lib/epilogue"

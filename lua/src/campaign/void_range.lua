@@ -75,7 +75,7 @@ local function main()
     fail('INVALID_NUMBER', 'cursor must be "0" or the cursor a call answered, got "' .. cursor:sub(1, 80) .. '"')
   end
   local count = math.min(integer_arg(ARGV[6], 'count', 1, 1000), 100) -- bounded work
-  campaign_offset(root)
+  local offset = campaign_offset(root)
   local log = ns .. 'log'
   local t = rcall('TYPE', log).ok
   if t == 'none' then return { 0, 0, '0' } end
@@ -94,6 +94,7 @@ local function main()
       local ok, info = pcall(cjson.decode, f.a or '')
       if not ok or not void_info_ok(info) then fail('INVALID_CONFIG', log .. ' entry ' .. entry[1] .. ' is not a vote') end
       info.l = entry[1]
+      void_expand(ns, info, offset)
       local voided = false
       local vid = f.i
       if vid and vid ~= '' and #vid <= 128 and not vid:find('%c') then

@@ -110,6 +110,14 @@
   25 with first ties; on one keeping five periods with carry, 16 with
   competition ties, 5 with first ties.
 
+  Buffered campaigns (settings "mode": "buffered", docs/hot-campaigns.md):
+  the vote is accepted exactly as above (every check, the rate limits
+  spent, the vote id recorded, the vote log), then appended to its
+  options' buffers <ns>buf:B:O (lib/fold) instead of written to the
+  boards; the call folds (lib/fold) when the oldest buffered vote is
+  fold_ms old or 1000 pairs wait. A buffered vote's record keeps what
+  plans its entries again, not the entries (lib/vote_added).
+
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
     replay each entry has a fourth element, "replay". On a buffered campaign
@@ -122,7 +130,7 @@
     <ns>d:B:KIND:P, <ns>seq, <ns>hll:B:O, <ns>hll, <ns>vid:ID, <ns>st:B:P,
     <ns>sp:P, <ns>sn:P, <ns>log, <ns>rlu:USER, <ns>rlb:RULE:WINDOW:N,
     <ns>rl:RULE:WINDOW:SUBJECT, <ns>rl:RULE:rolling:SUBJECT,
-    <ns>rl:RULE:campaign
+    <ns>rl:RULE:campaign, <ns>buf:B:O, <ns>bufs, <ns>campaign
 
   Reply: list({board: string, option: string, scores: pairs(string, string),
     replay: string|nil, folded: string|nil})

@@ -6,12 +6,12 @@
 --- @include "lib/vote_added"
 -- intake: campaign_vote on a buffered campaign. The vote is accepted
 -- exactly as an immediate one (every check, the rate limits spent, its id
--- recorded, the vote log), and appended to <ns>buf (lib/fold) instead of
--- written to the boards; the call folds the buffer when its oldest vote
--- is fold_ms old or it holds FOLD_AUTO votes. Needs rcall (lib/prologue),
+-- recorded, the vote log), and appended to its options' buffers
+-- (lib/fold) instead of written to the boards; the call folds when its
+-- oldest buffered vote is fold_ms old or FOLD_AUTO pairs wait. Needs rcall (lib/prologue),
 -- stored_int (lib/stored), fold_settings, buffer_score
 -- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
--- (lib/stats_buckets), vote_added, log_vote (lib/vote_added); the fold
+-- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
 
 -- A vote that finds this many pairs buffered (its own included) folds.
@@ -30,15 +30,14 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
   local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
   if c[16] then stored_int(c[16], 0, 999999999999999, root, 'buffered') end
-  -- the entries the vote will add, planned without a read: what its record
-  -- and the log keep, and the explicit clock's retention check
+  -- what its record and the log keep: what plans its entries again
+  -- (lib/vote_added's vote_recorded)
   local info, w
-  if o.request or o.vote_log > 0 or ctx.refuse then
-    local p = planned_entries(ctx, { vote })
-    if o.request or o.vote_log > 0 then
-      local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
-      info = vote_added(p.order, vote.pairs, ctx.boards, vote, { hour = names.hour[1], day = names.day[1] })
-    end
+  -- the explicit clock's retention check plans the entries
+  if ctx.refuse then planned_entries(ctx, { vote }) end
+  if o.request or o.vote_log > 0 then
+    local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
+    info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
   end
 
   -- validated: the writes start here

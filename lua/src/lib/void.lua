@@ -5,6 +5,8 @@
 --- @include "lib/exact"
 --- @include "lib/order"
 --- @include "lib/stats"
+--- @include "lib/entries"
+--- @include "lib/board_stamp"
 -- void: taking back what votes added (campaign_void, campaign_void_range).
 -- A vote with an id (in <ns>vid:ID, as the record's third element) and a
 -- vote in the capped vote log (<ns>log, field a) keep what they added, as
@@ -20,6 +22,9 @@
 --         (absent: 0),
 --     l = its entry in <ns>log (a vote logged), i = its vote id (in the
 --         log), v = when it was voided (set by the void) }
+-- or, for a buffered vote, the compact object: no e, but x = { { option,
+-- board stamp }, ... } for each pair of s, from which void_expand plans
+-- its entries again.
 -- every number as text. Voiding subtracts each amount from its board,
 -- restoring the score the member would have without the vote: a real
 -- count brought to 0 leaves the board (only votes write real boards); a
@@ -52,8 +57,15 @@ end
 -- Whether `info` is such an object (what the vote wrote: no entry can
 -- address a key outside the board's keys).
 local function void_info_ok(info)
-  if type(info) ~= 'table' or type(info.e) ~= 'table' or type(info.s) ~= 'table' or #info.e == 0 or #info.e > 1000
-    or #info.s == 0 or #info.s > 50 then
+  if type(info) ~= 'table' or type(info.s) ~= 'table' or #info.s == 0 or #info.s > 50 then return false end
+  if info.x ~= nil then
+    -- a buffered vote's compact object: each pair's option and board stamp
+    if type(info.x) ~= 'table' or #info.x ~= #info.s or info.e ~= nil then return false end
+    for _, x in ipairs(info.x) do
+      if type(x) ~= 'table' or not name_ok(x[1]) or type(x[2]) ~= 'string' or #x[2] > 200 then return false end
+    end
+    info.e = {}
+  elseif type(info.e) ~= 'table' or #info.e == 0 or #info.e > 1000 then
     return false
   end
   if not (void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$') and void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$')
@@ -75,6 +87,30 @@ local function void_info_ok(info)
     end
   end
   return true
+end
+
+-- A buffered vote's compact object (void_info_ok) given its entries (e),
+-- planned again (lib/entries) on the boards' settings now: a pair whose
+-- board's periods, carry or decimals, or the campaign's offset, changed
+-- since the vote (its stamp differs, lib/board_stamp) is left out.
+-- Returns how many pairs it left out. Nothing to do for a full object.
+local function void_expand(ns, info, offset)
+  if not info.x then return 0 end
+  local e, left_out = {}, 0
+  for i, x in ipairs(info.x) do
+    local board = info.s[i][1]
+    local b = rcall('EXISTS', ns .. 'board:' .. board) == 1 and board_settings(ns, board)
+    if b and board_stamp(b, offset) == x[2] then
+      local vote = { now = tonumber(info.t), pairs = { { board = board, option = x[1], weight = tonumber(info.s[i][2]) } } }
+      for _, en in ipairs(planned_entries({ ns = ns, boards = { [board] = b }, offset = offset }, { vote }).order) do
+        e[#e + 1] = { board, en[8], x[1], en[4] and decimal_text(en[9], en[4]) or string.format('%.0f', en[9]) }
+      end
+    else
+      left_out = left_out + 1
+    end
+  end
+  info.e = e
+  return left_out
 end
 
 -- The remove_gen each board had when the vote `info` was cast (0: none

@@ -1,8 +1,10 @@
 --- @include "lib/prologue"
 --- @include "lib/exact"
+--- @include "lib/board_stamp"
 -- vote_added: what a campaign vote added (lib/void's object: its vote-id
--- record keeps it, and the vote log), from the entries lib/apply planned.
--- Needs rcall (lib/prologue), decimal_text (lib/exact).
+-- record keeps it, and the vote log), from the entries lib/apply planned,
+-- or for a buffered vote what plans them again. Needs rcall
+-- (lib/prologue), decimal_text (lib/exact), board_stamp (lib/board_stamp).
 
 -- lib/void's object of `vote` (lib/apply's form) whose planned entries are
 -- `order`, its pairs on `boards`, in the statistics buckets `buckets`
@@ -19,6 +21,23 @@ local function vote_added(order, pairs_, boards, vote, buckets)
   end
   return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
     dy = buckets.day, e = e, s = s }
+end
+
+-- lib/void's compact object of a buffered `vote` (its pairs on `boards`,
+-- the campaign's `offset`, its statistics buckets `buckets`): instead of
+-- every entry with its amount (e), each pair's option and board stamp
+-- (x, lib/board_stamp), from which a void plans the entries
+-- again (lib/void's void_expand). About a third of the bytes and none of
+-- the planning when the vote is accepted.
+local function vote_recorded(vote, boards, offset, buckets)
+  local s, x = {}, {}
+  for i, pair in ipairs(vote.pairs) do
+    local b = boards[pair.board]
+    s[i] = { pair.board, tostring(pair.weight), b.remove_gen > 0 and tostring(b.remove_gen) or nil }
+    x[i] = { pair.option, board_stamp(b, offset) }
+  end
+  return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
+    dy = buckets.day, s = s, x = x }
 end
 
 -- Append `vote` (with id `id`, "" none, and what it added, `info`) to the

@@ -307,3 +307,43 @@ fn one_fold_takes_what_fits_its_work_and_the_next_takes_the_rest() {
         assert_eq!(real_total(&mut con, &c, "stars", &format!("o{i}")), 1);
     }
 }
+
+#[test]
+fn a_buffered_votes_record_plans_its_entries_again_while_its_board_holds() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h8", 2, 60_000);
+    for id in ["a", "b"] {
+        let voter = Voter::new(&format!("user-{id}")).id(id);
+        c.at(T0)
+            .vote_by(&voter, &[("stars", "o0")])
+            .run(&mut con)
+            .unwrap();
+    }
+    // the record keeps what plans the entries, not the entries
+    let record: String = redis::cmd("GET")
+        .arg(format!("{}vid:a", c.namespace()))
+        .query(&mut con)
+        .unwrap();
+    assert!(
+        record.contains("\"x\"") && !record.contains("\"e\""),
+        "{record}"
+    );
+    let void = c.void("a").run(&mut con).unwrap();
+    // hour, day and total: real and shown each, and the carry into the
+    // next hour and day
+    assert_eq!((void.changed, void.skipped), (8, 0));
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1);
+    // the carry changed since b: its board's entries cannot be planned as
+    // they were written, so the void leaves them, counted as skipped
+    let mut board = BoardSettings::new(&[Period::Hour, Period::Day, Period::Total]);
+    board.carry = Some("0.5".into());
+    c.configure(&CampaignSettings::new().with_board("stars", board))
+        .run(&mut con)
+        .unwrap();
+    let before = digest(&mut con);
+    let void = c.void("b").run(&mut con).unwrap();
+    assert_eq!((void.changed, void.skipped), (0, 1));
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1);
+    assert_ne!(digest(&mut con), before, "the record is marked voided");
+}

@@ -72,10 +72,38 @@ fn keys(con: &mut Connection, c: &Campaign, exact: bool) -> BTreeMap<String, Str
             .query(con)
             .unwrap();
         let mut record: serde_json::Value = serde_json::from_str(&raw).unwrap();
-        if let Some(info) = record[2].as_object_mut() {
-            info.remove("l");
-        }
-        all.insert(key, format!("{} {}", record[0], record[2]));
+        let info = without_entries(&mut record[2]);
+        let request = &record[0];
+        all.insert(key, format!("{} {}", request, info));
+    }
+    // the vote log: what each vote added, compared as its record's is; its
+    // latest 50 entries (vote_diff's vote_log), the ones MAXLEN ~ keeps
+    // whatever the size of the entries before them
+    if all.contains_key("log") {
+        let entries: Vec<(String, Vec<String>)> = redis::cmd("XREVRANGE")
+            .arg(format!("{}log", c.namespace()))
+            .arg("+")
+            .arg("-")
+            .arg("COUNT")
+            .arg(50)
+            .query(con)
+            .unwrap();
+        let entries: Vec<Vec<String>> = entries
+            .into_iter()
+            .map(|(_, fields)| {
+                fields
+                    .chunks(2)
+                    .map(|f| match f[0].as_str() {
+                        "a" => {
+                            let mut info: serde_json::Value = serde_json::from_str(&f[1]).unwrap();
+                            format!("a={}", without_entries(&mut info))
+                        }
+                        name => format!("{name}={}", f[1]),
+                    })
+                    .collect()
+            })
+            .collect();
+        all.insert("log".into(), format!("{entries:?}"));
     }
     if !exact {
         all.remove("seq");
@@ -106,6 +134,19 @@ fn keys(con: &mut Connection, c: &Campaign, exact: bool) -> BTreeMap<String, Str
         }
     }
     all
+}
+
+/// What a vote added, without how: an immediate vote's record lists its
+/// entries (`e`), a buffered one's what plans them again (`x`, lib/void);
+/// the voids of the test compare what each takes back. The log entry it
+/// quotes (`l`) holds the clock.
+fn without_entries(info: &mut serde_json::Value) -> serde_json::Value {
+    if let Some(o) = info.as_object_mut() {
+        o.remove("l");
+        o.remove("e");
+        o.remove("x");
+    }
+    info.clone()
 }
 
 fn assert_same(con: &mut Connection, a: &Campaign, b: &Campaign, exact: bool, what: &str) {

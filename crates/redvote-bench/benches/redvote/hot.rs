@@ -287,6 +287,7 @@ fn seed_cpu(votes: u64, pipelined: bool) -> Result<f64> {
     let periods = ["hour:x", "day:x", "week:x", "month:x", "total"];
     let next = ["hour:y", "day:y", "week:y", "month:y"];
     let mut pipe = redis::pipe();
+    let mut queued = 0;
     for i in 0..votes {
         let o = option(i, 100);
         for p in periods {
@@ -299,7 +300,8 @@ fn seed_cpu(votes: u64, pipelined: bool) -> Result<f64> {
         pipe.pfadd(format!("{{s}}:hll:{o}"), format!("user:{i:07}"))
             .ignore();
         pipe.pfadd("{s}:hll", format!("user:{i:07}")).ignore();
-        if !pipelined || (i + 1) % BATCH as u64 == 0 {
+        queued += 1;
+        if !pipelined || queued == BATCH {
             if pipelined {
                 pipe.query::<()>(&mut con)?;
             } else {
@@ -308,9 +310,12 @@ fn seed_cpu(votes: u64, pipelined: bool) -> Result<f64> {
                 }
             }
             pipe = redis::pipe();
+            queued = 0;
         }
     }
-    pipe.query::<()>(&mut con)?;
+    if queued > 0 {
+        pipe.query::<()>(&mut con)?;
+    }
     let after = server_cpu(&mut con)?;
     Ok((after - before) * 1e6 / votes as f64)
 }
