@@ -187,8 +187,12 @@ fn server_cpu(con: &mut Connection) -> Result<f64> {
     Ok(field("used_cpu_user:") + field("used_cpu_sys:"))
 }
 
-/// The board: hour, day, week, month and total, carry 0.1.
-fn settings(mode: Mode, options: usize, ties: Ties, rules: usize) -> CampaignSettings {
+/// Options a configure call may add (campaign_configure's bound).
+const OPTIONS_A_CALL: usize = 1000;
+
+/// The board: hour, day, week, month and total, carry 0.1, with
+/// options o`from`..o`to`.
+fn board(ties: Ties, from: usize, to: usize) -> BoardSettings {
     let mut board = BoardSettings::new(&[
         Period::Hour,
         Period::Day,
@@ -198,9 +202,15 @@ fn settings(mode: Mode, options: usize, ties: Ties, rules: usize) -> CampaignSet
     ]);
     board.carry = Some("0.1".into());
     board.ties = Some(ties);
-    for i in 0..options {
+    for i in from..to {
         board = board.with_option(&format!("o{i}"), OptionSettings::weighted(1));
     }
+    board
+}
+
+/// The campaign in `mode` with its first options and `rules` rate rules.
+fn settings(mode: Mode, options: usize, ties: Ties, rules: usize) -> CampaignSettings {
+    let board = board(ties, 0, options.min(OPTIONS_A_CALL));
     let mut s = CampaignSettings::new()
         .with_mode(mode)
         .with_board("stars", board);
@@ -231,6 +241,11 @@ fn fresh(
     let c = Campaign::new("hot");
     c.configure(&settings(mode, options, ties, rules))
         .run(&mut con)?;
+    for from in (OPTIONS_A_CALL..options).step_by(OPTIONS_A_CALL) {
+        let more = board(ties, from, (from + OPTIONS_A_CALL).min(options));
+        c.configure(&CampaignSettings::new().with_board("stars", more))
+            .run(&mut con)?;
+    }
     redvote::scripts::load_all(&mut con)?;
     Ok((server, con, c))
 }
