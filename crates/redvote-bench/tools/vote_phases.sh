@@ -60,12 +60,11 @@ phases = [
     ("campaign settings (rate-limit rules: none here)", "  if not c[6] then unknown_campaign(root) end\n"),
     ("board settings and the option's weight", "  local boards, pairs_, sided, first_ties = {}, {}, false, false\n"),
     ("bounded work, deny lists, rate limits (none here)", "  if #pairs_ > 1 then\n"),
-    ("the plan: board reads, period names, entries", "  local order_read_, order_write_\n"),
-    ("period index, sequence, HyperLogLog checks", "  local fresh, listed, track_periods_\n"),
-    ("statistics plan (stats_plan), the log's type", "  local stats, buckets = stats_plan("),
-    ("the writes", "  local seq = 0\n"),
-    ("statistics writes (stats_write)", "  stats_write(stats, user)\n"),
-    ("the reply", "  local info\n"),
+    ("the writers made (lib/apply, lib/fold: their closures)", "  local w = writers()\n"),
+    ("the plan (lib/apply): entries, board reads, period index, sequence, HyperLogLog and statistics checks",
+     "  local plan = w.apply_plan(ctx, { vote })\n"),
+    ("the writes (lib/apply's apply_write, statistics included)", "  w.apply_write(ctx, plan)\n"),
+    ("the reply", "  local info = (request or vote_log > 0)"),
 ]
 # the steps of the rate-limit rules: (name, copy cut before the step, copy
 # cut after it): a line each, the cut made before it or after it
