@@ -19,8 +19,9 @@
 -- check, lib/retention's refuse_expired bound to the server's time, or
 -- nil), gone (a fold: the server's time; a board or bucket whose expiry
 -- is at or before it is gone already, and is not made again).
--- A vote: { user, channel, device, now (its Unix second), pairs = { {
--- board, option, weight }, ... }, periods_at (the vote's period names
+-- A vote: { user (or users, a fold's like votes), channel, device, now
+-- (its Unix second), pairs = { { board, option, weight, count (the like
+-- votes it stands for; nil: 1) }, ... }, periods_at (the vote's period names
 -- cache: kind -> { name, end, next name, next end }; made when absent) }.
 -- Needs rcall, fail (lib/prologue), expire_at (lib/board), period
 -- (lib/periods), exact_limit, units_of, decimal_text (lib/exact),
@@ -111,8 +112,10 @@ local function apply_plan(ctx, votes)
     if not h.seen[user] then h.seen[user] = true; h[#h + 1] = user end
   end
   for _, vote in ipairs(votes) do
-    participant(ns .. 'hll', vote.user)
-    for _, pair in ipairs(vote.pairs) do participant(ns .. 'hll:' .. pair.board .. ':' .. pair.option, vote.user) end
+    for _, user in ipairs(vote.users or { vote.user }) do
+      participant(ns .. 'hll', user)
+      for _, pair in ipairs(vote.pairs) do participant(ns .. 'hll:' .. pair.board .. ':' .. pair.option, user) end
+    end
   end
   for _, h in ipairs(hlls) do
     local magic = rcall('GETRANGE', h.key, '0', '3')

@@ -6,7 +6,8 @@
 -- intake records them (lib/vote_added). ctx and the votes as lib/apply
 -- takes them. Needs expire_at (lib/board), period (lib/periods).
 
--- The entries `votes` add, each (board period key, option) once with the
+-- The entries `votes` add (a pair's `count`, when set, the like votes it
+-- stands for), each (board period key, option) once with the
 -- votes' amounts summed, in the order the votes first name them (`order`),
 -- and grouped by key (`groups`); each vote's `shown_at` (ctx.reply: every
 -- pair's period names and shown entries) and `periods_at`. An entry is an
@@ -54,7 +55,10 @@ local function planned_entries(ctx, votes)
     for n, pair in ipairs(vote.pairs) do
       local b = boards[pair.board]
       local scale, unit = b.decimals, 10 ^ b.decimals
-      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) or 0
+      -- a fold's pair stands for `count` like votes (lib/fold): each adds the
+      -- same, the carried share rounded a vote
+      local like = pair.count or 1
+      local carried = b.carry_millionths > 0 and math.floor(pair.weight * b.carry_millionths * unit / 1000000 + 0.5) * like or 0
       local board_keys = ns .. 'b:' .. b.name
       local shown = shown_at and {}
       if shown_at then shown_at[n] = shown end
@@ -69,8 +73,9 @@ local function planned_entries(ctx, votes)
         local expiry = expire_at(b, kind, finish)
         if ctx.refuse then ctx.refuse(b, name, expiry) end
         if not (gone and expiry and expiry <= gone) then
-          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, 1, nil, expiry)
-          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit, scale, expiry)
+          add(b, 'real:', name, board_keys .. ':real:' .. name, pair.option, like, nil, expiry)
+          local e = add(b, 'shown:', name, board_keys .. ':shown:' .. name, pair.option, pair.weight * unit * like, scale,
+            expiry)
           if shown then
             shown[#shown + 1] = name
             shown[#shown + 1] = e

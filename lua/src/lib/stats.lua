@@ -75,7 +75,8 @@ local function stats_count(set, key, votes, field, have, n, nfield, other)
 end
 
 -- Before the first write: the statistics that `votes` (each { now,
--- channel, device, user, pairs = { { board, weight }, ... }, periods_at })
+-- channel, device, user (or users: a fold's like votes), pairs = { {
+-- board, weight, count (like votes; nil: 1) }, ... }, periods_at })
 -- add on `boards` (v: ns, offset, stats_keep, and `gone`, a server time
 -- at or before which an expiring bucket is already gone: a fold's buckets
 -- past their retention are not made again), every key read and checked (a
@@ -118,15 +119,16 @@ local function stats_plan(v, boards, votes)
             by_key[key] = s
             plan.buckets[#plan.buckets + 1] = s
           end
-          s.votes = s.votes + 1
-          s.amount = s.amount + pair.weight
+          local n = pair.count or 1
+          s.votes = s.votes + n
+          s.amount = s.amount + pair.weight * n
           if chf then
             if not s.ch[chf] then s.ch[chf] = 0; s.ch[#s.ch + 1] = chf end
-            s.ch[chf] = s.ch[chf] + 1
+            s.ch[chf] = s.ch[chf] + n
           end
           if devf then
             if not s.dev[devf] then s.dev[devf] = 0; s.dev[#s.dev + 1] = devf end
-            s.dev[devf] = s.dev[devf] + 1
+            s.dev[devf] = s.dev[devf] + n
           end
         end
       end
@@ -178,9 +180,13 @@ local function stats_plan(v, boards, votes)
         end
         people_by[name] = p
       end
-      if p and not p.seen[vote.user] then
-        p.seen[vote.user] = true
-        p.users[#p.users + 1] = vote.user
+      if p then
+        for _, user in ipairs(vote.users or { vote.user }) do
+          if not p.seen[user] then
+            p.seen[user] = true
+            p.users[#p.users + 1] = user
+          end
+        end
       end
     end
   end

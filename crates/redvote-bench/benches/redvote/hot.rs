@@ -144,6 +144,24 @@ pub(super) fn run_hot(votes: u64, seconds: f64) -> Result<HotReport> {
     })
 }
 
+impl HotReport {
+    /// Whether every row was measured: each CPU row above 0, each load
+    /// voted, each memory figure above 0.
+    pub(super) fn complete(&self) -> bool {
+        self.cpu.len() == CASES.len() + 2
+            && self.cpu.iter().all(|r| r.server_us > 0.0)
+            && self.load.len() == 2
+            && self.load.iter().all(|r| r.votes_per_sec > 0.0)
+            && self.memory.len() == 3
+            && self.memory.iter().all(|r| r.bytes > 0)
+    }
+
+    /// The rows of the report.
+    pub(super) fn rows(&self) -> usize {
+        self.cpu.len() + self.load.len() + self.memory.len()
+    }
+}
+
 impl CpuRow {
     fn seed(what: &str, votes: u64, us: f64, base: f64) -> CpuRow {
         CpuRow {

@@ -39,7 +39,9 @@
 //! * the ir section (4 calls a side) has its 6 rows, first ties at both
 //!   board sizes and the campaign vote's floor (more commands than the
 //!   seed's 16, below the vote itself), and `tools/vote_phases.sh markers` finds every line of the
-//!   vote it cuts its copies at.
+//!   vote it cuts its copies at;
+//! * the hot section (40 votes a row, 0.3 s loads): every CPU, load and
+//!   memory row measured.
 //!
 //! The figures themselves are not asserted (a 200-vote run on a shared
 //! machine measures noise). Failures go to stderr, with the text report, and
@@ -303,6 +305,12 @@ fn smoke() -> Result<String> {
     {
         problems.push(format!("the ir section:\n{table}"));
     }
+    // the hot section, tiny: every row measured, the loads voted
+    let hot = crate::hot::run_hot(40, 0.3).context("the hot section")?;
+    let table = crate::hot::tables(&hot);
+    if !hot.complete() || !table.contains("| vs seed pipelined |") {
+        problems.push(format!("the hot section:\n{table}"));
+    }
     // tools/vote_phases.sh still finds every line of the vote it cuts at
     let tool = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/vote_phases.sh");
     let markers = std::process::Command::new("bash")
@@ -319,12 +327,13 @@ fn smoke() -> Result<String> {
         Ok(format!(
             "{} scenarios, {} ratios, 3 ceilings, serve, 32 scaling cells, cluster 1 and 3 \
              masters, replicas (3 modes), scale ({} operations), ir ({} rows, the vote's floor, first ties at {} board sizes), \
-             vote_phases.sh's markers, checks OK, text report of {} lines",
+             hot ({} rows), vote_phases.sh's markers, checks OK, text report of {} lines",
             ROW_IDS.len(),
             RATIO_IDS.len(),
             scale.ops.len(),
             ir.rows.len(),
             ir.first_by_size.len(),
+            hot.rows(),
             text.lines().count()
         ))
     } else {
