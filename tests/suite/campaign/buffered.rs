@@ -323,7 +323,7 @@ fn a_buffered_votes_record_plans_its_entries_again_while_its_board_holds() {
     let mut con = support::con(&server);
     let c = hot(&mut con, "h8", 2, 60_000);
     for id in ["a", "b"] {
-        let voter = Voter::new(&format!("user-{id}")).id(id);
+        let voter = Voter::new(format!("user-{id}")).id(id);
         c.at(T0)
             .vote_by(&voter, &[("stars", "o0")])
             .run(&mut con)

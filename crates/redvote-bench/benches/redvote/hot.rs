@@ -289,9 +289,9 @@ fn campaign_cpu(
     while i < votes {
         let mut pipe = redis::pipe();
         for _ in 0..BATCH.min((votes - i) as usize) {
-            let voter = redvote::Voter::new(&format!("user:{i:07}"));
+            let voter = redvote::Voter::new(format!("user:{i:07}"));
             let voter = if id {
-                voter.id(&format!("vote-{i:012}"))
+                voter.id(format!("vote-{i:012}"))
             } else {
                 voter
             };
@@ -382,7 +382,7 @@ fn load(mode: Mode, seconds: f64) -> Result<LoadRow> {
                 let mut n = 0u64;
                 while Instant::now() < deadline {
                     let i = (t as u64) << 32 | n;
-                    let voter = redvote::Voter::new(&format!("u{t}:{n}")).id(&format!("v{i}"));
+                    let voter = redvote::Voter::new(format!("u{t}:{n}")).id(format!("v{i}"));
                     let o = option(n + t as u64, 100);
                     c.vote_by(&voter, &[("stars", o.as_str())]).run(&mut con)?;
                     sent.fetch_add(1, Ordering::Relaxed);
