@@ -1501,6 +1501,12 @@ local function campaign_fields(doc)
     end
     push(campaign, 'mode', doc.mode)
     layout = doc.mode == 'buffered' and CAMPAIGN_LAYOUT_BUFFERED or CAMPAIGN_LAYOUT_IMMEDIATE
+    if doc.mode == 'buffered' then
+      -- nothing waits once this call has folded: every vote accepted
+      -- before now is on the boards (lib/fold's `folded`)
+      local t = rcall('TIME')
+      push(campaign, 'folded', string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
+    end
   end
   if doc.fold_ms ~= nil then push(campaign, 'fold_ms', integer(doc.fold_ms, 10, 60000, 'fold_ms')) end
   return campaign

@@ -156,21 +156,26 @@ test('atTime fixes the clock of every call', async () => {
 
 test('a buffered campaign: empty ballots with folded, scores after fold, configure drains', async () => {
   const c = new Campaign(ctx.redis, 'hot');
+  const [s0, us0] = await ctx.redis.time();
+  const switched = Number(s0) * 1000 + Math.floor(Number(us0) / 1000);
   await c.configure({ mode: 'buffered', fold_ms: 60000, boards: { stars: { periods: ['total'], options: { a: { weight: 2 }, b: {} } } } });
   assert.equal((await c.settings()).mode, 'buffered');
   const ballots = await c.vote('u1', [['stars', 'a'], ['stars', 'b']], { voteId: 'hot-1', time: T });
+  // folded up to the switch to buffered: nothing waited then
+  const foldedAt = ballots[0].folded;
+  assert.ok(Number.isInteger(foldedAt) && foldedAt >= switched, `folded ${foldedAt}`);
   assert.deepEqual(ballots, [
-    { board: 'stars', option: 'a', scores: {}, replay: false, voteId: 'hot-1', folded: 0 },
-    { board: 'stars', option: 'b', scores: {}, replay: false, voteId: 'hot-1', folded: 0 },
+    { board: 'stars', option: 'a', scores: {}, replay: false, voteId: 'hot-1', folded: foldedAt },
+    { board: 'stars', option: 'b', scores: {}, replay: false, voteId: 'hot-1', folded: foldedAt },
   ]);
   const [replayed] = await c.vote('u1', [['stars', 'a'], ['stars', 'b']], { voteId: 'hot-1', time: T });
   assert.equal(replayed.replay, true);
-  assert.equal(replayed.folded, 0);
+  assert.equal(replayed.folded, foldedAt);
   await c.vote('u2', [['stars', 'b']], { time: T });
 
   const [before] = await c.top('stars', { time: T });
   assert.equal(before.size, 0, 'nothing on the boards before a fold');
-  assert.equal(before.folded, 0);
+  assert.equal(before.folded, foldedAt);
 
   const [sec, usec] = await ctx.redis.time();
   const now = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);

@@ -145,7 +145,8 @@ pub fn folded_first<T: Reply + Send>(
 
 /// How far a buffered campaign's boards are folded, in words: `folded up
 /// to <time>` (every vote accepted before it is on the boards), or `not
-/// folded yet` (0: no fold since the campaign became buffered).
+/// folded yet` (0: a campaign made buffered by a build that did not record
+/// the switch's time).
 pub fn folded_words(ms: u64) -> String {
     match ms {
         0 => "not folded yet".to_string(),

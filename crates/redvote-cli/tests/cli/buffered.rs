@@ -332,7 +332,7 @@ fn the_cli_chapter_fold_example_runs() {
         }
     }
     assert!(
-        pages[0].starts_with("male-stars total (0 members; not folded yet)"),
+        pages[0].starts_with("male-stars total (0 members; folded up to "),
         "{}",
         pages[0]
     );
