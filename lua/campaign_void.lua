@@ -1418,12 +1418,11 @@ end
 -- stored_int (lib/stored), board_settings, entry_work (lib/board),
 -- apply_plan, apply_write (lib/apply).
 
--- The most pairs one fold takes, and its bound of work: a unit about 3.5
--- us of a 2-core machine's server time, an option's entries
--- (fold_option_work: 2 units an entry on a board of 100 members, where a
--- fractional score's update walks the listpack) and 3 units every 2 lines
--- (parsing, participants, statistics); measured, a fold of 41 options
--- (574 entries) took 4-9 ms, and one of 999 lines of one option 5 ms.
+-- The most pairs one fold takes, and its bound of work: an option's
+-- entries (fold_option_work, lib/board's units) and 3 units every 2 lines
+-- (parsing, participants, statistics). Sized so that a fold stays at a
+-- few ms on 100-member boards, where the update of a fractional score
+-- walks the listpack (docs/benchmark.md, Hot campaigns).
 local FOLD_VOTES, FOLD_WORK = 1000, 900
 
 -- A line of a buffer (lib/fold's header): arrived, place, time, user,
@@ -1547,18 +1546,20 @@ end
 -- vote a buffered campaign holds (nothing on an immediate one), or refuse
 -- REDVOTE_UNFOLDED before any write when they are more than one call
 -- folds. Call it after the caller's own checks and before its first
--- write. Returns whether the campaign is buffered.
+-- write. Returns whether it folded any vote (the caller's reads since are
+-- then stale).
 local function fold_all(root, ns)
   local c = rcall('HMGET', root, 'mode', 'offset', 'stats_keep', 'fold_ms')
   if c[1] ~= 'buffered' then return false end
   table.remove(c, 1)
   local t = rcall('TIME')
   local now_ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  if not fold_buffer(root, ns, fold_settings(root, c), FOLD_VOTES, true, now_ms) then
+  local folded = fold_buffer(root, ns, fold_settings(root, c), FOLD_VOTES, true, now_ms)
+  if not folded then
     fail('UNFOLDED', (rcall('HGET', root, 'buffered') or '?') .. ' buffered votes are more than one call folds: fold them first'
       .. ' (campaign_fold), then send this again')
   end
-  return true
+  return folded > 0
 end
 
 local function main()
@@ -1592,11 +1593,12 @@ local function main()
     local t = rcall('TYPE', log).ok
     if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
   end
-  -- a buffered campaign's votes on the boards first (lib/fold): one still
-  -- buffered is then voided as a folded one
-  fold_all(root, ns)
   local left_out = void_expand(ns, info, offset)
   local plan = void_plan(ns, { info })
+  -- a buffered campaign's votes on the boards first (lib/fold): one still
+  -- buffered is then voided as a folded one. Planned (and so every stored
+  -- value checked) before the fold's writes, and again after them.
+  if fold_all(root, ns) then plan = void_plan(ns, { info }) end
 
   -- validated: the writes start here
   local now = rcall('TIME')[1]

@@ -821,6 +821,8 @@ end
 -- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
 -- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
+-- A vote that folds does so before its own writes: the fold takes the
+-- votes before it, and this one waits for the next.
 
 -- A vote that finds this many pairs buffered (its own included) folds.
 local FOLD_AUTO = 1000
@@ -837,15 +839,23 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local s = fold_settings(root, { c[1], c[9], c[13] })
   local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
   local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
-  if c[16] then stored_int(c[16], 0, 999999999999999, root, 'buffered') end
+  local buffered = c[16] and stored_int(c[16], 0, 999999999999999, root, 'buffered') or 0
   -- what its record and the log keep: what plans its entries again
   -- (lib/vote_added's vote_recorded)
-  local info, w
+  local info
   -- the explicit clock's retention check plans the entries
   if ctx.refuse then planned_entries(ctx, { vote }) end
   if o.request or o.vote_log > 0 then
     local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
     info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
+  end
+
+  -- the fold this vote makes, before its own writes: a fold refuses only
+  -- before its first write (a corrupt buffer: INVALID_CONFIG), so a
+  -- refused call writes nothing; the vote waits for the next fold
+  if buffered + #vote.pairs >= FOLD_AUTO or (due and o.server_ms >= due) then
+    local _, _, at = o.writers().fold_buffer(root, ns, s, 1000, false, o.server_ms)
+    folded = at or folded
   end
 
   -- validated: the writes start here
@@ -860,19 +870,10 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
       rcall('ZADD', ns .. 'bufs', buffer_score(o.server_ms, i - 1), head)
     end
   end
-  local n = rcall('HINCRBY', root, 'buffered', #vote.pairs)
-  if n == #vote.pairs then
-    due = o.server_ms + s.fold_ms
-    rcall('HSET', root, 'fold_due', string.format('%.0f', due))
+  if rcall('HINCRBY', root, 'buffered', #vote.pairs) == #vote.pairs then
+    rcall('HSET', root, 'fold_due', string.format('%.0f', o.server_ms + s.fold_ms))
   end
   if o.vote_log > 0 then info.l = log_vote(ns, o.vote_log, vote, o.id, info) end
-  if n >= FOLD_AUTO or (due and o.server_ms >= due) then
-    -- a fold refuses only before its first write (a buffer a hand
-    -- corrupted: campaign check reports it); the vote stands either way
-    w = w or o.writers()
-    local ok, _, _, at = pcall(w.fold_buffer, root, ns, s, 1000, false, o.server_ms)
-    if ok then folded = at or folded end
-  end
   local text = string.format('%.0f', folded)
   local reply = {}
   for i, pair in ipairs(vote.pairs) do reply[i] = { pair.board, pair.option, {}, '', text } end
@@ -1445,12 +1446,11 @@ end
 -- stored_int (lib/stored), board_settings, entry_work (lib/board),
 -- apply_plan, apply_write (lib/apply).
 
--- The most pairs one fold takes, and its bound of work: a unit about 3.5
--- us of a 2-core machine's server time, an option's entries
--- (fold_option_work: 2 units an entry on a board of 100 members, where a
--- fractional score's update walks the listpack) and 3 units every 2 lines
--- (parsing, participants, statistics); measured, a fold of 41 options
--- (574 entries) took 4-9 ms, and one of 999 lines of one option 5 ms.
+-- The most pairs one fold takes, and its bound of work: an option's
+-- entries (fold_option_work, lib/board's units) and 3 units every 2 lines
+-- (parsing, participants, statistics). Sized so that a fold stays at a
+-- few ms on 100-member boards, where the update of a fractional score
+-- walks the listpack (docs/benchmark.md, Hot campaigns).
 local FOLD_VOTES, FOLD_WORK = 1000, 900
 
 -- A line of a buffer (lib/fold's header): arrived, place, time, user,
@@ -2367,10 +2367,6 @@ end
   local vote = { user = user, channel = channel, device = device, now = now, pairs = pairs_, periods_at = periods_at }
   local ctx = { ns = ns, boards = boards, offset = offset, stats_keep = stats_keep, sided = sided,
     first_ties = first_ties }
-  ctx.out_of_range = function(b, option, which, limit, scale)
-    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
-      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
-  end
   if server_now then ctx.refuse = function(b, name, expiry) refuse_expired_(b, name, expiry, server_now) end end
   if buffered then
     return buffer_vote(root, ns, c, ctx, vote, { writers = writers, checks = checks, spend = limit_spend_, id = id,
@@ -2381,6 +2377,10 @@ end
   -- Phase 4, the writes planned (OUT_OF_RANGE) and every key they touch
   -- read and checked (lib/apply), before the first write.
   ctx.reply = true
+  ctx.out_of_range = function(b, option, which, limit, scale)
+    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
+      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
+  end
   local w = writers()
   local plan = w.apply_plan(ctx, { vote })
 

@@ -87,11 +87,12 @@ local function main()
     local t = rcall('TYPE', log).ok
     if t ~= 'none' and t ~= 'stream' then fail('INVALID_CONFIG', log .. ' is not a stream') end
   end
-  -- a buffered campaign's votes on the boards first (lib/fold): one still
-  -- buffered is then voided as a folded one
-  fold_all(root, ns)
   local left_out = void_expand(ns, info, offset)
   local plan = void_plan(ns, { info })
+  -- a buffered campaign's votes on the boards first (lib/fold): one still
+  -- buffered is then voided as a folded one. Planned (and so every stored
+  -- value checked) before the fold's writes, and again after them.
+  if fold_all(root, ns) then plan = void_plan(ns, { info }) end
 
   -- validated: the writes start here
   local now = rcall('TIME')[1]

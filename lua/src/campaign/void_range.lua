@@ -112,10 +112,11 @@ local function main()
       if not voided then infos[#infos + 1] = info end
     end
   end
-  -- a buffered campaign's votes on the boards first (lib/fold): one still
-  -- buffered is then voided as a folded one
-  fold_all(root, ns)
   local plan = void_plan(ns, infos)
+  -- a buffered campaign's votes on the boards first (lib/fold): one still
+  -- buffered is then voided as a folded one. Planned (and so every stored
+  -- value checked) before the fold's writes, and again after them.
+  if fold_all(root, ns) then plan = void_plan(ns, infos) end
 
   -- validated: the writes start here
   local now = rcall('TIME')[1]

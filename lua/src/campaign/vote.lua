@@ -317,10 +317,6 @@ local function main()
   local vote = { user = user, channel = channel, device = device, now = now, pairs = pairs_, periods_at = periods_at }
   local ctx = { ns = ns, boards = boards, offset = offset, stats_keep = stats_keep, sided = sided,
     first_ties = first_ties }
-  ctx.out_of_range = function(b, option, which, limit, scale)
-    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
-      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
-  end
   if server_now then ctx.refuse = function(b, name, expiry) refuse_expired_(b, name, expiry, server_now) end end
   if buffered then
     return buffer_vote(root, ns, c, ctx, vote, { writers = writers, checks = checks, spend = limit_spend_, id = id,
@@ -331,6 +327,10 @@ local function main()
   -- Phase 4, the writes planned (OUT_OF_RANGE) and every key they touch
   -- read and checked (lib/apply), before the first write.
   ctx.reply = true
+  ctx.out_of_range = function(b, option, which, limit, scale)
+    fail('OUT_OF_RANGE', 'option "' .. option .. '" of board "' .. b.name .. '" would leave the exact range (' .. which
+      .. ': ' .. limit .. ' units of 10^-' .. scale .. ')')
+  end
   local w = writers()
   local plan = w.apply_plan(ctx, { vote })
 

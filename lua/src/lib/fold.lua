@@ -31,12 +31,11 @@
 -- stored_int (lib/stored), board_settings, entry_work (lib/board),
 -- apply_plan, apply_write (lib/apply).
 
--- The most pairs one fold takes, and its bound of work: a unit about 3.5
--- us of a 2-core machine's server time, an option's entries
--- (fold_option_work: 2 units an entry on a board of 100 members, where a
--- fractional score's update walks the listpack) and 3 units every 2 lines
--- (parsing, participants, statistics); measured, a fold of 41 options
--- (574 entries) took 4-9 ms, and one of 999 lines of one option 5 ms.
+-- The most pairs one fold takes, and its bound of work: an option's
+-- entries (fold_option_work, lib/board's units) and 3 units every 2 lines
+-- (parsing, participants, statistics). Sized so that a fold stays at a
+-- few ms on 100-member boards, where the update of a fractional score
+-- walks the listpack (docs/benchmark.md, Hot campaigns).
 local FOLD_VOTES, FOLD_WORK = 1000, 900
 
 -- A line of a buffer (lib/fold's header): arrived, place, time, user,

@@ -13,6 +13,8 @@
 -- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
 -- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
+-- A vote that folds does so before its own writes: the fold takes the
+-- votes before it, and this one waits for the next.
 
 -- A vote that finds this many pairs buffered (its own included) folds.
 local FOLD_AUTO = 1000
@@ -29,15 +31,23 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local s = fold_settings(root, { c[1], c[9], c[13] })
   local due = c[14] and stored_int(c[14], 0, 999999999999999, root, 'fold_due')
   local folded = c[15] and stored_int(c[15], 0, 999999999999999, root, 'folded') or 0
-  if c[16] then stored_int(c[16], 0, 999999999999999, root, 'buffered') end
+  local buffered = c[16] and stored_int(c[16], 0, 999999999999999, root, 'buffered') or 0
   -- what its record and the log keep: what plans its entries again
   -- (lib/vote_added's vote_recorded)
-  local info, w
+  local info
   -- the explicit clock's retention check plans the entries
   if ctx.refuse then planned_entries(ctx, { vote }) end
   if o.request or o.vote_log > 0 then
     local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
     info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
+  end
+
+  -- the fold this vote makes, before its own writes: a fold refuses only
+  -- before its first write (a corrupt buffer: INVALID_CONFIG), so a
+  -- refused call writes nothing; the vote waits for the next fold
+  if buffered + #vote.pairs >= FOLD_AUTO or (due and o.server_ms >= due) then
+    local _, _, at = o.writers().fold_buffer(root, ns, s, 1000, false, o.server_ms)
+    folded = at or folded
   end
 
   -- validated: the writes start here
@@ -52,19 +62,10 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
       rcall('ZADD', ns .. 'bufs', buffer_score(o.server_ms, i - 1), head)
     end
   end
-  local n = rcall('HINCRBY', root, 'buffered', #vote.pairs)
-  if n == #vote.pairs then
-    due = o.server_ms + s.fold_ms
-    rcall('HSET', root, 'fold_due', string.format('%.0f', due))
+  if rcall('HINCRBY', root, 'buffered', #vote.pairs) == #vote.pairs then
+    rcall('HSET', root, 'fold_due', string.format('%.0f', o.server_ms + s.fold_ms))
   end
   if o.vote_log > 0 then info.l = log_vote(ns, o.vote_log, vote, o.id, info) end
-  if n >= FOLD_AUTO or (due and o.server_ms >= due) then
-    -- a fold refuses only before its first write (a buffer a hand
-    -- corrupted: campaign check reports it); the vote stands either way
-    w = w or o.writers()
-    local ok, _, _, at = pcall(w.fold_buffer, root, ns, s, 1000, false, o.server_ms)
-    if ok then folded = at or folded end
-  end
   local text = string.format('%.0f', folded)
   local reply = {}
   for i, pair in ipairs(vote.pairs) do reply[i] = { pair.board, pair.option, {}, '', text } end

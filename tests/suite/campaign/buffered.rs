@@ -356,3 +356,30 @@ fn a_buffered_votes_record_plans_its_entries_again_while_its_board_holds() {
     assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1);
     assert_ne!(digest(&mut con), before, "the record is marked voided");
 }
+
+#[test]
+fn a_vote_that_would_fold_a_corrupt_buffer_is_refused_writing_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h9", 2, 10);
+    fill(&mut con, &c, 3);
+    // a line a hand broke, and the oldest vote due: the next vote folds
+    // before its own writes, and the fold refuses before its first
+    let ns = c.namespace().to_string();
+    redis::cmd("LSET")
+        .arg(format!("{ns}buf:stars:o0"))
+        .arg(1)
+        .arg("not a vote")
+        .exec(&mut con)
+        .unwrap();
+    redis::cmd("HSET")
+        .arg(c.root_key())
+        .arg("fold_due")
+        .arg(1)
+        .exec(&mut con)
+        .unwrap();
+    let detail = refused_unchanged(&mut con, "vote", Code::InvalidConfig, |con| {
+        c.at(T0).vote("u", &[("stars", "o1")]).run(con)
+    });
+    assert!(detail.contains("buf:stars:o0 entry 1"), "{detail}");
+}
