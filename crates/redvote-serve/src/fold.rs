@@ -145,8 +145,8 @@ pub(crate) async fn read_state(
 }
 
 /// Fold campaign `c`'s buffer in calls of at most 1000 votes until it is
-/// empty or `max` votes are folded: what the calls did together (`left`
-/// and `until` as the last one answered). Each call is counted in the
+/// empty, `max` votes are folded or the request timeout has passed: what
+/// the calls did together (`left` and `until` as the last one answered). Each call is counted in the
 /// fold metrics.
 pub(crate) async fn drain(state: &AppState, c: &Campaign, max: u64) -> redvote::Result<Folded> {
     let mut total = Folded {
@@ -155,6 +155,9 @@ pub(crate) async fn drain(state: &AppState, c: &Campaign, max: u64) -> redvote::
         until: 0,
         overflow: 0,
     };
+    // every call is bounded by the client's timeouts; the calls together by
+    // the request timeout (votes may arrive as fast as folds take them)
+    let deadline = Instant::now() + state.request_timeout;
     loop {
         let call = u32::try_from(max - total.folded).map_or(FOLD_CALL, |m| m.min(FOLD_CALL));
         let step = state.run(&c.fold(call)).await?;
@@ -164,7 +167,7 @@ pub(crate) async fn drain(state: &AppState, c: &Campaign, max: u64) -> redvote::
         total.left = step.left;
         total.until = step.until;
         // folded 0: an immediate campaign (a fold always takes one vote)
-        if step.left == 0 || step.folded == 0 || total.folded >= max {
+        if step.left == 0 || step.folded == 0 || total.folded >= max || Instant::now() >= deadline {
             return Ok(total);
         }
     }
