@@ -1430,15 +1430,15 @@ end
 -- so a buffered campaign's boards equal an immediate one's, except that
 -- "first" ties reached within one fold rank by the arrival of the
 -- options' oldest votes in it. Needs rcall, fail (lib/prologue),
--- stored_int (lib/stored), board_settings, entry_work (lib/board),
+-- stored_int (lib/stored), board_settings, entry_work, CALL_WORK (lib/board),
 -- apply_plan, apply_write (lib/apply).
 
--- The most pairs one fold takes, and its bound of work: an option's
--- entries (fold_option_work, lib/board's units) and 3 units every 2 lines
--- (parsing, participants, statistics). Sized so that a fold stays at a
--- few ms on 100-member boards, where the update of a fractional score
--- walks the listpack (docs/benchmark.md, Hot campaigns).
-local FOLD_VOTES, FOLD_WORK = 1000, 900
+-- The most pairs one fold takes. Its work is bounded as every writer's
+-- (lib/board's CALL_WORK): an option's entries (fold_option_work) and 3
+-- units every 2 lines (parsing, participants, statistics). On 100-member
+-- boards, where the update of a fractional score walks the listpack, that
+-- keeps a fold near 2 ms (docs/benchmark.md, Hot campaigns).
+local FOLD_VOTES = 1000
 
 -- A line of a buffer (lib/fold's header): arrived, place, time, user,
 -- channel, device, weight (all text), or nil when it is not one.
@@ -1479,7 +1479,7 @@ end
 
 -- Fold the buffered votes of the campaign `root` (<ns>; s: its fold
 -- settings, lib/fold_settings), whole options, oldest first, while they fit
--- `max` votes and FOLD_WORK; `all`: every buffered vote, or nothing
+-- `max` votes and CALL_WORK; `all`: every buffered vote, or nothing
 -- (before any write, answering nil) when they do not fit one call.
 -- `now_ms`: the server's time. Returns how many votes it folded, how many
 -- are left, the `folded` time, and how many entries it left out, beyond
@@ -1500,7 +1500,7 @@ local function fold_buffer(root, ns, s, max, all, now_ms)
       boards[board] = b
     end
     local cost = fold_option_work(b)
-    local room = math.min(max - pairs_n, math.floor((FOLD_WORK - work - cost) * 2 / 3))
+    local room = math.min(max - pairs_n, math.floor((CALL_WORK - work - cost) * 2 / 3))
     if room < 1 and pairs_n > 0 then
       if all then return nil end
       break
