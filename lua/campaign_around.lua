@@ -21,20 +21,23 @@
              member's page, 1..100
 
   Output: { size, pages, rank, percentile, page,
-            { { member, score, rank }, ... } }
+            { { member, score, rank }, ... } [, folded] }
     percentile: the share of the board that scores strictly below the
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
     Options pending removal (campaign_configure's `remove`, cleaned by
     campaign_remove.lua) are never shown nor counted: lib/ranks, O(R) more
-    for R of them on the board, at most 1000.
+    for R of them on the board, at most 1000. On a buffered campaign
+    (docs/hot-campaigns.md) `folded` is the Unix ms (string) before which
+    every accepted vote is on the board (lib/folded); votes accepted since
+    may still wait in its buffer.
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: {size: integer, pages: integer, rank: integer|nil, percentile:
     string|nil, page: integer|nil, window: list({member: string, score:
-    string, rank: integer})}
+    string, rank: integer}), folded: string|nil}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
@@ -823,6 +826,21 @@ local function position(r, member)
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1, s end
   return pos, dense_above(r, s) + 1, s
 end
+-- folded: how far a buffered campaign's boards are folded (lib/fold), as
+-- the reads answer it. Needs rcall (lib/prologue), stored_int (lib/stored).
+
+-- nil on an immediate campaign; else the Unix ms (text) before which every
+-- vote the campaign `root` accepted is on its boards: the server's time
+-- when nothing is buffered, else the stored `folded` of the last fold.
+local function folded_until(root)
+  local c = rcall('HMGET', root, 'mode', 'fold_due', 'folded')
+  if c[1] ~= 'buffered' then return nil end
+  if not c[2] then
+    local t = rcall('TIME')
+    return string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+  end
+  return string.format('%.0f', c[3] and stored_int(c[3], 0, 999999999999999, root, 'folded') or 0)
+end
 
 local function main()
   local root, ns = campaign_key('campaign_around')
@@ -835,7 +853,8 @@ local function main()
   local size = live_size(v.r)
   local pages = math.ceil(size / per_page)
   local pos, rank, score = position(v.r, member)
-  if not pos then return { size, pages, false, false, false, {} } end
+  local folded = folded_until(root)
+  if not pos then return { size, pages, false, false, false, {}, folded } end
   local below = rcall('ZCOUNT', v.r.key, '-inf', '(' .. score) - ghosts_beyond(v.r, score, -1)
   local start = math.max(0, pos - math.floor((k - 1) / 2))
   local stop = start + k - 1
@@ -845,7 +864,7 @@ local function main()
   end
   local window = ordered_window(v.r, start, stop)
   for _, e in ipairs(window) do e[2] = fmt(e[2], v.decimals) end
-  return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window }
+  return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window, folded }
 end
 
 -- epilogue: what every script closes with: run main() and answer its

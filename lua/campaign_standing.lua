@@ -18,19 +18,22 @@
     ARGV[5..]  members  <name, repeat 1..100>  1..100
 
   Output: per member: { member, rank, score, ahead, gap, previous rank,
-    previous score }; scores and gaps are strings with the board's decimals;
-    nil where there is none (not on the board, the leader has no one ahead,
-    "total" has no previous period). An option pending removal
+    previous score [, folded] }; scores and gaps are strings with the
+    board's decimals; nil where there is none (not on the board, the leader
+    has no one ahead, "total" has no previous period). On a buffered
+    campaign (docs/hot-campaigns.md) `folded` is the Unix ms (string) before
+    which every accepted vote is on the board (lib/folded); votes accepted
+    since may still wait in its buffer. An option pending removal
     (campaign_configure's `remove`, cleaned by campaign_remove.lua) is not
     on the board, nor counted in anyone's rank: lib/ranks, O(R) more
     a period board read for R of them on it, at most 1000.
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({member: string, rank: integer|nil, score: string|nil, ahead:
     string|nil, gap: string|nil, previous_rank: integer|nil, previous_score:
-    string|nil})
+    string|nil, folded: string|nil})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
@@ -819,6 +822,21 @@ local function position(r, member)
   if ties == 'competition' then return pos, rcall('ZCOUNT', key, '(' .. s, '+inf') - ghosts_beyond(r, s, 1) + 1, s end
   return pos, dense_above(r, s) + 1, s
 end
+-- folded: how far a buffered campaign's boards are folded (lib/fold), as
+-- the reads answer it. Needs rcall (lib/prologue), stored_int (lib/stored).
+
+-- nil on an immediate campaign; else the Unix ms (text) before which every
+-- vote the campaign `root` accepted is on its boards: the server's time
+-- when nothing is buffered, else the stored `folded` of the last fold.
+local function folded_until(root)
+  local c = rcall('HMGET', root, 'mode', 'fold_due', 'folded')
+  if c[1] ~= 'buffered' then return nil end
+  if not c[2] then
+    local t = rcall('TIME')
+    return string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+  end
+  return string.format('%.0f', c[3] and stored_int(c[3], 0, 999999999999999, root, 'folded') or 0)
+end
 
 local function main()
   local root, ns = campaign_key('campaign_standing')
@@ -828,11 +846,12 @@ local function main()
   local decimals = v.decimals
   local prev_key = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
   local prev = prev_key and ranked(ns, v.b, prev_key)
+  local folded = folded_until(root)
   local reply = {}
   for i = 5, #ARGV do
     local member = ARGV[i]
     check_name(member)
-    local entry = { member, false, false, false, false, false, false }
+    local entry = { member, false, false, false, false, false, false, folded }
     local pos, rank, score = position(v.r, member)
     if pos then
       entry[2], entry[3] = rank, fmt(score, decimals)

@@ -265,6 +265,8 @@ export interface Around {
   percentile: string | null;
   page: number | null;
   window: Entry[];
+  /** On a buffered campaign, the Unix ms before which every accepted vote is on the boards; null on an immediate one. */
+  folded: number | null;
 }
 export interface Standing {
   member: string;
@@ -274,6 +276,8 @@ export interface Standing {
   gap: string | null;
   previousRank: number | null;
   previousScore: string | null;
+  /** On a buffered campaign, the Unix ms before which every accepted vote is on the boards; null on an immediate one. */
+  folded: number | null;
 }
 export interface LimitLeft {
   rule: string;

@@ -163,6 +163,11 @@ pub struct Standing {
     pub previous_rank: Option<u64>,
     /// Score in the previous period.
     pub previous_score: Option<String>,
+    /// A buffered campaign's standing: the Unix ms before which every
+    /// accepted vote is on the board (later ones may wait in its buffer).
+    /// None on an immediate campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded: Option<u64>,
 }
 
 /// The neighbourhood of a member on a board.
@@ -181,6 +186,11 @@ pub struct Around {
     pub page: Option<u64>,
     /// The window of members around it, in board order.
     pub window: Vec<Entry>,
+    /// A buffered campaign's neighbourhood: the Unix ms before which every
+    /// accepted vote is on the board (later ones may wait in its buffer).
+    /// None on an immediate campaign.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded: Option<u64>,
 }
 
 /// Unique participants.

@@ -22,6 +22,17 @@ fn entries(v: Value) -> Shape<Vec<Entry>> {
     })
 }
 
+/// An optional trailing `folded` (lib/folded) of a vote's pair or a board
+/// read: Unix ms as text on a buffered campaign, absent on an immediate one.
+fn folded(v: Option<&Value>) -> Shape<Option<u64>> {
+    v.map(|v| {
+        text(v)?
+            .parse()
+            .map_err(|_| format!("expected Unix ms, got {v:?}"))
+    })
+    .transpose()
+}
+
 /// A list of results, each read by its element type.
 macro_rules! reply_list {
     ($($ty:ty),+) => {$(
@@ -44,7 +55,8 @@ reply_type! {
         })
     };
     // `campaign_vote.lua`, per pair: `{ board, option, { period, score, ... } }`,
-    // plus `"replay"` when the vote id had already been applied.
+    // plus `"replay"` when the vote id had already been applied, then
+    // `folded` on a buffered campaign.
     Ballot => |v| {
         let pair = items(v)?;
         let scores = items(get(&pair, 2)?.clone())?;
@@ -68,14 +80,7 @@ reply_type! {
                     other => return Err(format!("expected \"replay\" or \"\", got {other:?}")),
                 },
             },
-            folded: match pair.get(4) {
-                None => None,
-                Some(v) => Some(
-                    text(v)?
-                        .parse()
-                        .map_err(|_| format!("expected Unix ms, got {v:?}"))?,
-                ),
-            },
+            folded: folded(pair.get(4))?,
         })
     };
     // `campaign_fold.lua`: `{ folded, left, until, overflow }`.
@@ -129,7 +134,8 @@ reply_type! {
             next: text(get(&items, 2)?)?,
         })
     };
-    // `campaign_top.lua`, per board: `{ board, period, size, entries }`.
+    // `campaign_top.lua`, per board: `{ board, period, size, entries
+    // [, folded] }`.
     BoardPage => |v| {
         let b = items(v)?;
         Ok(BoardPage {
@@ -137,18 +143,11 @@ reply_type! {
             period: text(get(&b, 1)?)?,
             size: count(get(&b, 2)?)?,
             entries: entries(get(&b, 3)?.clone())?,
-            folded: match b.get(4) {
-                None => None,
-                Some(v) => Some(
-                    text(v)?
-                        .parse()
-                        .map_err(|_| format!("expected Unix ms, got {v:?}"))?,
-                ),
-            },
+            folded: folded(b.get(4))?,
         })
     };
     // `campaign_standing.lua`, per member: `{ member, rank, score, ahead,
-    // gap, previous rank, previous score }`.
+    // gap, previous rank, previous score [, folded] }`.
     Standing => |v| {
         let s = items(v)?;
         Ok(Standing {
@@ -159,9 +158,11 @@ reply_type! {
             gap: opt_text(get(&s, 4)?)?,
             previous_rank: opt_count(get(&s, 5)?)?,
             previous_score: opt_text(get(&s, 6)?)?,
+            folded: folded(s.get(7))?,
         })
     };
-    // `campaign_around.lua`: `{ size, pages, rank, percentile, page, window }`.
+    // `campaign_around.lua`: `{ size, pages, rank, percentile, page, window
+    // [, folded] }`.
     Around => |v| {
         let a = items(v)?;
         Ok(Around {
@@ -171,6 +172,7 @@ reply_type! {
             percentile: opt_text(get(&a, 3)?)?,
             page: opt_count(get(&a, 4)?)?,
             window: entries(get(&a, 5)?.clone())?,
+            folded: folded(a.get(6))?,
         })
     };
     // `campaign_limits.lua`, per rule: `{ rule, remaining, reset_in }`.

@@ -299,13 +299,15 @@ class Campaign extends Bound {
     const args = [kind, period, String(page), String(perPage), this._time(t), ...list(boards)];
     return this._then(this._run('campaign_top', args), (pages) => pages.map((p) => ({ ...p, folded: foldedMs(p.folded) })));
   }
-  /** campaign_around.lua: `window` members centred on `member`. */
+  /** campaign_around.lua: `window` members centred on `member` (`folded`: as for a ballot). */
   around(board, member, { kind = 'shown', period = 'total', time: t, window = 5, perPage = 10 } = {}) {
-    return this._run('campaign_around', [board, kind, period, this._time(t), member, String(window), String(perPage)]);
+    const args = [board, kind, period, this._time(t), member, String(window), String(perPage)];
+    return this._then(this._run('campaign_around', args), (a) => ({ ...a, folded: foldedMs(a.folded) }));
   }
-  /** campaign_standing.lua: each member's rank, score and gap to the one ahead. */
+  /** campaign_standing.lua: each member's rank, score and gap to the one ahead (`folded`: as for a ballot). */
   standing(board, members, { kind = 'shown', period = 'total', time: t } = {}) {
-    return this._run('campaign_standing', [board, kind, period, this._time(t), ...list(members)]);
+    const args = [board, kind, period, this._time(t), ...list(members)];
+    return this._then(this._run('campaign_standing', args), (all) => all.map((s) => ({ ...s, folded: foldedMs(s.folded) })));
   }
   /** campaign_limits.lua: what each rate-limit rule leaves `user` (read-only). */
   limits(user, pairs = [], { channel, device, time: t } = {}) {

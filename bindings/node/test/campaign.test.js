@@ -176,6 +176,11 @@ test('a buffered campaign: empty ballots with folded, scores after fold, configu
   const [before] = await c.top('stars', { time: T });
   assert.equal(before.size, 0, 'nothing on the boards before a fold');
   assert.equal(before.folded, foldedAt);
+  // a member's standing and neighbourhood say so alike: not on the board yet
+  const [standing] = await c.standing('stars', 'a', { time: T });
+  assert.deepEqual([standing.rank, standing.folded], [null, foldedAt]);
+  const around = await c.around('stars', 'a', { time: T });
+  assert.deepEqual([around.rank, around.window, around.folded], [null, [], foldedAt]);
 
   const [sec, usec] = await ctx.redis.time();
   const now = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
@@ -193,6 +198,12 @@ test('a buffered campaign: empty ballots with folded, scores after fold, configu
     { member: 'a', score: '2.00', rank: 1 },
   ]);
   assert.ok(after.folded >= rest.until, 'nothing buffered: the page is folded up to now');
+  const [standingAfter] = await c.standing('stars', 'a', { time: T });
+  assert.equal(standingAfter.rank, 1);
+  assert.ok(standingAfter.folded >= rest.until, `standing folded ${standingAfter.folded}`);
+  const aroundAfter = await c.around('stars', 'a', { time: T });
+  assert.equal(aroundAfter.rank, 1);
+  assert.ok(aroundAfter.folded >= rest.until, `around folded ${aroundAfter.folded}`);
   const empty = await c.fold();
   assert.deepEqual([empty.folded, empty.left, empty.overflow], [0, 0, 0], 'an empty buffer folds nothing');
 
@@ -202,6 +213,8 @@ test('a buffered campaign: empty ballots with folded, scores after fold, configu
   const [drained] = await c.top('stars', { time: T });
   assert.equal(drained.members[0].score, '4.00');
   assert.equal(drained.folded, null);
+  assert.equal((await c.standing('stars', 'a', { time: T }))[0].folded, null);
+  assert.equal((await c.around('stars', 'a', { time: T })).folded, null);
   const [plain] = await c.vote('u4', [['stars', 'b']], { time: T });
   assert.deepEqual([plain.scores, plain.folded], [{ total: '3.00' }, null]);
   const none = await c.fold();

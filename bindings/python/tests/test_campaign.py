@@ -184,6 +184,11 @@ def test_a_buffered_campaign_folds_its_votes_onto_the_boards(r):
     hot.vote("user:2", [("stars", "zly")], time=T0)
     (before,) = hot.top("stars", time=T0)
     assert (before.size, before.members, before.folded) == (0, [], folded)
+    # a member's standing and neighbourhood say so alike: not on the board yet
+    (standing,) = hot.standing("stars", "wy", time=T0)
+    assert (standing.rank, standing.folded) == (None, folded)
+    around = hot.around("stars", "wy", time=T0)
+    assert (around.rank, around.window, around.folded) == (None, [], folded)
 
     now = server_ms(r)
     first = hot.fold(1)
@@ -195,6 +200,10 @@ def test_a_buffered_campaign_folds_its_votes_onto_the_boards(r):
     (after,) = hot.top("stars", time=T0)
     assert [(m.member, m.score) for m in after.members] == [("zly", "2.00"), ("wy", "2.00")]
     assert after.folded is not None and after.folded >= rest.until
+    (standing,) = hot.standing("stars", "wy", time=T0)  # tied with zly, ranked alike
+    assert standing.rank == 1 and standing.folded is not None and standing.folded >= rest.until
+    around = hot.around("stars", "wy", time=T0)
+    assert around.rank == 1 and around.folded is not None and around.folded >= rest.until
     empty = hot.fold()
     assert (empty.folded, empty.left, empty.overflow) == (0, 0, 0)
 

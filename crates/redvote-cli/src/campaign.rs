@@ -496,7 +496,8 @@ fn top(
     })
 }
 
-/// `standing BOARD MEMBER...`: one line per member (`-`: none).
+/// `standing BOARD MEMBER...`: one line per member (`-`: none), then on a
+/// buffered campaign how far the board is folded.
 fn standing(
     g: &Global,
     campaign: &Campaign,
@@ -524,6 +525,12 @@ fn standing(
                     dash(&s.previous_score)
                 )
             })
+            .chain(
+                // a buffered campaign's: one value for every member
+                all.first()
+                    .and_then(|s| s.folded)
+                    .map(|ms| format!("{board} {}", crate::fold::folded_words(ms))),
+            )
             .collect();
         lines.join("\n")
     })
@@ -541,8 +548,11 @@ fn around(
 ) -> Result<()> {
     let around = g.run(&campaign.around(board, &view.view(), member, neighbourhood))?;
     print(g, &around, |a| {
+        let folded = a.folded.map_or(String::new(), |ms| {
+            format!("; {}", crate::fold::folded_words(ms))
+        });
         let mut out = format!(
-            "{member}: rank {}, percentile {}, page {} of {} ({} members)",
+            "{member}: rank {}, percentile {}, page {} of {} ({} members{folded})",
             a.rank.map_or("-".into(), |r| r.to_string()),
             a.percentile.clone().unwrap_or_else(|| "-".into()),
             a.page.map_or("-".into(), |p| p.to_string()),

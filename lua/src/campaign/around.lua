@@ -19,20 +19,23 @@
              member's page, 1..100
 
   Output: { size, pages, rank, percentile, page,
-            { { member, score, rank }, ... } }
+            { { member, score, rank }, ... } [, folded] }
     percentile: the share of the board that scores strictly below the
     member, in percent with 2 decimals (string); rank, percentile and page
     are nil (and the window empty) when the member is not on the board.
     Options pending removal (campaign_configure's `remove`, cleaned by
     campaign_remove.lua) are never shown nor counted: lib/ranks, O(R) more
-    for R of them on the board, at most 1000.
+    for R of them on the board, at most 1000. On a buffered campaign
+    (docs/hot-campaigns.md) `folded` is the Unix ms (string) before which
+    every accepted vote is on the board (lib/folded); votes accepted since
+    may still wait in its buffer.
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: {size: integer, pages: integer, rank: integer|nil, percentile:
     string|nil, page: integer|nil, window: list({member: string, score:
-    string, rank: integer})}
+    string, rank: integer}), folded: string|nil}
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
@@ -45,6 +48,7 @@
 --- @include "lib/board_view"
 --- @include "lib/ranks"
 --- @include "lib/position"
+--- @include "lib/folded"
 
 local function main()
   local root, ns = campaign_key('campaign_around')
@@ -57,7 +61,8 @@ local function main()
   local size = live_size(v.r)
   local pages = math.ceil(size / per_page)
   local pos, rank, score = position(v.r, member)
-  if not pos then return { size, pages, false, false, false, {} } end
+  local folded = folded_until(root)
+  if not pos then return { size, pages, false, false, false, {}, folded } end
   local below = rcall('ZCOUNT', v.r.key, '-inf', '(' .. score) - ghosts_beyond(v.r, score, -1)
   local start = math.max(0, pos - math.floor((k - 1) / 2))
   local stop = start + k - 1
@@ -67,7 +72,7 @@ local function main()
   end
   local window = ordered_window(v.r, start, stop)
   for _, e in ipairs(window) do e[2] = fmt(e[2], v.decimals) end
-  return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window }
+  return { size, pages, rank, string.format('%.2f', 100 * below / size), math.floor(pos / per_page) + 1, window, folded }
 end
 
 --- @include "lib/epilogue"

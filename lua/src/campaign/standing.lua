@@ -16,19 +16,22 @@
     ARGV[5..]  members  <name, repeat 1..100>  1..100
 
   Output: per member: { member, rank, score, ahead, gap, previous rank,
-    previous score }; scores and gaps are strings with the board's decimals;
-    nil where there is none (not on the board, the leader has no one ahead,
-    "total" has no previous period). An option pending removal
+    previous score [, folded] }; scores and gaps are strings with the
+    board's decimals; nil where there is none (not on the board, the leader
+    has no one ahead, "total" has no previous period). On a buffered
+    campaign (docs/hot-campaigns.md) `folded` is the Unix ms (string) before
+    which every accepted vote is on the board (lib/folded); votes accepted
+    since may still wait in its buffer. An option pending removal
     (campaign_configure's `remove`, cleaned by campaign_remove.lua) is not
     on the board, nor counted in anyone's rank: lib/ranks, O(R) more
     a period board read for R of them on it, at most 1000.
 
-  Keys: <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({member: string, rank: integer|nil, score: string|nil, ahead:
     string|nil, gap: string|nil, previous_rank: integer|nil, previous_score:
-    string|nil})
+    string|nil, folded: string|nil})
   Idempotent: yes
 
   Errors: REDVOTE_USAGE, REDVOTE_INVALID_NAME, REDVOTE_INVALID_PERIOD,
@@ -40,6 +43,7 @@
 --- @include "lib/board_view"
 --- @include "lib/ranks"
 --- @include "lib/position"
+--- @include "lib/folded"
 
 local function main()
   local root, ns = campaign_key('campaign_standing')
@@ -49,11 +53,12 @@ local function main()
   local decimals = v.decimals
   local prev_key = board_key(ns, v.b, ARGV[2], ARGV[3], now, offset, -1)
   local prev = prev_key and ranked(ns, v.b, prev_key)
+  local folded = folded_until(root)
   local reply = {}
   for i = 5, #ARGV do
     local member = ARGV[i]
     check_name(member)
-    local entry = { member, false, false, false, false, false, false }
+    local entry = { member, false, false, false, false, false, false, folded }
     local pos, rank, score = position(v.r, member)
     if pos then
       entry[2], entry[3] = rank, fmt(score, decimals)

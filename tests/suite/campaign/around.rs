@@ -54,6 +54,7 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
         percentile: Some(pct.to_string()),
         page: Some(page),
         window,
+        folded: None,
     };
     // Centred: rank 5 sees 3..7, 5 scores below it out of 10.
     assert_eq!(
@@ -97,6 +98,7 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
             percentile: None,
             page: None,
             window: vec![],
+            folded: None,
         }
     );
     // An empty period board.
@@ -120,6 +122,7 @@ fn around_centres_the_window_and_fills_it_at_the_edges() {
             percentile: None,
             page: None,
             window: vec![],
+            folded: None,
         }
     );
     // A tie: below counts strictly lower scores only.

@@ -1,13 +1,14 @@
-//! Buffered campaigns (docs/hot-campaigns.md): what a vote answers, when
-//! it reaches the boards with no explicit fold (its oldest vote fold_ms
-//! old, or the buffer full), how the mode moves the layout, that a refusal
-//! writes nothing, that configure refuses what it cannot fold first, and
-//! that one fold's work is bounded.
+//! Buffered campaigns (docs/hot-campaigns.md): what a vote answers, how far
+//! the board reads say the boards are folded, when a vote reaches the
+//! boards with no explicit fold (its oldest vote fold_ms old, or the buffer
+//! full), how the mode moves the layout, that a refusal writes nothing,
+//! that configure refuses what it cannot fold first, and that one fold's
+//! work is bounded.
 
 use redis::Connection;
 use redvote::campaign::{
-    BoardSettings, CampaignSettings, Dimension, LimitRule, Mode, OptionSettings, Paging, View,
-    Voter, Window,
+    BoardSettings, CampaignSettings, Dimension, LimitRule, Mode, Neighbourhood, OptionSettings,
+    Paging, View, Voter, Window,
 };
 use redvote::{Campaign, Code, Period};
 
@@ -81,6 +82,86 @@ fn a_buffered_vote_answers_no_scores_and_reaches_the_boards_with_a_fold() {
     assert!(
         page.folded.unwrap() >= f.until,
         "nothing buffered: folded up to now"
+    );
+}
+
+/// A read's rank of a member, and how far it says the boards are folded.
+type RankFolded = (Option<u64>, Option<u64>);
+
+/// `standing` and `around` of `option` on "stars" (shown, total) of `c`.
+fn member_reads(con: &mut Connection, c: &Campaign, option: &str) -> (RankFolded, RankFolded) {
+    let view = View::shown("total");
+    let s = c
+        .at(T0)
+        .standing("stars", &view, &[option])
+        .run(con)
+        .unwrap();
+    let a = c
+        .at(T0)
+        .around("stars", &view, option, Neighbourhood::new(3, 10))
+        .run(con)
+        .unwrap();
+    ((s[0].rank, s[0].folded), (a.rank, a.folded))
+}
+
+#[test]
+fn standing_and_around_say_how_far_the_boards_are_folded() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h1r", 3, 60_000);
+    let ballot = c
+        .at(T0)
+        .vote("u1", &[("stars", "o1")])
+        .run(&mut con)
+        .unwrap()
+        .remove(0);
+    let line: String = redis::cmd("LINDEX")
+        .arg(format!("{}buf:stars:o1", c.namespace()))
+        .arg(0)
+        .query(&mut con)
+        .unwrap();
+    let arrived: u64 = line.split('\t').nth(1).unwrap().parse().unwrap();
+    let top = |con: &mut Connection| {
+        c.at(T0)
+            .top(&["stars"], &View::shown("total"), Paging::top(10))
+            .run(con)
+            .unwrap()
+            .remove(0)
+            .folded
+    };
+
+    // buffered: not on the board yet, and every read says so alike
+    let folded = top(&mut con);
+    let ((s_rank, s_folded), (a_rank, a_folded)) = member_reads(&mut con, &c, "o1");
+    assert_eq!((s_rank, a_rank), (None, None), "not folded yet");
+    assert!(folded.is_some());
+    assert_eq!((s_folded, a_folded), (folded, folded), "as top answers");
+    assert_eq!(folded, ballot.folded, "what the vote answered");
+    assert!(folded.unwrap() <= arrived, "the vote is not before it");
+
+    // folded: on the board, and folded past the vote's arrival
+    while c.fold(1000).run(&mut con).unwrap().left > 0 {}
+    let ((s_rank, s_folded), (a_rank, a_folded)) = member_reads(&mut con, &c, "o1");
+    assert_eq!((s_rank, a_rank), (Some(1), Some(1)));
+    for folded in [s_folded, a_folded] {
+        assert!(folded.unwrap() >= arrived, "{folded:?} < {arrived}");
+    }
+
+    // an immediate campaign answers no `folded`
+    let now = Campaign::new("h1i");
+    now.configure(&CampaignSettings::new().with_board(
+        "stars",
+        BoardSettings::new(&[Period::Total]).with_options(&["o1"]),
+    ))
+    .run(&mut con)
+    .unwrap();
+    now.at(T0)
+        .vote("u1", &[("stars", "o1")])
+        .run(&mut con)
+        .unwrap();
+    assert_eq!(
+        member_reads(&mut con, &now, "o1"),
+        ((Some(1), None), (Some(1), None))
     );
 }
 

@@ -112,6 +112,7 @@ fn standing(
         gap: gap.map(str::to_string),
         previous_rank,
         previous_score: previous_score.map(str::to_string),
+        folded: None,
     }
 }
 

@@ -171,6 +171,7 @@ fn the_four_tie_rules_through_top_standing_and_around() {
         percentile: Some(pct.to_string()),
         page: Some(page),
         window,
+        folded: None,
     };
     assert_eq!(
         around(&mut con, "tf", "q", 3),

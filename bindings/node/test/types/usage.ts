@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   while (step.left > 0) step = await hot.fold(1000);
   const until: number = step.until;
   const pageFolded: number | null = (await hot.top('b'))[0].folded;
+  const standingFolded: number | null = (await hot.standing('b', 'o'))[0].folded;
+  const aroundFolded: number | null = (await hot.around('b', 'o')).folded;
   // @ts-expect-error the mode is "immediate" or "buffered"
   await hot.configure({ mode: 'batched' });
 
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
     }
   }
   const cls: typeof InvalidUserError = errorClasses.InvalidUserError;
-  console.log(buffered, until, pageFolded, step.folded, step.overflow);
+  console.log(buffered, until, pageFolded, standingFolded, aroundFolded, step.folded, step.overflow);
   console.log(replayed, pages, rank, pct, imported, parts, amount, status, votes, title, size, fresh, names, raw, cls, redvote.VERSION);
   redis.disconnect();
 }

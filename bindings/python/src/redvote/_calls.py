@@ -393,15 +393,19 @@ def _imported(v: Any) -> Imported:
     return Imported(_count(changed), _count(unchanged), _count(rest))
 
 
+def _board_read(v: Any, n: int, what: str) -> Tuple[List[Any], Optional[int]]:
+    """A board read's `n` items, and the one a buffered campaign's adds: how
+    far its boards are folded (None on an immediate campaign)."""
+    parts = items(v)
+    if len(parts) not in (n, n + 1):
+        raise ReplyError(f"expected {what} of {n} or {n + 1} items, got {v!r}")
+    return parts[:n], integer(parts[n]) if len(parts) > n else None
+
+
 def _top(v: Any) -> List[BoardPage]:
     out = []
     for entry in items(v):
-        parts = items(entry)
-        if len(parts) not in (4, 5):
-            raise ReplyError(f"expected a board page of 4 or 5 items, got {entry!r}")
-        board, period, size, members = parts[:4]
-        # a buffered campaign's page adds how far its boards are folded
-        folded = integer(parts[4]) if len(parts) == 5 else None
+        (board, period, size, members), folded = _board_read(entry, 4, "a board page")
         out.append(BoardPage(text(board), text(period), integer(size), [ranked(m) for m in items(members)], folded))
     return out
 
@@ -414,21 +418,21 @@ def _folded(v: Any) -> Folded:
 def _standing(v: Any) -> List[Standing]:
     out = []
     for entry in items(v):
-        m, rank, score, ahead, gap, prank, pscore = items(entry, 7)
+        (m, rank, score, ahead, gap, prank, pscore), folded = _board_read(entry, 7, "a standing")
         out.append(
             Standing(
                 text(m), opt_integer(rank), opt_text(score), opt_text(ahead), opt_text(gap),
-                opt_integer(prank), opt_text(pscore),
+                opt_integer(prank), opt_text(pscore), folded,
             )
         )
     return out
 
 
 def _around(v: Any) -> Around:
-    size, pages, rank, percentile, page, window = items(v, 6)
+    (size, pages, rank, percentile, page, window), folded = _board_read(v, 6, "a neighbourhood")
     return Around(
         integer(size), integer(pages), opt_integer(rank), opt_text(percentile), opt_integer(page),
-        [ranked(m) for m in items(window)],
+        [ranked(m) for m in items(window)], folded,
     )
 
 

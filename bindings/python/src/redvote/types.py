@@ -221,7 +221,9 @@ class Folded:
 
 @dataclass(frozen=True)
 class Standing:
-    """``campaign_standing.lua``, one member (None where there is none)."""
+    """``campaign_standing.lua``, one member (None where there is none); on a
+    buffered campaign, ``folded``: the Unix ms before which every accepted
+    vote is on the boards (``None`` on an immediate campaign)."""
 
     member: str
     rank: Optional[int]
@@ -230,12 +232,15 @@ class Standing:
     gap: Optional[str]
     previous_rank: Optional[int]
     previous_score: Optional[str]
+    folded: Optional[int] = None
 
 
 @dataclass(frozen=True)
 class Around:
     """``campaign_around.lua``: the member's neighbourhood; rank, percentile
-    and page are None (and the window empty) when it is not on the board."""
+    and page are None (and the window empty) when it is not on the board. On
+    a buffered campaign, ``folded``: the Unix ms before which every accepted
+    vote is on the boards (``None`` on an immediate campaign)."""
 
     size: int
     pages: int
@@ -243,6 +248,7 @@ class Around:
     percentile: Optional[str]
     page: Optional[int]
     window: List[Ranked]
+    folded: Optional[int] = None
 
 
 @dataclass(frozen=True)

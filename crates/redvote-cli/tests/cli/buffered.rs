@@ -149,6 +149,28 @@ fn fold_tells_what_it_folded_and_all_drains_the_buffer() {
     );
     let top = json(u, &c("hot", &["top", "B"]));
     assert!(top["boards"][0]["folded"].is_u64(), "{top}");
+    // and so do a member's standing (a last line) and neighbourhood
+    let standing = ok(u, &c("hot", &["standing", "B", "x", "y"]));
+    let lines: Vec<&str> = standing.lines().collect();
+    assert_eq!(lines.len(), 3, "{standing}");
+    assert!(lines[0].starts_with("x  rank 1  "), "{standing}");
+    assert!(lines[1].starts_with("y  rank -  "), "y is not folded yet");
+    assert!(lines[2].starts_with("B folded up to "), "{standing}");
+    let standing = json(u, &c("hot", &["standing", "B", "x", "y"]));
+    for s in standing["standings"].as_array().unwrap() {
+        assert_eq!(s["folded"], top["boards"][0]["folded"], "{standing}");
+    }
+    let around = ok(u, &c("hot", &["around", "B", "x"]));
+    assert!(
+        around
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("x: rank 1, percentile 0.00, page 1 of 1 (1 members; folded up to "),
+        "{around}"
+    );
+    let around = json(u, &c("hot", &["around", "B", "x"]));
+    assert_eq!(around["folded"], top["boards"][0]["folded"], "{around}");
 
     // --all: the rest, in words
     let human = ok(u, &c("hot", &["fold", "--all"]));

@@ -395,6 +395,8 @@ fn campaign_commands_end_to_end() {
         ),
         (Some(2), Some("b"), Some("8.50"))
     );
+    // an immediate campaign's reads are on the boards: no `folded`
+    assert!(standing[0].get("folded").is_none(), "{standing}");
     let around = json(
         u,
         &[
@@ -404,6 +406,7 @@ fn campaign_commands_end_to_end() {
     assert_eq!(around["rank"], 3);
     assert_eq!(around["percentile"], "0.00");
     assert_eq!(around["window"].as_array().unwrap().len(), 2);
+    assert!(around.get("folded").is_none(), "{around}");
     let people = json(
         u,
         &["campaign", "spring", "participants", "stars", "a", "b"],

@@ -1,7 +1,8 @@
 //! Buffered campaigns (`"mode": "buffered"`) over HTTP: the background
-//! folder brings accepted votes to the boards with no fold asked for; the
-//! fold routes; a settings PUT, a void and a range void on a buffer
-//! larger than one call folds (REDVOTE_UNFOLDED) fold it and succeed; shutdown does not wait
+//! folder brings accepted votes to the boards with no fold asked for, and
+//! the board reads say how far they are folded; the fold routes; a
+//! settings PUT, a void and a range void on a buffer larger than one call
+//! folds (REDVOTE_UNFOLDED) fold it and succeed; shutdown does not wait
 //! for a fold stuck on Redis.
 
 use std::time::{Duration, Instant};
@@ -45,6 +46,15 @@ fn totals(svc: &Service, name: &str) -> (Value, Vec<(String, String)>) {
         .collect();
     entries.sort();
     (top, entries)
+}
+
+/// The standing and the neighbourhood of option `x` of board `b`.
+fn member_reads(svc: &Service, name: &str) -> (Value, Value) {
+    let at = format!("/v1/campaigns/{name}/boards/b");
+    (
+        svc.get(&format!("{at}/standing?members=x")).ok(200),
+        svc.get(&format!("{at}/around/x")).ok(200),
+    )
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -133,6 +143,9 @@ fn a_buffered_campaigns_votes_reach_the_top_without_a_fold() {
     });
     let (top, _) = totals(&svc, "hot");
     assert!(top["boards"][0]["folded"].is_u64(), "{top}");
+    let (standing, around) = member_reads(&svc, "hot");
+    assert!(standing["standings"][0]["folded"].is_u64(), "{standing}");
+    assert!(around["folded"].is_u64(), "{around}");
     // the buffer is empty: no lag
     let state = eventually("an empty buffer", PATIENCE, || {
         let s = svc
@@ -169,6 +182,12 @@ fn a_buffered_campaigns_votes_reach_the_top_without_a_fold() {
     assert_eq!(voted["ballots"][0]["shown"][0]["score"], "1.00");
     let (top, _) = totals(&svc, "now");
     assert!(top["boards"][0].get("folded").is_none(), "{top}");
+    let (standing, around) = member_reads(&svc, "now");
+    assert!(
+        standing["standings"][0].get("folded").is_none(),
+        "{standing}"
+    );
+    assert!(around.get("folded").is_none(), "{around}");
 }
 
 #[test]
