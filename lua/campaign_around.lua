@@ -32,7 +32,7 @@
     every accepted vote is on the board (lib/folded); votes accepted since
     may still wait in its buffer.
 
-  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign, <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: {size: integer, pages: integer, rank: integer|nil, percentile:

@@ -28,7 +28,7 @@
     on the board, nor counted in anyone's rank: lib/ranks, O(R) more
     a period board read for R of them on it, at most 1000.
 
-  Keys: <ns>campaign (mode, fold_due, folded), <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
+  Keys: <ns>campaign, <ns>board:B, <ns>periods:B, <ns>b:B:KIND:P, <ns>f:B:KIND:P,
     <ns>o:B:KIND:P, <ns>d:B:KIND:P, <ns>removing:B
 
   Reply: list({member: string, rank: integer|nil, score: string|nil, ahead:
