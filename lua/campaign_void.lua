@@ -954,9 +954,11 @@ end
 --         (absent: 0),
 --     l = its entry in <ns>log (a vote logged), i = its vote id (in the
 --         log), v = when it was voided (set by the void) }
--- or, for a buffered vote, the compact object: no e, but x = { { option,
+-- or, for a buffered vote, the compact object: t, s and x = { { option,
 -- board stamp }, ... } for each pair of s, from which void_expand plans
--- its entries again.
+-- its entries again and names its buckets (with the stamp's offset); no
+-- e, and no u, c, d, h or dy (records of 0.6's first buffered votes have
+-- them).
 -- every number as text. Voiding subtracts each amount from its board,
 -- restoring the score the member would have without the vote: a real
 -- count brought to 0 leaves the board (only votes write real boards); a
@@ -976,7 +978,7 @@ end
 -- not taken back. Needs rcall, fail (lib/prologue), name_ok (lib/names),
 -- board_settings (lib/board), stored_int (lib/stored), units_of,
 -- decimal_text (lib/exact), order_read, order_write, order_remove
--- (lib/order), stats_int (lib/stats).
+-- (lib/order), stats_int, stats_buckets (lib/stats).
 
 -- The longest text of a record that is not a name (a time, a bucket, a
 -- period board's member, an amount, a log entry id): names are name_ok's.
@@ -1000,11 +1002,20 @@ local function void_info_ok(info)
   elseif type(info.e) ~= 'table' or #info.e == 0 or #info.e > 1000 then
     return false
   end
-  if not (void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$') and void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$')
-    and void_text(info.t, '^%d+$') and type(info.u) == 'string' and type(info.c) == 'string'
-    and type(info.d) == 'string' and (info.l == nil or void_text(info.l, '^%d+%-%d+$'))) then
+  -- a compact object may name no buckets, nor the voter: void_expand
+  -- names the buckets (a voided record keeps them), and nothing reads the
+  -- voter
+  local compact = info.x ~= nil
+  local function absent_or(ok, v) return (compact and v == nil) or ok end
+  if not (absent_or(void_text(info.h, '^hour:%d%d%d%d%-%d%d%-%d%dT%d%d$'), info.h)
+    and absent_or(void_text(info.dy, '^day:%d%d%d%d%-%d%d%-%d%d$'), info.dy)
+    and absent_or(type(info.u) == 'string', info.u) and absent_or(type(info.c) == 'string', info.c)
+    and absent_or(type(info.d) == 'string', info.d)
+    and void_text(info.t, '^%d+$') and (info.l == nil or void_text(info.l, '^%d+%-%d+$'))) then
     return false
   end
+  if compact and (info.h == nil) ~= (info.dy == nil) then return false end
+  if compact and not info.x[1][2]:find('|%-?%d+$') then return false end
   for _, e in ipairs(info.e) do
     if type(e) ~= 'table' or not name_ok(e[1]) or not name_ok(e[3])
       or not (void_text(e[2], '^real:[%w:%-]+$') or void_text(e[2], '^shown:[%w:%-]+$'))
@@ -1024,10 +1035,16 @@ end
 -- A buffered vote's compact object (void_info_ok) given its entries (e),
 -- planned again (lib/entries) on the boards' settings now: a pair whose
 -- board's periods, carry or decimals, or the campaign's offset, changed
--- since the vote (its stamp differs, lib/board_stamp) is left out.
--- Returns how many pairs it left out. Nothing to do for a full object.
+-- since the vote (its stamp differs, lib/board_stamp) is left out. Names
+-- its statistics buckets (h, dy) when it does not: in the offset of its
+-- stamp, the campaign's when the vote was accepted. Returns how many pairs
+-- it left out. Nothing to do for a full object.
 local function void_expand(ns, info, offset)
   if not info.x then return 0 end
+  if not info.h then
+    local names = stats_buckets(tonumber(info.t), tonumber(info.x[1][2]:match('|(%-?%d+)$')))
+    info.h, info.dy = names.hour[1], names.day[1]
+  end
   local e, left_out = {}, 0
   for i, x in ipairs(info.x) do
     local board = info.s[i][1]
@@ -1576,7 +1593,8 @@ local function main()
     fail('UNKNOWN_VOTE', 'no vote with id ' .. id:sub(1, 80) .. ' is recorded (never applied, or its record expired after the campaign\'s vote_id_ttl)')
   end
   local ok, record = pcall(cjson.decode, stored)
-  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string'
+    or (type(record[2]) ~= 'table' and type(record[2]) ~= 'string') then
     fail('INVALID_CONFIG', key .. ' is not a vote record')
   end
   local info = record[3]

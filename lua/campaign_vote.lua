@@ -736,28 +736,6 @@ local function planned_entries(ctx, votes)
 
   return p
 end
--- stats_buckets: the statistics buckets a vote counts in (lib/stats):
--- its hour and its day in the campaign's offset. Needs period
--- (lib/periods).
-
-local STATS_KINDS = { 'hour', 'day' }
-
--- The hour and day buckets of a vote at `now`: { hour = { name, end },
--- day = { name, end } }, from `periods_at` when it holds them (the vote's
--- own cache of period names, lib/apply).
-local function stats_buckets(now, offset, periods_at)
-  local names = {}
-  for _, kind in ipairs(STATS_KINDS) do
-    local known = periods_at and periods_at[kind]
-    if known then
-      names[kind] = known -- { name, end, ... }
-    else
-      local name, _, finish = period(kind, now, offset)
-      names[kind] = { name, finish }
-    end
-  end
-  return names
-end
 -- board_stamp: needs nothing.
 
 -- What decides the entries a vote writes on board `b` (lib/entries): its
@@ -790,20 +768,20 @@ local function vote_added(order, pairs_, boards, vote, buckets)
 end
 
 -- lib/void's compact object of a buffered `vote` (its pairs on `boards`,
--- the campaign's `offset`, its statistics buckets `buckets`): instead of
--- every entry with its amount (e), each pair's option and board stamp
--- (x, lib/board_stamp), from which a void plans the entries
--- again (lib/void's void_expand). About a third of the bytes and none of
--- the planning when the vote is accepted.
-local function vote_recorded(vote, boards, offset, buckets)
+-- the campaign's `offset`): instead of every entry with its amount (e),
+-- each pair's option and board stamp (x, lib/board_stamp), from which a
+-- void plans the entries again and names the statistics buckets (lib/void's
+-- void_expand); no voter (the request has it, and a void reads none). A
+-- fraction of the bytes, and neither entries nor period names computed
+-- when the vote is accepted.
+local function vote_recorded(vote, boards, offset)
   local s, x = {}, {}
   for i, pair in ipairs(vote.pairs) do
     local b = boards[pair.board]
     s[i] = { pair.board, tostring(pair.weight), b.remove_gen > 0 and tostring(b.remove_gen) or nil }
     x[i] = { pair.option, board_stamp(b, offset) }
   end
-  return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
-    dy = buckets.day, s = s, x = x }
+  return { t = tostring(vote.now), s = s, x = x }
 end
 
 -- Append `vote` (with id `id`, "" none, and what it added, `info`) to the
@@ -818,8 +796,8 @@ end
 -- (lib/fold) instead of written to the boards; the call folds when its
 -- oldest buffered vote is fold_ms old or FOLD_AUTO pairs wait. Needs rcall (lib/prologue),
 -- stored_int (lib/stored), fold_settings, buffer_score
--- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
--- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
+-- (lib/fold_settings), planned_entries (lib/entries), vote_recorded,
+-- log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
 -- A vote that folds does so before its own writes: the fold takes the
 -- votes before it, and this one waits for the next.
@@ -845,10 +823,7 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local info
   -- the explicit clock's retention check plans the entries
   if ctx.refuse then planned_entries(ctx, { vote }) end
-  if o.request or o.vote_log > 0 then
-    local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
-    info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
-  end
+  if o.request or o.vote_log > 0 then info = vote_recorded(vote, ctx.boards, ctx.offset) end
 
   -- the fold this vote makes, before its own writes: a fold refuses only
   -- before its first write (a corrupt buffer: INVALID_CONFIG), so a
@@ -877,7 +852,9 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local text = string.format('%.0f', folded)
   local reply = {}
   for i, pair in ipairs(vote.pairs) do reply[i] = { pair.board, pair.option, {}, '', text } end
-  if o.request then o.record(ns, o.id, o.request, reply, o.id_ttl, info) end
+  -- its id's record keeps `folded`, not the reply: a replay answers the
+  -- call's own pairs with it (lib/vote_id)
+  if o.request then o.record(ns, o.id, o.request, text, o.id_ttl, info) end
   return reply
 end
 
@@ -886,6 +863,28 @@ end
 -- script defines at its top is a closure made on each call, and a
 -- buffered vote's intake needs none of these.
 local function writers()
+-- stats_buckets: the statistics buckets a vote counts in (lib/stats):
+-- its hour and its day in the campaign's offset. Needs period
+-- (lib/periods).
+
+local STATS_KINDS = { 'hour', 'day' }
+
+-- The hour and day buckets of a vote at `now`: { hour = { name, end },
+-- day = { name, end } }, from `periods_at` when it holds them (the vote's
+-- own cache of period names, lib/apply).
+local function stats_buckets(now, offset, periods_at)
+  local names = {}
+  for _, kind in ipairs(STATS_KINDS) do
+    local known = periods_at and periods_at[kind]
+    if known then
+      names[kind] = known -- { name, end, ... }
+    else
+      local name, _, finish = period(kind, now, offset)
+      names[kind] = { name, finish }
+    end
+  end
+  return names
+end
 -- stats: the statistics counters the vote writes in O(1) a pair, and
 -- campaign_stats reads (docs/statistics.md). Per board B and per hour and
 -- day bucket P (hour:2026-03-17T12, day:2026-03-17, in the campaign's
@@ -1629,7 +1628,9 @@ end
 -- [request, reply, added]: request is itself JSON text, the list of every ARGV of
 -- the call but the id (ARGV[6]), the time argument as sent ("" for the
 -- server's clock, so a retry matches whenever it is sent); reply is the
--- vote's reply; added is what the vote added (lib/void's object, which
+-- vote's reply, or for a buffered vote its `folded` (text: each pair's
+-- entry is { board, option, {}, "", folded }, the pairs the request's, so
+-- the same call's); added is what the vote added (lib/void's object, which
 -- campaign_void takes back, marked there once voided; records of redvote
 -- 0.5 and before have none). Needs rcall and fail (lib/prologue).
 
@@ -1656,11 +1657,17 @@ local function vote_id_lookup(ns, id)
   local stored = rcall('GET', key)
   if not stored then return nil, request end
   local ok, record = pcall(cjson.decode, stored)
-  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string'
+    or not (type(record[2]) == 'table' or (type(record[2]) == 'string' and record[2]:find('^%d+$'))) then
     fail('INVALID_CONFIG', key .. ' is not a vote record')
   end
   if record[1] ~= request then
     fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
+  end
+  if type(record[2]) == 'string' then
+    local entries = {}
+    for i = 7, #ARGV, 2 do entries[#entries + 1] = { ARGV[i], ARGV[i + 1], {}, 'replay', record[2] } end
+    return entries
   end
   for _, entry in ipairs(record[2]) do
     if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end

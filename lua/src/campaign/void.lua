@@ -70,7 +70,8 @@ local function main()
     fail('UNKNOWN_VOTE', 'no vote with id ' .. id:sub(1, 80) .. ' is recorded (never applied, or its record expired after the campaign\'s vote_id_ttl)')
   end
   local ok, record = pcall(cjson.decode, stored)
-  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string'
+    or (type(record[2]) ~= 'table' and type(record[2]) ~= 'string') then
     fail('INVALID_CONFIG', key .. ' is not a vote record')
   end
   local info = record[3]

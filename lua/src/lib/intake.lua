@@ -2,7 +2,6 @@
 --- @include "lib/stored"
 --- @include "lib/fold_settings"
 --- @include "lib/entries"
---- @include "lib/stats_buckets"
 --- @include "lib/vote_added"
 -- intake: campaign_vote on a buffered campaign. The vote is accepted
 -- exactly as an immediate one (every check, the rate limits spent, its id
@@ -10,8 +9,8 @@
 -- (lib/fold) instead of written to the boards; the call folds when its
 -- oldest buffered vote is fold_ms old or FOLD_AUTO pairs wait. Needs rcall (lib/prologue),
 -- stored_int (lib/stored), fold_settings, buffer_score
--- (lib/fold_settings), planned_entries (lib/entries), stats_buckets
--- (lib/stats_buckets), vote_recorded, log_vote (lib/vote_added); the fold
+-- (lib/fold_settings), planned_entries (lib/entries), vote_recorded,
+-- log_vote (lib/vote_added); the fold
 -- (lib/fold) comes from o.writers(), made only when the vote folds.
 -- A vote that folds does so before its own writes: the fold takes the
 -- votes before it, and this one waits for the next.
@@ -37,10 +36,7 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local info
   -- the explicit clock's retention check plans the entries
   if ctx.refuse then planned_entries(ctx, { vote }) end
-  if o.request or o.vote_log > 0 then
-    local names = stats_buckets(vote.now, ctx.offset, vote.periods_at)
-    info = vote_recorded(vote, ctx.boards, ctx.offset, { hour = names.hour[1], day = names.day[1] })
-  end
+  if o.request or o.vote_log > 0 then info = vote_recorded(vote, ctx.boards, ctx.offset) end
 
   -- the fold this vote makes, before its own writes: a fold refuses only
   -- before its first write (a corrupt buffer: INVALID_CONFIG), so a
@@ -69,6 +65,8 @@ local function buffer_vote(root, ns, c, ctx, vote, o)
   local text = string.format('%.0f', folded)
   local reply = {}
   for i, pair in ipairs(vote.pairs) do reply[i] = { pair.board, pair.option, {}, '', text } end
-  if o.request then o.record(ns, o.id, o.request, reply, o.id_ttl, info) end
+  -- its id's record keeps `folded`, not the reply: a replay answers the
+  -- call's own pairs with it (lib/vote_id)
+  if o.request then o.record(ns, o.id, o.request, text, o.id_ttl, info) end
   return reply
 end

@@ -24,20 +24,20 @@ local function vote_added(order, pairs_, boards, vote, buckets)
 end
 
 -- lib/void's compact object of a buffered `vote` (its pairs on `boards`,
--- the campaign's `offset`, its statistics buckets `buckets`): instead of
--- every entry with its amount (e), each pair's option and board stamp
--- (x, lib/board_stamp), from which a void plans the entries
--- again (lib/void's void_expand). About a third of the bytes and none of
--- the planning when the vote is accepted.
-local function vote_recorded(vote, boards, offset, buckets)
+-- the campaign's `offset`): instead of every entry with its amount (e),
+-- each pair's option and board stamp (x, lib/board_stamp), from which a
+-- void plans the entries again and names the statistics buckets (lib/void's
+-- void_expand); no voter (the request has it, and a void reads none). A
+-- fraction of the bytes, and neither entries nor period names computed
+-- when the vote is accepted.
+local function vote_recorded(vote, boards, offset)
   local s, x = {}, {}
   for i, pair in ipairs(vote.pairs) do
     local b = boards[pair.board]
     s[i] = { pair.board, tostring(pair.weight), b.remove_gen > 0 and tostring(b.remove_gen) or nil }
     x[i] = { pair.option, board_stamp(b, offset) }
   end
-  return { t = tostring(vote.now), u = vote.user, c = vote.channel, d = vote.device, h = buckets.hour,
-    dy = buckets.day, s = s, x = x }
+  return { t = tostring(vote.now), s = s, x = x }
 end
 
 -- Append `vote` (with id `id`, "" none, and what it added, `info`) to the

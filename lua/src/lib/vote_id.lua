@@ -4,7 +4,9 @@
 -- [request, reply, added]: request is itself JSON text, the list of every ARGV of
 -- the call but the id (ARGV[6]), the time argument as sent ("" for the
 -- server's clock, so a retry matches whenever it is sent); reply is the
--- vote's reply; added is what the vote added (lib/void's object, which
+-- vote's reply, or for a buffered vote its `folded` (text: each pair's
+-- entry is { board, option, {}, "", folded }, the pairs the request's, so
+-- the same call's); added is what the vote added (lib/void's object, which
 -- campaign_void takes back, marked there once voided; records of redvote
 -- 0.5 and before have none). Needs rcall and fail (lib/prologue).
 
@@ -31,11 +33,17 @@ local function vote_id_lookup(ns, id)
   local stored = rcall('GET', key)
   if not stored then return nil, request end
   local ok, record = pcall(cjson.decode, stored)
-  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string' or type(record[2]) ~= 'table' then
+  if not ok or type(record) ~= 'table' or type(record[1]) ~= 'string'
+    or not (type(record[2]) == 'table' or (type(record[2]) == 'string' and record[2]:find('^%d+$'))) then
     fail('INVALID_CONFIG', key .. ' is not a vote record')
   end
   if record[1] ~= request then
     fail('VOTE_ID_REUSED', 'vote id ' .. id .. ' was applied to another vote (user, pairs or context differ)')
+  end
+  if type(record[2]) == 'string' then
+    local entries = {}
+    for i = 7, #ARGV, 2 do entries[#entries + 1] = { ARGV[i], ARGV[i + 1], {}, 'replay', record[2] } end
+    return entries
   end
   for _, entry in ipairs(record[2]) do
     if type(entry) ~= 'table' then fail('INVALID_CONFIG', key .. ' is not a vote record') end

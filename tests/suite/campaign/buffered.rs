@@ -419,6 +419,16 @@ fn a_buffered_votes_record_plans_its_entries_again_while_its_board_holds() {
         record.contains("\"x\"") && !record.contains("\"e\""),
         "{record}"
     );
+    // nor what the request or the time already say: the voter, the
+    // buckets, the reply (only its folded)
+    let parsed: serde_json::Value = serde_json::from_str(&record).unwrap();
+    assert!(
+        parsed[1].as_str().is_some_and(|f| f.parse::<u64>().is_ok()),
+        "{record}"
+    );
+    for derived in ["u", "c", "d", "h", "dy"] {
+        assert!(parsed[2].get(derived).is_none(), "{derived} in {record}");
+    }
     let void = c.void("a").run(&mut con).unwrap();
     // hour, day and total: real and shown each, and the carry into the
     // next hour and day
@@ -463,4 +473,91 @@ fn a_vote_that_would_fold_a_corrupt_buffer_is_refused_writing_nothing() {
         c.at(T0).vote("u", &[("stars", "o1")]).run(con)
     });
     assert!(detail.contains("buf:stars:o0 entry 1"), "{detail}");
+}
+
+#[test]
+fn a_buffered_votes_record_replays_its_pairs_and_a_first_format_record_still_voids() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h9", 2, 60_000);
+    let pairs = [("stars", "o0"), ("stars", "o1")];
+    for id in ["new", "old"] {
+        let voter = Voter::new(format!("user-{id}")).id(id).channel("app");
+        let first = c.at(T0).vote_by(&voter, &pairs).run(&mut con).unwrap();
+        // the replay answers the same pairs, each marked, with the folded
+        // of the first answer
+        let again = c.at(T0).vote_by(&voter, &pairs).run(&mut con).unwrap();
+        assert_eq!(again.len(), 2);
+        for (a, b) in first.iter().zip(&again) {
+            assert_eq!(
+                (&a.board, &a.option, a.folded),
+                (&b.board, &b.option, b.folded)
+            );
+            assert!(b.replay && !a.replay && b.shown.is_empty());
+        }
+    }
+    while c.fold(1000).run(&mut con).unwrap().left > 0 {}
+    let ns = c.namespace().to_string();
+    let buckets: Vec<String> = ["hour", "day"]
+        .iter()
+        .map(|kind| {
+            let keys: Vec<String> = support::keys(&mut con, &format!("{ns}st:stars:{kind}:*"))
+                .into_iter()
+                .collect();
+            assert_eq!(keys.len(), 1, "{keys:?}");
+            keys[0]
+                .trim_start_matches(&format!("{ns}st:stars:"))
+                .to_string()
+        })
+        .collect();
+    // "old" as the first buffered records were written: the reply whole,
+    // the voter and the buckets named
+    let key = format!("{ns}vid:old");
+    let raw: String = redis::cmd("GET").arg(&key).query(&mut con).unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    let folded = record[1].clone();
+    record[1] = serde_json::json!([
+        ["stars", "o0", {}, "", folded],
+        ["stars", "o1", {}, "", folded]
+    ]);
+    let info = record[2].as_object_mut().unwrap();
+    for (k, v) in [("u", "user-old"), ("c", "app"), ("d", "")] {
+        info.insert(k.into(), v.into());
+    }
+    info.insert("h".into(), buckets[0].clone().into());
+    info.insert("dy".into(), buckets[1].clone().into());
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg(record.to_string())
+        .arg("KEEPTTL")
+        .query(&mut con)
+        .unwrap();
+    let replay = c
+        .at(T0)
+        .vote_by(&Voter::new("user-old").id("old").channel("app"), &pairs)
+        .run(&mut con)
+        .unwrap();
+    assert!(replay.iter().all(|b| b.replay) && replay.len() == 2);
+    // both void alike: 8 entries a pair (hour, day and total, real and
+    // shown, and the carries), and one voided vote in each bucket a pair
+    for (n, id) in ["new", "old"].into_iter().enumerate() {
+        let void = c.void(id).run(&mut con).unwrap();
+        assert_eq!((void.changed, void.skipped), (16, 0), "{id}");
+        for bucket in &buckets {
+            let voided = support::hget(&mut con, &format!("{ns}st:stars:{bucket}"), "voided");
+            assert_eq!(
+                voided.as_deref(),
+                Some(&*(2 * (n + 1)).to_string()),
+                "{id} {bucket}"
+            );
+        }
+    }
+    for option in ["o0", "o1"] {
+        assert_eq!(real_total(&mut con, &c, "stars", option), 0);
+    }
+    // and a voided record answers as voided, whichever its format
+    for id in ["new", "old"] {
+        let again = c.void(id).run(&mut con).unwrap();
+        assert!(again.already && again.changed == 0, "{id}");
+    }
 }

@@ -146,6 +146,11 @@ fn without_entries(info: &mut serde_json::Value) -> serde_json::Value {
         o.remove("l");
         o.remove("e");
         o.remove("x");
+        // a buffered record names neither its voter (the request does) nor
+        // its buckets (a void names them from its time and stamp)
+        for derived in ["u", "c", "d", "h", "dy"] {
+            o.remove(derived);
+        }
         if o.contains_key("v") {
             o.insert("v".into(), "voided".into());
         }
