@@ -37,6 +37,9 @@ pub const IMPORT_PAIRS: usize = 500;
 /// Group changes one `groups.lua` call makes.
 pub const GROUPS: usize = 100;
 
+/// Buffered votes one `campaign_fold.lua` call folds ([`crate::Campaign::fold`]).
+pub const FOLD_VOTES: u32 = 1000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +73,10 @@ mod tests {
             ("campaign_vote", format!("'cost', 1, {VOTE_COST})")),
             ("campaign_import", format!("1..{IMPORT_PAIRS} pairs")),
             ("groups", format!("at most {GROUPS}")),
+            (
+                "campaign_fold",
+                format!("max  <integer 1..{FOLD_VOTES}, \"\" = {FOLD_VOTES}>"),
+            ),
         ] {
             assert!(
                 builtin(script).source().contains(&text),

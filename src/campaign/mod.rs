@@ -38,7 +38,7 @@ pub use model::{
 pub use registry::{CampaignRegistry, RegistryPage, REGISTRY_KEY};
 pub use settings::{
     BoardSettings, CampaignSettings, DenyLists, Dimension, LimitRule, Mode, OptionSettings,
-    Rolling, Window,
+    Rolling, Window, FOLD_MS_DEFAULT,
 };
 pub use stats::{Granularity, Stats, StatsBucket, VoidBy, Voided, VoidedRange};
 

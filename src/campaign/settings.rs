@@ -42,8 +42,9 @@ pub struct CampaignSettings {
     /// Changing it folds what is buffered first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
-    /// Buffered campaigns: how old (ms, 10..=60000; default 200) the oldest
-    /// buffered vote grows before the next vote folds the buffer.
+    /// Buffered campaigns: how old (ms, 10..=60000; default
+    /// [`FOLD_MS_DEFAULT`]) the oldest buffered vote grows before the next
+    /// vote folds the buffer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fold_ms: Option<u64>,
     /// Rate limits checked by every vote; replaces the list (`Some(vec![])` removes them).
@@ -56,6 +57,11 @@ pub struct CampaignSettings {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub boards: BTreeMap<String, BoardSettings>,
 }
+
+/// A buffered campaign's `fold_ms` when its settings set none (the
+/// scripts' `FOLD_MS_DEFAULT`, lua/src/lib/fold_settings.lua: a test holds
+/// the two together).
+pub const FOLD_MS_DEFAULT: u64 = 200;
 
 /// How a campaign's votes reach its boards (docs/hot-campaigns.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -432,6 +438,24 @@ impl OptionSettings {
         OptionSettings {
             data: Some(data),
             ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FOLD_MS_DEFAULT;
+    use crate::scripts::builtin;
+
+    /// The default is the one the scripts apply.
+    #[test]
+    fn fold_ms_default_is_the_scripts() {
+        let text = format!("local FOLD_MS_DEFAULT = {FOLD_MS_DEFAULT}\n");
+        for script in ["campaign_vote", "campaign_fold", "campaign_configure"] {
+            assert!(
+                builtin(script).source().contains(&text),
+                "lua/{script}.lua does not say {text:?}"
+            );
         }
     }
 }

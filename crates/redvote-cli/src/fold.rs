@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::{print, Global};
 
 /// The most votes one fold call takes (`campaign_fold.lua`'s bound).
-const FOLD_MAX: u32 = 1000;
+const FOLD_MAX: u32 = redvote::caps::FOLD_VOTES;
 
 /// How long a call refused `REDVOTE_UNFOLDED` folds the buffer at most
 /// before it gives up: votes that keep arriving as fast as the folds take

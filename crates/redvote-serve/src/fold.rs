@@ -38,7 +38,7 @@ use super::problem::Problem;
 use super::AppState;
 
 /// The most votes one fold call takes (`campaign_fold`'s cap).
-const FOLD_CALL: u32 = 1000;
+const FOLD_CALL: u32 = redvote::caps::FOLD_VOTES;
 
 /// The most votes the background folder folds of one campaign in one
 /// tick: a backlog drains over several ticks, others' ticks between them.
@@ -79,9 +79,6 @@ pub struct FoldState {
     /// The server's Unix ms when this was read.
     pub now: u64,
 }
-
-/// The stored fold_ms when none is set (`lib/fold`'s default).
-const FOLD_MS_DEFAULT: u64 = 200;
 
 /// The buffer's state of campaign `c` (None: no such campaign) in one
 /// atomic read of its slot: its mode, fold_ms and buffered pairs (root
@@ -136,7 +133,7 @@ pub(crate) async fn read_state(
         },
         fold_ms: fold_ms
             .and_then(|f| f.parse().ok())
-            .unwrap_or(FOLD_MS_DEFAULT),
+            .unwrap_or(redvote::campaign::FOLD_MS_DEFAULT),
         buffered,
         lag_ms: oldest.map_or(0, |at| now.saturating_sub(at)),
         oldest: oldest.filter(|_| buffered > 0),
@@ -335,7 +332,7 @@ async fn refresh(state: &AppState, plans: &mut BTreeMap<String, Plan>) {
     plans.retain(|name, _| names.contains(name));
     for name in names {
         plans.entry(name).or_insert_with(|| Plan {
-            every: Duration::from_millis(FOLD_MS_DEFAULT),
+            every: Duration::from_millis(redvote::campaign::FOLD_MS_DEFAULT),
             next: Instant::now(),
             failing: false,
         });
