@@ -195,8 +195,8 @@ end
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure
@@ -319,11 +319,11 @@ end
 -- gives it the board's expiry), [3] the o: key (first; false: not kept),
 -- [4] whether it is new, [5] for a first board (b.first) its "first" side
 -- key f: (false: none), [6] the member's current sequence number there
--- (false: none). (Each side key named once, the board key's tail cut once
--- for all of them, the state made by one constructor, and the sequence
--- sent as text: issue 23, 77k Ir less a first-ties vote of 14 board
--- entries; an array of slots made at once, where named fields added one
--- by one rehashed the table as it grew: 48k less.)
+-- (false: none). Each side key is named once, the board key's tail cut
+-- once for all of them, the state made by one constructor (an array of
+-- slots made at once: named fields added one by one rehash the table as
+-- it grows) and the sequence sent as text: a first-ties vote reads and
+-- writes these for every board entry.
 local function order_read(ns, b, key, member)
   local tail, d, o, f = key:sub(#ns + 2), false, false, false
   for _, rule in ipairs(b.sides) do
@@ -418,7 +418,7 @@ end
 -- The tie rules whose side keys (lib/order) make ranks O(log N).
 local ORDERED_RULES = { dense = true, first = true }
 
--- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- Bounded work (no call blocks Redis for more than 5 ms). A
 -- writer that takes many pairs (campaign_import, a batch campaign_vote)
 -- does at most CALL_WORK units of work a call, a unit being about one
 -- command it sends: a pair costs 3 in an import (its option, its amount

@@ -96,8 +96,8 @@ end
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure
@@ -223,7 +223,7 @@ end
 -- The tie rules whose side keys (lib/order) make ranks O(log N).
 local ORDERED_RULES = { dense = true, first = true }
 
--- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- Bounded work (no call blocks Redis for more than 5 ms). A
 -- writer that takes many pairs (campaign_import, a batch campaign_vote)
 -- does at most CALL_WORK units of work a call, a unit being about one
 -- command it sends: a pair costs 3 in an import (its option, its amount
@@ -477,7 +477,7 @@ end
 --                  after the TAT has passed.
 -- Where the counters live (docs/rate-limits.md#counters; one key with an
 -- expiry costs ~120-150 B in Redis 7, so no key per user can get under
--- issue 23's 100 B a rate-limited user):
+-- the 100 B a rate-limited user docs/benchmark.md measures):
 --   buckets        campaign layout 3, a fixed-window rule that counts by
 --                  user: <ns>rlb:RULE:WINDOW:N (limit_plan),
 --                  N the user's bucket, field the subject (the user's
@@ -517,8 +517,8 @@ end
 -- campaign_configure are decoded and trusted as they are: `checked`, the
 -- root's `limits_checked`, is the copy configure wrote of the rules it
 -- validated, and comparing it costs nothing (Lua strings are interned:
--- two equal texts are one object), where validating 4 rules cost a vote
--- about 16k instructions and a SHA1 of them 14k (issue 23). Rules without
+-- two equal texts are one object), where validating the rules, or a
+-- SHA1 of them, would cost every vote. Rules without
 -- the stamp, or that differ from it (changed by hand, or configured by an
 -- earlier redvote), go through limit_rules_checked, which fails with the
 -- error text (lib/limit_rules_check, included here: each function is a
@@ -611,8 +611,8 @@ end
 
 -- Every counter this call touches, with what it would spend: a list of
 -- checks (rolling rules: the key holds the theoretical arrival time). A
--- check is an array, not a table of named fields: 17 slots cost a call
--- about 2.5k Ir less a check than the same fields by name (issue 23),
+-- check is an array, not a table of named fields (made at once, where
+-- named fields added one by one rehash the table as it grows),
 --   [1] rule   [2] key   [3] field (false: a string counter)
 --   [4] need (what the call spends)   [5] allowance (the rule's limit, or
 --       burst, and the channel's extra)   [6] finish (the first second

@@ -71,8 +71,8 @@ local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) 
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure
@@ -213,8 +213,8 @@ end
 -- it splits into n (members are article:ID: no space). Only the members:
 -- the driver reads their hashes in one MULTI/EXEC of plain commands
 -- (src/site/page.rs), because every value a script reads or answers is
--- converted between RESP and Lua: 25 hashes read here cost the server 4x
--- the seeds' own flow (issue 10).
+-- converted between RESP and Lua: reading 25 hashes here cost the server
+-- several times the seeds' own flow.
 local function read_page(set, page, per_page)
   local start = (page - 1) * per_page
   -- (%d: a Lua number passed to Redis is formatted with %.17g, dearer)

@@ -78,8 +78,8 @@ end
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure
@@ -175,8 +175,8 @@ end
 -- vote_score and window (numbers), rankings, and vote_score as the digits
 -- to pass to ZINCRBY; INVALID_CONFIG when a number is corrupt. A stored
 -- default is taken as it is (Lua strings are interned: the comparison is
--- one pointer). Measured per vote (issue 10): HGETALL would save 5k
--- instructions on a site without the hash but cost 7k more on one with it.
+-- one pointer). HGETALL would cost less on a site without the hash, and
+-- more on one with it.
 local function vote_settings(prefix, stored)
   local cfg = { stored[3], stored[4], stored[5] }
   local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW

@@ -32,7 +32,7 @@
     hot / best when kept; O(groups x log N). The boards are created by
     groups.lua and upgrade.lua, which check their type.
 
-  Cost (issue 10): 7 redis.calls for a new vote (HMGET of the layout and
+  Cost: 7 redis.calls for a new vote (HMGET of the layout and
     settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
     creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
@@ -63,8 +63,8 @@ local rcall = redis.call
 local function fail(code, detail) error('REDVOTE_' .. code .. ' ' .. detail, 0) end
 
 -- The vote is the hottest call, and each function a script defines is a
--- closure made on every call, about 1.3k instructions with its upvalues
--- (issue 23: the helpers were a sixth of a vote). So main is the vote's one
+-- closure made on every call, with its upvalues (docs/benchmark.md, Hot
+-- campaigns: where the cost is). So main is the vote's one
 -- function: the checks the other site scripts call as helpers
 -- (lib/site_args' site_root, lib/user's check_user, lib/site_id's
 -- article_id) are written out in it, the same checks and messages, and the
@@ -121,8 +121,8 @@ local CONFIG = 'redvote:config'
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure
@@ -222,8 +222,8 @@ end
 -- vote_score and window (numbers), rankings, and vote_score as the digits
 -- to pass to ZINCRBY; INVALID_CONFIG when a number is corrupt. A stored
 -- default is taken as it is (Lua strings are interned: the comparison is
--- one pointer). Measured per vote (issue 10): HGETALL would save 5k
--- instructions on a site without the hash but cost 7k more on one with it.
+-- one pointer). HGETALL would cost less on a site without the hash, and
+-- more on one with it.
 local function vote_settings(prefix, stored)
   local cfg = { stored[3], stored[4], stored[5] }
   local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW

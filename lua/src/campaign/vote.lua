@@ -171,8 +171,8 @@ local function writers()
 end
 
 -- The vote is the campaign's hottest call, and each function a script
--- defines is a closure made on every call, about 1.3k instructions with
--- its upvalues (issue 23: the campaign vote made about 60). So the vote's
+-- defines is a closure made on every call (docs/benchmark.md, Hot
+-- campaigns: where the cost is). So the vote's
 -- phases are written out in main, in order, rather than as functions,
 -- calling the shared helper for each step other scripts take (lib/campaign,
 -- lib/clock, lib/voter, lib/name_arg, lib/pair_args, lib/last_second,

@@ -7,7 +7,7 @@
 -- The tie rules whose side keys (lib/order) make ranks O(log N).
 local ORDERED_RULES = { dense = true, first = true }
 
--- Bounded work (issue 23: no call blocks Redis for more than 5 ms). A
+-- Bounded work (no call blocks Redis for more than 5 ms). A
 -- writer that takes many pairs (campaign_import, a batch campaign_vote)
 -- does at most CALL_WORK units of work a call, a unit being about one
 -- command it sends: a pair costs 3 in an import (its option, its amount

@@ -18,8 +18,8 @@
 -- that range was written by a redvote they do not know: every script, read
 -- or write, refuses it (REDVOTE_LAYOUT_VERSION, naming both) before any
 -- write, instead of reading or corrupting what it does not understand.
--- (Plain numbers, not a table: a table costs every call of every script
--- about 1.5k instructions to build and collect, docs/benchmark.md.)
+-- (Plain numbers, not a table: a table would be built and collected by
+-- every call of every script.)
 local SITE_LAYOUT_FIRST, SITE_LAYOUT_LAST, CAMPAIGN_LAYOUT_FIRST, CAMPAIGN_LAYOUT_LAST = 1, 2, 1, 4
 -- Campaign layout 4 is layout 3 in mode "buffered" (lib/fold): a redvote
 -- that knows no buffer refuses it rather than write past one. Configure

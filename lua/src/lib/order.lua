@@ -46,11 +46,11 @@ end
 -- gives it the board's expiry), [3] the o: key (first; false: not kept),
 -- [4] whether it is new, [5] for a first board (b.first) its "first" side
 -- key f: (false: none), [6] the member's current sequence number there
--- (false: none). (Each side key named once, the board key's tail cut once
--- for all of them, the state made by one constructor, and the sequence
--- sent as text: issue 23, 77k Ir less a first-ties vote of 14 board
--- entries; an array of slots made at once, where named fields added one
--- by one rehashed the table as it grew: 48k less.)
+-- (false: none). Each side key is named once, the board key's tail cut
+-- once for all of them, the state made by one constructor (an array of
+-- slots made at once: named fields added one by one rehash the table as
+-- it grows) and the sequence sent as text: a first-ties vote reads and
+-- writes these for every board entry.
 local function order_read(ns, b, key, member)
   local tail, d, o, f = key:sub(#ns + 2), false, false, false
   for _, rule in ipairs(b.sides) do

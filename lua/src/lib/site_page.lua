@@ -32,8 +32,8 @@ end
 -- it splits into n (members are article:ID: no space). Only the members:
 -- the driver reads their hashes in one MULTI/EXEC of plain commands
 -- (src/site/page.rs), because every value a script reads or answers is
--- converted between RESP and Lua: 25 hashes read here cost the server 4x
--- the seeds' own flow (issue 10).
+-- converted between RESP and Lua: reading 25 hashes here cost the server
+-- several times the seeds' own flow.
 local function read_page(set, page, per_page)
   local start = (page - 1) * per_page
   -- (%d: a Lua number passed to Redis is formatted with %.17g, dearer)

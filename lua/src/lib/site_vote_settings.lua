@@ -9,8 +9,8 @@
 -- vote_score and window (numbers), rankings, and vote_score as the digits
 -- to pass to ZINCRBY; INVALID_CONFIG when a number is corrupt. A stored
 -- default is taken as it is (Lua strings are interned: the comparison is
--- one pointer). Measured per vote (issue 10): HGETALL would save 5k
--- instructions on a site without the hash but cost 7k more on one with it.
+-- one pointer). HGETALL would cost less on a site without the hash, and
+-- more on one with it.
 local function vote_settings(prefix, stored)
   local cfg = { stored[3], stored[4], stored[5] }
   local vote_score, window = cfg[1] or DEFAULT_VOTE_SCORE, cfg[2] or DEFAULT_WINDOW

@@ -4,8 +4,9 @@
   page's two round trips (the seeds pay 1 + 25). The driver then reads the
   members' hashes in one MULTI / HGETALL <prefix>article:ID ... / EXEC
   (ZMSCORE <prefix>score: first when it wants scores): reading 25 hashes
-  inside a script cost the server 4x the seeds' flow, because Redis converts
-  every value a script reads or answers between RESP and Lua (issue 10).
+  inside a script cost the server several times the seeds' flow, because
+  Redis converts every value a script reads or answers between RESP and
+  Lua.
   Read-only (also runs as EVALSHA_RO on a replica).
 
   Input:

@@ -30,7 +30,7 @@
     hot / best when kept; O(groups x log N). The boards are created by
     groups.lua and upgrade.lua, which check their type.
 
-  Cost (issue 10): 7 redis.calls for a new vote (HMGET of the layout and
+  Cost: 7 redis.calls for a new vote (HMGET of the layout and
     settings, HMGET, TIME, SISMEMBER, ZINCRBY, SADD, HINCRBY; 8 when it
     creates a set), 5 for a repeated one; numbers go to Redis as strings. On site layout 2 one
     SMEMBERS more, and a ZADD a group (three and two ZSCOREs with hot and
@@ -57,8 +57,8 @@
 --- @include "lib/prologue"
 
 -- The vote is the hottest call, and each function a script defines is a
--- closure made on every call, about 1.3k instructions with its upvalues
--- (issue 23: the helpers were a sixth of a vote). So main is the vote's one
+-- closure made on every call, with its upvalues (docs/benchmark.md, Hot
+-- campaigns: where the cost is). So main is the vote's one
 -- function: the checks the other site scripts call as helpers
 -- (lib/site_args' site_root, lib/user's check_user, lib/site_id's
 -- article_id) are written out in it, the same checks and messages, and the
