@@ -302,7 +302,12 @@ pub const NAME_RULE_CHARACTERS: &str =
 fn usage(script: &str) -> String {
     use redvote::caps;
     let limits = match script {
-        "campaign_vote" => format!("votes: 1..{} pairs", caps::VOTE_PAIRS),
+        // a vote within the count is refused for its work (a batch on
+        // boards keeping many periods, or first ties: docs/campaigns.md)
+        "campaign_vote" => format!(
+            "votes: 1..{} pairs, as many as one call's bounded work allows on their boards",
+            caps::VOTE_PAIRS
+        ),
         "campaign_top" => format!("boards: 1..{} names", caps::TOP_BOARDS),
         "campaign_standing" => format!("members: 1..{} names", caps::STANDING_MEMBERS),
         "campaign_participants" => format!("options: 0..{} names", caps::PARTICIPANT_OPTIONS),

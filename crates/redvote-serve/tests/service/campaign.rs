@@ -383,6 +383,14 @@ fn campaign_refusals_have_their_status_and_code() {
         .map(|_| json!({"board": "male-stars", "option": "wy"}))
         .collect();
     vote(&svc, "spring", None, json!({"user": "u", "votes": many})).problem(422, "REDVOTE_USAGE");
+    // within the count, but more work than one call may do: 8 pairs of a
+    // 3-period board with carry and first ties fit (docs/campaigns.md)
+    let heavy: Vec<Value> = (0..9)
+        .map(|_| json!({"board": "female-stars", "option": "zly"}))
+        .collect();
+    let detail = vote(&svc, "spring", None, json!({"user": "u", "votes": heavy}))
+        .problem(422, "REDVOTE_USAGE");
+    assert!(detail.contains("bounded work"), "{detail}");
 
     // reads
     svc.get("/v1/campaigns/nope/top?boards=b")
