@@ -1,13 +1,13 @@
-//! Switching a board's tie rule after votes (issue 20): the switch to
-//! dense or first is pending, the old rule stays in effect with its side
-//! keys complete, until `campaign_reindex` has built the new rule's side
-//! keys; its last call makes the switch. So no read ever takes a slow path:
-//! on a board of 20,100 options, 20,000 of them tied, a 100-member
-//! `standing`, a 100-entry `top` page deep in the tie group and a
-//! 101-member `around` cost what they cost under competition, before,
-//! during and after the switch. (They used to scan: the members above on a
-//! dense board, the whole tie group on a first board, for every member of
-//! the call: seconds per call, BUSY for every other client.)
+//! Switching a board's tie rule after votes: the switch to dense or first
+//! is pending, the old rule stays in effect with its side keys complete,
+//! until `campaign_reindex` has built the new rule's side keys; its last
+//! call makes the switch. So no read ever takes a slow path: on a board of
+//! 20,100 options, 20,000 of them tied, a 100-member `standing`, a
+//! 100-entry `top` page deep in the tie group and a 101-member `around`
+//! cost what they cost under competition, before, during and after the
+//! switch. (They used to scan: the members above on a dense board, the
+//! whole tie group on a first board, for every member of the call: seconds
+//! per call, BUSY for every other client.)
 //!
 //! The bound is asserted on the server's own clock, SLOWLOG with every
 //! command logged: each script call's duration, not the test's wall time
