@@ -14,7 +14,7 @@
 //! (`REDVOTE_TEST_SLOWLOG=1 cargo test --test suite campaign::switch --
 //! --nocapture` prints every call's). On the scripts before this change the
 //! same board took, on the server, 0.80 s for the 100-member standing
-//! under dense and 5.3 s under first (11.7 s on the issue's machine).
+//! under dense and 5.3 s under first (11.7 s on another machine).
 
 use redis::Connection;
 use redvote::campaign::BoardSettings;
@@ -123,10 +123,10 @@ fn slowlog_scripts(con: &mut Connection) -> (usize, u64) {
     (n, max)
 }
 
-/// The large reads of the issue, checked against the rank model of
-/// `ties`: `standing` of 100 members (50 of the tie group, 50 below it),
-/// `top` pages of 100 at the top, deep in the tie group and at its end,
-/// `around` of 101 in the middle of the tie group.
+/// The large reads, checked against the rank model of `ties`: `standing` of
+/// 100 members (50 of the tie group, 50 below it), `top` pages of 100 at
+/// the top, deep in the tie group and at its end, `around` of 101 in the
+/// middle of the tie group.
 fn big_reads(con: &mut Connection, c: &Campaign, ties: Ties) {
     let view = View::new(Kind::Shown, "total");
     let members: Vec<String> = (0..50)
