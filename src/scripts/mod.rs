@@ -111,13 +111,13 @@ fn reads_are_flagged_no_writes() {
     let writes = |name: &str| get(name).unwrap().writes();
     assert!(writes("vote") && writes("campaign_vote") && writes("post"));
     assert!(!writes("page") && !writes("campaign_top") && !writes("article"));
-    // issue 19: the reads of settings and limits are read-only scripts,
-    // their writers apart
+    // the reads of settings and limits are read-only scripts, their
+    // writers apart
     assert!(!writes("config") && !writes("campaign_limits") && !writes("campaign_settings"));
     assert!(writes("configure") && writes("campaign_limits_reset") && writes("campaign_configure"));
-    // issue 20: the campaign registry's page is a read, its register a writer
+    // the campaign registry's page is a read, its register a writer
     assert!(!writes("campaign_registry") && writes("campaign_register"));
-    // issue 21: the statistics are a read, the voids writers
+    // the statistics are a read, the voids writers
     assert!(!writes("campaign_stats") && writes("campaign_void") && writes("campaign_void_range"));
 }
 

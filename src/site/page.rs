@@ -3,9 +3,9 @@
 //! A page of 25 read inside one script cost the server 4.2x the seeds' own
 //! flow (ZREVRANGE, then 25 HGETALL), because Redis 7.0 turns every reply a
 //! script reads into Lua values and every value it returns back into RESP:
-//! each article's 10 hash strings went through that twice (issue 10). Even
-//! the leanest script (HMGET of the six fields, one flat reply) stayed at
-//! 2.5x. So a page is two round trips:
+//! each article's 10 hash strings went through that twice. Even the
+//! leanest script (HMGET of the six fields, one flat reply) stayed at 2.5x
+//! (docs/site.md, Pages). So a page is two round trips:
 //!
 //! 1. `page.lua` / `group_page.lua` (one `EVALSHA`, [`PageCall::ids`]):
 //!    checks the arguments, reads the site's `page_size` when needed,

@@ -1,10 +1,10 @@
-//! Every call ends within its deadline (`Client::deadline`, issue 20 items
-//! 1-4), on every topology, against real servers that stall: a stopped
-//! (SIGSTOP) or killed standalone server, a stalled sentinel, a stalled
-//! Sentinel master, a stalled cluster primary, and a slot left half
-//! migrated (`CLUSTER SETSLOT MIGRATING/IMPORTING` with a key moved). Each
-//! sync and async call (and `connect`) must return within the deadline
-//! plus [`MARGIN`]; the measured times are printed (`--nocapture`).
+//! Every call ends within its deadline (`Client::deadline`), on every
+//! topology, against real servers that stall: a stopped (SIGSTOP) or killed
+//! standalone server, a stalled sentinel, a stalled Sentinel master, a
+//! stalled cluster primary, and a slot left half migrated
+//! (`CLUSTER SETSLOT MIGRATING/IMPORTING` with a key moved). Each sync and
+//! async call (and `connect`) must return within the deadline plus
+//! [`MARGIN`]; the measured times are printed (`--nocapture`).
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,4 @@
-//! Fault injection against real servers (issue 9), each bounded in time:
+//! Fault injection against real servers, each bounded in time:
 //! - kill -9 of a server with `appendonly yes, appendfsync always` during a
 //!   storm of 20 threads mixing article votes and campaign votes with ids:
 //!   after the restart every acknowledged vote is there, each unacknowledged

@@ -1,8 +1,8 @@
-//! Model-based property test (issue 9): random sequences of operations of
-//! both systems run against a real redis-server and against a plain
-//! in-memory Rust model; the replies are compared at every step and the
-//! whole data set (article hashes, score:/time:, open articles' voter sets,
-//! every campaign board, the recorded vote ids) at the end of each case.
+//! Model-based property test: random sequences of operations of both
+//! systems run against a real redis-server and against a plain in-memory
+//! Rust model; the replies are compared at every step and the whole data
+//! set (article hashes, score:/time:, open articles' voter sets, every
+//! campaign board, the recorded vote ids) at the end of each case.
 //!
 //! The operations: article posts at the edges of the voting window (open for
 //! two more minutes, closed two minutes ago, fresh), votes up/down/none by a

@@ -1,9 +1,8 @@
-//! TLS against a server whose certificate is not CA-signed (issue 20,
-//! item 16), made with the `openssl` CLI: a self-signed certificate and an
-//! X.509 v1 one are refused with words that say what is wrong and point to
-//! docs/connecting.md (not only rustls's `CaUsedAsEndEntity` /
-//! `UnsupportedCertVersion`); `rediss://...#insecure` skips the check and
-//! runs the calls.
+//! TLS against a server whose certificate is not CA-signed, made with the
+//! `openssl` CLI: a self-signed certificate and an X.509 v1 one are refused
+//! with words that say what is wrong and point to docs/connecting.md (not
+//! only rustls's `CaUsedAsEndEntity` / `UnsupportedCertVersion`);
+//! `rediss://...#insecure` skips the check and runs the calls.
 
 use std::process::{Command, Stdio};
 

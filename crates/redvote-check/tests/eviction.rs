@@ -1,8 +1,8 @@
-//! A server that may evict (issue 20, item 16): with `allkeys-lru` a
-//! campaign and its vote-id records were evicted silently, and the
-//! `volatile-*` policies evict the vote-id records first (a resent vote
-//! then counts twice). Both checks warn, naming the policy, unless it is
-//! `noeviction`; the warning is not a violation.
+//! A server that may evict: with `allkeys-lru` a campaign and its vote-id
+//! records were evicted silently, and the `volatile-*` policies evict the
+//! vote-id records first (a resent vote then counts twice). Both checks
+//! warn, naming the policy, unless it is `noeviction`; the warning is not a
+//! violation.
 
 use redvote::{Campaign, Period, Site};
 use redvote_check::{check_campaign, check_site};

@@ -71,9 +71,9 @@ async fn every_campaign_of_every_primary_is_listed() {
     assert!(list_all_campaigns(&mut redis, "", 5).await.is_err());
 }
 
-/// Issue 20, item 7: 8 campaigns spread over the 3 primaries, among
-/// thousands of other keys on every node (a day of vote-id records is
-/// one key per vote), are all on the first page.
+/// 8 campaigns spread over the 3 primaries, among thousands of other keys
+/// on every node (a day of vote-id records is one key per vote), are all on
+/// the first page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_campaigns_over_three_primaries_are_one_page() {
     let cluster = shared();

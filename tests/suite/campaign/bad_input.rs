@@ -329,7 +329,7 @@ fn raw_arguments_of_the_other_scripts_are_validated() {
         ("campaign_reindex", vec!["B", "0|real:total", "10"], Code::Usage),
         ("campaign_reindex", vec!["B", "0|real:total|99999999999999999999999", "10"], Code::Usage),
         ("campaign_reindex", vec!["Z", "0", "10"], Code::UnknownBoard),
-        // stats: board, granularity, from, to (issue 21)
+        // stats: board, granularity, from, to
         ("campaign_stats", vec!["B", "day", "0"], Code::Usage),
         ("campaign_stats", vec!["B", "week", "0", "1"], Code::InvalidPeriod),
         ("campaign_stats", vec!["B", "hour", "-1", "1"], Code::InvalidNumber),

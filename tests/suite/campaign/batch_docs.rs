@@ -1,9 +1,9 @@
-//! What the docs say against what the code does (issue 20, item 17): an
-//! option named twice in one batch vote ranks (ties `first`) at its first
-//! pair, as docs/campaigns.md now says (it said "an earlier pair reached
-//! its score first", which reads as the later of its pairs); and a user is
-//! part of one key name, `<ns>rlu:USER`, which docs/layout.md says (the
-//! docs said a user was never part of a key name).
+//! What the docs say against what the code does: an option named twice in
+//! one batch vote ranks (ties `first`) at its first pair, as
+//! docs/campaigns.md now says (it said "an earlier pair reached its score
+//! first", which reads as the later of its pairs); and a user is part of
+//! one key name, `<ns>rlu:USER`, which docs/layout.md says (the docs said a
+//! user was never part of a key name).
 
 use redvote::campaign::BoardSettings;
 use redvote::{Kind, Period, Ties};

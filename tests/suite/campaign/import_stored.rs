@@ -1,11 +1,10 @@
-//! `import` against what is stored and when (issue 20, item 15): a corrupt
-//! imported amount in `initial:B` (`nan`, `inf`, `1e3`, ...) is refused
-//! before the first write (it used to be read with `tonumber`, and `nan`
-//! made a refused import write first); a time past 9999-12-31 (in the
-//! campaign's offset) is refused; an import into a period whose board is
-//! past its retention is refused (it used to make the board anew without
-//! expiry); a board the index knows but that expired is made anew with its
-//! expiry.
+//! `import` against what is stored and when: a corrupt imported amount in
+//! `initial:B` (`nan`, `inf`, `1e3`, ...) is refused before the first write
+//! (it used to be read with `tonumber`, and `nan` made a refused import
+//! write first); a time past 9999-12-31 (in the campaign's offset) is
+//! refused; an import into a period whose board is past its retention is
+//! refused (it used to make the board anew without expiry); a board the
+//! index knows but that expired is made anew with its expiry.
 
 use redvote::campaign::{BoardSettings, CampaignSettings};
 use redvote::{Code, Period};

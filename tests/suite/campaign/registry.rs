@@ -1,7 +1,7 @@
-//! The campaign registry (issue 20, item 7): `campaign_register.lua` adds
-//! validated names to `{c}:campaigns` (ZADD NX, idempotent, registration
-//! order kept), `campaign_registry.lua` reads it a page at a time by rank
-//! (no-writes); every refusal writes nothing (`DEBUG DIGEST` unchanged).
+//! The campaign registry: `campaign_register.lua` adds validated names to
+//! `{c}:campaigns` (ZADD NX, idempotent, registration order kept),
+//! `campaign_registry.lua` reads it a page at a time by rank (no-writes);
+//! every refusal writes nothing (`DEBUG DIGEST` unchanged).
 
 use redvote::{Campaign, CampaignRegistry, Code, RegistryPage};
 

@@ -413,7 +413,7 @@ fn slowlog_scripts(con: &mut redis::Connection) -> Vec<(u64, String)> {
     out
 }
 
-/// The case: 10 options removed from a `first` board with 8,400+
+/// The large case: 10 options removed from a `first` board with 8,400+
 /// period boards (built by direct ZADD, each with the removed options and
 /// 10 others, their "first" side keys complete). The configure and every
 /// step of the CLI's default batch (100 units) take under 5 ms on the

@@ -1,10 +1,10 @@
-//! `Campaign::settings` (`campaign_settings.lua`, flagged no-writes,
-//! issue 19): the stored settings read back in the configure document's
-//! shape, in one read-only call. It answers what was configured (less the
-//! deny lists and the options' display data), configures the same campaign
-//! when sent back, writes nothing, refuses an unknown campaign and one over
-//! a configure call's caps, is not waited for by a client that waits for
-//! replicas after writes, and runs on a replica.
+//! `Campaign::settings` (`campaign_settings.lua`, flagged no-writes): the
+//! stored settings read back in the configure document's shape, in one
+//! read-only call. It answers what was configured (less the deny lists and
+//! the options' display data), configures the same campaign when sent back,
+//! writes nothing, refuses an unknown campaign and one over a configure
+//! call's caps, is not waited for by a client that waits for replicas after
+//! writes, and runs on a replica.
 
 use std::time::Duration;
 
@@ -248,11 +248,11 @@ fn settings_are_read_on_a_replica() {
 }
 
 /// The options' part of the read takes a fast path for plain names and
-/// canonical weights (issue 23: a 1000-option read in half the
-/// instructions): a weight stored with leading zeros reads as its number, a
-/// name that needs JSON escaping reads escaped, and a stored weight or
-/// option name that configure could not have written is refused, naming
-/// it, with nothing written.
+/// canonical weights (a 1000-option read in half the instructions): a
+/// weight stored with leading zeros reads as its number, a name that needs
+/// JSON escaping reads escaped, and a stored weight or option name that
+/// configure could not have written is refused, naming it, with nothing
+/// written.
 #[test]
 fn stored_weights_and_option_names_read_exactly_or_are_refused() {
     let server = support::server();

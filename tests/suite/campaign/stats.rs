@@ -1,9 +1,8 @@
-//! Vote statistics (issue 21, docs/statistics.md): the counters the vote
-//! writes per board and hour / day bucket match the votes cast (by
-//! channel, device, weight; participants within the HyperLogLog's error),
-//! empty buckets read as zeros, the range is capped, a hostile caller
-//! cannot grow a bucket past 32 channels, and the buckets expire with the
-//! boards' retention.
+//! Vote statistics (docs/statistics.md): the counters the vote writes per
+//! board and hour / day bucket match the votes cast (by channel, device,
+//! weight; participants within the HyperLogLog's error), empty buckets read
+//! as zeros, the range is capped, a hostile caller cannot grow a bucket
+//! past 32 channels, and the buckets expire with the boards' retention.
 
 use redvote::campaign::{BoardSettings, OptionSettings, Voter};
 use redvote::{Campaign, CampaignSettings, Code, Granularity, Period};

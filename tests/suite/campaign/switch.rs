@@ -1,20 +1,20 @@
-//! Switching a board's tie rule after votes (issue 20): the switch to
-//! dense or first is pending, the old rule stays in effect with its side
-//! keys complete, until `campaign_reindex` has built the new rule's side
-//! keys; its last call makes the switch. So no read ever takes a slow path:
-//! on a board of 20,100 options, 20,000 of them tied, a 100-member
-//! `standing`, a 100-entry `top` page deep in the tie group and a
-//! 101-member `around` cost what they cost under competition, before,
-//! during and after the switch. (They used to scan: the members above on a
-//! dense board, the whole tie group on a first board, for every member of
-//! the call: seconds per call, BUSY for every other client.)
+//! Switching a board's tie rule after votes: the switch to dense or first
+//! is pending, the old rule stays in effect with its side keys complete,
+//! until `campaign_reindex` has built the new rule's side keys; its last
+//! call makes the switch. So no read ever takes a slow path: on a board of
+//! 20,100 options, 20,000 of them tied, a 100-member `standing`, a
+//! 100-entry `top` page deep in the tie group and a 101-member `around`
+//! cost what they cost under competition, before, during and after the
+//! switch. (They used to scan: the members above on a dense board, the
+//! whole tie group on a first board, for every member of the call: seconds
+//! per call, BUSY for every other client.)
 //!
 //! The bound is asserted on the server's own clock, SLOWLOG with every
 //! command logged: each script call's duration, not the test's wall time
 //! (`REDVOTE_TEST_SLOWLOG=1 cargo test --test suite campaign::switch --
 //! --nocapture` prints every call's). On the scripts before this change the
 //! same board took, on the server, 0.80 s for the 100-member standing
-//! under dense and 5.3 s under first (11.7 s on the issue's machine).
+//! under dense and 5.3 s under first (11.7 s on another machine).
 
 use redis::Connection;
 use redvote::campaign::BoardSettings;
@@ -123,10 +123,10 @@ fn slowlog_scripts(con: &mut Connection) -> (usize, u64) {
     (n, max)
 }
 
-/// The large reads of the issue, checked against the rank model of
-/// `ties`: `standing` of 100 members (50 of the tie group, 50 below it),
-/// `top` pages of 100 at the top, deep in the tie group and at its end,
-/// `around` of 101 in the middle of the tie group.
+/// The large reads, checked against the rank model of `ties`: `standing` of
+/// 100 members (50 of the tie group, 50 below it), `top` pages of 100 at
+/// the top, deep in the tie group and at its end, `around` of 101 in the
+/// middle of the tie group.
 fn big_reads(con: &mut Connection, c: &Campaign, ties: Ties) {
     let view = View::new(Kind::Shown, "total");
     let members: Vec<String> = (0..50)

@@ -1,10 +1,10 @@
-//! Voiding votes (issue 21, docs/statistics.md): `campaign_void` takes back
-//! exactly what a vote with an id added, on every period board, carry
-//! included, under every tie rule (the boards equal those of a twin
-//! campaign that never got the voided votes, and every read ranks as the
-//! rank model does), once; `campaign_void_range` voids a user's or a
-//! channel's votes of the capped vote log in steps with a cursor; every
-//! refusal writes nothing; `redvote-check` finds nothing wrong after.
+//! Voiding votes (docs/statistics.md): `campaign_void` takes back exactly
+//! what a vote with an id added, on every period board, carry included,
+//! under every tie rule (the boards equal those of a twin campaign that
+//! never got the voided votes, and every read ranks as the rank model
+//! does), once; `campaign_void_range` voids a user's or a channel's votes
+//! of the capped vote log in steps with a cursor; every refusal writes
+//! nothing; `redvote-check` finds nothing wrong after.
 
 use std::collections::BTreeMap;
 

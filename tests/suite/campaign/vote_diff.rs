@@ -1,17 +1,17 @@
-//! The campaign vote against the script it replaced (issue 23's leaner
-//! vote path): `campaign_vote.lua` as assembled at e427ebc (the oracle,
-//! `tests/fixtures/vote-oracle/`) and as assembled now run the same
-//! random calls on two campaigns configured alike: boards of every tie
-//! rule, random periods, carry, decimals, weights and retentions, a vote
-//! log on some; single and batch votes at random times across period
-//! boundaries, with channels, devices, costs and vote ids (replays and
-//! reused ids), and bad calls (unknown boards and options, key-like names,
-//! an empty user, a malformed time or cost, a batch over the bound). Every
-//! reply must be the same (value, or error text with the namespace
-//! normalised and the oracle's details naming a board or option put in
-//! today's words) and, a few times and at the end, every key of the two
-//! campaigns: type, content and absolute expiry (a vote id record expires
-//! from the server's clock: within a second).
+//! The campaign vote against the script it replaced (the leaner vote path):
+//! `campaign_vote.lua` as assembled at e427ebc (the oracle,
+//! `tests/fixtures/vote-oracle/`) and as assembled now run the same random
+//! calls on two campaigns configured alike: boards of every tie rule,
+//! random periods, carry, decimals, weights and retentions, a vote log on
+//! some; single and batch votes at random times across period boundaries,
+//! with channels, devices, costs and vote ids (replays and reused ids), and
+//! bad calls (unknown boards and options, key-like names, an empty user, a
+//! malformed time or cost, a batch over the bound). Every reply must be the
+//! same (value, or error text with the namespace normalised and the
+//! oracle's details naming a board or option put in today's words) and, a
+//! few times and at the end, every key of the two campaigns: type, content
+//! and absolute expiry (a vote id record expires from the server's clock:
+//! within a second).
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,8 @@
-//! An empty vote id (issue 20, item 13): `Voter::id("")` used to be sent as
-//! `""`, which the script reads as "no id", so the vote counted on every
-//! send while the driver (and the CLI's message) treated it as idempotent.
-//! The driver now refuses it with `REDVOTE_INVALID_VOTE_ID`, writing
-//! nothing; a raw `""` stays the script's documented "no id".
+//! An empty vote id: `Voter::id("")` used to be sent as `""`, which the
+//! script reads as "no id", so the vote counted on every send while the
+//! driver (and the CLI's message) treated it as idempotent. The driver now
+//! refuses it with `REDVOTE_INVALID_VOTE_ID`, writing nothing; a raw `""`
+//! stays the script's documented "no id".
 
 use redvote::campaign::Voter;
 use redvote::Code;

@@ -1,8 +1,8 @@
-//! Vote ids (issue 9, defect 6): a campaign vote sent again with the same id
-//! counts once and answers the first run's ballots marked as a replay; the
-//! same id on another vote is refused; a refused vote records nothing; the
-//! record lives `vote_id_ttl` seconds; a corrupt record is refused before
-//! any write. And the CLI's `--vote-id`.
+//! Vote ids: a campaign vote sent again with the same id counts once and
+//! answers the first run's ballots marked as a replay; the same id on
+//! another vote is refused; a refused vote records nothing; the record
+//! lives `vote_id_ttl` seconds; a corrupt record is refused before any
+//! write. And the CLI's `--vote-id`.
 
 use redvote::campaign::{LimitRule, Voter, Window};
 use redvote::{CampaignSettings, Code, Error, Period};

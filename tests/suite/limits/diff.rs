@@ -1,7 +1,7 @@
-//! The rate limits against the scripts before issue 23's per-rule speed-up
-//! (the oracle, kept byte for byte in `tests/fixtures/vote-oracle/`), on
-//! random data: two campaigns of one server configured alike with a random
-//! rule set (every window, rolling rules, 1..3 dimensions, channel extras,
+//! The rate limits against the scripts before their per-rule speed-up (the
+//! oracle, kept byte for byte in `tests/fixtures/vote-oracle/`), on random
+//! data: two campaigns of one server configured alike with a random rule
+//! set (every window, rolling rules, 1..3 dimensions, channel extras,
 //! sometimes a campaign end), `old` by the oracle's configure and votes
 //! (EVAL of the fixtures), `new` by the library's ([`Campaign`]), then the
 //! same random votes on both at explicit times (users, channels, devices,

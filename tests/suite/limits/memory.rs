@@ -1,6 +1,6 @@
-//! Memory a rate-limited user costs (issue 23: at most 100 B): 5,000 users
-//! vote once each under the bench's 4 rules (user-minute 5, user-hour 10,
-//! option-second 10^9, user-device-day 20: three count by user), on a
+//! Memory a rate-limited user costs (the target: at most 100 B): 5,000
+//! users vote once each under the bench's 4 rules (user-minute 5, user-hour
+//! 10, option-second 10^9, user-device-day 20: three count by user), on a
 //! fresh server, at one explicit second. The figure is the `used_memory`
 //! delta of those votes minus the delta of the same votes on a campaign
 //! without rules (what the boards, HyperLogLogs and statistics cost either
@@ -182,6 +182,6 @@ fn a_rate_limited_user_costs_at_most_100_bytes() {
     }
     assert!(
         per_user <= 100.0,
-        "{per_user:.1} B a rate-limited user, over issue 23's 100 B"
+        "{per_user:.1} B a rate-limited user, over the 100 B target"
     );
 }

@@ -1,9 +1,9 @@
-//! The rate-limit peek is a read-only script (issue 19):
-//! `campaign_limits.lua` is flagged no-writes and answers what each rule
-//! leaves a voter; the admin reset is the writer `campaign_limits_reset.lua`.
-//! The peek writes nothing, is not waited for by a client that waits for
-//! replicas after writes (the reset is), and runs on a replica; a caller
-//! still sending the old mode argument is refused, never misread.
+//! The rate-limit peek is a read-only script: `campaign_limits.lua` is
+//! flagged no-writes and answers what each rule leaves a voter; the admin
+//! reset is the writer `campaign_limits_reset.lua`. The peek writes
+//! nothing, is not waited for by a client that waits for replicas after
+//! writes (the reset is), and runs on a replica; a caller still sending the
+//! old mode argument is refused, never misread.
 
 use std::time::Duration;
 

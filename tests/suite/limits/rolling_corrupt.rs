@@ -1,8 +1,7 @@
-//! A corrupt rolling-limit state (issue 20, item 15) is refused with
-//! `REDVOTE_INVALID_CONFIG`, by the vote and by the peek, writing nothing:
-//! it used to be read as "no state", a full burst. A fixed window's count
-//! left in the voter's hash by a rule that was fixed under the same name
-//! is still no state.
+//! A corrupt rolling-limit state is refused with `REDVOTE_INVALID_CONFIG`,
+//! by the vote and by the peek, writing nothing: it used to be read as "no
+//! state", a full burst. A fixed window's count left in the voter's hash by
+//! a rule that was fixed under the same name is still no state.
 
 use redvote::campaign::Dimension::{Channel, User};
 use redvote::campaign::Voter;

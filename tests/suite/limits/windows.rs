@@ -252,11 +252,11 @@ fn window_campaign_with_an_end_retry_after_is_minus_one() {
 /// (`COUNTER_GRACE` in `lua/src/lib/campaign.lua`).
 const GRACE: i64 = 604800;
 
-/// Moving the campaign's end later, even after the campaign has ended, keeps
-/// "once per campaign" (issue 9, defect 4): the counters outlive the end by
-/// a week, and configure moves their expiry with the end. Real time on the
-/// server's clock: the campaign ends two seconds in, is extended after that,
-/// and alice, who voted before the end, is still refused. Moving the end
+/// Moving the campaign's end later, even after the campaign has ended,
+/// keeps "once per campaign": the counters outlive the end by a week, and
+/// configure moves their expiry with the end. Real time on the server's
+/// clock: the campaign ends two seconds in, is extended after that, and
+/// alice, who voted before the end, is still refused. Moving the end
 /// earlier moves the counters' expiry too, and removing the rule deletes
 /// its counters.
 #[test]

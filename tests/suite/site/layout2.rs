@@ -1,8 +1,8 @@
-//! Site data layout 2 (issue 23): group boards kept up to date by the
-//! writers, read by `group_page` in O(log N + page). A differential test
-//! against layout 1 (the seeds' ZINTERSTORE), the upgrade under concurrent
-//! votes and group changes, refusals writing nothing, and the bound: a page
-//! of a 300,000-article group under 5 ms in SLOWLOG.
+//! Site data layout 2: group boards kept up to date by the writers, read by
+//! `group_page` in O(log N + page). A differential test against layout 1
+//! (the seeds' ZINTERSTORE), the upgrade under concurrent votes and group
+//! changes, refusals writing nothing, and the bound: a page of a
+//! 300,000-article group under 5 ms in SLOWLOG.
 
 use std::time::Instant;
 
@@ -356,9 +356,9 @@ fn layout_2_refusals_write_nothing() {
     });
 }
 
-/// The bound (issue 23): a page of a 300,000-article group on layout 2
-/// answers under 5 ms of server time (SLOWLOG), first, middle and last
-/// page. The data is built by a Lua loader, 20,000 articles a call.
+/// The bound: a page of a 300,000-article group on layout 2 answers under
+/// 5 ms of server time (SLOWLOG), first, middle and last page. The data is
+/// built by a Lua loader, 20,000 articles a call.
 #[test]
 fn a_page_of_a_300k_article_group_answers_under_5_ms() {
     let server = support::server();

@@ -1,5 +1,5 @@
-//! `Site::config` reads through `config.lua`, a read-only script (issue
-//! 19); `configure.lua` stays the writer. The read answers the effective
+//! `Site::config` reads through `config.lua`, a read-only script;
+//! `configure.lua` stays the writer. The read answers the effective
 //! settings (defaults for those never set), writes nothing, is not waited
 //! for by a client that waits for replicas after writes (a change is), and
 //! runs on a replica.

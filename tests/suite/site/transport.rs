@@ -33,7 +33,7 @@ fn calls_survive_a_script_flush() {
 
 /// A `SCRIPT FLUSH` loop on another connection while calls run: redis-rs
 /// reloads once, and a flush between its load and its retry is covered by
-/// the EVAL fallback, so no call fails (issue: "NOSCRIPT is retried once").
+/// the EVAL fallback, so no call fails: a NOSCRIPT is retried once.
 #[test]
 fn calls_survive_a_script_flush_storm() {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

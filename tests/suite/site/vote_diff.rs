@@ -1,18 +1,18 @@
-//! The article vote against the vote it replaces (issue 23's instruction
-//! cut), on random calls: two sites of one server, with different
-//! prefixes, built alike (settings, layout, articles, groups, corrupt
-//! rows), then the same random calls on both, in `oracle` by EVAL of the
-//! vote as assembled before the cut (kept byte for byte in
+//! The article vote against the vote it replaces (its instruction cut), on
+//! random calls: two sites of one server, with different prefixes, built
+//! alike (settings, layout, articles, groups, corrupt rows), then the same
+//! random calls on both, in `oracle` by EVAL of the vote as assembled
+//! before the cut (kept byte for byte in
 //! `tests/fixtures/vote-oracle-site/`), in `current` by the library's
-//! embedded `vote` script (what `Site::vote` runs). Every reply is the
-//! same (value, or error code and text, the prefix aside and the oracle's
-//! details naming an article put in today's words), and every key of
-//! the two sites is equal (type, content, expiry) midway and at the end.
-//! The calls mix up, down and none (and the default) by many users on
-//! several articles, repeats, and bad input: users, article references,
-//! vote words, argument and key counts, corrupt stored rows and keys of
-//! the wrong type; on layout 1, on layout 2 with groups and hot and best
-//! kept, and during an upgrade (layout_next).
+//! embedded `vote` script (what `Site::vote` runs). Every reply is the same
+//! (value, or error code and text, the prefix aside and the oracle's
+//! details naming an article put in today's words), and every key of the
+//! two sites is equal (type, content, expiry) midway and at the end. The
+//! calls mix up, down and none (and the default) by many users on several
+//! articles, repeats, and bad input: users, article references, vote words,
+//! argument and key counts, corrupt stored rows and keys of the wrong type;
+//! on layout 1, on layout 2 with groups and hot and best kept, and during
+//! an upgrade (layout_next).
 
 use std::collections::BTreeMap;
 

@@ -208,8 +208,8 @@ fn server_cpu(con: &mut Connection) -> Result<f64> {
 /// Options a configure call may add (campaign_configure's bound).
 const OPTIONS_A_CALL: usize = 1000;
 
-/// The board: hour, day, week, month and total, carry 0.1, with
-/// options o`from`..o`to`.
+/// The section's board: hour, day, week, month and total, carry 0.1,
+/// with options o`from`..o`to`.
 fn board(ties: Ties, from: usize, to: usize) -> BoardSettings {
     let mut board = BoardSettings::new(&[
         Period::Hour,

@@ -1,6 +1,6 @@
-//! The server-instructions section (`ir`, issue 23): what a call costs the
-//! server in instructions (Ir), counted by callgrind, side by side with what
-//! it is measured against, in one run on one server.
+//! The server-instructions section (`ir`): what a call costs the server in
+//! instructions (Ir), counted by callgrind, side by side with what it is
+//! measured against, in one run on one server.
 //!
 //! Why instructions: on a shared 2-core machine a microsecond figure moves
 //! with the neighbours' load, while callgrind counts the same instructions
@@ -16,8 +16,8 @@
 //! valgrind); a phase is its `measure` (zero, the calls, dump) divided by
 //! the calls.
 //!
-//! The rows compare (targets of issue 23): the article vote with a lean
-//! 4-call script (1.6x), the campaign vote with the seed's 16 commands
+//! The rows compare (each with its target ratio): the article vote with a
+//! lean 4-call script (1.6x), the campaign vote with the seed's 16 commands
 //! (1.5x), the vote with `first` ties with the same vote with `competition`
 //! (1.3x; and the memory per option of their boards, 1.5x), 4 rate-limit
 //! rules with none (1.3x), and a pair of a batch vote with a single vote
@@ -39,9 +39,8 @@ use crate::campaign::{campaign_settings, CampaignNames, CAMPAIGN_BOARD};
 use crate::limits::{limits_settings, LIMITS_BOARD, LIMITS_CHANNELS, LIMITS_DEVICES};
 use crate::measure::{command_stats, CommandStats};
 
-/// The lean article vote of issue 23: the seeds' four commands in one
-/// script, nothing checked. KEYS: time:, voted:ID, score:, article:ID;
-/// ARGV: user, member.
+/// The lean article vote: the seeds' four commands in one script, nothing
+/// checked. KEYS: time:, voted:ID, score:, article:ID; ARGV: user, member.
 const LEAN_VOTE: &str = "local t = redis.call('ZSCORE', KEYS[1], ARGV[2]) \
     redis.call('SADD', KEYS[2], ARGV[1]) \
     redis.call('ZINCRBY', KEYS[3], '432', ARGV[2]) \
@@ -141,7 +140,7 @@ pub(super) struct IrRow {
     pub(super) against_in_commands: Option<u64>,
     /// ir / against_ir.
     pub(super) ratio: f64,
-    /// Issue 23's most for the ratio.
+    /// The most the ratio may be (the row's target).
     pub(super) target: f64,
     /// ratio <= target.
     pub(super) pass: bool,

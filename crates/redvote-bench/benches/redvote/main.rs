@@ -156,8 +156,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub scaling_only: bool,
     /// The section to run alone: `scale` (the same as --scale-only), `ir`
-    /// (server instructions a call under callgrind, against issue 23's
-    /// targets; ir.rs), or `ir-settings` (no server: the settings the `ir`
+    /// (server instructions a call under callgrind, against their target
+    /// ratios; ir.rs), or `ir-settings` (no server: the settings the `ir`
     /// rows configure, as JSON, which tools/vote_phases.sh reads), or `hot`
     /// (buffered campaigns against immediate ones and the seed; hot.rs)
     #[arg(value_parser = ["scale", "ir", "ir-settings", "hot"])]
@@ -165,8 +165,8 @@ pub struct BenchArgs {
     /// Ir section: calls a side of each row
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(2..=100_000))]
     pub ir_calls: u64,
-    /// Run the scale section only (issue 23: the large data set on a
-    /// throwaway server, every operation against the 5 ms bound; scale.rs)
+    /// Run the scale section only (the large data set on a throwaway
+    /// server, every operation against the 5 ms bound; scale.rs)
     #[arg(long)]
     pub scale_only: bool,
     /// Scale section: articles posted

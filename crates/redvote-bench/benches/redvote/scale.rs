@@ -1,6 +1,6 @@
-//! The scale section (issue 23): a large data set on a throwaway
-//! `redis-server` of its own (persistence off), then every operation timed
-//! on the server against the 5 ms bound ("no call blocks Redis").
+//! The scale section: a large data set on a throwaway `redis-server` of its
+//! own (persistence off), then every operation timed on the server against
+//! the 5 ms bound ("no call blocks Redis").
 //!
 //! ```text
 //! cargo bench -p redvote-bench -- scale           # or --scale-only
@@ -1172,7 +1172,7 @@ fn rest_ops(r: &mut Run) -> Result<()> {
 pub(super) fn write_scale(out: &mut impl Write, s: &Scale) -> Result<()> {
     writeln!(
         out,
-        "\nScale (issue 23): {} articles ({}k group), 4 boards of {} options, {} period boards, {} rate-limited users",
+        "\nScale: {} articles ({}k group), 4 boards of {} options, {} period boards, {} rate-limited users",
         s.articles,
         s.group / 1000,
         s.options,

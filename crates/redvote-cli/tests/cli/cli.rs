@@ -85,7 +85,7 @@ fn full_flow_in_human_and_json_output() {
     );
     json(u, &["vote", "--user", "user:3", "2"]);
 
-    // An article: the issue's fields, id as a string, score = time + 432 x net votes.
+    // An article: the seed's fields, id as a string, score = time + 432 x net votes.
     let a = json(u, &["article", "2"]);
     for field in ["id", "title", "link", "poster", "time", "votes", "score"] {
         assert!(a.get(field).is_some(), "article lacks {field}: {a}");
@@ -798,10 +798,10 @@ fn campaign_upgrade_moves_the_layout_forward() {
     assert_eq!(out.status.code(), Some(1));
 }
 
-/// Issue 20, item 18: a reader that stops early (`redvote scripts | head
-/// -1`) is not an error: the command exits 0 quietly instead of panicking
-/// with "Broken pipe" (exit 101). The pipe is closed before the command
-/// writes, every time.
+/// A reader that stops early (`redvote scripts | head -1`) is not an
+/// error: the command exits 0 quietly instead of panicking with "Broken
+/// pipe" (exit 101). The pipe is closed before the command writes, every
+/// time.
 #[test]
 fn a_closed_stdout_ends_the_command_quietly() {
     for _ in 0..5 {

@@ -1,9 +1,9 @@
-//! `--timeout` is the deadline of a command's calls (issue 20, items 1 and
-//! 4): against a stopped server, a stalled sentinel and a stalled Sentinel
-//! master, every command ends within it. A command connects and then calls,
-//! each bounded by `--timeout` (docs/cli.md), so the bound checked is
-//! twice `--timeout` plus [`MARGIN`] for the process itself; the measured
-//! times are printed (`--nocapture`).
+//! `--timeout` is the deadline of a command's calls: against a stopped
+//! server, a stalled sentinel and a stalled Sentinel master, every command
+//! ends within it. A command connects and then calls, each bounded by
+//! `--timeout` (docs/cli.md), so the bound checked is twice `--timeout`
+//! plus [`MARGIN`] for the process itself; the measured times are printed
+//! (`--nocapture`).
 
 use std::process::Output;
 use std::time::{Duration, Instant};

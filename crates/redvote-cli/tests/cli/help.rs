@@ -1,6 +1,6 @@
-//! Command help (issue 20, item 18): each command's own options under
-//! "Options:", the ten global ones after them under "Global options:"
-//! (they were interleaved with the command's own).
+//! Command help: each command's own options under "Options:", the ten
+//! global ones after them under "Global options:" (they were interleaved
+//! with the command's own).
 
 use crate::support::redvote;
 

@@ -1,10 +1,9 @@
-//! Issue 20, items 13 and 15, at the command line: `--vote-id ""` is
-//! refused (it used to count on every send while the CLI called it
-//! idempotent: "it counts once"); an import file whose JSON names an option
-//! twice is refused as a CSV one is (it used to keep the last value); an
-//! import file larger than the cap is refused before it is read whole
-//! (`/dev/zero` used to be read until memory ran out). Every refusal
-//! writes nothing.
+//! Refused input at the command line: `--vote-id ""` is refused (it used to
+//! count on every send while the CLI called it idempotent: "it counts
+//! once"); an import file whose JSON names an option twice is refused as a
+//! CSV one is (it used to keep the last value); an import file larger than
+//! the cap is refused before it is read whole (`/dev/zero` used to be read
+//! until memory ran out). Every refusal writes nothing.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -1,7 +1,6 @@
-//! `--json` (issue 20, item 18): every command prints one object with
-//! named fields (docs/cli.md "JSON output"): no bare integers, no arrays of
-//! pairs, `replay` always there; an error is one JSON object on stderr,
-//! the exit code unchanged.
+//! `--json`: every command prints one object with named fields (docs/cli.md
+//! "JSON output"): no bare integers, no arrays of pairs, `replay` always
+//! there; an error is one JSON object on stderr, the exit code unchanged.
 
 use redvote::Campaign;
 use redvote_testing::readme::spring_settings;

@@ -1,9 +1,9 @@
-//! What a failed command says (issue 20, item 18): a write whose outcome
-//! is unknown says what happened (sent then no reply, applied but not
-//! replicated); a read never "may have been applied"; a call that was
-//! never sent (the connection failed) never warns that a retry may count
-//! it twice; a cluster site without a hash tag is told `--prefix`; campaign
-//! names the service refuses are refused as a usage error (exit 2).
+//! What a failed command says: a write whose outcome is unknown says what
+//! happened (sent then no reply, applied but not replicated); a read never
+//! "may have been applied"; a call that was never sent (the connection
+//! failed) never warns that a retry may count it twice; a cluster site
+//! without a hash tag is told `--prefix`; campaign names the service
+//! refuses are refused as a usage error (exit 2).
 
 use std::process::Output;
 

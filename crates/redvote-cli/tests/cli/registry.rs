@@ -1,9 +1,9 @@
-//! Issue 20, item 7: `redvote campaigns` (the campaign registry) and
-//! `redvote campaigns register --scan`, which registers campaigns made
-//! without the registry (the driver's `Campaign::configure`, `redis-cli
-//! --eval lua/campaign_configure.lua`), on one server among 300,000 other
-//! keys (every SCAN step to the end, no cap) and on every primary of a
-//! cluster.
+//! `redvote campaigns` (the campaign registry) and `redvote campaigns
+//! register --scan`, which registers campaigns made without the registry
+//! (the driver's `Campaign::configure`,
+//! `redis-cli --eval lua/campaign_configure.lua`), on one server among
+//! 300,000 other keys (every SCAN step to the end, no cap) and on every
+//! primary of a cluster.
 
 use redvote::client::key_slot;
 use redvote::{Campaign, Client};

@@ -11,7 +11,7 @@
 //! (by itself, then through the Reconnect button). Screenshots go to
 //! `target/screenshots/` (CI artifacts): `admin-desktop.png` (1280 px),
 //! `admin-phone.png` (390 px), `admin-errors.png` and `admin-stale.png`.
-//! The back office's test (the manager's flow, issue 21) writes
+//! The back office's test (the manager's flow) writes
 //! `backoffice-desktop.png`, `backoffice-phone.png` and
 //! `backoffice-import.png`; with `REDVOTE_UPDATE_SCREENSHOT=1` also
 //! `docs/admin.png` (its desktop one), the docs' picture. The rest of the
@@ -661,7 +661,7 @@ fn the_admin_page_edits_a_weight_and_follows_votes_live() {
     );
     let phone = run(&rt, c.screenshot());
     std::fs::write(shots.join("admin-phone.png"), &phone).unwrap();
-    // nothing wider than the phone: no sideways scrolling (issue 20, item 12)
+    // nothing wider than the phone: no sideways scrolling
     let widths = js(
         &rt,
         &c,
@@ -815,19 +815,18 @@ pub(super) fn session_in(
 const TAB: &str = "\u{E004}";
 const ENTER: &str = "\u{E007}";
 
-/// The manager's flow on the back office (issue 21): a campaign created
-/// from nothing with the keyboard alone, two boards with options and
-/// their display data, periods, ties, retention, two rate-limit rules
-/// from the form and their preview in words, start and end in the
-/// campaign's offset (stored as the Unix times the offset implies, shown
-/// back the same after a reload), a deny list, a CSV import previewed
-/// then applied (a bad file shows its rows' problems and applies
-/// nothing), votes over the API followed by the live top, a tie switch
-/// made pending by votes and then reindexed from the page, a user's
-/// limits reset; every control named, every visible text at 4.5:1, no
-/// sideways scrolling at 390 px. Screenshots: `backoffice-desktop.png`,
-/// `backoffice-phone.png`, `backoffice-import.png` in
-/// `target/screenshots/`.
+/// The manager's flow on the back office: a campaign created from nothing
+/// with the keyboard alone, two boards with options and their display data,
+/// periods, ties, retention, two rate-limit rules from the form and their
+/// preview in words, start and end in the campaign's offset (stored as the
+/// Unix times the offset implies, shown back the same after a reload), a
+/// deny list, a CSV import previewed then applied (a bad file shows its
+/// rows' problems and applies nothing), votes over the API followed by the
+/// live top, a tie switch made pending by votes and then reindexed from the
+/// page, a user's limits reset; every control named, every visible text at
+/// 4.5:1, no sideways scrolling at 390 px. Screenshots:
+/// `backoffice-desktop.png`, `backoffice-phone.png`,
+/// `backoffice-import.png` in `target/screenshots/`.
 #[test]
 fn the_back_office_runs_a_campaign_from_nothing() {
     const API: &str = "api-secret-token";

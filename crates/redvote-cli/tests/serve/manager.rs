@@ -1,15 +1,15 @@
-//! The whole campaign manager's flow of issue 21 on the back office, in
-//! headless Chromium (the helpers of [`super::browser`]): a campaign, a
-//! board, options and a rate limit made on the page; votes over the HTTP
-//! API with vote ids, channels and devices; the charts and the live top
-//! following them; the export and the statistics' CSV downloaded by
-//! Chromium into a directory of the test's own and compared with what the
-//! API answers; votes voided on the page (by id, then a user's over a time
-//! range) and seen leaving the top and entering the charts as voided; a
-//! team key made on the page and used over the API (allowed, 403) and on
-//! the page (a read key: its campaigns, the live top, the charts), then
-//! revoked (401); the audit view showing those changes; a start date set
-//! and cleared; the page's CSV reader on quoted fields. Screenshots in
+//! The whole campaign manager's flow on the back office, in headless
+//! Chromium (the helpers of [`super::browser`]): a campaign, a board,
+//! options and a rate limit made on the page; votes over the HTTP API with
+//! vote ids, channels and devices; the charts and the live top following
+//! them; the export and the statistics' CSV downloaded by Chromium into a
+//! directory of the test's own and compared with what the API answers;
+//! votes voided on the page (by id, then a user's over a time range) and
+//! seen leaving the top and entering the charts as voided; a team key made
+//! on the page and used over the API (allowed, 403) and on the page (a read
+//! key: its campaigns, the live top, the charts), then revoked (401); the
+//! audit view showing those changes; a start date set and cleared; the
+//! page's CSV reader on quoted fields. Screenshots in
 //! `target/screenshots/`: `manager-desktop.png` (1280 px, the whole page),
 //! `manager-phone.png` (390 px, the top of the page),
 //! `manager-charts-phone.png` (390 px, the charts),

@@ -1,8 +1,8 @@
 //! `/readyz` warns, as `redvote check` does, when Redis may evict keys:
 //! under any `maxmemory-policy` but `noeviction` a campaign's settings, its
 //! boards or its vote-id records can vanish silently once `maxmemory` is
-//! reached (issue 20, item 16). The probe stays 200: the service can
-//! serve, but its promises do not hold.
+//! reached. The probe stays 200: the service can serve, but its promises do
+//! not hold.
 
 use super::Service;
 use redvote_testing as support;

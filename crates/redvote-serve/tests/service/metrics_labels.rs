@@ -1,7 +1,6 @@
-//! Issue 20, item 6: no metrics label takes its value from the request
-//! as sent. 2,000 requests with made-up methods and paths leave `/metrics`
-//! with the same bounded set of series; the Redis and process metrics are
-//! there.
+//! No metrics label takes its value from the request as sent. 2,000
+//! requests with made-up methods and paths leave `/metrics` with the same
+//! bounded set of series; the Redis and process metrics are there.
 
 use reqwest::Method;
 use serde_json::Value;

@@ -1,9 +1,9 @@
-//! Issue 20, item 11: the OpenAPI document is valid (unique operationIds,
-//! every `$ref` resolves, every 503 declares `Retry-After`), and the
-//! service does what it says: an order the site does not keep is 422,
-//! an unknown query parameter is 400 naming it, an integer written `58.0`
-//! is 58 and `58.5` is 422, and no error body shows a Redis key name or a
-//! script's argument list.
+//! The OpenAPI document is valid (unique operationIds, every `$ref`
+//! resolves, every 503 declares `Retry-After`), and the service does what
+//! it says: an order the site does not keep is 422, an unknown query
+//! parameter is 400 naming it, an integer written `58.0` is 58 and `58.5`
+//! is 422, and no error body shows a Redis key name or a script's argument
+//! list.
 
 use std::collections::BTreeMap;
 

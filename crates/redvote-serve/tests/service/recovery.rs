@@ -1,7 +1,7 @@
-//! Issue 20, item 5: after the Redis connection drops (a restart,
-//! `CLIENT KILL`, an idle timeout), every route recovers by itself: the
-//! first probe (or read) after the drop answers 200, without waiting for
-//! a `/v1` call to replace the broken connection.
+//! After the Redis connection drops (a restart, `CLIENT KILL`, an idle
+//! timeout), every route recovers by itself: the first probe (or read)
+//! after the drop answers 200, without waiting for a `/v1` call to replace
+//! the broken connection.
 
 use reqwest::Method;
 

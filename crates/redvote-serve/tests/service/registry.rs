@@ -1,7 +1,7 @@
-//! Issue 20, item 7: the campaign list reads the campaign registry
-//! (`{c}:campaigns`, filled by the configure route), not SCAN. With
-//! 300,000 other keys the SCAN listing found nothing in the admin page's
-//! 50 steps of 500 keys; the registry's first page holds the campaign.
+//! The campaign list reads the campaign registry (`{c}:campaigns`, filled
+//! by the configure route), not SCAN. With 300,000 other keys the SCAN
+//! listing found nothing in the admin page's 50 steps of 500 keys; the
+//! registry's first page holds the campaign.
 
 use std::time::Instant;
 

@@ -1,7 +1,7 @@
-//! Issue 20, item 9: what a 503 tells. A write cut by the request timeout
-//! says it may have been applied (it was); a read that fails never does;
-//! every 503 carries `Retry-After`; Redis out of memory is a 503 with its
-//! own code, not a 500.
+//! What a 503 tells. A write cut by the request timeout says it may have
+//! been applied (it was); a read that fails never does; every 503 carries
+//! `Retry-After`; Redis out of memory is a 503 with its own code, not a
+//! 500.
 
 use std::time::Duration;
 
