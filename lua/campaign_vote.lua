@@ -117,8 +117,9 @@
   spent, the vote id recorded, the vote log), then appended to its
   options' buffers <ns>buf:B:O (lib/fold) instead of written to the
   boards; the call folds (lib/fold) when the oldest buffered vote is
-  fold_ms old or 1000 pairs wait. A buffered vote's record keeps what
-  plans its entries again, not the entries (lib/vote_added).
+  fold_ms old or 1000 pairs wait. A buffered vote's record keeps its
+  folded, not its reply, and what plans its entries again, not the
+  entries (lib/vote_id, lib/vote_added).
 
   Output: one entry per pair, in order: { board, option, { P, shown score
     (string, fixed decimals), ... } } for every period the board keeps; on a
