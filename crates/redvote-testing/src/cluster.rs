@@ -43,6 +43,18 @@ fn cluster_node() -> (TempServer, u16) {
     panic!("cannot start {}: {}", crate::server_binary(), last.unwrap())
 }
 
+/// `CLUSTER MEET` from `node` to `other` (its cluster bus on `bus`): a
+/// node already known is met again harmlessly (the handshake finds it).
+fn meet(node: &TempServer, other: &TempServer, bus: u16) {
+    redis::cmd("CLUSTER")
+        .arg("MEET")
+        .arg("127.0.0.1")
+        .arg(other.port())
+        .arg(bus)
+        .exec(&mut con(node))
+        .expect("CLUSTER MEET");
+}
+
 /// A running cluster; its nodes are killed when it is dropped.
 pub struct Cluster {
     /// The nodes, masters first (in the order [`Cluster::start`] made them).
@@ -154,22 +166,30 @@ impl Cluster {
                     .expect("CLUSTER ADDSLOTSRANGE");
             }
             if i > 0 {
-                redis::cmd("CLUSTER")
-                    .arg("MEET")
-                    .arg("127.0.0.1")
-                    .arg(nodes[0].port())
-                    .arg(buses[0])
-                    .exec(&mut c)
-                    .expect("CLUSTER MEET");
+                meet(n, &nodes[0], buses[0]);
             }
         }
         let cluster = Cluster { nodes };
         let total = cluster.nodes.len();
-        // every node knows every other before a replica names its master
-        let limit = Duration::from_secs(30);
-        for n in &cluster.nodes {
+        // every node knows every other before a replica names its master. A
+        // handshake not done within the node timeout (1 s) is dropped and
+        // never tried again, which a loaded machine can make happen: a
+        // node that still misses some meets the first node again
+        let limit = Duration::from_secs(60);
+        for (i, n) in cluster.nodes.iter().enumerate() {
+            let mut met = Instant::now();
             while !info_cluster(n).contains(&format!("cluster_known_nodes:{total}\r")) {
                 assert!(t0.elapsed() < limit, "the nodes never met");
+                if met.elapsed() > Duration::from_secs(2) {
+                    if i == 0 {
+                        for (other, bus) in cluster.nodes.iter().zip(&buses).skip(1) {
+                            meet(n, other, *bus);
+                        }
+                    } else {
+                        meet(n, &cluster.nodes[0], buses[0]);
+                    }
+                    met = Instant::now();
+                }
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
