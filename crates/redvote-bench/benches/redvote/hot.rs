@@ -6,7 +6,8 @@
 //! - server CPU a vote (INFO cpu deltas over N votes sent pipelined from
 //!   one connection, folds included: a buffered row drains its buffer
 //!   before the second reading), on 100 and 10,000 options, competition
-//!   and first ties, 0 and 4 rate rules, with and without vote ids;
+//!   and first ties, 0 and 4 rate rules, with and without vote ids; in
+//!   [`ROUNDS`] rounds, each row's median;
 //! - votes/s at 50 connections (one vote a request each), buffered and
 //!   immediate; the fold lag under that load (the age of the oldest
 //!   waiting vote, sampled every 5 ms); the slowest call (SLOWLOG);
@@ -53,9 +54,10 @@ pub(super) struct CpuRow {
     rules: usize,
     vote_id: bool,
     votes: u64,
-    /// Server CPU (user + sys) a vote, µs.
+    /// Server CPU (user + sys) a vote, µs: the median of the rounds.
     server_us: f64,
-    /// That over the seed's 16 commands pipelined, in the same run.
+    /// The median of its ratios to the seed's 16 commands pipelined in the
+    /// same round.
     vs_seed: f64,
 }
 
@@ -90,27 +92,50 @@ pub(super) struct HotReport {
     memory: Vec<MemoryRow>,
 }
 
+/// Rounds of the CPU rows. Each round measures every row once, the seed's
+/// first; a row answers the median of its rounds, and its ratio the median
+/// of its ratios to the same round's seed: the machine's load moves
+/// between rounds more than within one.
+const ROUNDS: usize = 3;
+
+/// The median of `v` (not empty).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// The whole section: `votes` a CPU row, `seconds` a load row.
 pub(super) fn run_hot(votes: u64, seconds: f64) -> Result<HotReport> {
-    let seed_pipelined = seed_cpu(votes, true)?;
-    let seed_separate = seed_cpu(votes / 10, false)?;
-    let mut cpu = vec![
-        CpuRow::seed(
-            "seed's 16 commands, pipelined",
-            votes,
-            seed_pipelined,
-            seed_pipelined,
-        ),
-        CpuRow::seed(
-            "seed's 16 commands, one request each",
-            votes / 10,
-            seed_separate,
-            seed_pipelined,
-        ),
-    ];
-    for &(mode, options, ties, rules, id) in CASES {
-        let us = campaign_cpu(mode, options, ties, rules, id, votes)
-            .with_context(|| format!("{mode:?} {options} {ties:?} {rules}"))?;
+    // per round: the seed pipelined, the seed one request each, each case
+    let mut rounds: Vec<Vec<f64>> = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut round = vec![seed_cpu(votes, true)?, seed_cpu(votes / 10, false)?];
+        for &(mode, options, ties, rules, id) in CASES {
+            round.push(
+                campaign_cpu(mode, options, ties, rules, id, votes)
+                    .with_context(|| format!("{mode:?} {options} {ties:?} {rules}"))?,
+            );
+        }
+        rounds.push(round);
+    }
+    let row = |i: usize| {
+        let us = median(rounds.iter().map(|r| r[i]).collect());
+        let ratio = median(rounds.iter().map(|r| r[i] / r[0]).collect());
+        (us, ratio)
+    };
+    let mut cpu = Vec::new();
+    for (i, (what, n)) in [
+        ("seed's 16 commands, pipelined", votes),
+        ("seed's 16 commands, one request each", votes / 10),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (us, ratio) = row(i);
+        cpu.push(CpuRow::seed(what, n, us, ratio));
+    }
+    for (i, &(mode, options, ties, rules, id)) in CASES.iter().enumerate() {
+        let (us, ratio) = row(i + 2);
         cpu.push(CpuRow {
             what: mode_name(mode).to_string(),
             options,
@@ -119,7 +144,7 @@ pub(super) fn run_hot(votes: u64, seconds: f64) -> Result<HotReport> {
             vote_id: id,
             votes,
             server_us: us,
-            vs_seed: us / seed_pipelined,
+            vs_seed: ratio,
         });
     }
     let load = vec![
@@ -163,7 +188,7 @@ impl HotReport {
 }
 
 impl CpuRow {
-    fn seed(what: &str, votes: u64, us: f64, base: f64) -> CpuRow {
+    fn seed(what: &str, votes: u64, us: f64, vs_seed: f64) -> CpuRow {
         CpuRow {
             what: what.to_string(),
             options: 100,
@@ -172,7 +197,7 @@ impl CpuRow {
             vote_id: false,
             votes,
             server_us: us,
-            vs_seed: us / base,
+            vs_seed,
         }
     }
 }
