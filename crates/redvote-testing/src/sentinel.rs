@@ -27,8 +27,27 @@ pub struct SentinelProcess {
 
 impl SentinelProcess {
     /// A sentinel monitoring the master at `master_port`; with `tls`, it
-    /// also listens on a TLS port and reaches the servers over TLS.
+    /// also listens on a TLS port and reaches the servers over TLS. A port
+    /// found free can be taken by another process before the sentinel
+    /// binds it: it then starts again on other ports (5 tries).
     fn start(master_port: u16, n: usize, tls: Option<&Certs>) -> SentinelProcess {
+        let mut last = String::new();
+        for _ in 0..5 {
+            match Self::try_start(master_port, n, tls) {
+                Ok(s) => return s,
+                Err(log) if log.contains("Address already in use") => last = log,
+                Err(log) => panic!("sentinel exited: {log}"),
+            }
+        }
+        panic!("sentinel found no free port in 5 tries: {last}")
+    }
+
+    /// One try of [`Self::start`]: the sentinel, or its log when it exited.
+    fn try_start(
+        master_port: u16,
+        n: usize,
+        tls: Option<&Certs>,
+    ) -> Result<SentinelProcess, String> {
         let port = free_port();
         let tls_port = free_port();
         let dir = std::env::temp_dir().join(format!(
@@ -73,13 +92,18 @@ impl SentinelProcess {
             tls_port: tls.map(|_| tls_port),
             dir,
         };
+        let mut exited = None;
         wait_for(&format!("sentinel on {port} answers PING"), 30, || {
             if let Some(status) = s.child.try_wait().unwrap() {
-                panic!("sentinel exited ({status}): {}", s.log());
+                exited = Some(format!("({status}): {}", s.log()));
+                return true;
             }
             query::<String>(port, &mut redis::cmd("PING")).is_some()
         });
-        s
+        match exited {
+            Some(log) => Err(log),
+            None => Ok(s),
+        }
     }
 
     /// Send `sig` (`"-STOP"`, `"-CONT"`, ...) to the sentinel with `kill`;
