@@ -1030,7 +1030,11 @@ local function void_info_ok(info)
     return false
   end
   if compact and (info.h == nil) ~= (info.dy == nil) then return false end
-  if compact and not info.x[1][2]:find('|%-?%d+$') then return false end
+  -- the stamp's offset names the buckets (void_expand): a campaign's
+  if compact then
+    local offset = tonumber(info.x[1][2]:match('|(%-?%d+)$') or '')
+    if not offset or offset < -50400 or offset > 50400 or offset % 60 ~= 0 then return false end
+  end
   for _, e in ipairs(info.e) do
     if type(e) ~= 'table' or not name_ok(e[1]) or not name_ok(e[3])
       or not (void_text(e[2], '^real:[%w:%-]+$') or void_text(e[2], '^shown:[%w:%-]+$'))

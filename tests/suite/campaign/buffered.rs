@@ -561,3 +561,35 @@ fn a_buffered_votes_record_replays_its_pairs_and_a_first_format_record_still_voi
         assert!(again.already && again.changed == 0, "{id}");
     }
 }
+
+#[test]
+fn a_compact_record_whose_stamp_names_no_offset_is_refused_writing_nothing() {
+    let server = support::server();
+    let mut con = support::con(&server);
+    let c = hot(&mut con, "h10", 1, 60_000);
+    let voter = Voter::new("user-a").id("a");
+    c.at(T0)
+        .vote_by(&voter, &[("stars", "o0")])
+        .run(&mut con)
+        .unwrap();
+    while c.fold(1000).run(&mut con).unwrap().left > 0 {}
+    let key = format!("{}vid:a", c.namespace());
+    let raw: String = redis::cmd("GET").arg(&key).query(&mut con).unwrap();
+    // an offset no campaign has: the void could not name the buckets
+    let stamp = serde_json::from_str::<serde_json::Value>(&raw).unwrap()[2]["x"][0][1]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (head, _) = stamp.rsplit_once('|').unwrap();
+    let corrupt = raw.replace(&stamp, &format!("{head}|99999999"));
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg(&corrupt)
+        .arg("KEEPTTL")
+        .query(&mut con)
+        .unwrap();
+    refused_unchanged(&mut con, "void", Code::InvalidConfig, |con| {
+        c.void("a").run(con)
+    });
+    assert_eq!(real_total(&mut con, &c, "stars", "o0"), 1);
+}
